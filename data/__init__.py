@@ -1,0 +1,1 @@
+"""Input pipelines: tokenization, task processors, TFRecord features."""

@@ -1,0 +1,1 @@
+"""Keras 3 BERT with the original google-research/bert weight layout."""

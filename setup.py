@@ -1,0 +1,27 @@
+"""Installable package for the Keras 3 reimplementation of BERT.
+
+`pip install -e .` installs the `modeling` and `data` packages; the `run_*.py`
+scripts stay at the repository root, as in google-research/bert.
+"""
+from setuptools import setup
+
+setup(
+    name="bert-keras-tf1compat",
+    version="0.1.0",
+    description=(
+        "TensorFlow 2 / Keras 3 BERT that loads and writes the original "
+        "google-research/bert TF1 checkpoints"
+    ),
+    packages=["modeling", "data"],
+    python_requires=">=3.10,<3.14",
+    install_requires=[
+        # One mutually compatible set: TF Text and TF must share the minor version.
+        "tensorflow>=2.21,<2.22",
+        "tensorflow-text>=2.21,<2.22",
+        "keras>=3.12,<3.16",
+        "keras-hub>=0.32,<0.33",
+        "absl-py>=2.1,<3",
+        "numpy>=1.26",
+    ],
+    extras_require={"dev": ["pytest>=8"]},
+)
