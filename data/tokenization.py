@@ -1,0 +1,431 @@
+"""Pure-Python WordPiece tokenization with the original BERT's exact rules.
+
+Reproduces google-research/bert `tokenization.py` (commit eedf571): the same
+public names, the same character classes, the same order of steps, so that
+token lists and ids are identical to those of the original `FullTokenizer`.
+
+Deliberate differences from the original:
+  * an unknown token or id given to the conversion functions raises
+    `VocabLookupError` (a `KeyError` subclass, so `except KeyError` still
+    catches it) whose message names the token/id and the vocab file;
+  * a missing vocab file raises `FileNotFoundError` naming the path.
+
+Everything here is own code: the rules need Python's own `unicodedata` and
+`str` semantics (`str.lower`, `str.split`, `str.strip`), which no library
+tokenizer reproduces exactly (see `data/tf_tokenization.py` for the bridged
+in-graph version).
+"""
+import collections
+import os
+import re
+import unicodedata
+
+__all__ = [
+    "FullTokenizer",
+    "BasicTokenizer",
+    "WordpieceTokenizer",
+    "VocabLookupError",
+    "load_vocab",
+    "convert_to_unicode",
+    "printable_text",
+    "whitespace_tokenize",
+    "convert_by_vocab",
+    "convert_tokens_to_ids",
+    "convert_ids_to_tokens",
+    "validate_case_matches_checkpoint",
+]
+
+# Checkpoint directory names whose vocab was built lower-cased / cased; the
+# same lists as the original's validate_case_matches_checkpoint.
+_LOWER_CASED_MODELS = (
+    "uncased_L-24_H-1024_A-16",
+    "uncased_L-12_H-768_A-12",
+    "multilingual_L-12_H-768_A-12",
+    "chinese_L-12_H-768_A-12",
+)
+_CASED_MODELS = (
+    "cased_L-12_H-768_A-12",
+    "cased_L-24_H-1024_A-16",
+    "multi_cased_L-12_H-768_A-12",
+)
+
+
+class VocabLookupError(KeyError):
+    """A token or id is not in the vocabulary.
+
+    Subclasses `KeyError` because the original's conversion functions are
+    plain dict lookups that raise `KeyError`.
+
+    Attributes:
+      key: the token (str) or id (int) that was not found.
+      vocab_file: the vocab file the vocabulary came from, or None.
+    """
+
+    def __init__(self, key, vocab_file=None, kind="token"):
+        self.key = key
+        self.vocab_file = vocab_file
+        source = vocab_file if vocab_file else "the vocabulary"
+        if kind == "id":
+            message = "id %r is not in %s" % (key, source)
+        else:
+            message = ("token %r is not in %s (WordPiece output is always in "
+                       "the vocab; was the token produced with another "
+                       "vocab?)" % (key, source))
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self):
+        # KeyError.__str__ would print the repr of the message.
+        return self.message
+
+
+def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
+    """Checks `do_lower_case` against the name of a released checkpoint.
+
+    Only the released Google checkpoint directory names are known; any other
+    path (or an empty one) is accepted without a check, as in the original.
+
+    Args:
+      do_lower_case: bool, the flag the user passed.
+      init_checkpoint: str path such as ".../uncased_L-12_H-768_A-12/
+        bert_model.ckpt", or empty/None.
+
+    Raises:
+      ValueError: the checkpoint is a known cased model and do_lower_case is
+        True, or a known uncased model and do_lower_case is False.
+
+    Source: tokenization.py, validate_case_matches_checkpoint.
+    """
+    if not init_checkpoint:
+        return
+    match = re.match("^.*?([A-Za-z0-9_-]+)/bert_model.ckpt", init_checkpoint)
+    if match is None:
+        return
+    model_name = match.group(1)
+
+    if model_name in _LOWER_CASED_MODELS and not do_lower_case:
+        expected_flag, model_kind = "True", "lower-cased"
+    elif model_name in _CASED_MODELS and do_lower_case:
+        expected_flag, model_kind = "False", "cased"
+    else:
+        return
+    raise ValueError(
+        "do_lower_case=%s does not match the checkpoint %r: %s is a %s model, "
+        "so pass --do_lower_case=%s (or remove this check if you are sure the "
+        "mismatch is intended)." % (do_lower_case, init_checkpoint,
+                                    model_name, model_kind, expected_flag))
+
+
+def convert_to_unicode(text):
+    """Returns `text` as `str`; bytes are decoded as UTF-8, dropping bad bytes.
+
+    Raises:
+      ValueError: `text` is neither str nor bytes.
+
+    Source: tokenization.py, convert_to_unicode (Python 3 branch).
+    """
+    if isinstance(text, str):
+        return text
+    if isinstance(text, bytes):
+        return text.decode("utf-8", "ignore")
+    raise ValueError("Unsupported string type: %s (expected str or bytes)"
+                     % type(text))
+
+
+def printable_text(text):
+    """Returns `text` as a `str` fit for logging (Python 3: same as
+    `convert_to_unicode`).
+
+    Source: tokenization.py, printable_text.
+    """
+    return convert_to_unicode(text)
+
+
+def load_vocab(vocab_file):
+    """Reads a vocab file, one token a line, into token -> line index.
+
+    Each line is decoded as UTF-8 (bad bytes dropped) and `str.strip()`-ed.
+    Lines end only at "\\n" (as tf.gfile's readline). If a token appears twice,
+    it keeps its first position in the OrderedDict but maps to its last line
+    index, exactly as the original's dict assignment does.
+
+    Args:
+      vocab_file: path of the vocab file (str or os.PathLike).
+
+    Returns:
+      collections.OrderedDict mapping str token -> int id.
+
+    Raises:
+      FileNotFoundError: the file does not exist.
+
+    Source: tokenization.py, load_vocab.
+    """
+    vocab_file = os.fspath(vocab_file)
+    if not os.path.isfile(vocab_file):
+        raise FileNotFoundError(
+            "BERT vocab file not found: %r (expected a text file with one "
+            "WordPiece token per line, e.g. <model_dir>/vocab.txt)"
+            % vocab_file)
+    vocab = collections.OrderedDict()
+    with open(vocab_file, "rb") as reader:
+        raw = reader.read()
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for index, line in enumerate(lines):
+        vocab[convert_to_unicode(line).strip()] = index
+    return vocab
+
+
+def convert_by_vocab(vocab, items, vocab_file=None, kind="token"):
+    """Maps each item through `vocab`.
+
+    Raises:
+      VocabLookupError: an item is missing (names the item and vocab_file).
+
+    Source: tokenization.py, convert_by_vocab.
+    """
+    output = []
+    for item in items:
+        try:
+            output.append(vocab[item])
+        except KeyError:
+            raise VocabLookupError(item, vocab_file, kind) from None
+    return output
+
+
+def convert_tokens_to_ids(vocab, tokens):
+    """Maps tokens to ids with `vocab` (token -> id). See convert_by_vocab."""
+    return convert_by_vocab(vocab, tokens)
+
+
+def convert_ids_to_tokens(inv_vocab, ids):
+    """Maps ids to tokens with `inv_vocab` (id -> token)."""
+    return convert_by_vocab(inv_vocab, ids, kind="id")
+
+
+def whitespace_tokenize(text):
+    """Strips `text` and splits it on Python whitespace (`str.split()`).
+
+    Returns:
+      list of str; [] for an empty or all-whitespace text.
+
+    Source: tokenization.py, whitespace_tokenize.
+    """
+    text = text.strip()
+    if not text:
+        return []
+    return text.split()
+
+
+class FullTokenizer(object):
+    """BasicTokenizer followed by WordpieceTokenizer, plus id conversion.
+
+    Args:
+      vocab_file: path of the vocab file.
+      do_lower_case: lower-case and strip accents (True for uncased models).
+
+    Attributes:
+      vocab: OrderedDict token -> id; inv_vocab: dict id -> token;
+      vocab_file: the path given; basic_tokenizer; wordpiece_tokenizer.
+
+    Raises:
+      FileNotFoundError: the vocab file does not exist.
+
+    Source: tokenization.py, FullTokenizer.
+    """
+
+    def __init__(self, vocab_file, do_lower_case=True):
+        self.vocab_file = os.fspath(vocab_file)
+        self.do_lower_case = do_lower_case
+        self.vocab = load_vocab(self.vocab_file)
+        self.inv_vocab = {v: k for k, v in self.vocab.items()}
+        self.basic_tokenizer = BasicTokenizer(do_lower_case=do_lower_case)
+        self.wordpiece_tokenizer = WordpieceTokenizer(vocab=self.vocab)
+
+    def tokenize(self, text):
+        """Returns the list of WordPiece tokens (str) of `text` (str/bytes)."""
+        split_tokens = []
+        for token in self.basic_tokenizer.tokenize(text):
+            split_tokens.extend(self.wordpiece_tokenizer.tokenize(token))
+        return split_tokens
+
+    def convert_tokens_to_ids(self, tokens):
+        """Returns list of int ids; raises VocabLookupError (a KeyError)."""
+        return convert_by_vocab(self.vocab, tokens, self.vocab_file)
+
+    def convert_ids_to_tokens(self, ids):
+        """Returns list of str tokens; raises VocabLookupError (a KeyError)."""
+        return convert_by_vocab(self.inv_vocab, ids, self.vocab_file, "id")
+
+
+class BasicTokenizer(object):
+    """Cleans text, splits CJK ideographs and punctuation, optionally lower-
+    cases and strips accents.
+
+    Steps (in this order): drop NUL, U+FFFD and control (Cc/Cf) characters and
+    map whitespace to " "; surround CJK ideographs with spaces; split on
+    whitespace; per word, if do_lower_case: `str.lower()`, NFD and drop Mn
+    marks; split off every punctuation character; split on whitespace again.
+
+    Source: tokenization.py, BasicTokenizer.
+    """
+
+    def __init__(self, do_lower_case=True):
+        self.do_lower_case = do_lower_case
+
+    def tokenize(self, text):
+        """Returns the list of basic tokens (str) of `text` (str or bytes)."""
+        text = convert_to_unicode(text)
+        text = self._clean_text(text)
+        # Runs whatever do_lower_case is: Chinese/Japanese text in cased
+        # models is split into ideographs too.
+        text = self._tokenize_chinese_chars(text)
+        split_tokens = []
+        for token in whitespace_tokenize(text):
+            if self.do_lower_case:
+                token = token.lower()
+                token = self._run_strip_accents(token)
+            split_tokens.extend(self._run_split_on_punc(token))
+        return whitespace_tokenize(" ".join(split_tokens))
+
+    def _run_strip_accents(self, text):
+        """NFD-normalizes and removes nonspacing marks (category Mn)."""
+        text = unicodedata.normalize("NFD", text)
+        return "".join(c for c in text if unicodedata.category(c) != "Mn")
+
+    def _run_split_on_punc(self, text):
+        """Makes every punctuation character a token of its own."""
+        pieces = []
+        start_new_word = True
+        for char in text:
+            if _is_punctuation(char):
+                pieces.append([char])
+                start_new_word = True
+            else:
+                if start_new_word:
+                    pieces.append([])
+                start_new_word = False
+                pieces[-1].append(char)
+        return ["".join(p) for p in pieces]
+
+    def _tokenize_chinese_chars(self, text):
+        """Puts spaces around every CJK ideograph."""
+        output = []
+        for char in text:
+            if self._is_chinese_char(ord(char)):
+                output.append(" ")
+                output.append(char)
+                output.append(" ")
+            else:
+                output.append(char)
+        return "".join(output)
+
+    def _is_chinese_char(self, cp):
+        """True for the CJK Unified Ideographs blocks the original lists
+        (not kana, not Hangul)."""
+        return _is_chinese_codepoint(cp)
+
+    def _clean_text(self, text):
+        """Drops NUL, U+FFFD and control chars; maps whitespace to " "."""
+        output = []
+        for char in text:
+            cp = ord(char)
+            if cp == 0 or cp == 0xFFFD or _is_control(char):
+                continue
+            output.append(" " if _is_whitespace(char) else char)
+        return "".join(output)
+
+
+class WordpieceTokenizer(object):
+    """Greedy longest-match-first WordPiece.
+
+    Args:
+      vocab: mapping (dict/OrderedDict) token -> id; only membership is used.
+      unk_token: emitted for a word that cannot be pieced.
+      max_input_chars_per_word: words with more code points become unk_token.
+
+    Source: tokenization.py, WordpieceTokenizer.
+    """
+
+    def __init__(self, vocab, unk_token="[UNK]", max_input_chars_per_word=200):
+        self.vocab = vocab
+        self.unk_token = unk_token
+        self.max_input_chars_per_word = max_input_chars_per_word
+
+    def tokenize(self, text):
+        """Returns the WordPiece tokens of `text` (already basic-tokenized,
+        whitespace separated). A word with any unmatched position becomes a
+        single unk_token; "" gives []."""
+        text = convert_to_unicode(text)
+        output_tokens = []
+        for token in whitespace_tokenize(text):
+            if len(token) > self.max_input_chars_per_word:
+                output_tokens.append(self.unk_token)
+                continue
+            sub_tokens = []
+            start = 0
+            while start < len(token):
+                end = len(token)
+                piece = None
+                while start < end:
+                    candidate = token[start:end]
+                    if start > 0:
+                        candidate = "##" + candidate
+                    if candidate in self.vocab:
+                        piece = candidate
+                        break
+                    end -= 1
+                if piece is None:
+                    sub_tokens = None
+                    break
+                sub_tokens.append(piece)
+                start = end
+            if sub_tokens is None:
+                output_tokens.append(self.unk_token)
+            else:
+                output_tokens.extend(sub_tokens)
+        return output_tokens
+
+
+def _is_chinese_codepoint(cp):
+    """True if code point `cp` is in one of the original's CJK ranges."""
+    return ((0x4E00 <= cp <= 0x9FFF) or (0x3400 <= cp <= 0x4DBF)
+            or (0x20000 <= cp <= 0x2A6DF) or (0x2A700 <= cp <= 0x2B73F)
+            or (0x2B740 <= cp <= 0x2B81F) or (0x2B820 <= cp <= 0x2CEAF)
+            or (0xF900 <= cp <= 0xFAFF) or (0x2F800 <= cp <= 0x2FA1F))
+
+
+def _is_whitespace(char):
+    """True for " ", \\t, \\n, \\r and category Zs (e.g. U+00A0).
+
+    Source: tokenization.py, _is_whitespace.
+    """
+    if char in (" ", "\t", "\n", "\r"):
+        return True
+    return unicodedata.category(char) == "Zs"
+
+
+def _is_control(char):
+    """True for categories Cc and Cf, except \\t, \\n and \\r.
+
+    Source: tokenization.py, _is_control.
+    """
+    if char in ("\t", "\n", "\r"):
+        return False
+    return unicodedata.category(char) in ("Cc", "Cf")
+
+
+def _is_punctuation(char):
+    """True for every non-alphanumeric printable ASCII char and for Unicode
+    categories P*.
+
+    Source: tokenization.py, _is_punctuation.
+    """
+    cp = ord(char)
+    # The original treats all of these ASCII ranges as punctuation even where
+    # Unicode says Sm/Sc/Sk (e.g. "$", "+", "^", "`").
+    if (33 <= cp <= 47) or (58 <= cp <= 64) or (91 <= cp <= 96) or (
+            123 <= cp <= 126):
+        return True
+    return unicodedata.category(char).startswith("P")
