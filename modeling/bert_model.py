@@ -1,0 +1,160 @@
+"""`BertModel`: the BERT encoder with the original's weight layout.
+
+Every weight's Keras `path` is `<model name>/<TF1 variable name>`, e.g.
+`bert_model/bert/encoder/layer_0/attention/self/query/kernel`, so the TF1 name is
+the path without its first component (see `modeling/naming.py`). The model builds
+all its weights when constructed, so these paths do not depend on where it is
+first called.
+"""
+import keras
+from keras import ops
+
+from modeling.attention import attention_bias_from_mask
+from modeling.config import BertConfig
+from modeling.embeddings import BertEmbeddings
+from modeling.initializers import create_initializer
+from modeling.transformer import TransformerLayer
+
+
+class BertEncoder(keras.layers.Layer):
+    """The stack of `num_hidden_layers` transformer layers (scope `encoder`).
+
+    Call args:
+        hidden_states: float [batch_size, seq_length, hidden_size].
+        attention_bias: float [batch_size, 1, 1, seq_length].
+    Returns:
+        list of num_hidden_layers float [batch_size, seq_length, hidden_size].
+    """
+
+    def __init__(self, config, **kwargs):
+        kwargs.setdefault("name", "encoder")
+        super().__init__(**kwargs)
+        self.transformer_layers = [
+            TransformerLayer(config, name=f"layer_{i}")
+            for i in range(config.num_hidden_layers)]
+
+    def build(self, input_shape):
+        for layer in self.transformer_layers:
+            layer.build(input_shape)
+
+    def call(self, hidden_states, attention_bias, training=None):
+        outputs = []
+        for layer in self.transformer_layers:
+            hidden_states = layer(hidden_states, attention_bias, training=training)
+            outputs.append(hidden_states)
+        return outputs
+
+
+class BertPooler(keras.layers.Layer):
+    """`dense` with tanh on the first token (scope `pooler`); no dropout.
+
+    Call args: sequence_output float [batch_size, seq_length, hidden_size].
+    Returns: float [batch_size, hidden_size].
+    """
+
+    def __init__(self, config, **kwargs):
+        kwargs.setdefault("name", "pooler")
+        super().__init__(**kwargs)
+        self.dense = keras.layers.Dense(
+            config.hidden_size, activation="tanh",
+            kernel_initializer=create_initializer(config.initializer_range),
+            name="dense")
+
+    def build(self, input_shape):
+        self.dense.build((input_shape[0], input_shape[-1]))
+
+    def call(self, sequence_output):
+        return self.dense(sequence_output[:, 0, :])
+
+
+class BertModel(keras.Model):
+    """BERT encoder (Devlin et al. 2018, section 3), the original `BertModel`.
+
+    Args:
+        config: a `BertConfig`.
+        name: Keras model name; the first component of every weight path.
+
+    Call args:
+        inputs: dict with `input_ids` int32 [batch_size, seq_length] and,
+            optionally, `input_mask` (1 real, 0 padding; default all ones) and
+            `segment_ids` (default all zeros), int32 [batch_size, seq_length].
+        training: bool; True enables dropout (the original's `is_training`).
+
+    Returns:
+        dict with
+        - `sequence_output`: float [batch_size, seq_length, hidden_size], the
+          last layer;
+        - `pooled_output`: float [batch_size, hidden_size], tanh(dense) of the
+          first token;
+        - `encoder_outputs`: list of num_hidden_layers float
+          [batch_size, seq_length, hidden_size];
+        - `embedding_output`: float [batch_size, seq_length, hidden_size].
+
+    Raises:
+        TypeError: `config` is not a `BertConfig`.
+        KeyError: `input_ids` is missing from the inputs.
+        ValueError: the sequence is longer than `max_position_embeddings`.
+
+    Source: `BertModel` in the original `modeling.py`; the math (tanh gelu,
+    LayerNorm epsilon 1e-12, -10000 on masked attention logits, dropout
+    places, truncated-normal init) is the same.
+    """
+
+    def __init__(self, config, name=None, **kwargs):
+        if not isinstance(config, BertConfig):
+            raise TypeError(
+                f"BertModel needs a BertConfig, got {type(config).__name__}; use "
+                "BertConfig.from_json_file('bert_config.json').")
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.embeddings = BertEmbeddings(config, name="embeddings")
+        self.encoder = BertEncoder(config, name="encoder")
+        self.pooler = BertPooler(config, name="pooler")
+        self.build()
+
+    def build(self, input_shape=None):
+        hidden_shape = (None, None, self.config.hidden_size)
+        # The original's variable scope; it makes every path
+        # `<model name>/bert/...`.
+        with keras.name_scope("bert"):
+            self.embeddings.build((None, None))
+            self.encoder.build(hidden_shape)
+            self.pooler.build(hidden_shape)
+
+    @property
+    def embedding_table(self):
+        """`bert/embeddings/word_embeddings`, [vocab_size, hidden_size]."""
+        return self.embeddings.word_embeddings
+
+    def call(self, inputs, training=None):
+        if "input_ids" not in inputs:
+            raise KeyError(
+                "BertModel inputs need `input_ids`; got keys "
+                f"{sorted(inputs)}.")
+        input_ids = inputs["input_ids"]
+        input_mask = inputs.get("input_mask")
+        if input_mask is None:
+            input_mask = ops.ones_like(input_ids)
+        segment_ids = inputs.get("segment_ids")
+        if segment_ids is None:
+            segment_ids = ops.zeros_like(input_ids)
+        embedding_output = self.embeddings(input_ids, segment_ids, training=training)
+        attention_bias = attention_bias_from_mask(
+            input_mask, dtype=embedding_output.dtype)
+        encoder_outputs = self.encoder(
+            embedding_output, attention_bias, training=training)
+        sequence_output = encoder_outputs[-1]
+        return {
+            "sequence_output": sequence_output,
+            "pooled_output": self.pooler(sequence_output),
+            "encoder_outputs": encoder_outputs,
+            "embedding_output": embedding_output,
+        }
+
+    def get_config(self):
+        return {"name": self.name, "config": self.config.to_dict()}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        return cls(BertConfig.from_dict(config.pop("config")), **config)

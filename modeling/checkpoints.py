@@ -1,0 +1,290 @@
+"""Reading and writing the original's TF1 name-based checkpoints.
+
+A released BERT checkpoint (`bert_model.ckpt.{index,data-*}`) and one written by
+the original scripts (`model.ckpt-N` + a `checkpoint` file, with `*/adam_m`,
+`*/adam_v` and `global_step`) load into our Keras models directly: each Keras
+weight's TF1 name comes from its path by the rule in `modeling/naming.py`, so no
+table of names is needed. Our heads keep every `output_weights` in the original
+`[out, in]` orientation, so tensors are copied without any transposition.
+
+Writing produces the same names, shapes and orientation, so the original code
+(`tf.train.init_from_checkpoint`, `tf.train.Saver`) can load our checkpoints.
+"""
+import dataclasses
+import os
+import re
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+from modeling.naming import tf1_name
+
+# Names in TF1 checkpoints that hold optimizer or bookkeeping state, not weights.
+_NON_WEIGHT_PATTERN = re.compile(
+    r"(/adam_[mv]$|/Adam(_\d+)?$|/Momentum$|/Adagrad$|/Lamb(_\d+)?$|"
+    r"^global_step$|^beta[12]_power$|^_CHECKPOINTABLE_OBJECT_GRAPH$|"
+    r"AdamWeightDecayOptimizer|^good_steps$|^loss_scale$|^current_loss_scale$)")
+
+GLOBAL_STEP = "global_step"
+SLOT_NAMES = ("adam_m", "adam_v")
+RELEASED_CHECKPOINT_NAME = "bert_model.ckpt"
+
+
+class CheckpointMismatchError(ValueError):
+    """The checkpoint does not fit the model: nothing was assigned."""
+
+
+@dataclasses.dataclass
+class LoadStatus:
+    """What `load_tf1_checkpoint` did.
+
+    Attributes:
+        checkpoint: the resolved checkpoint prefix.
+        loaded: TF1 names assigned from the checkpoint.
+        missing: model weights absent from the checkpoint (left as initialised).
+        unused: checkpoint weights the model has no place for (optimizer state
+            excluded).
+        optimizer_restored: True when slots and `global_step` were restored.
+    """
+    checkpoint: str
+    loaded: list
+    missing: list
+    unused: list
+    optimizer_restored: bool = False
+
+
+def is_optimizer_state(name):
+    """True for checkpoint entries that are optimizer state or bookkeeping."""
+    return bool(_NON_WEIGHT_PATTERN.search(name))
+
+
+def resolve_checkpoint(path):
+    """Turns what a user passes as `--init_checkpoint` into a checkpoint prefix.
+
+    Accepts a prefix (`dir/bert_model.ckpt`, `dir/model.ckpt-343`), a directory
+    with a `checkpoint` state file (its latest checkpoint wins), or a directory
+    holding `bert_model.ckpt.index`.
+
+    Returns:
+        str, a prefix whose `.index` file exists.
+
+    Raises:
+        FileNotFoundError: nothing checkpoint-like is at `path`; the message says
+            what was looked for.
+    """
+    path = os.fspath(path)
+    if tf.io.gfile.isdir(path):
+        latest = tf.train.latest_checkpoint(path)
+        if latest:
+            return latest
+        released = os.path.join(path, RELEASED_CHECKPOINT_NAME)
+        if tf.io.gfile.exists(released + ".index"):
+            return released
+        raise FileNotFoundError(
+            f"No checkpoint in directory {path}: expected a `checkpoint` state "
+            f"file or `{RELEASED_CHECKPOINT_NAME}.index`.")
+    if tf.io.gfile.exists(path + ".index"):
+        return path
+    if path.endswith(".index") and tf.io.gfile.exists(path):
+        return path[:-len(".index")]
+    raise FileNotFoundError(
+        f"Checkpoint not found: {path} (looked for {path}.index, or a directory "
+        "holding one).")
+
+
+def list_checkpoint(path):
+    """`{name: shape list}` of every tensor in a checkpoint (the index suffices)."""
+    return dict(tf.train.list_variables(resolve_checkpoint(path)))
+
+
+def model_weights_by_name(model):
+    """`{TF1 name: Keras variable}` for every weight of `model`.
+
+    Raises:
+        ValueError: two weights map to the same TF1 name (a model built so its
+            paths do not follow the naming rule).
+    """
+    weights = {}
+    for variable in model.weights:
+        name = tf1_name(variable)
+        if name in weights and weights[name] is not variable:
+            raise ValueError(
+                f"Two weights of {model.name} map to the TF1 name {name!r}: "
+                f"{weights[name].path} and {variable.path}.")
+        weights[name] = variable
+    return weights
+
+
+def _optimizer_slots(optimizer, variable):
+    slots = optimizer.slot_variables(variable)
+    return {f"{tf1_name(variable)}/{slot}": slots[slot] for slot in SLOT_NAMES
+            if slot in slots}
+
+
+def check_compatible(model, checkpoint):
+    """Checks names and shapes without assigning anything.
+
+    Returns:
+        (prefix, {name: shape}) of the checkpoint.
+
+    Raises:
+        FileNotFoundError: no checkpoint at `checkpoint`.
+        CheckpointMismatchError: no weight name matches, or some shapes differ
+            (every differing weight is named with both shapes).
+    """
+    prefix = resolve_checkpoint(checkpoint)
+    shapes = dict(tf.train.list_variables(prefix))
+    weights = model_weights_by_name(model)
+    matched = [name for name in weights if name in shapes]
+    if not matched:
+        sample = sorted(n for n in shapes if not is_optimizer_state(n))[:5]
+        raise CheckpointMismatchError(
+            f"Checkpoint {prefix} matches no weight of model {model.name!r}. "
+            f"It holds e.g. {sample}; the model expects e.g. "
+            f"{sorted(weights)[:5]}.")
+    mismatches = [
+        f"  {name}: checkpoint {list(shapes[name])} vs model "
+        f"{list(weights[name].shape)}"
+        for name in matched if list(shapes[name]) != list(weights[name].shape)]
+    if mismatches:
+        hint = ""
+        if any(line.strip().startswith("bert/embeddings/word_embeddings")
+               for line in mismatches):
+            hint = (" The vocabulary size differs: check `vocab_size` in "
+                    "bert_config.json against the checkpoint.")
+        raise CheckpointMismatchError(
+            f"Checkpoint {prefix} does not fit the model config; nothing was "
+            f"loaded. {len(mismatches)} shape mismatch(es):\n"
+            + "\n".join(mismatches) + hint)
+    return prefix, shapes
+
+
+def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True):
+    """Loads a TF1 BERT checkpoint into a model built from this package.
+
+    Optimizer state (`*/adam_m`, `*/adam_v`, `global_step`, ...) is skipped,
+    unless `optimizer` is given: then its slots and `iterations` are restored
+    too, so training resumes where the checkpoint left off. Weights the
+    checkpoint lacks (e.g. a new classifier head) keep their initial values.
+
+    Args:
+        model: a `BertModel` or task model (`modeling.models`).
+        checkpoint: a prefix, or a directory (see `resolve_checkpoint`).
+        optimizer: optional `modeling.optimization.AdamWeightDecay` whose
+            variables are built (`optimizer.build(model.trainable_variables)`).
+        verbose: log loaded, missing and unused names (absl logging, INFO).
+
+    Returns:
+        LoadStatus.
+
+    Raises:
+        FileNotFoundError: no checkpoint there.
+        CheckpointMismatchError: no weight name matches, or any shape differs;
+            checked before anything is assigned.
+
+    Source: `get_assignment_map_from_checkpoint` plus
+    `tf.train.init_from_checkpoint` in the original scripts (same-name mapping,
+    extras ignored, missing ones left initialised).
+    """
+    prefix, shapes = check_compatible(model, checkpoint)
+    reader = tf.train.load_checkpoint(prefix)
+    weights = model_weights_by_name(model)
+    loaded = sorted(name for name in weights if name in shapes)
+    missing = sorted(name for name in weights if name not in shapes)
+    unused = sorted(name for name in shapes
+                    if name not in weights and not is_optimizer_state(name))
+    assignments = [(weights[name], reader.get_tensor(name)) for name in loaded]
+
+    optimizer_restored = False
+    if optimizer is not None:
+        slot_assignments = []
+        for name in loaded:
+            for slot_name, slot in _optimizer_slots(optimizer, weights[name]).items():
+                if slot_name in shapes:
+                    slot_assignments.append((slot, reader.get_tensor(slot_name)))
+        if slot_assignments and GLOBAL_STEP in shapes:
+            assignments.extend(slot_assignments)
+            assignments.append(
+                (optimizer.iterations, reader.get_tensor(GLOBAL_STEP)))
+            optimizer_restored = True
+
+    for variable, value in assignments:
+        variable.assign(np.asarray(value).astype(variable.dtype))
+
+    if verbose:
+        logging.info("Loaded %d weights from %s.", len(loaded), prefix)
+        for name in loaded:
+            logging.info("  %s, shape = %s, *INIT_FROM_CKPT*", name,
+                         list(shapes[name]))
+        if missing:
+            logging.info("%d weights not in the checkpoint, freshly "
+                         "initialised: %s", len(missing), ", ".join(missing))
+        if unused:
+            logging.info("%d checkpoint weights unused by the model: %s",
+                         len(unused), ", ".join(unused))
+        if optimizer_restored:
+            logging.info("Restored optimizer state at global_step %d.",
+                         int(reader.get_tensor(GLOBAL_STEP)))
+    return LoadStatus(prefix, loaded, missing, unused, optimizer_restored)
+
+
+def _tensors_to_save(model, optimizer, global_step):
+    tensors = {name: tf.convert_to_tensor(variable.value)
+               for name, variable in model_weights_by_name(model).items()}
+    if optimizer is not None:
+        for variable in model.trainable_weights:
+            for slot_name, slot in _optimizer_slots(optimizer, variable).items():
+                tensors[slot_name] = tf.convert_to_tensor(slot.value)
+        if global_step is None:
+            global_step = int(optimizer.iterations.numpy())
+    if global_step is not None:
+        tensors[GLOBAL_STEP] = tf.constant(int(global_step), tf.int64)
+    return tensors
+
+
+def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
+                        overwrite=False):
+    """Writes a TF1 name-based checkpoint the original code can load.
+
+    Writes `<prefix>.index` and `<prefix>.data-00000-of-00001` with the
+    original variable names, shapes and orientation. Written under a temporary
+    name and renamed, index last, so a crash never leaves a half checkpoint
+    under `prefix`.
+
+    Args:
+        model: a `BertModel` or task model.
+        prefix: e.g. `out/bert_model.ckpt` or `out/model.ckpt-343`.
+        optimizer: optional; adds `<name>/adam_m`, `<name>/adam_v` for each
+            trainable weight and `global_step` (as the original's training
+            checkpoints).
+        global_step: optional int written as `global_step` (int64); defaults to
+            `optimizer.iterations` when an optimizer is given.
+        overwrite: allow replacing an existing checkpoint at `prefix`.
+
+    Returns:
+        str, the prefix written.
+
+    Raises:
+        FileExistsError: a checkpoint already exists at `prefix` and
+            `overwrite` is False (a user's checkpoint is never replaced by
+            accident).
+    """
+    prefix = os.fspath(prefix)
+    if tf.io.gfile.exists(prefix + ".index") and not overwrite:
+        raise FileExistsError(
+            f"A checkpoint already exists at {prefix}; not overwriting it. "
+            "Choose another path or pass overwrite=True.")
+    directory = os.path.dirname(prefix)
+    if directory:
+        tf.io.gfile.makedirs(directory)
+    tensors = _tensors_to_save(model, optimizer, global_step)
+    names = sorted(tensors)
+    tmp_prefix = f"{prefix}.tmp-{os.getpid()}"
+    tf.raw_ops.SaveV2(
+        prefix=tmp_prefix, tensor_names=names,
+        shape_and_slices=[""] * len(names),
+        tensors=[tensors[name] for name in names])
+    for suffix in (".data-00000-of-00001", ".index"):
+        tf.io.gfile.rename(tmp_prefix + suffix, prefix + suffix, overwrite=True)
+    return prefix

@@ -1,0 +1,196 @@
+"""`BertConfig`: the hyper-parameters of a BERT model, read from `bert_config.json`.
+
+Reproduces `BertConfig` of the original `modeling.py`: the same fields, the same
+constructor defaults (note `type_vocab_size=16`, while released configs say 2) and
+the same JSON writing (`indent=2, sort_keys=True` plus a newline). Unlike the
+original it validates every value, so a broken config fails here with the field's
+name rather than deep inside the model.
+"""
+import copy
+import json
+import os
+
+from modeling.activations import ACTIVATION_NAMES
+
+# The fields the model reads, with the original constructor's defaults.
+_DEFAULTS = {
+    "vocab_size": None,
+    "hidden_size": 768,
+    "num_hidden_layers": 12,
+    "num_attention_heads": 12,
+    "intermediate_size": 3072,
+    "hidden_act": "gelu",
+    "hidden_dropout_prob": 0.1,
+    "attention_probs_dropout_prob": 0.1,
+    "max_position_embeddings": 512,
+    "type_vocab_size": 16,
+    "initializer_range": 0.02,
+}
+
+_POSITIVE_INTS = ("vocab_size", "hidden_size", "num_hidden_layers",
+                  "num_attention_heads", "intermediate_size",
+                  "max_position_embeddings", "type_vocab_size")
+_PROBABILITIES = ("hidden_dropout_prob", "attention_probs_dropout_prob")
+
+
+class BertConfigError(ValueError):
+    """A `bert_config.json` value is missing or out of range."""
+
+
+class BertConfig:
+    """Configuration of a `BertModel`.
+
+    Args:
+        vocab_size: int, rows of `bert/embeddings/word_embeddings`.
+        hidden_size: int, width H of every layer; a multiple of
+            `num_attention_heads`.
+        num_hidden_layers: int, number L of transformer layers.
+        num_attention_heads: int, number A of attention heads.
+        intermediate_size: int, width of the feed-forward layer.
+        hidden_act: str, one of "gelu" (tanh form, as the original at HEAD),
+            "gelu_exact", "relu", "tanh", "linear".
+        hidden_dropout_prob: float in [0, 1), dropout after the embeddings and
+            after each dense projection.
+        attention_probs_dropout_prob: float in [0, 1), dropout on attention
+            probabilities.
+        max_position_embeddings: int, rows of `position_embeddings`: the longest
+            sequence the model accepts.
+        type_vocab_size: int, rows of `token_type_embeddings` (segment ids).
+        initializer_range: float > 0, stddev of the truncated-normal initializer.
+        **extra: any other key (the Chinese and multilingual configs carry
+            `directionality` and `pooler_*`); kept and written back unchanged.
+
+    Raises:
+        BertConfigError: a size is not a positive integer, `hidden_size` is not
+            divisible by `num_attention_heads`, `hidden_act` is unknown, or a
+            probability is outside [0, 1).
+
+    Source: `BertConfig` in the original `modeling.py`.
+    """
+
+    def __init__(self, vocab_size, hidden_size=768, num_hidden_layers=12,
+                 num_attention_heads=12, intermediate_size=3072,
+                 hidden_act="gelu", hidden_dropout_prob=0.1,
+                 attention_probs_dropout_prob=0.1, max_position_embeddings=512,
+                 type_vocab_size=16, initializer_range=0.02, **extra):
+        self.vocab_size = vocab_size
+        self.hidden_size = hidden_size
+        self.num_hidden_layers = num_hidden_layers
+        self.num_attention_heads = num_attention_heads
+        self.intermediate_size = intermediate_size
+        self.hidden_act = hidden_act
+        self.hidden_dropout_prob = hidden_dropout_prob
+        self.attention_probs_dropout_prob = attention_probs_dropout_prob
+        self.max_position_embeddings = max_position_embeddings
+        self.type_vocab_size = type_vocab_size
+        self.initializer_range = initializer_range
+        self.extra = dict(extra)
+        self.validate()
+
+    @property
+    def head_size(self):
+        """Width of one attention head: `hidden_size // num_attention_heads`."""
+        return self.hidden_size // self.num_attention_heads
+
+    def validate(self, source="BertConfig"):
+        """Checks every field; `source` (e.g. a file name) prefixes errors."""
+        for key in _POSITIVE_INTS:
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise BertConfigError(
+                    f"{source}: `{key}` must be a positive integer, got {value!r}.")
+        for key in _PROBABILITIES:
+            value = getattr(self, key)
+            if not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
+                raise BertConfigError(
+                    f"{source}: `{key}` must be a probability in [0, 1), "
+                    f"got {value!r}.")
+        if (not isinstance(self.initializer_range, (int, float))
+                or self.initializer_range <= 0):
+            raise BertConfigError(
+                f"{source}: `initializer_range` must be a positive number, "
+                f"got {self.initializer_range!r}.")
+        if self.hidden_size % self.num_attention_heads:
+            raise BertConfigError(
+                f"{source}: `hidden_size` ({self.hidden_size}) is not a multiple "
+                f"of `num_attention_heads` ({self.num_attention_heads}).")
+        if not isinstance(self.hidden_act, str) or (
+                self.hidden_act.lower() not in ACTIVATION_NAMES):
+            raise BertConfigError(
+                f"{source}: unknown `hidden_act` {self.hidden_act!r}; expected "
+                f"one of {sorted(n for n in ACTIVATION_NAMES if n)}.")
+
+    @classmethod
+    def from_dict(cls, json_object, source="BertConfig"):
+        """Builds a config from a dict: known keys over the defaults, others kept.
+
+        Raises:
+            BertConfigError: `vocab_size` is missing or any value is invalid.
+        """
+        if not isinstance(json_object, dict):
+            raise BertConfigError(
+                f"{source}: expected a JSON object, got {type(json_object).__name__}.")
+        if "vocab_size" not in json_object:
+            raise BertConfigError(f"{source}: required key `vocab_size` is missing.")
+        values = dict(_DEFAULTS)
+        values.update(json_object)
+        try:
+            return cls(**values)
+        except BertConfigError as error:
+            message = str(error)
+            if message.startswith("BertConfig:"):
+                message = source + message[len("BertConfig"):]
+            raise BertConfigError(message) from None
+
+    @classmethod
+    def from_json_file(cls, json_file):
+        """Reads a `bert_config.json`.
+
+        Raises:
+            FileNotFoundError: `json_file` does not exist.
+            BertConfigError: the file is not valid JSON, or a value is invalid;
+                the message names the file.
+        """
+        json_file = os.fspath(json_file)
+        if not os.path.isfile(json_file):
+            raise FileNotFoundError(f"BERT config file not found: {json_file}")
+        with open(json_file, encoding="utf-8") as reader:
+            text = reader.read()
+        try:
+            json_object = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise BertConfigError(
+                f"{json_file}: not valid JSON ({error.msg} at line {error.lineno}, "
+                f"column {error.colno}).") from None
+        return cls.from_dict(json_object, source=json_file)
+
+    def to_dict(self):
+        """The config as a plain dict, extra keys included."""
+        output = {key: getattr(self, key) for key in _DEFAULTS}
+        output.update(copy.deepcopy(self.extra))
+        return output
+
+    def to_json_string(self):
+        """JSON as the original writes it: `indent=2, sort_keys=True` plus "\\n"."""
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+    def to_json_file(self, json_file):
+        """Writes the config atomically (temp file, then rename)."""
+        json_file = os.fspath(json_file)
+        tmp = f"{json_file}.tmp-{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as writer:
+            writer.write(self.to_json_string())
+        os.replace(tmp, json_file)
+
+    def without_dropout(self):
+        """A copy with both dropout probabilities 0 (the original's eval mode)."""
+        config = copy.deepcopy(self)
+        config.hidden_dropout_prob = 0.0
+        config.attention_probs_dropout_prob = 0.0
+        return config
+
+    def __eq__(self, other):
+        return isinstance(other, BertConfig) and self.to_dict() == other.to_dict()
+
+    def __repr__(self):
+        return f"BertConfig({self.to_dict()!r})"

@@ -1,0 +1,75 @@
+"""The embedding block: word + segment + position embeddings, LayerNorm, dropout."""
+import keras
+from keras import ops
+
+from modeling.initializers import create_initializer
+
+# `tf.contrib.layers.layer_norm`, which the original uses, hard-codes this epsilon.
+LAYER_NORM_EPSILON = 1e-12
+
+
+class BertEmbeddings(keras.layers.Layer):
+    """Sums the three embeddings, then LayerNorm and dropout.
+
+    Weights (TF1 names under `bert/embeddings/`): `word_embeddings`
+    [vocab_size, hidden_size], `token_type_embeddings` [type_vocab_size,
+    hidden_size], `position_embeddings` [max_position_embeddings, hidden_size],
+    `LayerNorm/gamma`, `LayerNorm/beta` [hidden_size].
+
+    Call args:
+        input_ids: int32 [batch_size, seq_length], word-piece ids.
+        segment_ids: int32 [batch_size, seq_length], token type ids.
+        training: bool, enables dropout (`hidden_dropout_prob`).
+
+    Returns:
+        float [batch_size, seq_length, hidden_size].
+
+    Raises:
+        ValueError: a static `seq_length` exceeds `max_position_embeddings`.
+
+    Source: `embedding_lookup` and `embedding_postprocessor` in the original
+    `modeling.py`. The original looks token types up with a one-hot matmul; a
+    gather gives the same sums exactly.
+    """
+
+    def __init__(self, config, **kwargs):
+        kwargs.setdefault("name", "embeddings")
+        super().__init__(**kwargs)
+        self.config = config
+        self.layer_norm = keras.layers.LayerNormalization(
+            epsilon=LAYER_NORM_EPSILON, name="LayerNorm")
+        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob)
+
+    def build(self, input_shape=None):
+        config = self.config
+        initializer = create_initializer(config.initializer_range)
+        self.word_embeddings = self.add_weight(
+            name="word_embeddings",
+            shape=(config.vocab_size, config.hidden_size),
+            initializer=initializer)
+        self.token_type_embeddings = self.add_weight(
+            name="token_type_embeddings",
+            shape=(config.type_vocab_size, config.hidden_size),
+            initializer=initializer)
+        self.position_embeddings = self.add_weight(
+            name="position_embeddings",
+            shape=(config.max_position_embeddings, config.hidden_size),
+            initializer=initializer)
+        self.layer_norm.build((None, None, config.hidden_size))
+
+    def call(self, input_ids, segment_ids, training=None):
+        static_length = input_ids.shape[1]
+        if (static_length is not None
+                and static_length > self.config.max_position_embeddings):
+            raise ValueError(
+                f"Sequence length {static_length} exceeds max_position_embeddings "
+                f"({self.config.max_position_embeddings}) of the BERT config.")
+        seq_length = ops.shape(input_ids)[1]
+        embeddings = ops.take(self.word_embeddings, input_ids, axis=0)
+        embeddings = embeddings + ops.take(
+            self.token_type_embeddings, segment_ids, axis=0)
+        positions = ops.slice(self.position_embeddings, (0, 0),
+                              (seq_length, self.config.hidden_size))
+        embeddings = embeddings + ops.expand_dims(positions, 0)
+        embeddings = self.layer_norm(embeddings)
+        return self.dropout(embeddings, training=training)

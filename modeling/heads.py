@@ -1,0 +1,150 @@
+"""Output heads with the original variable names (all under the `cls` scope).
+
+Every `output_weights` here is stored `[out, in]`, as the original, and applied
+with a transposed matmul; every `*/kernel` is `[in, out]`.
+"""
+import keras
+from keras import ops
+
+from modeling.activations import get_activation
+from modeling.embeddings import LAYER_NORM_EPSILON
+from modeling.initializers import create_initializer
+
+
+def gather_positions(sequence_output, positions):
+    """Picks the vectors at `positions` from each sequence.
+
+    Args:
+        sequence_output: float [batch_size, seq_length, hidden_size].
+        positions: int32 [batch_size, num_positions].
+    Returns:
+        float [batch_size, num_positions, hidden_size].
+
+    Source: `gather_indexes` in the original `run_pretraining.py` (which
+    flattens to [batch_size * num_positions, hidden_size]; same values).
+    """
+    positions = ops.cast(positions, "int32")
+    return ops.take_along_axis(sequence_output, positions[:, :, None], axis=1)
+
+
+class MaskedLMHead(keras.layers.Layer):
+    """Masked-LM head, scope `cls/predictions`.
+
+    Weights: `transform/dense/kernel` [hidden_size, hidden_size],
+    `transform/dense/bias`, `transform/LayerNorm/{gamma,beta}` [hidden_size],
+    `output_bias` [vocab_size]. The decoder matrix is the word embedding table
+    (tied, no variable of its own).
+
+    Args:
+        config: the `BertConfig`.
+        embedding_table: the `bert/embeddings/word_embeddings` variable,
+            [vocab_size, hidden_size].
+
+    Call args:
+        sequence_output: float [batch_size, seq_length, hidden_size].
+        masked_lm_positions: int32 [batch_size, max_predictions_per_seq].
+    Returns:
+        float32 log-probabilities [batch_size, max_predictions_per_seq, vocab_size].
+
+    Source: `get_masked_lm_output` in the original `run_pretraining.py`.
+    """
+
+    def __init__(self, config, embedding_table, **kwargs):
+        kwargs.setdefault("name", "predictions")
+        super().__init__(**kwargs)
+        self.config = config
+        self.embedding_table = embedding_table
+        self.transform_dense = keras.layers.Dense(
+            config.hidden_size,
+            activation=get_activation(config.hidden_act),
+            kernel_initializer=create_initializer(config.initializer_range),
+            name="dense")
+        self.transform_layer_norm = keras.layers.LayerNormalization(
+            epsilon=LAYER_NORM_EPSILON, name="LayerNorm")
+
+    def build(self, input_shape=None):
+        hidden = self.config.hidden_size
+        with keras.name_scope("transform"):
+            self.transform_dense.build((None, None, hidden))
+            self.transform_layer_norm.build((None, None, hidden))
+        self.output_bias = self.add_weight(
+            name="output_bias", shape=(self.config.vocab_size,),
+            initializer="zeros")
+
+    def call(self, sequence_output, masked_lm_positions):
+        x = gather_positions(sequence_output, masked_lm_positions)
+        x = self.transform_layer_norm(self.transform_dense(x))
+        table = ops.cast(self.embedding_table, x.dtype)
+        logits = ops.matmul(x, ops.transpose(table)) + ops.cast(
+            self.output_bias, x.dtype)
+        return ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
+
+
+class TransposedDense(keras.layers.Layer):
+    """`x . output_weights^T + output_bias` with `output_weights` [units, in].
+
+    The original's hand-made output layers (next sentence, SQuAD, classifier)
+    store the matrix `[out, in]`; keeping that shape keeps the checkpoint
+    layout. Initialised with truncated normal (`initializer_range`) and zeros.
+
+    Call args: x float [..., input_width]. Returns float32 [..., units].
+    """
+
+    def __init__(self, units, input_width, initializer_range=0.02, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.input_width = input_width
+        self.initializer_range = initializer_range
+
+    def build(self, input_shape=None):
+        self.output_weights = self.add_weight(
+            name="output_weights", shape=(self.units, self.input_width),
+            initializer=create_initializer(self.initializer_range))
+        self.output_bias = self.add_weight(
+            name="output_bias", shape=(self.units,), initializer="zeros")
+
+    def call(self, x):
+        logits = ops.matmul(x, ops.transpose(ops.cast(self.output_weights, x.dtype)))
+        logits = logits + ops.cast(self.output_bias, x.dtype)
+        return ops.cast(logits, "float32")
+
+
+class NextSentenceHead(TransposedDense):
+    """Next-sentence head, scope `cls/seq_relationship`.
+
+    Weights: `output_weights` [2, hidden_size], `output_bias` [2]; class 0 is
+    "B follows A", class 1 "B is random".
+
+    Call args: pooled_output float [batch_size, hidden_size].
+    Returns: float32 log-probabilities [batch_size, 2].
+
+    Source: `get_next_sentence_output` in the original `run_pretraining.py`.
+    """
+
+    def __init__(self, config, **kwargs):
+        kwargs.setdefault("name", "seq_relationship")
+        super().__init__(2, config.hidden_size, config.initializer_range, **kwargs)
+
+    def call(self, pooled_output):
+        return ops.log_softmax(super().call(pooled_output), axis=-1)
+
+
+class SquadHead(TransposedDense):
+    """SQuAD span head, scope `cls/squad`: no dropout, no padding mask.
+
+    Weights: `output_weights` [2, hidden_size] (row 0 start, row 1 end),
+    `output_bias` [2].
+
+    Call args: sequence_output float [batch_size, seq_length, hidden_size].
+    Returns: (start_logits, end_logits), each float32 [batch_size, seq_length].
+
+    Source: `create_model` in the original `run_squad.py`.
+    """
+
+    def __init__(self, config, **kwargs):
+        kwargs.setdefault("name", "squad")
+        super().__init__(2, config.hidden_size, config.initializer_range, **kwargs)
+
+    def call(self, sequence_output):
+        logits = super().call(sequence_output)
+        return logits[..., 0], logits[..., 1]

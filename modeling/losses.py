@@ -1,0 +1,66 @@
+"""The original scripts' losses, as functions of log-probabilities or logits."""
+from keras import ops
+
+
+def _gather_log_prob(log_probs, labels):
+    labels = ops.cast(labels, "int32")
+    return ops.squeeze(
+        ops.take_along_axis(log_probs, labels[..., None], axis=-1), axis=-1)
+
+
+def masked_lm_loss(masked_lm_log_probs, masked_lm_ids, masked_lm_weights):
+    """Weighted mean masked-LM cross-entropy.
+
+    Args:
+        masked_lm_log_probs: float [batch_size, num_predictions, vocab_size].
+        masked_lm_ids: int [batch_size, num_predictions], the original ids.
+        masked_lm_weights: float [batch_size, num_predictions], 1 real, 0 padding.
+    Returns:
+        float32 scalar: sum(weight * -log p) / (sum(weight) + 1e-5).
+
+    Source: `get_masked_lm_output` in the original `run_pretraining.py`.
+    """
+    per_example = -_gather_log_prob(masked_lm_log_probs, masked_lm_ids)
+    weights = ops.cast(masked_lm_weights, per_example.dtype)
+    return ops.sum(weights * per_example) / (ops.sum(weights) + 1e-5)
+
+
+def next_sentence_loss(next_sentence_log_probs, next_sentence_labels):
+    """Mean next-sentence cross-entropy.
+
+    Args:
+        next_sentence_log_probs: float [batch_size, 2].
+        next_sentence_labels: int [batch_size] or [batch_size, 1].
+    Returns:
+        float32 scalar.
+    Source: `get_next_sentence_output` in the original `run_pretraining.py`.
+    """
+    labels = ops.reshape(next_sentence_labels, (-1,))
+    return ops.mean(-_gather_log_prob(next_sentence_log_probs, labels))
+
+
+def classifier_loss(logits, label_ids):
+    """Mean softmax cross-entropy of `logits` [batch_size, num_labels].
+
+    Source: `create_model` in the original `run_classifier.py`.
+    """
+    log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
+    return ops.mean(-_gather_log_prob(log_probs, ops.reshape(label_ids, (-1,))))
+
+
+def squad_loss(start_logits, end_logits, start_positions, end_positions):
+    """Mean of the start and end cross-entropies over all positions.
+
+    Args:
+        start_logits, end_logits: float [batch_size, seq_length].
+        start_positions, end_positions: int [batch_size].
+    Returns:
+        float32 scalar.
+    Source: `model_fn` in the original `run_squad.py`.
+    """
+    def position_loss(logits, positions):
+        log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
+        return ops.mean(-_gather_log_prob(log_probs, ops.reshape(positions, (-1,))))
+
+    return (position_loss(start_logits, start_positions)
+            + position_loss(end_logits, end_positions)) / 2.0

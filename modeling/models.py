@@ -1,0 +1,153 @@
+"""Task models: the encoder plus the original scripts' heads.
+
+Each builds every weight when constructed. Weight paths are
+`<task model name>/<TF1 name>` for the head and `<encoder name>/bert/...` for
+the encoder, so the TF1 name is always the path without its first component.
+"""
+import keras
+from keras import ops
+
+from modeling.bert_model import BertModel
+from modeling.heads import MaskedLMHead, NextSentenceHead, SquadHead
+from modeling.initializers import create_initializer
+
+# run_classifier.py hard-codes these rather than reading the config.
+CLASSIFIER_DROPOUT = 0.1
+CLASSIFIER_INITIALIZER_RANGE = 0.02
+
+
+def _encoder_inputs(inputs):
+    return {key: inputs[key] for key in ("input_ids", "input_mask", "segment_ids")
+            if key in inputs}
+
+
+class BertClassifier(keras.Model):
+    """Sentence (pair) classifier of the original `run_classifier.py`.
+
+    Weights: the encoder, plus root-scope `output_weights` [num_labels,
+    hidden_size] (truncated normal, stddev 0.02) and `output_bias` [num_labels].
+
+    Args:
+        config: `BertConfig`.
+        num_labels: int, number of classes (1 for a regression task such as
+            STS-B, whose single "logit" is the predicted score).
+
+    Call args:
+        inputs: dict of int32 [batch_size, seq_length] `input_ids`,
+            `input_mask`, `segment_ids`.
+        training: bool; enables dropout (0.1 on the pooled output).
+    Returns:
+        float32 logits [batch_size, num_labels].
+
+    Source: `create_model` in the original `run_classifier.py`.
+    """
+
+    def __init__(self, config, num_labels, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.num_labels = int(num_labels)
+        if self.num_labels <= 0:
+            raise ValueError(f"num_labels must be positive, got {num_labels}.")
+        self.bert = BertModel(config)
+        self.dropout = keras.layers.Dropout(CLASSIFIER_DROPOUT)
+        self.build()
+
+    def build(self, input_shape=None):
+        self.output_weights = self.add_weight(
+            name="output_weights",
+            shape=(self.num_labels, self.config.hidden_size),
+            initializer=create_initializer(CLASSIFIER_INITIALIZER_RANGE))
+        self.output_bias = self.add_weight(
+            name="output_bias", shape=(self.num_labels,), initializer="zeros")
+
+    def call(self, inputs, training=None):
+        pooled = self.bert(_encoder_inputs(inputs), training=training)["pooled_output"]
+        pooled = self.dropout(pooled, training=training)
+        logits = ops.matmul(
+            pooled, ops.transpose(ops.cast(self.output_weights, pooled.dtype)))
+        logits = logits + ops.cast(self.output_bias, pooled.dtype)
+        return ops.cast(logits, "float32")
+
+    def get_config(self):
+        return {"name": self.name, "config": self.config.to_dict(),
+                "num_labels": self.num_labels}
+
+
+class BertSquad(keras.Model):
+    """Span predictor of the original `run_squad.py`.
+
+    Weights: the encoder, plus `cls/squad/output_weights` [2, hidden_size] and
+    `cls/squad/output_bias` [2].
+
+    Call args:
+        inputs: dict of int32 [batch_size, seq_length] `input_ids`,
+            `input_mask`, `segment_ids` (other keys, e.g. `unique_ids`, are
+            ignored).
+        training: bool; enables the encoder's dropout.
+    Returns:
+        dict with `start_logits` and `end_logits`, float32
+        [batch_size, seq_length] (padding is not masked, as the original).
+    """
+
+    def __init__(self, config, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.bert = BertModel(config)
+        self.squad = SquadHead(config, name="squad")
+        self.build()
+
+    def build(self, input_shape=None):
+        with keras.name_scope("cls"):
+            self.squad.build()
+
+    def call(self, inputs, training=None):
+        sequence_output = self.bert(
+            _encoder_inputs(inputs), training=training)["sequence_output"]
+        start_logits, end_logits = self.squad(sequence_output)
+        return {"start_logits": start_logits, "end_logits": end_logits}
+
+    def get_config(self):
+        return {"name": self.name, "config": self.config.to_dict()}
+
+
+class BertPretrainer(keras.Model):
+    """Masked LM + next sentence model of the original `run_pretraining.py`.
+
+    Weights: the encoder, plus `cls/predictions/*` (decoder tied to
+    `bert/embeddings/word_embeddings`) and `cls/seq_relationship/*`.
+
+    Call args:
+        inputs: dict of int32 `input_ids`, `input_mask`, `segment_ids`
+            [batch_size, seq_length] and `masked_lm_positions`
+            [batch_size, max_predictions_per_seq].
+        training: bool; enables the encoder's dropout.
+    Returns:
+        dict with `masked_lm_log_probs` float32
+        [batch_size, max_predictions_per_seq, vocab_size] and
+        `next_sentence_log_probs` float32 [batch_size, 2].
+    """
+
+    def __init__(self, config, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.bert = BertModel(config)
+        self.masked_lm = MaskedLMHead(
+            config, self.bert.embedding_table, name="predictions")
+        self.next_sentence = NextSentenceHead(config, name="seq_relationship")
+        self.build()
+
+    def build(self, input_shape=None):
+        with keras.name_scope("cls"):
+            self.masked_lm.build()
+            self.next_sentence.build()
+
+    def call(self, inputs, training=None):
+        outputs = self.bert(_encoder_inputs(inputs), training=training)
+        return {
+            "masked_lm_log_probs": self.masked_lm(
+                outputs["sequence_output"], inputs["masked_lm_positions"]),
+            "next_sentence_log_probs": self.next_sentence(outputs["pooled_output"]),
+        }
+
+    def get_config(self):
+        return {"name": self.name, "config": self.config.to_dict()}

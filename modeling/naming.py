@@ -1,0 +1,34 @@
+"""The one rule that turns a Keras weight path into its TF1 variable name.
+
+Keras 3 forbids `/` in layer names and prefixes every weight path with the name
+of the model that built it. Our models name their layers after the original's
+variable scopes and build every weight when constructed, so a weight's path is
+always `<model name>/<TF1 name>`:
+
+    bert_model/bert/encoder/layer_0/attention/self/query/kernel
+        -> bert/encoder/layer_0/attention/self/query/kernel
+    bert_squad/cls/squad/output_weights -> cls/squad/output_weights
+    bert_classifier/output_bias         -> output_bias
+
+The TF1 name is therefore the path without its first component.
+"""
+
+
+def tf1_name(variable):
+    """TF1 variable name of a Keras weight (its `path` minus the model name).
+
+    Args:
+        variable: a Keras variable, or its path as a string.
+    Returns:
+        str, e.g. "bert/embeddings/word_embeddings".
+    Raises:
+        ValueError: the path has a single component (a weight created outside
+            any model).
+    """
+    path = variable if isinstance(variable, str) else variable.path
+    head, sep, rest = path.partition("/")
+    if not sep or not rest:
+        raise ValueError(
+            f"Weight path {path!r} has no model prefix; cannot derive its TF1 "
+            "name.")
+    return rest

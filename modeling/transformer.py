@@ -1,0 +1,119 @@
+"""One post-LayerNorm transformer layer, as `transformer_model` of the original."""
+import keras
+
+from modeling.activations import get_activation
+from modeling.attention import SelfAttention
+from modeling.embeddings import LAYER_NORM_EPSILON
+from modeling.initializers import create_initializer
+
+
+class DenseResidualNorm(keras.layers.Layer):
+    """`dense` -> dropout -> `LayerNorm(x + residual)`.
+
+    Weights: `dense/kernel` [input_width, hidden_size], `dense/bias`
+    [hidden_size], `LayerNorm/gamma`, `LayerNorm/beta` [hidden_size]. Used twice
+    per layer, for `attention/output` and for `output`.
+
+    Call args:
+        hidden_states: float [batch_size, seq_length, input_width].
+        residual: float [batch_size, seq_length, hidden_size].
+    Returns:
+        float [batch_size, seq_length, hidden_size].
+    """
+
+    def __init__(self, config, **kwargs):
+        kwargs.setdefault("name", "output")
+        super().__init__(**kwargs)
+        self.dense = keras.layers.Dense(
+            config.hidden_size,
+            kernel_initializer=create_initializer(config.initializer_range),
+            name="dense")
+        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob)
+        self.layer_norm = keras.layers.LayerNormalization(
+            epsilon=LAYER_NORM_EPSILON, name="LayerNorm")
+        self.hidden_size = config.hidden_size
+
+    def build(self, input_shape):
+        self.dense.build(input_shape)
+        self.layer_norm.build(tuple(input_shape[:-1]) + (self.hidden_size,))
+
+    def call(self, hidden_states, residual, training=None):
+        x = self.dropout(self.dense(hidden_states), training=training)
+        return self.layer_norm(x + residual)
+
+
+class AttentionBlock(keras.layers.Layer):
+    """Self-attention followed by its output projection (scope `attention`)."""
+
+    def __init__(self, config, **kwargs):
+        kwargs.setdefault("name", "attention")
+        super().__init__(**kwargs)
+        self.self_attention = SelfAttention(config, name="self")
+        self.output_projection = DenseResidualNorm(config, name="output")
+
+    def build(self, input_shape):
+        self.self_attention.build(input_shape)
+        self.output_projection.build(input_shape)
+
+    def call(self, hidden_states, attention_bias, training=None):
+        context = self.self_attention(hidden_states, attention_bias, training=training)
+        return self.output_projection(context, hidden_states, training=training)
+
+
+class Intermediate(keras.layers.Layer):
+    """The feed-forward expansion (scope `intermediate`): `dense` with `hidden_act`.
+
+    Weights: `dense/kernel` [hidden_size, intermediate_size], `dense/bias`.
+    """
+
+    def __init__(self, config, **kwargs):
+        kwargs.setdefault("name", "intermediate")
+        super().__init__(**kwargs)
+        self.dense = keras.layers.Dense(
+            config.intermediate_size,
+            activation=get_activation(config.hidden_act),
+            kernel_initializer=create_initializer(config.initializer_range),
+            name="dense")
+
+    def build(self, input_shape):
+        self.dense.build(input_shape)
+
+    def call(self, hidden_states):
+        return self.dense(hidden_states)
+
+
+class TransformerLayer(keras.layers.Layer):
+    """One encoder layer, scope `layer_<i>`.
+
+    Call args:
+        hidden_states: float [batch_size, seq_length, hidden_size].
+        attention_bias: float [batch_size, 1, 1, seq_length].
+        training: bool, enables dropout.
+
+    Returns:
+        float [batch_size, seq_length, hidden_size].
+
+    Source: the loop body of `transformer_model` in the original `modeling.py`
+    (post-LN: attention -> dense -> dropout -> LayerNorm(x + input), then
+    intermediate -> dense -> dropout -> LayerNorm(x + attention_output)).
+    """
+
+    def __init__(self, config, **kwargs):
+        super().__init__(**kwargs)
+        self.config = config
+        self.attention = AttentionBlock(config, name="attention")
+        self.intermediate = Intermediate(config, name="intermediate")
+        self.output_projection = DenseResidualNorm(config, name="output")
+
+    def build(self, input_shape):
+        self.attention.build(input_shape)
+        self.intermediate.build(input_shape)
+        self.output_projection.build(
+            tuple(input_shape[:-1]) + (self.config.intermediate_size,))
+
+    def call(self, hidden_states, attention_bias, training=None):
+        attention_output = self.attention(
+            hidden_states, attention_bias, training=training)
+        intermediate_output = self.intermediate(attention_output)
+        return self.output_projection(
+            intermediate_output, attention_output, training=training)
