@@ -1,0 +1,257 @@
+"""SQuAD JSON reading: questions, whitespace-split contexts and answer words.
+
+Reproduces `SquadExample` and `read_squad_examples` of google-research/bert
+`run_squad.py`, with clear errors for malformed files instead of bare
+KeyError/IndexError, and no crash on empty contexts.
+"""
+import json
+
+from absl import logging
+import tensorflow as tf
+
+
+class SquadExample(object):
+    """One SQuAD question with its whitespace-split context.
+
+    Source: run_squad.py `SquadExample`.
+
+    Attributes:
+      qas_id: str, the question id ("id" in the JSON).
+      question_text: str, the question as written.
+      doc_tokens: list of str, the context split on the SQuAD whitespace set
+        (see `is_squad_whitespace`); empty for an empty context.
+      orig_answer_text: str or None; the answer text (training only; "" for
+        impossible questions).
+      start_position, end_position: int or None; indexes into `doc_tokens` of
+        the first and last answer word (training only; -1 for impossible
+        questions).
+      is_impossible: bool, True for SQuAD 2.0 questions without an answer
+        (only read when training with version_2_with_negative).
+    """
+
+    def __init__(self, qas_id, question_text, doc_tokens,
+                 orig_answer_text=None, start_position=None,
+                 end_position=None, is_impossible=False):
+        self.qas_id = qas_id
+        self.question_text = question_text
+        self.doc_tokens = doc_tokens
+        self.orig_answer_text = orig_answer_text
+        self.start_position = start_position
+        self.end_position = end_position
+        self.is_impossible = is_impossible
+
+    def __repr__(self):
+        parts = [
+            "qas_id: %s" % self.qas_id,
+            "question_text: %s" % self.question_text,
+            "doc_tokens: [%s]" % " ".join(self.doc_tokens),
+        ]
+        if self.start_position is not None:
+            parts.append("start_position: %d" % self.start_position)
+            parts.append("end_position: %d" % self.end_position)
+            parts.append("is_impossible: %r" % self.is_impossible)
+        return ", ".join(parts)
+
+    __str__ = __repr__
+
+
+def is_squad_whitespace(char):
+    """True for the characters run_squad.py splits contexts on.
+
+    Only " ", "\\t", "\\r", "\\n" and U+202F (narrow no-break space) count;
+    other Unicode spaces (e.g. U+00A0) stay inside words. Source: run_squad.py
+    `read_squad_examples.is_whitespace`.
+    """
+    return char in (" ", "\t", "\r", "\n", "\u202f")
+
+
+def split_context(paragraph_text):
+    """Splits a context into words and maps every character to its word.
+
+    Args:
+      paragraph_text: str, the context.
+
+    Returns:
+      (doc_tokens, char_to_word_offset): the maximal runs of non-whitespace
+      characters, and for each character of `paragraph_text` the index of the
+      word it belongs to; a whitespace character maps to the word before it,
+      leading whitespace to -1.
+
+    Source: the loop at the top of run_squad.py `read_squad_examples`.
+    """
+    doc_tokens = []
+    char_to_word_offset = []
+    prev_is_whitespace = True
+    for char in paragraph_text:
+        if is_squad_whitespace(char):
+            prev_is_whitespace = True
+        else:
+            if prev_is_whitespace:
+                doc_tokens.append(char)
+            else:
+                doc_tokens[-1] += char
+            prev_is_whitespace = False
+        char_to_word_offset.append(len(doc_tokens) - 1)
+    return doc_tokens, char_to_word_offset
+
+
+def load_squad_json(input_file):
+    """Loads a SQuAD JSON file and returns its "data" list.
+
+    Raises:
+      ValueError: the file is not valid JSON (message gives the file, line and
+        column), or has no "data" list.
+    """
+    with tf.io.gfile.GFile(input_file, "r") as reader:
+        text = reader.read()
+    try:
+        input_json = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError("%s: not valid JSON (line %d, column %d): %s" % (
+            input_file, err.lineno, err.colno, err.msg)) from None
+    if not isinstance(input_json, dict) or not isinstance(
+            input_json.get("data"), list):
+        raise ValueError(
+            "%s: expected a JSON object with a \"data\" list (SQuAD format)"
+            % input_file)
+    return input_json["data"]
+
+
+def _field(container, key, expected_type, input_file, where):
+    """Returns container[key], raising a ValueError that says where."""
+    if not isinstance(container, dict) or key not in container:
+        raise ValueError("%s: %s has no \"%s\" field" % (
+            input_file, where, key))
+    value = container[key]
+    if not isinstance(value, expected_type):
+        raise ValueError("%s: %s: field \"%s\" should be %s, got %s" % (
+            input_file, where, key, expected_type.__name__,
+            type(value).__name__))
+    return value
+
+
+def _answer_words(qa, qas_id, paragraph_text, doc_tokens,
+                  char_to_word_offset, input_file):
+    """Finds the training answer's first/last word, or None to skip it.
+
+    Source: the `if not is_impossible:` branch of run_squad.py
+    `read_squad_examples`.
+    """
+    where = "question %r" % qas_id
+    answer = qa["answers"][0]
+    orig_answer_text = _field(answer, "text", str, input_file,
+                              where + " answer")
+    answer_offset = _field(answer, "answer_start", int, input_file,
+                           where + " answer")
+    answer_length = len(orig_answer_text)
+    # The original would index out of range (or produce a garbage span) for
+    # these; an empty context or empty answer cannot be recovered, so they
+    # are skipped like any unrecoverable answer.
+    if not doc_tokens or not orig_answer_text.split():
+        logging.warning("Skipping question %r: empty context or answer text.",
+                        qas_id)
+        return None
+    end_offset = answer_offset + answer_length - 1
+    if answer_offset < 0 or end_offset >= len(paragraph_text):
+        raise ValueError(
+            "%s: question %r: answer_start %d with an answer of %d "
+            "characters lies outside the context (%d characters)" % (
+                input_file, qas_id, answer_offset, answer_length,
+                len(paragraph_text)))
+    start_position = char_to_word_offset[answer_offset]
+    end_position = char_to_word_offset[end_offset]
+    # Keep only answers whose text is found in the words of the span, as the
+    # original does (unicode oddities make a few fail in SQuAD train).
+    actual_text = " ".join(doc_tokens[start_position:(end_position + 1)])
+    cleaned_answer_text = " ".join(orig_answer_text.split())
+    if actual_text.find(cleaned_answer_text) == -1:
+        logging.warning("Could not find answer: '%s' vs. '%s'",
+                        actual_text, cleaned_answer_text)
+        return None
+    return orig_answer_text, start_position, end_position
+
+
+def read_squad_examples(input_file, is_training,
+                        version_2_with_negative=False):
+    """Reads a SQuAD 1.1 or 2.0 JSON file into a list of `SquadExample`.
+
+    Args:
+      input_file: path of the JSON file (anything tf.io.gfile opens).
+      is_training: bool; when True the answers are read and aligned to words
+        (each answerable question must have exactly one answer).
+      version_2_with_negative: bool; when training, read "is_impossible".
+
+    Returns:
+      list of SquadExample in file order. When training, questions whose
+      answer text cannot be found in the context words are skipped with a
+      warning, exactly as in the original; at prediction time every question
+      is returned (an empty context gives empty `doc_tokens`).
+
+    Raises:
+      ValueError: malformed JSON (file, line, column), a missing or mistyped
+        field (naming the question id or paragraph), a training question
+        without exactly one answer, or an answer outside its context.
+
+    Source: run_squad.py `read_squad_examples` (FLAGS.version_2_with_negative
+    became an argument).
+    """
+    input_data = load_squad_json(input_file)
+    examples = []
+    seen_ids = set()
+    for article_index, entry in enumerate(input_data):
+        article_where = "data[%d]" % article_index
+        paragraphs = _field(entry, "paragraphs", list, input_file,
+                            article_where)
+        for paragraph_index, paragraph in enumerate(paragraphs):
+            where = "%s.paragraphs[%d]" % (article_where, paragraph_index)
+            paragraph_text = _field(paragraph, "context", str, input_file,
+                                    where)
+            qas = _field(paragraph, "qas", list, input_file, where)
+            doc_tokens, char_to_word_offset = split_context(paragraph_text)
+            for qa_index, qa in enumerate(qas):
+                qa_where = "%s.qas[%d]" % (where, qa_index)
+                qas_id = _field(qa, "id", str, input_file, qa_where)
+                q_where = "question %r" % qas_id
+                question_text = _field(qa, "question", str, input_file,
+                                       q_where)
+                if qas_id in seen_ids:
+                    # predictions.json is keyed by id: one would be lost.
+                    logging.warning("%s: question id %r appears twice.",
+                                    input_file, qas_id)
+                seen_ids.add(qas_id)
+                start_position = None
+                end_position = None
+                orig_answer_text = None
+                is_impossible = False
+                if is_training:
+                    if version_2_with_negative:
+                        is_impossible = _field(qa, "is_impossible", bool,
+                                               input_file, q_where)
+                    if not is_impossible:
+                        answers = _field(qa, "answers", list, input_file,
+                                         q_where)
+                        if len(answers) != 1:
+                            raise ValueError(
+                                "%s: question %r has %d answers; for "
+                                "training, each question should have exactly "
+                                "1 answer." % (input_file, qas_id,
+                                               len(answers)))
+                        found = _answer_words(qa, qas_id, paragraph_text,
+                                              doc_tokens, char_to_word_offset,
+                                              input_file)
+                        if found is None:
+                            continue
+                        orig_answer_text, start_position, end_position = found
+                    else:
+                        start_position = -1
+                        end_position = -1
+                        orig_answer_text = ""
+                examples.append(SquadExample(
+                    qas_id=qas_id,
+                    question_text=question_text,
+                    doc_tokens=doc_tokens,
+                    orig_answer_text=orig_answer_text,
+                    start_position=start_position,
+                    end_position=end_position,
+                    is_impossible=is_impossible))
+    return examples

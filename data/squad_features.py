@@ -1,0 +1,462 @@
+"""SQuAD features: WordPiece windows over the context, TFRecords, tf.data.
+
+Reproduces `InputFeatures`, `convert_examples_to_features`,
+`_improve_answer_span`, `_check_is_max_context`, `FeatureWriter` and
+`input_fn_builder` of google-research/bert `run_squad.py`. The windowing and
+label rules are the original's exactly (own code: no library reproduces
+them); reading uses tf.data.
+"""
+import collections
+import os
+import tempfile
+
+from absl import logging
+import tensorflow as tf
+
+FIRST_UNIQUE_ID = 1000000000
+
+# Number of examples whose features are logged, as in the original.
+_NUM_LOGGED_EXAMPLES = 20
+
+DocSpan = collections.namedtuple("DocSpan", ["start", "length"])
+
+
+class InputFeatures(object):
+    """One window ("feature") of one SquadExample.
+
+    Source: run_squad.py `InputFeatures`.
+
+    Attributes:
+      unique_id: int, from 1000000000 upwards, one per feature.
+      example_index: int, index of the example in the list converted.
+      doc_span_index: int, index of this window among the example's windows.
+      tokens: list of str, `[CLS] query [SEP] doc window [SEP]` (unpadded).
+      token_to_orig_map: dict feature position -> index in
+        `example.doc_tokens` (context positions only).
+      token_is_max_context: dict feature position -> bool, True where this
+        window gives the token its maximum context.
+      input_ids, input_mask, segment_ids: lists of int, length max_seq_length.
+      start_position, end_position: int feature positions of the answer when
+        training (0 = [CLS] when the answer is outside this window or the
+        question is impossible); None at prediction time.
+      is_impossible: bool.
+    """
+
+    def __init__(self, unique_id, example_index, doc_span_index, tokens,
+                 token_to_orig_map, token_is_max_context, input_ids,
+                 input_mask, segment_ids, start_position=None,
+                 end_position=None, is_impossible=None):
+        self.unique_id = unique_id
+        self.example_index = example_index
+        self.doc_span_index = doc_span_index
+        self.tokens = tokens
+        self.token_to_orig_map = token_to_orig_map
+        self.token_is_max_context = token_is_max_context
+        self.input_ids = input_ids
+        self.input_mask = input_mask
+        self.segment_ids = segment_ids
+        self.start_position = start_position
+        self.end_position = end_position
+        self.is_impossible = is_impossible
+
+
+def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
+                        orig_answer_text):
+    """Narrows a word-level answer span to the sub-tokens of the answer text.
+
+    Searches starts in ascending and ends in descending order for the first
+    sub-span whose space-joined tokens equal the tokenized answer (e.g. "1895"
+    inside the word "(1895-1943)."); returns the input span if none matches.
+
+    Args:
+      doc_tokens: list of str, all WordPiece tokens of the context.
+      input_start, input_end: int, inclusive token span of the answer words.
+      tokenizer: a FullTokenizer.
+      orig_answer_text: str.
+
+    Returns:
+      (start, end) ints.
+
+    Source: run_squad.py `_improve_answer_span`.
+    """
+    tok_answer_text = " ".join(tokenizer.tokenize(orig_answer_text))
+    for new_start in range(input_start, input_end + 1):
+        for new_end in range(input_end, new_start - 1, -1):
+            text_span = " ".join(doc_tokens[new_start:(new_end + 1)])
+            if text_span == tok_answer_text:
+                return new_start, new_end
+    return input_start, input_end
+
+
+def check_is_max_context(doc_spans, cur_span_index, position):
+    """True if window `cur_span_index` gives token `position` most context.
+
+    Over the windows containing the token, the score is
+    min(left context, right context) + 0.01 * window length; the first window
+    with the highest score wins.
+
+    Source: run_squad.py `_check_is_max_context`.
+    """
+    best_score = None
+    best_span_index = None
+    for span_index, doc_span in enumerate(doc_spans):
+        end = doc_span.start + doc_span.length - 1
+        if position < doc_span.start or position > end:
+            continue
+        num_left_context = position - doc_span.start
+        num_right_context = end - position
+        score = (min(num_left_context, num_right_context)
+                 + 0.01 * doc_span.length)
+        if best_score is None or score > best_score:
+            best_score = score
+            best_span_index = span_index
+    return cur_span_index == best_span_index
+
+
+def make_doc_spans(num_doc_tokens, max_tokens_for_doc, doc_stride):
+    """Returns the sliding windows (DocSpan list) over the context tokens.
+
+    Each window is at most `max_tokens_for_doc` long; windows advance by
+    min(window length, doc_stride) and stop once one reaches the end. An
+    empty context gives no windows.
+
+    Source: the while loop of run_squad.py `convert_examples_to_features`.
+    """
+    doc_spans = []
+    start_offset = 0
+    while start_offset < num_doc_tokens:
+        length = min(num_doc_tokens - start_offset, max_tokens_for_doc)
+        doc_spans.append(DocSpan(start=start_offset, length=length))
+        if start_offset + length == num_doc_tokens:
+            break
+        start_offset += min(length, doc_stride)
+    return doc_spans
+
+
+def _tokenize_doc(doc_tokens, tokenizer):
+    """WordPiece-tokenizes each word; returns the token/word index maps.
+
+    A word that yields no pieces (zero-width or lone combining characters)
+    maps, in orig_to_tok_index, to the position of the next word's first
+    piece, as in the original.
+    """
+    tok_to_orig_index = []
+    orig_to_tok_index = []
+    all_doc_tokens = []
+    for i, token in enumerate(doc_tokens):
+        orig_to_tok_index.append(len(all_doc_tokens))
+        for sub_token in tokenizer.tokenize(token):
+            tok_to_orig_index.append(i)
+            all_doc_tokens.append(sub_token)
+    return tok_to_orig_index, orig_to_tok_index, all_doc_tokens
+
+
+def _log_feature(feature, is_training):
+    logging.info("*** Example ***")
+    logging.info("unique_id: %s", feature.unique_id)
+    logging.info("example_index: %s", feature.example_index)
+    logging.info("doc_span_index: %s", feature.doc_span_index)
+    logging.info("tokens: %s", " ".join(feature.tokens))
+    logging.info("token_to_orig_map: %s", " ".join(
+        "%d:%d" % item for item in feature.token_to_orig_map.items()))
+    logging.info("token_is_max_context: %s", " ".join(
+        "%d:%s" % item for item in feature.token_is_max_context.items()))
+    logging.info("input_ids: %s", " ".join(map(str, feature.input_ids)))
+    logging.info("input_mask: %s", " ".join(map(str, feature.input_mask)))
+    logging.info("segment_ids: %s", " ".join(map(str, feature.segment_ids)))
+    if is_training and feature.is_impossible:
+        logging.info("impossible example")
+    if is_training and not feature.is_impossible:
+        answer_text = " ".join(
+            feature.tokens[feature.start_position:(feature.end_position + 1)])
+        logging.info("start_position: %d", feature.start_position)
+        logging.info("end_position: %d", feature.end_position)
+        logging.info("answer: %s", answer_text)
+
+
+def convert_examples_to_features(examples, tokenizer, max_seq_length,
+                                 doc_stride, max_query_length, is_training,
+                                 output_fn):
+    """Turns SquadExamples into windowed InputFeatures, passed to output_fn.
+
+    The query is tokenized and cut to `max_query_length` tokens; the context
+    words are tokenized one by one; windows of
+    `max_seq_length - len(query) - 3` tokens advance by `doc_stride`. When
+    training, the answer span is mapped to sub-tokens (`improve_answer_span`)
+    and windows that do not contain it are kept with start = end = 0 ([CLS]),
+    as the original does (despite its comment).
+
+    Args:
+      examples: list of SquadExample.
+      tokenizer: a FullTokenizer (tokenize, convert_tokens_to_ids).
+      max_seq_length, doc_stride, max_query_length: ints.
+      is_training: bool, whether to compute start/end positions.
+      output_fn: callable taking one InputFeatures, called in order.
+
+    Returns:
+      int, the number of features produced. An example whose context yields
+      no WordPiece tokens (empty, whitespace or zero-width only) produces no
+      feature; post-processing still predicts for it.
+
+    Raises:
+      ValueError: max_seq_length <= max_query_length + 3 or doc_stride < 1
+        (the original would loop forever or fail later).
+
+    Source: run_squad.py `convert_examples_to_features`. Difference: a
+    training example whose answer words yield no WordPiece tokens at all is
+    skipped with a warning (the original writes labels with start > end).
+    """
+    if max_seq_length <= max_query_length + 3:
+        raise ValueError(
+            "The max_seq_length (%d) must be greater than max_query_length "
+            "(%d) + 3" % (max_seq_length, max_query_length))
+    if doc_stride < 1:
+        raise ValueError("doc_stride must be at least 1, got %d" % doc_stride)
+
+    unique_id = FIRST_UNIQUE_ID
+    # Questions of one paragraph share one doc_tokens list: tokenize it once.
+    cached_doc_tokens = None
+    cached_tokenization = None
+    for example_index, example in enumerate(examples):
+        query_tokens = tokenizer.tokenize(example.question_text)
+        if len(query_tokens) > max_query_length:
+            query_tokens = query_tokens[0:max_query_length]
+
+        if example.doc_tokens is not cached_doc_tokens:
+            cached_doc_tokens = example.doc_tokens
+            cached_tokenization = _tokenize_doc(example.doc_tokens, tokenizer)
+        tok_to_orig_index, orig_to_tok_index, all_doc_tokens = (
+            cached_tokenization)
+
+        tok_start_position = None
+        tok_end_position = None
+        if is_training and example.is_impossible:
+            tok_start_position = -1
+            tok_end_position = -1
+        if is_training and not example.is_impossible:
+            tok_start_position = orig_to_tok_index[example.start_position]
+            if example.end_position < len(example.doc_tokens) - 1:
+                tok_end_position = orig_to_tok_index[
+                    example.end_position + 1] - 1
+            else:
+                tok_end_position = len(all_doc_tokens) - 1
+            if tok_start_position > tok_end_position:
+                logging.warning(
+                    "Skipping question %r: its answer %r yields no WordPiece "
+                    "tokens.", example.qas_id, example.orig_answer_text)
+                continue
+            tok_start_position, tok_end_position = improve_answer_span(
+                all_doc_tokens, tok_start_position, tok_end_position,
+                tokenizer, example.orig_answer_text)
+
+        # The 3 places are [CLS], [SEP] and [SEP].
+        max_tokens_for_doc = max_seq_length - len(query_tokens) - 3
+        doc_spans = make_doc_spans(len(all_doc_tokens), max_tokens_for_doc,
+                                   doc_stride)
+
+        for doc_span_index, doc_span in enumerate(doc_spans):
+            tokens = ["[CLS]"] + query_tokens + ["[SEP]"]
+            segment_ids = [0] * len(tokens)
+            token_to_orig_map = {}
+            token_is_max_context = {}
+            for i in range(doc_span.length):
+                split_token_index = doc_span.start + i
+                token_to_orig_map[len(tokens)] = tok_to_orig_index[
+                    split_token_index]
+                token_is_max_context[len(tokens)] = check_is_max_context(
+                    doc_spans, doc_span_index, split_token_index)
+                tokens.append(all_doc_tokens[split_token_index])
+                segment_ids.append(1)
+            tokens.append("[SEP]")
+            segment_ids.append(1)
+
+            input_ids = tokenizer.convert_tokens_to_ids(tokens)
+            input_mask = [1] * len(input_ids)
+            padding = max_seq_length - len(input_ids)
+            input_ids = input_ids + [0] * padding
+            input_mask = input_mask + [0] * padding
+            segment_ids = segment_ids + [0] * padding
+
+            start_position = None
+            end_position = None
+            if is_training and not example.is_impossible:
+                doc_start = doc_span.start
+                doc_end = doc_span.start + doc_span.length - 1
+                if (tok_start_position >= doc_start
+                        and tok_end_position <= doc_end):
+                    doc_offset = len(query_tokens) + 2
+                    start_position = tok_start_position - doc_start + doc_offset
+                    end_position = tok_end_position - doc_start + doc_offset
+                else:
+                    # Kept, pointing at [CLS], exactly as the original.
+                    start_position = 0
+                    end_position = 0
+            if is_training and example.is_impossible:
+                start_position = 0
+                end_position = 0
+
+            feature = InputFeatures(
+                unique_id=unique_id,
+                example_index=example_index,
+                doc_span_index=doc_span_index,
+                tokens=tokens,
+                token_to_orig_map=token_to_orig_map,
+                token_is_max_context=token_is_max_context,
+                input_ids=input_ids,
+                input_mask=input_mask,
+                segment_ids=segment_ids,
+                start_position=start_position,
+                end_position=end_position,
+                is_impossible=example.is_impossible)
+            if example_index < _NUM_LOGGED_EXAMPLES:
+                _log_feature(feature, is_training)
+            output_fn(feature)
+            unique_id += 1
+    return unique_id - FIRST_UNIQUE_ID
+
+
+def _int64_feature(values):
+    return tf.train.Feature(int64_list=tf.train.Int64List(value=list(values)))
+
+
+def feature_to_tf_example(feature, is_training):
+    """Serializes one InputFeatures as a tf.train.Example (all int64).
+
+    Keys: unique_ids, input_ids, input_mask, segment_ids; training adds
+    start_positions, end_positions and is_impossible (0/1).
+
+    Source: run_squad.py `FeatureWriter.process_feature`.
+    """
+    features = collections.OrderedDict()
+    features["unique_ids"] = _int64_feature([feature.unique_id])
+    features["input_ids"] = _int64_feature(feature.input_ids)
+    features["input_mask"] = _int64_feature(feature.input_mask)
+    features["segment_ids"] = _int64_feature(feature.segment_ids)
+    if is_training:
+        features["start_positions"] = _int64_feature([feature.start_position])
+        features["end_positions"] = _int64_feature([feature.end_position])
+        features["is_impossible"] = _int64_feature(
+            [1 if feature.is_impossible else 0])
+    return tf.train.Example(features=tf.train.Features(feature=features))
+
+
+class FeatureWriter(object):
+    """Writes InputFeatures to a TFRecord file, atomically.
+
+    Records go to a temporary file in the same folder, which replaces
+    `filename` on `close()`; if closed after an error (context-manager exit
+    with an exception, or `close(discard=True)`) the temporary file is deleted
+    and `filename` is left untouched.
+
+    Usage:
+      with FeatureWriter(path, is_training=False) as writer:
+          convert_examples_to_features(..., output_fn=writer.process_feature)
+
+    Attributes:
+      filename: str; is_training: bool; num_features: int written so far.
+
+    Source: run_squad.py `FeatureWriter`.
+    """
+
+    def __init__(self, filename, is_training):
+        self.filename = os.fspath(filename)
+        self.is_training = is_training
+        self.num_features = 0
+        folder = os.path.dirname(os.path.abspath(self.filename))
+        fd, self._tmp_path = tempfile.mkstemp(
+            prefix="." + os.path.basename(self.filename) + ".",
+            suffix=".tmp", dir=folder)
+        os.close(fd)
+        self._writer = tf.io.TFRecordWriter(self._tmp_path)
+
+    def process_feature(self, feature):
+        """Appends one InputFeatures as a tf.train.Example record."""
+        self.num_features += 1
+        self._writer.write(
+            feature_to_tf_example(feature, self.is_training)
+            .SerializeToString())
+
+    def close(self, discard=False):
+        """Finishes the file (moves it into place), or deletes it."""
+        if self._writer is None:
+            return
+        self._writer.close()
+        self._writer = None
+        if discard:
+            os.remove(self._tmp_path)
+        else:
+            os.replace(self._tmp_path, self.filename)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.close(discard=exc_type is not None)
+        return False
+
+
+def feature_spec(seq_length, is_training):
+    """The tf.io parsing spec of the SQuAD TFRecords (all int64).
+
+    Source: run_squad.py `input_fn_builder.name_to_features` (the written
+    `is_impossible` key is not parsed there either).
+    """
+    spec = {
+        "unique_ids": tf.io.FixedLenFeature([], tf.int64),
+        "input_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
+        "input_mask": tf.io.FixedLenFeature([seq_length], tf.int64),
+        "segment_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
+    }
+    if is_training:
+        spec["start_positions"] = tf.io.FixedLenFeature([], tf.int64)
+        spec["end_positions"] = tf.io.FixedLenFeature([], tf.int64)
+    return spec
+
+
+def squad_dataset(input_files, seq_length, is_training, batch_size,
+                  drop_remainder=None, shuffle_buffer=100, seed=None,
+                  repeat=None):
+    """A tf.data pipeline over SQuAD TFRecords written by FeatureWriter.
+
+    Args:
+      input_files: a path or list of paths.
+      seq_length: int, the max_seq_length the records were written with.
+      is_training: bool; training parses start/end positions, repeats and
+        shuffles (buffer 100, as the original) and by default drops the last
+        partial batch.
+      batch_size: int.
+      drop_remainder: bool or None (None: is_training). Prediction keeps
+        every record so that every question gets an answer.
+      shuffle_buffer: int, training shuffle buffer size.
+      seed: optional int shuffle seed.
+      repeat: bool or None (None: is_training), repeat the data forever.
+
+    Returns:
+      tf.data.Dataset of dicts: unique_ids [B], input_ids, input_mask,
+      segment_ids [B, seq_length], and when training start_positions,
+      end_positions [B]; all int32 (records hold int64, cast as the original
+      does for TPUs).
+
+    Source: run_squad.py `input_fn_builder`.
+    """
+    if isinstance(input_files, (str, bytes, os.PathLike)):
+        input_files = [input_files]
+    input_files = [os.fspath(f) for f in input_files]
+    if drop_remainder is None:
+        drop_remainder = is_training
+    if repeat is None:
+        repeat = is_training
+    spec = feature_spec(seq_length, is_training)
+
+    def _decode(records):
+        parsed = tf.io.parse_example(records, spec)
+        return {name: tf.cast(t, tf.int32) for name, t in parsed.items()}
+
+    dataset = tf.data.TFRecordDataset(input_files)
+    if repeat:
+        dataset = dataset.repeat()
+    if is_training:
+        dataset = dataset.shuffle(buffer_size=shuffle_buffer, seed=seed)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+    dataset = dataset.map(_decode, num_parallel_calls=tf.data.AUTOTUNE)
+    return dataset.prefetch(tf.data.AUTOTUNE)

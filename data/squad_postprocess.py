@@ -1,0 +1,403 @@
+"""SQuAD post-processing: logits -> n-best answers, predictions, null odds.
+
+Reproduces `RawResult`, `write_predictions`, `get_final_text`,
+`_get_best_indexes` and `_compute_softmax` of google-research/bert
+`run_squad.py` (own code: the n-best rules, tie order and text projection
+are the original's and exist in no library). Differences, where the original
+crashes:
+  * SQuAD 2.0 question whose n-best list holds no non-null answer: the
+    prediction is "" and null_odds holds `NO_ANSWER_NULL_ODDS`;
+  * question without any feature (empty or whitespace-only context): v1
+    predicts "empty" (the original's placeholder), v2 predicts "" with
+    null odds `NO_ANSWER_NULL_ODDS`.
+"""
+import collections
+import json
+import math
+import os
+import tempfile
+
+from absl import logging
+import numpy as np
+
+from data import tokenization
+
+# null_odds.json value for questions without any non-null candidate: larger
+# than any real score difference (those are tens at most), so every
+# practical --null_score_diff_threshold / --na-prob-thresh predicts no answer;
+# finite, so the JSON stays standard.
+NO_ANSWER_NULL_ODDS = 1e9
+
+RawResult = collections.namedtuple(
+    "RawResult", ["unique_id", "start_logits", "end_logits"])
+
+_PrelimPrediction = collections.namedtuple(
+    "PrelimPrediction",
+    ["feature_index", "start_index", "end_index", "start_logit", "end_logit"])
+
+_NbestPrediction = collections.namedtuple(
+    "NbestPrediction", ["text", "start_logit", "end_logit"])
+
+
+def get_best_indexes(logits, n_best_size):
+    """Indexes of the `n_best_size` largest logits, best first.
+
+    Ties keep ascending index order (Python's stable sort), as the original.
+
+    Source: run_squad.py `_get_best_indexes`.
+    """
+    order = sorted(range(len(logits)), key=lambda i: logits[i], reverse=True)
+    return order[:n_best_size]
+
+
+def compute_softmax(scores):
+    """Softmax of a list of floats in float64 (list of floats; [] for []).
+
+    Source: run_squad.py `_compute_softmax`.
+    """
+    if not scores:
+        return []
+    max_score = max(scores)
+    exp_scores = [math.exp(score - max_score) for score in scores]
+    total_sum = 0.0
+    for value in exp_scores:
+        total_sum += value
+    return [value / total_sum for value in exp_scores]
+
+
+def _strip_spaces(text):
+    """Removes " " characters; returns (text, no-space index -> index)."""
+    ns_chars = []
+    ns_to_s_map = {}
+    for i, char in enumerate(text):
+        if char == " ":
+            continue
+        ns_to_s_map[len(ns_chars)] = i
+        ns_chars.append(char)
+    return "".join(ns_chars), ns_to_s_map
+
+
+def get_final_text(pred_text, orig_text, do_lower_case,
+                   verbose_logging=False):
+    """Projects a normalized predicted text back onto the original words.
+
+    `orig_text` is basic-tokenized; `pred_text` is looked up in it; if the two
+    are equal without spaces, characters are aligned one to one and the
+    matching slice of `orig_text` is returned ("steve smith" in
+    "Steve Smith's" gives "Steve Smith"). On any failure `orig_text` is
+    returned whole.
+
+    Args:
+      pred_text: str, the de-WordPieced prediction.
+      orig_text: str, the original context words it came from, space-joined.
+      do_lower_case: bool, as for the tokenizer.
+      verbose_logging: bool, log why a projection failed.
+
+    Returns:
+      str.
+
+    Source: run_squad.py `get_final_text`.
+    """
+    tokenizer = tokenization.BasicTokenizer(do_lower_case=do_lower_case)
+    tok_text = " ".join(tokenizer.tokenize(orig_text))
+
+    start_position = tok_text.find(pred_text)
+    if start_position == -1:
+        if verbose_logging:
+            logging.info("Unable to find text: '%s' in '%s'",
+                         pred_text, orig_text)
+        return orig_text
+    end_position = start_position + len(pred_text) - 1
+
+    orig_ns_text, orig_ns_to_s_map = _strip_spaces(orig_text)
+    tok_ns_text, tok_ns_to_s_map = _strip_spaces(tok_text)
+    if len(orig_ns_text) != len(tok_ns_text):
+        if verbose_logging:
+            logging.info("Length not equal after stripping spaces: "
+                         "'%s' vs '%s'", orig_ns_text, tok_ns_text)
+        return orig_text
+
+    tok_s_to_ns_map = {s: ns for ns, s in tok_ns_to_s_map.items()}
+
+    orig_start_position = None
+    if start_position in tok_s_to_ns_map:
+        orig_start_position = orig_ns_to_s_map.get(
+            tok_s_to_ns_map[start_position])
+    if orig_start_position is None:
+        if verbose_logging:
+            logging.info("Couldn't map start position")
+        return orig_text
+
+    orig_end_position = None
+    if end_position in tok_s_to_ns_map:
+        orig_end_position = orig_ns_to_s_map.get(
+            tok_s_to_ns_map[end_position])
+    if orig_end_position is None:
+        if verbose_logging:
+            logging.info("Couldn't map end position")
+        return orig_text
+
+    return orig_text[orig_start_position:(orig_end_position + 1)]
+
+
+def _as_floats(logits):
+    """Logits as a list of Python floats (float32 values widened exactly,
+    as the original's `float(x)`), so sums and softmax run in float64."""
+    return np.asarray(logits).reshape(-1).tolist()
+
+
+def _prediction_text(feature, example, pred, do_lower_case, verbose_logging):
+    """The answer text of a non-null candidate (original's n-best loop)."""
+    tok_tokens = feature.tokens[pred.start_index:(pred.end_index + 1)]
+    orig_doc_start = feature.token_to_orig_map[pred.start_index]
+    orig_doc_end = feature.token_to_orig_map[pred.end_index]
+    orig_tokens = example.doc_tokens[orig_doc_start:(orig_doc_end + 1)]
+    # Undo the WordPiece split, then normalize whitespace.
+    tok_text = " ".join(tok_tokens)
+    tok_text = tok_text.replace(" ##", "")
+    tok_text = tok_text.replace("##", "")
+    tok_text = " ".join(tok_text.strip().split())
+    orig_text = " ".join(orig_tokens)
+    return get_final_text(tok_text, orig_text, do_lower_case, verbose_logging)
+
+
+def _example_predictions(example, features, unique_id_to_result, n_best_size,
+                         max_answer_length, do_lower_case,
+                         version_2_with_negative, verbose_logging):
+    """Returns (nbest list of OrderedDict, score_null, best_non_null entry)."""
+    prelim_predictions = []
+    # Lowest null score (start + end logit at [CLS]) over the windows.
+    score_null = 1000000
+    min_null_feature_index = 0
+    null_start_logit = 0
+    null_end_logit = 0
+    for feature_index, feature in enumerate(features):
+        result = unique_id_to_result[feature.unique_id]
+        start_logits = result.start_logits
+        end_logits = result.end_logits
+        start_indexes = get_best_indexes(start_logits, n_best_size)
+        end_indexes = get_best_indexes(end_logits, n_best_size)
+        if version_2_with_negative:
+            feature_null_score = start_logits[0] + end_logits[0]
+            if feature_null_score < score_null:
+                score_null = feature_null_score
+                min_null_feature_index = feature_index
+                null_start_logit = start_logits[0]
+                null_end_logit = end_logits[0]
+        num_tokens = len(feature.tokens)
+        for start_index in start_indexes:
+            for end_index in end_indexes:
+                # Drop spans in the query, padding or outside max context.
+                if start_index >= num_tokens or end_index >= num_tokens:
+                    continue
+                if start_index not in feature.token_to_orig_map:
+                    continue
+                if end_index not in feature.token_to_orig_map:
+                    continue
+                if not feature.token_is_max_context.get(start_index, False):
+                    continue
+                if end_index < start_index:
+                    continue
+                if end_index - start_index + 1 > max_answer_length:
+                    continue
+                prelim_predictions.append(_PrelimPrediction(
+                    feature_index=feature_index,
+                    start_index=start_index,
+                    end_index=end_index,
+                    start_logit=start_logits[start_index],
+                    end_logit=end_logits[end_index]))
+
+    if version_2_with_negative:
+        prelim_predictions.append(_PrelimPrediction(
+            feature_index=min_null_feature_index,
+            start_index=0,
+            end_index=0,
+            start_logit=null_start_logit,
+            end_logit=null_end_logit))
+    prelim_predictions = sorted(
+        prelim_predictions, key=lambda x: x.start_logit + x.end_logit,
+        reverse=True)
+
+    seen_predictions = set()
+    nbest = []
+    for pred in prelim_predictions:
+        if len(nbest) >= n_best_size:
+            break
+        if pred.start_index > 0:
+            final_text = _prediction_text(
+                features[pred.feature_index], example, pred, do_lower_case,
+                verbose_logging)
+            if final_text in seen_predictions:
+                continue
+        else:
+            final_text = ""
+        seen_predictions.add(final_text)
+        nbest.append(_NbestPrediction(
+            text=final_text, start_logit=pred.start_logit,
+            end_logit=pred.end_logit))
+
+    if version_2_with_negative and "" not in seen_predictions:
+        nbest.append(_NbestPrediction(
+            text="", start_logit=null_start_logit, end_logit=null_end_logit))
+    # No valid span at all: the original's placeholder answer.
+    if not nbest:
+        nbest.append(_NbestPrediction(
+            text="empty", start_logit=0.0, end_logit=0.0))
+
+    total_scores = []
+    best_non_null_entry = None
+    for entry in nbest:
+        total_scores.append(entry.start_logit + entry.end_logit)
+        if best_non_null_entry is None and entry.text:
+            best_non_null_entry = entry
+    probs = compute_softmax(total_scores)
+
+    nbest_json = []
+    for i, entry in enumerate(nbest):
+        output = collections.OrderedDict()
+        output["text"] = entry.text
+        output["probability"] = probs[i]
+        output["start_logit"] = entry.start_logit
+        output["end_logit"] = entry.end_logit
+        nbest_json.append(output)
+    return nbest_json, score_null, best_non_null_entry
+
+
+def compute_predictions(all_examples, all_features, all_results, n_best_size,
+                        max_answer_length, do_lower_case,
+                        version_2_with_negative=False,
+                        null_score_diff_threshold=0.0,
+                        verbose_logging=False):
+    """Computes predictions, n-best lists and null odds without writing.
+
+    Args: as `write_predictions`.
+
+    Returns:
+      (all_predictions, all_nbest_json, scores_diff_json): OrderedDicts keyed
+      by qas_id in example order: answer text; list of OrderedDict(text,
+      probability, start_logit, end_logit) best first; and (v2 only, else
+      empty) null score minus best non-null score (float).
+
+    Raises:
+      ValueError: a feature has no result (every feature must be predicted).
+    """
+    example_index_to_features = collections.defaultdict(list)
+    for feature in all_features:
+        example_index_to_features[feature.example_index].append(feature)
+
+    unique_id_to_result = {}
+    for result in all_results:
+        unique_id_to_result[int(result.unique_id)] = RawResult(
+            unique_id=int(result.unique_id),
+            start_logits=_as_floats(result.start_logits),
+            end_logits=_as_floats(result.end_logits))
+    for feature in all_features:
+        if feature.unique_id not in unique_id_to_result:
+            raise ValueError(
+                "No model output for unique_id %d (question %r); every "
+                "feature must be predicted." % (
+                    feature.unique_id,
+                    all_examples[feature.example_index].qas_id))
+
+    all_predictions = collections.OrderedDict()
+    all_nbest_json = collections.OrderedDict()
+    scores_diff_json = collections.OrderedDict()
+    for example_index, example in enumerate(all_examples):
+        features = example_index_to_features[example_index]
+        nbest_json, score_null, best_non_null_entry = _example_predictions(
+            example, features, unique_id_to_result, n_best_size,
+            max_answer_length, do_lower_case, version_2_with_negative,
+            verbose_logging)
+        if not version_2_with_negative:
+            all_predictions[example.qas_id] = nbest_json[0]["text"]
+        elif best_non_null_entry is None:
+            # The original crashes here; no candidate answer means no answer.
+            scores_diff_json[example.qas_id] = NO_ANSWER_NULL_ODDS
+            all_predictions[example.qas_id] = ""
+        else:
+            score_diff = (score_null - best_non_null_entry.start_logit
+                          - best_non_null_entry.end_logit)
+            scores_diff_json[example.qas_id] = score_diff
+            if score_diff > null_score_diff_threshold:
+                all_predictions[example.qas_id] = ""
+            else:
+                all_predictions[example.qas_id] = best_non_null_entry.text
+        all_nbest_json[example.qas_id] = nbest_json
+    return all_predictions, all_nbest_json, scores_diff_json
+
+
+def write_json_atomic(obj, path):
+    """Writes `json.dumps(obj, indent=4) + "\\n"` to `path` atomically.
+
+    The text is the original's (ASCII-escaped, 4-space indent, final newline);
+    it is written to a temporary file in the same folder, then os.replace'd.
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp_path = tempfile.mkstemp(
+        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as writer:
+            writer.write(json.dumps(obj, indent=4) + "\n")
+        os.replace(tmp_path, path)
+    except BaseException:
+        if os.path.exists(tmp_path):
+            os.remove(tmp_path)
+        raise
+
+
+def write_predictions(all_examples, all_features, all_results, n_best_size,
+                      max_answer_length, do_lower_case,
+                      output_prediction_file, output_nbest_file,
+                      output_null_log_odds_file,
+                      version_2_with_negative=False,
+                      null_score_diff_threshold=0.0, verbose_logging=False):
+    """Writes predictions.json, nbest_predictions.json and null_odds.json.
+
+    For each example, the top `n_best_size` start and end positions of each of
+    its features are paired; pairs in the query/padding, not at the token's
+    max-context window, reversed or longer than `max_answer_length` are
+    dropped; candidates are ranked by start + end logit, turned into text
+    (`get_final_text`) and de-duplicated. v1 predicts the best text; v2
+    predicts "" when null score - best non-null score >
+    `null_score_diff_threshold`.
+
+    Args:
+      all_examples: list of SquadExample (prediction mode).
+      all_features: list of InputFeatures from convert_examples_to_features.
+      all_results: iterable of objects/tuples with unique_id, start_logits,
+        end_logits (sequences or arrays of length max_seq_length; float32
+        model outputs are widened to float64 as the original's `float(x)`).
+      n_best_size, max_answer_length: ints.
+      do_lower_case: bool, as used for tokenization.
+      output_prediction_file, output_nbest_file: paths.
+      output_null_log_odds_file: path, written only for v2 (may be None
+        otherwise).
+      version_2_with_negative: bool.
+      null_score_diff_threshold: float.
+      verbose_logging: bool, log failed text projections.
+
+    Returns:
+      (all_predictions, all_nbest_json, scores_diff_json) as in
+      `compute_predictions`. Every example's qas_id is a key of the first two
+      (and of the third for v2).
+
+    Raises:
+      ValueError: a feature has no result.
+
+    Source: run_squad.py `write_predictions` (its FLAGS became arguments);
+    files are written as `json.dumps(..., indent=4) + "\\n"`, atomically.
+    """
+    logging.info("Writing predictions to: %s", output_prediction_file)
+    logging.info("Writing nbest to: %s", output_nbest_file)
+    all_predictions, all_nbest_json, scores_diff_json = compute_predictions(
+        all_examples, all_features, all_results, n_best_size,
+        max_answer_length, do_lower_case,
+        version_2_with_negative=version_2_with_negative,
+        null_score_diff_threshold=null_score_diff_threshold,
+        verbose_logging=verbose_logging)
+    write_json_atomic(all_predictions, output_prediction_file)
+    write_json_atomic(all_nbest_json, output_nbest_file)
+    if version_2_with_negative:
+        write_json_atomic(scores_diff_json, output_null_log_odds_file)
+    return all_predictions, all_nbest_json, scores_diff_json
