@@ -9,21 +9,21 @@ import pytest  # noqa: E402
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED_DIR = pathlib.Path(
-    os.environ.get("BERT_SHARED_DIR", REPO_ROOT.parent / "shared")).resolve()
+      os.environ.get("BERT_SHARED_DIR", REPO_ROOT.parent / "shared")).resolve()
 FIXTURES_DIR = SHARED_DIR / "fixtures"
 DATA_DIR = SHARED_DIR / "data"
 
 
 @pytest.fixture(scope="session")
 def fixtures_dir():
-  return FIXTURES_DIR
+    return FIXTURES_DIR
 
 
 @pytest.fixture(scope="session")
 def data_dir():
-  return DATA_DIR
+    return DATA_DIR
 
 
 @pytest.fixture(scope="session")
 def repo_root():
-  return REPO_ROOT
+    return REPO_ROOT
