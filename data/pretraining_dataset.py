@@ -1,0 +1,115 @@
+"""tf.data input pipeline for pre-training TFRecords.
+
+Reproduces the input_fn of google-research/bert `run_pretraining.py`
+(input_fn_builder) with current tf.data calls: `interleave` replaces
+`tf.contrib.data.parallel_interleave(sloppy=True)` and `map` + `batch`
+replaces `map_and_batch`.
+"""
+import tensorflow as tf
+
+from data.pretraining_records import pretraining_feature_spec
+
+
+def expand_input_files(input_files):
+    """Expands a comma-separated glob string (or list of globs) to files.
+
+    Args:
+      input_files: str like "a/*.tfrecord,b.tfrecord", or a list of str.
+
+    Returns:
+      list of str, the matches of each pattern in pattern order.
+
+    Raises:
+      ValueError: a pattern matches no file.
+
+    Source: run_pretraining.py / create_pretraining_data.py, main
+    (`input_file.split(",")` then `tf.gfile.Glob`).
+    """
+    if isinstance(input_files, str):
+        patterns = [p for p in input_files.split(",") if p]
+    else:
+        patterns = list(input_files)
+    files = []
+    for pattern in patterns:
+        matches = tf.io.gfile.glob(pattern)
+        if not matches:
+            raise ValueError("input file pattern %r matches no file"
+                             % pattern)
+        files.extend(matches)
+    if not files:
+        raise ValueError("no input files given")
+    return files
+
+
+def parse_pretraining_example(record, max_seq_length,
+                              max_predictions_per_seq):
+    """Parses one serialized record; int64 features become int32.
+
+    Returns:
+      dict: input_ids, input_mask, segment_ids int32 [max_seq_length];
+      masked_lm_positions, masked_lm_ids int32 [max_predictions_per_seq];
+      masked_lm_weights float32 [max_predictions_per_seq];
+      next_sentence_labels int32 [1].
+
+    Raises:
+      tf.errors.InvalidArgumentError (when run): a key is missing or a
+        length differs from the spec (e.g. max_seq_length does not match
+        the data).
+
+    Source: run_pretraining.py, _decode_record.
+    """
+    example = tf.io.parse_single_example(
+        record, pretraining_feature_spec(max_seq_length,
+                                         max_predictions_per_seq))
+    # The model takes int32 ids; tf.train.Example only stores int64.
+    return {key: tf.cast(value, tf.int32) if value.dtype == tf.int64
+            else value for key, value in example.items()}
+
+
+def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
+                        batch_size, is_training, num_cpu_threads=4):
+    """Batches of pre-training features, as run_pretraining's input_fn.
+
+    Training: the file list is repeated and shuffled (buffer = number of
+    files), files are read interleaved (cycle length min(num_cpu_threads,
+    number of files), order not deterministic), records are shuffled with a
+    buffer of 100. Evaluation: the files are read in order and repeated. Both
+    repeat forever (the caller sets the number of steps) and drop the last
+    partial batch, as the original.
+
+    Args:
+      input_files: comma-separated glob string or list of paths/globs.
+      max_seq_length, max_predictions_per_seq: must match the data.
+      batch_size: int.
+      is_training: bool.
+      num_cpu_threads: int, the original's default is 4.
+
+    Returns:
+      tf.data.Dataset of dicts as parse_pretraining_example, each with a
+      leading batch dimension of `batch_size`.
+
+    Raises:
+      ValueError: a pattern matches no file.
+
+    Source: run_pretraining.py, input_fn_builder.
+    """
+    files = expand_input_files(input_files)
+    if is_training:
+        dataset = tf.data.Dataset.from_tensor_slices(tf.constant(files))
+        dataset = dataset.repeat()
+        dataset = dataset.shuffle(buffer_size=len(files))
+        dataset = dataset.interleave(
+            tf.data.TFRecordDataset,
+            cycle_length=min(num_cpu_threads, len(files)),
+            num_parallel_calls=tf.data.AUTOTUNE,
+            deterministic=False)
+        dataset = dataset.shuffle(buffer_size=100)
+    else:
+        dataset = tf.data.TFRecordDataset(files)
+        dataset = dataset.repeat()
+    dataset = dataset.map(
+        lambda record: parse_pretraining_example(
+            record, max_seq_length, max_predictions_per_seq),
+        num_parallel_calls=tf.data.AUTOTUNE)
+    dataset = dataset.batch(batch_size, drop_remainder=True)
+    return dataset.prefetch(tf.data.AUTOTUNE)
