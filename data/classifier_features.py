@@ -1,0 +1,319 @@
+"""Classifier features: `InputExample` -> ids/mask/segments, TFRecords, tf.data.
+
+Reproduces google-research/bert `run_classifier.py`: `InputFeatures`,
+`convert_single_example`, `convert_examples_to_features`,
+`file_based_convert_examples_to_features` and `file_based_input_fn_builder`
+(here `classifier_dataset`, a tf.data pipeline for Keras `fit`/`evaluate`/
+`predict`).
+
+Regression tasks (STS-B) are marked by `label_list=None`: the label is stored
+as a float (TFRecord `float_list`) instead of a label index.
+"""
+import collections
+import os
+import uuid
+
+from absl import logging
+import tensorflow as tf
+
+from data.classifier_processors import PaddingInputExample
+
+__all__ = [
+    "InputFeatures",
+    "FEATURE_KEYS",
+    "convert_single_example",
+    "convert_examples_to_features",
+    "file_based_convert_examples_to_features",
+    "classifier_dataset",
+]
+
+#: The TFRecord keys written by `file_based_convert_examples_to_features`,
+#: in the original's order.
+FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids", "label_ids",
+                "is_real_example")
+
+
+class InputFeatures(object):
+    """The model inputs of one example.
+
+    Source: run_classifier.py `InputFeatures`.
+
+    Attributes:
+      input_ids, input_mask, segment_ids: lists of `max_seq_length` ints.
+      label_id: int (index in the label list) or float (regression).
+      is_real_example: False for `PaddingInputExample` rows.
+    """
+
+    def __init__(self, input_ids, input_mask, segment_ids, label_id,
+                 is_real_example=True):
+        self.input_ids = input_ids
+        self.input_mask = input_mask
+        self.segment_ids = segment_ids
+        self.label_id = label_id
+        self.is_real_example = is_real_example
+
+
+def _truncate_seq_pair(tokens_a, tokens_b, max_length):
+    """Pops tokens off the end of the longer list until both fit.
+
+    Source: run_classifier.py `_truncate_seq_pair` (ties pop from
+    `tokens_b`). Own copy of the rule because `data/packing.py` did not
+    exist yet when this module was written.
+    """
+    while len(tokens_a) + len(tokens_b) > max_length:
+        if len(tokens_a) > len(tokens_b):
+            tokens_a.pop()
+        else:
+            tokens_b.pop()
+
+
+def _label_id(example, label_list):
+    """The label index (classification) or float label (regression)."""
+    if label_list is None:
+        try:
+            return float(example.label)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "example %s: label %r is not a number (regression task, "
+                "label_list=None)" % (example.guid, example.label)) from None
+    label_map = {label: i for i, label in enumerate(label_list)}
+    if example.label not in label_map:
+        raise ValueError("example %s: label %r is not in the label list %r" % (
+            example.guid, example.label, list(label_list)))
+    return label_map[example.label]
+
+
+def convert_single_example(ex_index, example, label_list, max_seq_length,
+                           tokenizer):
+    """Converts one `InputExample` into an `InputFeatures`.
+
+    Source: run_classifier.py `convert_single_example`:
+      * a `PaddingInputExample` gives all-zero ids/mask/segments, label 0
+        and `is_real_example=False`;
+      * otherwise text_a (and text_b when it is a non-empty string whose
+        tokens are non-empty) are WordPiece-tokenized; pairs are truncated
+        to `max_seq_length - 3` tokens by popping from the end of the longer
+        list (ties pop text_b), single sequences are cut to
+        `max_seq_length - 2`;
+      * tokens are `[CLS] a [SEP]` (+ `b [SEP]`), segment ids 0 for the
+        first part and 1 for the second, mask 1, then zero-padding to
+        `max_seq_length`;
+      * the first 5 examples (`ex_index < 5`) are logged.
+
+    Args:
+      ex_index: int, position of the example (only for logging).
+      example: `InputExample` or `PaddingInputExample`.
+      label_list: list of label strings, or None for a regression task.
+      max_seq_length: int, length of the returned lists.
+      tokenizer: an object with `tokenize(text)` and
+        `convert_tokens_to_ids(tokens)` (e.g. `tokenization.FullTokenizer`).
+
+    Returns:
+      `InputFeatures` with int lists of length `max_seq_length`; `label_id`
+      is an int (label index) or a float (regression).
+
+    Raises:
+      ValueError: `max_seq_length` too small for [CLS]/[SEP], or a label
+        not in `label_list` (not a number for regression).
+    """
+    if isinstance(example, PaddingInputExample):
+        return InputFeatures(
+            input_ids=[0] * max_seq_length,
+            input_mask=[0] * max_seq_length,
+            segment_ids=[0] * max_seq_length,
+            label_id=0.0 if label_list is None else 0,
+            is_real_example=False)
+
+    tokens_a = tokenizer.tokenize(example.text_a)
+    tokens_b = None
+    # As the original: an empty text_b (or one with no tokens) means a
+    # single-sequence example.
+    if example.text_b:
+        tokens_b = tokenizer.tokenize(example.text_b)
+
+    if tokens_b:
+        if max_seq_length < 3:
+            raise ValueError(
+                "max_seq_length=%d leaves no room for [CLS] a [SEP] b [SEP] "
+                "(need >= 3)" % max_seq_length)
+        _truncate_seq_pair(tokens_a, tokens_b, max_seq_length - 3)
+    else:
+        if max_seq_length < 2:
+            raise ValueError(
+                "max_seq_length=%d leaves no room for [CLS] a [SEP] "
+                "(need >= 2)" % max_seq_length)
+        tokens_a = tokens_a[:max_seq_length - 2]
+
+    tokens = ["[CLS]"] + tokens_a + ["[SEP]"]
+    segment_ids = [0] * len(tokens)
+    if tokens_b:
+        tokens += tokens_b + ["[SEP]"]
+        segment_ids += [1] * (len(tokens_b) + 1)
+
+    input_ids = tokenizer.convert_tokens_to_ids(tokens)
+    input_mask = [1] * len(input_ids)
+    padding = max_seq_length - len(input_ids)
+    input_ids = list(input_ids) + [0] * padding
+    input_mask += [0] * padding
+    segment_ids += [0] * padding
+
+    label_id = _label_id(example, label_list)
+    if ex_index < 5:
+        logging.info("*** Example ***")
+        logging.info("guid: %s", example.guid)
+        logging.info("tokens: %s", " ".join(tokens))
+        logging.info("input_ids: %s", " ".join(str(x) for x in input_ids))
+        logging.info("input_mask: %s", " ".join(str(x) for x in input_mask))
+        logging.info("segment_ids: %s",
+                     " ".join(str(x) for x in segment_ids))
+        if label_list is None:
+            logging.info("label: %s (value = %r)", example.label, label_id)
+        else:
+            logging.info("label: %s (id = %d)", example.label, label_id)
+
+    return InputFeatures(input_ids=input_ids, input_mask=input_mask,
+                         segment_ids=segment_ids, label_id=label_id,
+                         is_real_example=True)
+
+
+def convert_examples_to_features(examples, label_list, max_seq_length,
+                                 tokenizer):
+    """Converts a list of examples into a list of `InputFeatures`.
+
+    Source: run_classifier.py `convert_examples_to_features` (in memory).
+    Same arguments and errors as `convert_single_example`.
+    """
+    features = []
+    for ex_index, example in enumerate(examples):
+        if ex_index % 10000 == 0:
+            logging.info("Writing example %d of %d", ex_index, len(examples))
+        features.append(convert_single_example(
+            ex_index, example, label_list, max_seq_length, tokenizer))
+    return features
+
+
+def _to_tf_example(feature):
+    """Serializes `InputFeatures` with the original's keys and types."""
+    def int_feature(values):
+        return tf.train.Feature(int64_list=tf.train.Int64List(
+            value=list(values)))
+
+    fields = collections.OrderedDict()
+    fields["input_ids"] = int_feature(feature.input_ids)
+    fields["input_mask"] = int_feature(feature.input_mask)
+    fields["segment_ids"] = int_feature(feature.segment_ids)
+    if isinstance(feature.label_id, float):
+        fields["label_ids"] = tf.train.Feature(
+            float_list=tf.train.FloatList(value=[feature.label_id]))
+    else:
+        fields["label_ids"] = int_feature([feature.label_id])
+    fields["is_real_example"] = int_feature([int(feature.is_real_example)])
+    return tf.train.Example(features=tf.train.Features(feature=fields))
+
+
+def file_based_convert_examples_to_features(examples, label_list,
+                                            max_seq_length, tokenizer,
+                                            output_file):
+    """Converts examples and writes them to a TFRecord file.
+
+    Source: run_classifier.py `file_based_convert_examples_to_features`.
+    Each record is a `tf.train.Example` with `input_ids`, `input_mask`,
+    `segment_ids` (int64 [max_seq_length]), `label_ids` (int64 [1]; float
+    [1] when `label_list` is None, i.e. regression) and `is_real_example`
+    (int64 [1]).
+
+    The file is written atomically: records go to a temporary file in the
+    same folder, which then replaces `output_file` (local or gs:// paths).
+
+    Args:
+      examples: list of `InputExample` / `PaddingInputExample`.
+      label_list: list of label strings, or None for regression.
+      max_seq_length: int.
+      tokenizer: see `convert_single_example`.
+      output_file: path of the TFRecord file to write.
+
+    Returns:
+      The number of records written.
+
+    Raises:
+      ValueError: see `convert_single_example` (no file is left behind).
+    """
+    output_file = os.fspath(output_file)
+    tmp_file = "%s.tmp-%s" % (output_file, uuid.uuid4().hex)
+    try:
+        with tf.io.TFRecordWriter(tmp_file) as writer:
+            for ex_index, example in enumerate(examples):
+                if ex_index % 10000 == 0:
+                    logging.info("Writing example %d of %d", ex_index,
+                                 len(examples))
+                feature = convert_single_example(
+                    ex_index, example, label_list, max_seq_length, tokenizer)
+                writer.write(_to_tf_example(feature).SerializeToString())
+        tf.io.gfile.rename(tmp_file, output_file, overwrite=True)
+    finally:
+        if tf.io.gfile.exists(tmp_file):
+            tf.io.gfile.remove(tmp_file)
+    return len(examples)
+
+
+def classifier_dataset(input_file, seq_length, is_training, batch_size,
+                       is_regression=False, seed=None):
+    """Reads a classifier TFRecord file into batches for Keras.
+
+    Source: run_classifier.py `file_based_input_fn_builder`. Training
+    repeats forever, shuffles with a buffer of 100 and drops the last
+    partial batch; evaluation/prediction reads the file once, in order, and
+    keeps every example (the last batch may be smaller), so no example is
+    lost without TPU padding.
+
+    Args:
+      input_file: a TFRecord path (or list of paths) written by
+        `file_based_convert_examples_to_features`.
+      seq_length: int, the `max_seq_length` the file was written with.
+      is_training: bool.
+      batch_size: int.
+      is_regression: bool, True when `label_ids` were written as floats.
+      seed: optional int, the shuffle seed (training only).
+
+    Returns:
+      A `tf.data.Dataset` of `(features, label_ids, is_real_example)`
+      (for evaluation/prediction with a known cardinality, the number of
+      batches):
+      `features` is a dict of int32 [B, seq_length] `input_ids`,
+      `input_mask`, `segment_ids`; `label_ids` is int32 [B] (float32 [B]
+      for regression); `is_real_example` is float32 [B], usable as the
+      Keras sample weight.
+    """
+    label_type = tf.float32 if is_regression else tf.int64
+    name_to_features = {
+        "input_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
+        "input_mask": tf.io.FixedLenFeature([seq_length], tf.int64),
+        "segment_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
+        "label_ids": tf.io.FixedLenFeature([], label_type),
+        "is_real_example": tf.io.FixedLenFeature([], tf.int64),
+    }
+
+    def decode(records):
+        parsed = tf.io.parse_example(records, name_to_features)
+        # tf.Example stores int64; the model takes int32, as in the original.
+        features = {name: tf.cast(parsed[name], tf.int32)
+                    for name in ("input_ids", "input_mask", "segment_ids")}
+        label_ids = parsed["label_ids"]
+        if not is_regression:
+            label_ids = tf.cast(label_ids, tf.int32)
+        weights = tf.cast(parsed["is_real_example"], tf.float32)
+        return features, label_ids, weights
+
+    d = tf.data.TFRecordDataset(input_file)
+    if is_training:
+        d = d.repeat()
+        d = d.shuffle(buffer_size=100, seed=seed)
+    else:
+        # A known length lets Keras evaluate/predict stop at the end of the
+        # file without its "input ran out of data" warning.
+        num_records = d.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
+        d = d.apply(tf.data.experimental.assert_cardinality(num_records))
+    # Batch the serialized records, then parse whole batches at once.
+    d = d.batch(batch_size, drop_remainder=is_training)
+    d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
+    return d.prefetch(tf.data.AUTOTUNE)
