@@ -199,17 +199,15 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
       feature; post-processing still predicts for it.
 
     Raises:
-      ValueError: max_seq_length <= max_query_length + 3 or doc_stride < 1
-        (the original would loop forever or fail later).
+      ValueError: doc_stride < 1, or a question leaves no room for context
+        (max_seq_length <= its query length + 3; run_squad.py requires
+        max_seq_length > max_query_length + 3): the original would loop
+        forever there.
 
     Source: run_squad.py `convert_examples_to_features`. Difference: a
     training example whose answer words yield no WordPiece tokens at all is
     skipped with a warning (the original writes labels with start > end).
     """
-    if max_seq_length <= max_query_length + 3:
-        raise ValueError(
-            "The max_seq_length (%d) must be greater than max_query_length "
-            "(%d) + 3" % (max_seq_length, max_query_length))
     if doc_stride < 1:
         raise ValueError("doc_stride must be at least 1, got %d" % doc_stride)
 
@@ -251,6 +249,12 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
 
         # The 3 places are [CLS], [SEP] and [SEP].
         max_tokens_for_doc = max_seq_length - len(query_tokens) - 3
+        if max_tokens_for_doc < 1:
+            raise ValueError(
+                "Question %r: max_seq_length %d leaves no room for context "
+                "after %d query tokens; use max_seq_length > max_query_length "
+                "(%d) + 3" % (example.qas_id, max_seq_length,
+                              len(query_tokens), max_query_length))
         doc_spans = make_doc_spans(len(all_doc_tokens), max_tokens_for_doc,
                                    doc_stride)
 

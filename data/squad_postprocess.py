@@ -326,11 +326,11 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
     return all_predictions, all_nbest_json, scores_diff_json
 
 
-def write_json_atomic(obj, path):
-    """Writes `json.dumps(obj, indent=4) + "\\n"` to `path` atomically.
+def write_text_atomic(text, path):
+    """Writes `text` (UTF-8) to `path` atomically.
 
-    The text is the original's (ASCII-escaped, 4-space indent, final newline);
-    it is written to a temporary file in the same folder, then os.replace'd.
+    The text goes to a temporary file in the same folder, which then
+    replaces `path` (os.replace); on failure the temporary file is removed.
     """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
@@ -338,12 +338,20 @@ def write_json_atomic(obj, path):
         prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as writer:
-            writer.write(json.dumps(obj, indent=4) + "\n")
+            writer.write(text)
         os.replace(tmp_path, path)
     except BaseException:
         if os.path.exists(tmp_path):
             os.remove(tmp_path)
         raise
+
+
+def write_json_atomic(obj, path):
+    """Writes `json.dumps(obj, indent=4) + "\\n"` to `path` atomically.
+
+    That is the original's text: ASCII-escaped, 4-space indent, final newline.
+    """
+    write_text_atomic(json.dumps(obj, indent=4) + "\n", path)
 
 
 def write_predictions(all_examples, all_features, all_results, n_best_size,
