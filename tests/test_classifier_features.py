@@ -282,3 +282,33 @@ def test_dataset_feeds_keras_fit_evaluate_predict(tokenizer, tmp_path):
     predictions = model.predict(cf.classifier_dataset(out, 8, False, 4),
                                 verbose=0)
     assert predictions.shape == (6, 2)  # every row, padding included
+
+
+def test_mrpc_features_reproduce_original_predictions(fixtures_dir, tmp_path):
+    """Processor + features + reader feed the fixture model to the original's
+    test_results.tsv (64 MRPC test pairs, max_seq_length 128)."""
+    import shutil
+
+    from modeling import BertConfig, checkpoints
+    from modeling.models import BertClassifier
+
+    fixture = fixtures_dir / "tf1_vocab_mrpc_classifier"
+    shutil.copy(fixture / "mrpc_test64.tsv", tmp_path / "test.tsv")
+    processor = get_processor("mrpc")
+    examples = processor.get_test_examples(tmp_path)
+    assert len(examples) == 64
+    tokenizer = FullTokenizer(str(fixture / "vocab.txt"), do_lower_case=True)
+    record = str(tmp_path / "predict.tf_record")
+    cf.file_based_convert_examples_to_features(
+        examples, processor.get_labels(), 128, tokenizer, record)
+    model = BertClassifier(
+        BertConfig.from_json_file(str(fixture / "bert_config.json")),
+        num_labels=2)
+    checkpoints.load_tf1_checkpoint(model, str(fixture / "bert_model.ckpt"),
+                                    verbose=False)
+    logits = model.predict(cf.classifier_dataset(record, 128, False, 8),
+                           verbose=0)
+    probabilities = tf.nn.softmax(logits).numpy()
+    expected = np.loadtxt(fixture / "mrpc_test64_test_results.tsv",
+                          delimiter="\t")
+    np.testing.assert_allclose(probabilities, expected, atol=1e-5, rtol=0)
