@@ -21,6 +21,7 @@ setup(
         "keras>=3.12,<3.16",
         "keras-hub>=0.32,<0.33",
         "absl-py>=2.1,<3",
+        "tensorboard>=2.19",  # TensorBoard logs written during training
         "numpy>=1.26",
     ],
     extras_require={"dev": ["pytest>=8"]},

@@ -64,3 +64,31 @@ def squad_loss(start_logits, end_logits, start_positions, end_positions):
 
     return (position_loss(start_logits, start_positions)
             + position_loss(end_logits, end_positions)) / 2.0
+
+
+def scale_for_replicas(loss):
+    """Divides a per-replica mean loss by the number of replicas in sync.
+
+    `tf.distribute` sums gradients over replicas, so each replica's loss is
+    scaled down to make the update the gradient of the global mean (what the
+    original gets from `CrossShardOptimizer` on TPU). Keras' own `Loss` objects
+    do the same.
+    """
+    import tensorflow as tf
+
+    replicas = tf.distribute.get_strategy().num_replicas_in_sync
+    if replicas > 1:
+        loss = loss * (1.0 / replicas)
+    return loss
+
+
+def regression_loss(predictions, labels):
+    """Mean squared error for a one-output regression head (e.g. STS-B).
+
+    Args: predictions float [batch_size, 1]; labels float [batch_size].
+    The original `run_classifier.py` has no regression task; MSE is the
+    usual GLUE choice and what `eval_loss` reports for STS-B.
+    """
+    predictions = ops.reshape(ops.cast(predictions, "float32"), (-1,))
+    labels = ops.reshape(ops.cast(labels, "float32"), (-1,))
+    return ops.mean(ops.square(predictions - labels))

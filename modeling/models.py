@@ -9,6 +9,7 @@ from keras import ops
 
 from modeling.bert_model import BertModel
 from modeling.heads import MaskedLMHead, NextSentenceHead, SquadHead
+from modeling import losses
 from modeling.initializers import create_initializer
 
 # run_classifier.py hard-codes these rather than reading the config.
@@ -68,6 +69,20 @@ class BertClassifier(keras.Model):
         logits = logits + ops.cast(self.output_bias, pooled.dtype)
         return ops.cast(logits, "float32")
 
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                     training=True):
+        """The original's loss for `model.fit`: `y` is `label_ids` [batch_size].
+
+        Mean cross-entropy; for `num_labels == 1`, mean squared error.
+        """
+        if y is None:
+            return None
+        if self.num_labels == 1:
+            loss = losses.regression_loss(y_pred, y)
+        else:
+            loss = losses.classifier_loss(y_pred, y)
+        return losses.scale_for_replicas(loss)
+
     def get_config(self):
         return {"name": self.name, "config": self.config.to_dict(),
                 "num_labels": self.num_labels}
@@ -105,6 +120,15 @@ class BertSquad(keras.Model):
             _encoder_inputs(inputs), training=training)["sequence_output"]
         start_logits, end_logits = self.squad(sequence_output)
         return {"start_logits": start_logits, "end_logits": end_logits}
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                     training=True):
+        """The original's loss; `y` holds `start_positions`, `end_positions`."""
+        if y is None:
+            return None
+        return losses.scale_for_replicas(losses.squad_loss(
+            y_pred["start_logits"], y_pred["end_logits"],
+            y["start_positions"], y["end_positions"]))
 
     def get_config(self):
         return {"name": self.name, "config": self.config.to_dict()}
@@ -148,6 +172,21 @@ class BertPretrainer(keras.Model):
                 outputs["sequence_output"], inputs["masked_lm_positions"]),
             "next_sentence_log_probs": self.next_sentence(outputs["pooled_output"]),
         }
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                     training=True):
+        """The original's total loss: masked LM plus next sentence.
+
+        `y` holds `masked_lm_ids`, `masked_lm_weights` [batch_size,
+        max_predictions_per_seq] and `next_sentence_labels` [batch_size].
+        """
+        if y is None:
+            return None
+        loss = (losses.masked_lm_loss(y_pred["masked_lm_log_probs"],
+                                      y["masked_lm_ids"], y["masked_lm_weights"])
+                + losses.next_sentence_loss(y_pred["next_sentence_log_probs"],
+                                            y["next_sentence_labels"]))
+        return losses.scale_for_replicas(loss)
 
     def get_config(self):
         return {"name": self.name, "config": self.config.to_dict()}

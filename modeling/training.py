@@ -1,0 +1,194 @@
+"""The training loop shared by the scripts: `model.fit` with TF1 checkpoints.
+
+What it keeps from the original Estimator setup: checkpoints named
+`model.ckpt-<global_step>` plus a `checkpoint` state file in `output_dir`
+(every `save_checkpoints_steps` and at the end, the newest
+`keep_checkpoint_max` kept), with the optimizer state under the original names
+(`<var>/adam_m`, `<var>/adam_v`, `global_step`); a rerun of the same command
+resumes from the newest one. What it adds: a Keras progress bar with the loss and
+examples per second, and TensorBoard logs in `output_dir`.
+"""
+import os
+import time
+
+import keras
+import tensorflow as tf
+from absl import logging
+
+from modeling import checkpoints
+from modeling.runtime import is_chief, steps_per_execution
+
+TRAINING_CHECKPOINT_PREFIX = "model.ckpt"
+
+
+def latest_training_checkpoint(output_dir):
+    """Prefix of the newest `model.ckpt-N` recorded in `output_dir`, or None."""
+    if not tf.io.gfile.isdir(output_dir):
+        return None
+    return tf.train.latest_checkpoint(output_dir)
+
+
+def _write_checkpoint_state(output_dir, paths):
+    # The `checkpoint` text proto the Estimator writes, with relative paths so
+    # the folder can be moved; written atomically.
+    lines = [f'model_checkpoint_path: "{paths[-1]}"']
+    lines += [f'all_model_checkpoint_paths: "{path}"' for path in paths]
+    state_file = os.path.join(output_dir, "checkpoint")
+    tmp = f"{state_file}.tmp-{os.getpid()}"
+    with tf.io.gfile.GFile(tmp, "w") as writer:
+        writer.write("\n".join(lines) + "\n")
+    tf.io.gfile.rename(tmp, state_file, overwrite=True)
+
+
+def _recorded_checkpoints(output_dir):
+    state = tf.train.get_checkpoint_state(output_dir)
+    if state is None:
+        return []
+    return [os.path.basename(path) for path in state.all_model_checkpoint_paths]
+
+
+def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5):
+    """Writes `model.ckpt-<global_step>` with optimizer state; updates `checkpoint`.
+
+    Returns:
+        str, the prefix written (or already there for this step).
+    """
+    step = int(optimizer.iterations.numpy())
+    name = f"{TRAINING_CHECKPOINT_PREFIX}-{step}"
+    prefix = os.path.join(output_dir, name)
+    if not tf.io.gfile.exists(prefix + ".index"):
+        checkpoints.save_tf1_checkpoint(model, prefix, optimizer=optimizer)
+    recorded = [path for path in _recorded_checkpoints(output_dir) if path != name]
+    recorded.append(name)
+    stale = recorded[:-keep_checkpoint_max] if keep_checkpoint_max > 0 else []
+    kept = recorded[len(stale):]
+    _write_checkpoint_state(output_dir, kept)
+    for old in stale:
+        for path in tf.io.gfile.glob(os.path.join(output_dir, old + ".*")):
+            tf.io.gfile.remove(path)
+    logging.info("Saved checkpoint %s", prefix)
+    return prefix
+
+
+class TF1CheckpointSaver(keras.callbacks.Callback):
+    """Saves a training checkpoint every `save_checkpoints_steps` and at the end."""
+
+    def __init__(self, model, optimizer, output_dir, save_checkpoints_steps,
+                 keep_checkpoint_max=5, chief=True):
+        super().__init__()
+        self._bert_model = model
+        self._optimizer = optimizer
+        self._output_dir = output_dir
+        self._every = max(1, int(save_checkpoints_steps))
+        self._keep = keep_checkpoint_max
+        self._chief = chief
+        self._last_saved = None
+
+    def _save(self):
+        step = int(self._optimizer.iterations.numpy())
+        if self._chief and step != self._last_saved:
+            save_training_checkpoint(self._bert_model, self._optimizer,
+                                     self._output_dir, self._keep)
+            self._last_saved = step
+
+    def on_train_batch_end(self, batch, logs=None):
+        if int(self._optimizer.iterations.numpy()) % self._every == 0:
+            self._save()
+
+    def on_train_end(self, logs=None):
+        self._save()
+
+
+class ExamplesPerSecond(keras.callbacks.Callback):
+    """Adds `examples_per_sec` (training throughput) to the progress bar."""
+
+    def __init__(self, batch_size):
+        super().__init__()
+        self._batch_size = batch_size
+        self._start = None
+        self._batches = 0
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if self._start is None:
+            self._start = time.perf_counter()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._batches = batch + 1
+        elapsed = time.perf_counter() - self._start
+        if logs is not None and elapsed > 0:
+            logs["examples_per_sec"] = self._batches * self._batch_size / elapsed
+
+
+def restore_or_initialize(model, optimizer, output_dir, init_checkpoint=None):
+    """Resumes from `output_dir`, else starts from `init_checkpoint`, else fresh.
+
+    The optimizer's variables are built first so its slots and step can be
+    restored.
+
+    Returns:
+        int, the global step training starts from.
+    """
+    optimizer.build(model.trainable_variables)
+    latest = latest_training_checkpoint(output_dir)
+    if latest:
+        logging.info("Resuming training from %s", latest)
+        status = checkpoints.load_tf1_checkpoint(model, latest, optimizer=optimizer)
+        if not status.optimizer_restored:
+            logging.warning("%s has no optimizer state; the optimizer starts "
+                            "afresh.", latest)
+    elif init_checkpoint:
+        checkpoints.load_tf1_checkpoint(model, init_checkpoint)
+    return int(optimizer.iterations.numpy())
+
+
+def run_training(model, optimizer, dataset, num_train_steps, output_dir, options,
+                 batch_size, strategy=None, init_checkpoint=None, verbose="auto"):
+    """Trains `model` to `num_train_steps` global steps with `model.fit`.
+
+    Args:
+        model: a task model whose `compute_loss` takes the dataset's labels;
+            built (with `optimizer`) under `strategy.scope()`.
+        optimizer: a Keras optimizer with `slot_variables` (see
+            `modeling/optimization.py`).
+        dataset: a repeating `tf.data.Dataset` of `(features, labels)` batches.
+        num_train_steps: int, the total number of optimizer steps.
+        output_dir: where checkpoints and TensorBoard logs go.
+        options: `modeling.runtime.RuntimeOptions`.
+        batch_size: int, global examples per step (for examples/sec).
+        strategy: the `tf.distribute.Strategy` (decides who writes files).
+        init_checkpoint: optional checkpoint to start from when `output_dir`
+            has none.
+        verbose: Keras `fit` verbosity (progress bar by default).
+
+    Returns:
+        dict with `loss` (mean training loss of this run, or None when there
+        was nothing left to do) and `global_step`.
+    """
+    strategy = strategy or tf.distribute.get_strategy()
+    tf.io.gfile.makedirs(output_dir)
+    with strategy.scope():
+        initial_step = restore_or_initialize(model, optimizer, output_dir,
+                                             init_checkpoint)
+        remaining = num_train_steps - initial_step
+        if remaining <= 0:
+            logging.info("Checkpoint in %s is at step %d >= num_train_steps %d; "
+                         "nothing to train.", output_dir, initial_step,
+                         num_train_steps)
+            return {"loss": None, "global_step": initial_step}
+        model.compile(optimizer=optimizer, jit_compile=bool(options.use_xla),
+                      steps_per_execution=steps_per_execution(options))
+    chief = is_chief(strategy)
+    callbacks = [
+        ExamplesPerSecond(batch_size),
+        TF1CheckpointSaver(model, optimizer, output_dir,
+                           options.save_checkpoints_steps,
+                           options.keep_checkpoint_max, chief=chief),
+    ]
+    if chief:
+        callbacks.append(keras.callbacks.TensorBoard(
+            log_dir=output_dir, update_freq=min(100, options.save_checkpoints_steps)))
+    logging.info("Training from step %d to %d.", initial_step, num_train_steps)
+    history = model.fit(dataset, epochs=1, steps_per_epoch=remaining,
+                        callbacks=callbacks, verbose=verbose)
+    return {"loss": float(history.history["loss"][-1]),
+            "global_step": int(optimizer.iterations.numpy())}
