@@ -1,4 +1,4 @@
-"""Classifier features: `InputExample` -> ids/mask/segments, TFRecords, tf.data.
+"""Classifier features: examples -> ids/mask/segments, TFRecords, tf.data.
 
 Reproduces google-research/bert `run_classifier.py`: `InputFeatures`,
 `convert_single_example`, `convert_examples_to_features`,

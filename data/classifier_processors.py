@@ -263,8 +263,8 @@ class _TableProcessor(DataProcessor):
 
     def _create_examples(self, lines, set_type, input_file):
         a_col, b_col, label_col = self.columns[set_type]
-        used = [c for c in (a_col, b_col, label_col, self.guid_column[set_type])
-                if c is not None]
+        used = [c for c in (a_col, b_col, label_col,
+                            self.guid_column[set_type]) if c is not None]
         needed = max(c for c in used if c >= 0) + 1
         if any(c < 0 for c in used):
             # A label in the last column (-1) needs a column of its own.

@@ -129,8 +129,9 @@ def test_real_vocab_mrpc_example(data_dir):
 # ------------------------------------------------------- TFRecord / tf.data
 
 def _examples():
-    return [InputExample("dev-%d" % i, "a " * (i + 1), "b c" if i % 2 else None,
-                         label=str(i % 2)) for i in range(5)]
+    return [InputExample("dev-%d" % i, "a " * (i + 1),
+                         "b c" if i % 2 else None, label=str(i % 2))
+            for i in range(5)]
 
 
 def test_tfrecord_keys_and_types(tokenizer, tmp_path):
