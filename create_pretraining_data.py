@@ -1,0 +1,110 @@
+"""Creates masked-LM / next-sentence pre-training TFRecords from raw text.
+
+Same flags, defaults and output as google-research/bert
+`create_pretraining_data.py`: for the same input, vocab and --random_seed the
+records hold the same instances in the same order. Added:
+  --num_workers: processes for a corpus cut into shards;
+  --shard_size_mb: cut the corpus into shards of about this size, so input
+    larger than memory works (0: one shard, the original's behaviour).
+
+Example:
+  python create_pretraining_data.py \\
+    --input_file=sample_text.txt --output_file=/tmp/tf_examples.tfrecord \\
+    --vocab_file=uncased_L-12_H-768_A-12/vocab.txt --do_lower_case=True \\
+    --max_seq_length=128 --max_predictions_per_seq=20 --masked_lm_prob=0.15 \\
+    --random_seed=12345 --dupe_factor=5
+"""
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+from absl import app  # noqa: E402
+from absl import flags  # noqa: E402
+from absl import logging  # noqa: E402
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string(
+    "input_file", None,
+    "Input raw text file (or comma-separated list of files; globs allowed).")
+flags.DEFINE_string(
+    "output_file", None,
+    "Output TF example file (or comma-separated list of files).")
+flags.DEFINE_string(
+    "vocab_file", None, "The vocabulary file that the BERT model was trained "
+    "on.")
+flags.DEFINE_bool(
+    "do_lower_case", True,
+    "Whether to lower case the input text. Should be True for uncased models "
+    "and False for cased models.")
+flags.DEFINE_bool(
+    "do_whole_word_mask", False,
+    "Whether to use whole word masking rather than per-WordPiece masking.")
+flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length.")
+flags.DEFINE_integer("max_predictions_per_seq", 20,
+                     "Maximum number of masked LM predictions per sequence.")
+flags.DEFINE_integer("random_seed", 12345, "Random seed for data generation.")
+flags.DEFINE_integer(
+    "dupe_factor", 10,
+    "Number of times to duplicate the input data (with different masks).")
+flags.DEFINE_float("masked_lm_prob", 0.15, "Masked LM probability.")
+flags.DEFINE_float(
+    "short_seq_prob", 0.1,
+    "Probability of creating sequences which are shorter than the maximum "
+    "length.")
+flags.DEFINE_integer(
+    "num_workers", 1,
+    "Processes that build shards in parallel (not in the original). The "
+    "output does not depend on it.")
+flags.DEFINE_float(
+    "shard_size_mb", 16.0,
+    "Cut the input into shards of about this many MB of text, each "
+    "processed on its own with a seed derived from --random_seed (not in "
+    "the original). A worker needs roughly 30x a shard's size in memory with "
+    "dupe_factor=10. Input up to this size is one shard, whose output equals "
+    "the original's; 0 keeps any input in one shard.")
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError("unexpected arguments: %s" % " ".join(argv[1:]))
+    # Imported here so that --help answers without loading TensorFlow.
+    from data.pretraining_dataset import expand_input_files
+    from data.pretraining_pipeline import (PretrainingOptions,
+                                           create_pretraining_files)
+
+    logging.set_verbosity(logging.INFO)
+    options = PretrainingOptions(
+        max_seq_length=FLAGS.max_seq_length,
+        max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+        dupe_factor=FLAGS.dupe_factor,
+        masked_lm_prob=FLAGS.masked_lm_prob,
+        short_seq_prob=FLAGS.short_seq_prob,
+        do_whole_word_mask=FLAGS.do_whole_word_mask)
+    output_files = [p for p in FLAGS.output_file.split(",") if p]
+    try:
+        options.validate()
+        if FLAGS.num_workers < 1:
+            raise ValueError("--num_workers must be at least 1, got %d"
+                             % FLAGS.num_workers)
+        if FLAGS.shard_size_mb < 0:
+            raise ValueError("--shard_size_mb must be >= 0, got %r"
+                             % FLAGS.shard_size_mb)
+        if not output_files:
+            raise ValueError("--output_file names no file")
+        input_files = expand_input_files(FLAGS.input_file)
+    except ValueError as error:
+        raise app.UsageError(str(error))
+
+    create_pretraining_files(
+        input_files, output_files, FLAGS.vocab_file,
+        do_lower_case=FLAGS.do_lower_case, options=options,
+        random_seed=FLAGS.random_seed, num_workers=FLAGS.num_workers,
+        shard_size_bytes=int(FLAGS.shard_size_mb * (1 << 20)))
+
+
+if __name__ == "__main__":
+    flags.mark_flag_as_required("input_file")
+    flags.mark_flag_as_required("output_file")
+    flags.mark_flag_as_required("vocab_file")
+    app.run(main)

@@ -1,0 +1,130 @@
+"""Dynamic masking: fresh masked-LM masks each time an instance is read.
+
+Not in the original BERT (its masks are fixed when the TFRecords are made,
+`dupe_factor` copies with different masks); this is the RoBERTa-style
+option, applied as a tf.data map on the records that
+create_pretraining_data.py writes. The stored masks are undone (the labels
+go back to their positions) and keras_hub's MaskedLMMaskGenerator draws new
+ones with the original's 80% [MASK] / 10% random / 10% unchanged split.
+
+One difference from the original's count: the generator masks
+min(max_predictions_per_seq, ceil(masked_lm_prob * k)) positions, where k is
+the number of maskable tokens (not [CLS]/[SEP]/padding), whereas the
+original takes round(masked_lm_prob * n) with n counting [CLS]/[SEP]
+(e.g. 19 for both at 128 tokens; they can differ by one). Whole word
+masking is not done here.
+"""
+import keras_hub
+import tensorflow as tf
+
+
+def restore_masked_tokens(input_ids, masked_lm_positions, masked_lm_ids,
+                          masked_lm_weights):
+    """Puts the masked-LM labels back at their positions.
+
+    Args:
+      input_ids: int [B, S] (or [S]), masked ids.
+      masked_lm_positions, masked_lm_ids: int [B, P] (or [P]).
+      masked_lm_weights: float [B, P] (or [P]); entries with weight 0 are
+        padding and are ignored.
+
+    Returns:
+      int tensor like input_ids holding the unmasked token ids.
+    """
+    unbatched = input_ids.shape.rank == 1
+    if unbatched:
+        input_ids, masked_lm_positions, masked_lm_ids, masked_lm_weights = (
+            t[tf.newaxis] for t in (input_ids, masked_lm_positions,
+                                    masked_lm_ids, masked_lm_weights))
+    real = masked_lm_weights > 0
+    rows = tf.cast(tf.where(real)[:, 0], masked_lm_positions.dtype)
+    columns = tf.boolean_mask(masked_lm_positions, real)
+    indices = tf.stack([rows, columns], axis=1)
+    updates = tf.cast(tf.boolean_mask(masked_lm_ids, real), input_ids.dtype)
+    restored = tf.tensor_scatter_nd_update(input_ids, indices, updates)
+    return restored[0] if unbatched else restored
+
+
+class DynamicMasking:
+    """A tf.data map function that re-draws the masked-LM masks.
+
+    Args:
+      vocab_size: int, size of the vocabulary (random tokens are drawn
+        uniformly from [0, vocab_size), as the original's random word).
+      mask_token_id, cls_token_id, sep_token_id: int ids ([MASK]=103,
+        [CLS]=101, [SEP]=102 in the released English vocabs).
+      max_predictions_per_seq: int, P of the records.
+      masked_lm_prob: float, share of maskable tokens to mask.
+
+    Call with a dict of features as data.pretraining_dataset produces
+    (batched [B, ...] or not): input_ids, input_mask, masked_lm_positions,
+    masked_lm_ids, masked_lm_weights; other keys pass through. Returns the
+    same keys and dtypes (ids/positions int32, weights float32) with new
+    masks.
+    """
+
+    def __init__(self, vocab_size, mask_token_id, cls_token_id, sep_token_id,
+                 max_predictions_per_seq=20, masked_lm_prob=0.15):
+        self.max_predictions_per_seq = max_predictions_per_seq
+        self.generator = keras_hub.layers.MaskedLMMaskGenerator(
+            vocabulary_size=vocab_size,
+            mask_selection_rate=masked_lm_prob,
+            mask_token_id=mask_token_id,
+            mask_selection_length=max_predictions_per_seq,
+            unselectable_token_ids=[cls_token_id, sep_token_id],
+            mask_token_rate=0.8,
+            random_token_rate=0.1)
+        # keras_hub turns outputs into Python lists when called eagerly; in a
+        # tf.function (as in tf.data) they stay tensors.
+        self._remask = tf.function(self._remask_features, autograph=False)
+
+    @classmethod
+    def from_tokenizer(cls, tokenizer, max_predictions_per_seq=20,
+                       masked_lm_prob=0.15):
+        """Builds it from a FullTokenizer's vocab ([MASK], [CLS], [SEP])."""
+        vocab = tokenizer.vocab
+        return cls(len(tokenizer.inv_vocab), vocab["[MASK]"], vocab["[CLS]"],
+                   vocab["[SEP]"], max_predictions_per_seq, masked_lm_prob)
+
+    def __call__(self, features):
+        return self._remask(dict(features))
+
+    def _remask_features(self, features):
+        features = dict(features)
+        input_ids = features["input_ids"]
+        unbatched = input_ids.shape.rank == 1
+        original = restore_masked_tokens(
+            input_ids, features["masked_lm_positions"],
+            features["masked_lm_ids"], features["masked_lm_weights"])
+        mask = features["input_mask"]
+        if unbatched:
+            original, mask = original[tf.newaxis], mask[tf.newaxis]
+        # Ragged rows hold the real tokens only, so padding is never masked.
+        lengths = tf.reduce_sum(tf.cast(mask, tf.int64), axis=1)
+        ragged = tf.RaggedTensor.from_tensor(original, lengths=lengths)
+        output = self.generator(ragged)
+        new_ids = output["token_ids"].to_tensor(
+            default_value=0, shape=tf.shape(original, out_type=tf.int64))
+        new_ids = tf.ensure_shape(tf.cast(new_ids, input_ids.dtype),
+                                  original.shape)
+        result = {
+            "input_ids": new_ids,
+            "masked_lm_positions": tf.cast(
+                output["mask_positions"],
+                features["masked_lm_positions"].dtype),
+            "masked_lm_ids": tf.cast(output["mask_ids"],
+                                     features["masked_lm_ids"].dtype),
+            "masked_lm_weights": tf.cast(
+                output["mask_weights"], features["masked_lm_weights"].dtype),
+        }
+        for key, value in result.items():
+            if unbatched:
+                value = value[0]
+            features[key] = tf.ensure_shape(
+                value, features[key].shape)
+        return features
+
+
+def apply_dynamic_masking(dataset, dynamic_masking):
+    """Maps a pre-training dataset through a DynamicMasking instance."""
+    return dataset.map(dynamic_masking, num_parallel_calls=tf.data.AUTOTUNE)

@@ -1,0 +1,409 @@
+"""Text corpus -> pre-training TFRecords, whole or in shards, in parallel.
+
+With one shard this is the original's `create_pretraining_data.py` main:
+read every document, build every instance with `random.Random(random_seed)`,
+write round-robin over the output files (same instances, same order).
+
+Beyond the original, a corpus larger than memory is cut into shards of about
+`shard_size_bytes` (data.pretraining_corpus.plan_shards). Each shard is
+processed on its own, like a separate run of the original on that part of
+the corpus: its random-next sentences come from its own documents, and its
+seed is derived from random_seed and the shard index (shard 0 keeps
+random_seed). Shards are processed by `num_workers` processes, each writing a
+temporary TFRecord; the records are then interleaved one shard at a time
+into the output files. The result depends on the shard size, never on the
+number of workers.
+"""
+import concurrent.futures
+import dataclasses
+import hashlib
+import multiprocessing
+import os
+import queue as queue_lib
+import random
+import sys
+import time
+
+from absl import logging
+import tensorflow as tf
+
+from data import pretraining_corpus
+from data import pretraining_instances
+from data import pretraining_records
+from data.tokenization import FullTokenizer
+
+# The share of a shard's work spent reading + tokenizing, then building the
+# instances; the rest is writing. Only used to move the progress bar evenly.
+_READ_SHARE = 0.6
+_BUILD_SHARE = 0.3
+
+
+@dataclasses.dataclass(frozen=True)
+class PretrainingOptions:
+    """The original's instance flags, with its defaults.
+
+    Source: create_pretraining_data.py, flags.
+    """
+    max_seq_length: int = 128
+    max_predictions_per_seq: int = 20
+    dupe_factor: int = 10
+    masked_lm_prob: float = 0.15
+    short_seq_prob: float = 0.1
+    do_whole_word_mask: bool = False
+
+    def validate(self):
+        """Raises ValueError naming the first bad option."""
+        if self.max_seq_length < 5:
+            raise ValueError(
+                "max_seq_length must be at least 5 ([CLS] A [SEP] B [SEP]), "
+                "got %d" % self.max_seq_length)
+        if self.max_predictions_per_seq < 1:
+            raise ValueError("max_predictions_per_seq must be at least 1, "
+                             "got %d" % self.max_predictions_per_seq)
+        if self.dupe_factor < 1:
+            raise ValueError("dupe_factor must be at least 1, got %d"
+                             % self.dupe_factor)
+        for name in ("masked_lm_prob", "short_seq_prob"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError("%s must be in [0, 1], got %r"
+                                 % (name, value))
+
+
+def shard_seed(random_seed, shard_index):
+    """The seed of shard `shard_index`: random_seed itself for shard 0.
+
+    Other shards get 63 bits of sha256("<random_seed>:<shard_index>"), so
+    seeds of different shards and of nearby random_seeds do not collide.
+    """
+    if shard_index == 0:
+        return random_seed
+    digest = hashlib.sha256(
+        ("%d:%d" % (random_seed, shard_index)).encode("ascii")).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def check_vocab(tokenizer):
+    """Raises ValueError unless the vocab has [CLS], [SEP] and [MASK]."""
+    missing = [token for token in (pretraining_instances.CLS_TOKEN,
+                                   pretraining_instances.SEP_TOKEN,
+                                   pretraining_instances.MASK_TOKEN)
+               if token not in tokenizer.vocab]
+    if missing:
+        raise ValueError("vocab file %s lacks %s, which pre-training data "
+                         "needs" % (getattr(tokenizer, "vocab_file", "?"),
+                                    ", ".join(missing)))
+
+
+def build_shard_instances(shard, tokenizer, options, seed, progress=None):
+    """Reads one shard and builds its shuffled instances.
+
+    Args:
+      shard: list of pretraining_corpus.TextRange.
+      tokenizer: FullTokenizer.
+      options: PretrainingOptions.
+      seed: int for random.Random.
+      progress: optional callable(fraction in [0, 1]) for this shard.
+
+    Returns:
+      list of TrainingInstance.
+
+    Source: create_pretraining_data.py, create_training_instances.
+    """
+    lines = pretraining_corpus.iter_shard_lines(shard)
+    if progress is not None:
+        lines = _count_progress(lines, pretraining_corpus.shard_size(shard),
+                                progress)
+    documents = pretraining_instances.read_documents(lines, tokenizer)
+
+    def build_progress(done, total):
+        if progress is not None:
+            progress(_READ_SHARE + _BUILD_SHARE * done / max(total, 1))
+
+    return pretraining_instances.create_training_instances(
+        documents, list(tokenizer.vocab.keys()), random.Random(seed),
+        max_seq_length=options.max_seq_length,
+        dupe_factor=options.dupe_factor,
+        short_seq_prob=options.short_seq_prob,
+        masked_lm_prob=options.masked_lm_prob,
+        max_predictions_per_seq=options.max_predictions_per_seq,
+        do_whole_word_mask=options.do_whole_word_mask,
+        progress=build_progress)
+
+
+def _count_progress(lines, total_bytes, progress):
+    # Characters approximate bytes closely enough for a progress bar.
+    seen = 0
+    for line in lines:
+        seen += len(line)
+        if total_bytes:
+            progress(_READ_SHARE * min(seen / total_bytes, 1.0))
+        yield line
+
+
+def _serialized_records(instances, tokenizer, options):
+    for instance in instances:
+        features = pretraining_records.instance_to_features(
+            instance, tokenizer, options.max_seq_length,
+            options.max_predictions_per_seq)
+        yield pretraining_records.serialize_example(
+            pretraining_records.features_to_example(features))
+
+
+class _Progress:
+    """Progress bar over input bytes, with the count of instances written."""
+
+    def __init__(self, shard_sizes, enabled):
+        self.shard_sizes = shard_sizes
+        self.fractions = [0.0] * len(shard_sizes)
+        self.instances = 0
+        self.bar = None
+        self.last_update = 0.0
+        if enabled:
+            import keras  # Imported late: only the progress bar needs it.
+            self.bar = keras.utils.Progbar(
+                max(sum(shard_sizes), 1), unit_name="byte",
+                stateful_metrics=["instances"],
+                verbose=1 if sys.stdout.isatty() else 2)
+
+    def set(self, shard_index, fraction, force=False):
+        self.fractions[shard_index] = max(self.fractions[shard_index],
+                                          fraction)
+        now = time.monotonic()
+        if self.bar is None or (not force and now - self.last_update < 0.2):
+            return
+        self.last_update = now
+        done = int(sum(f * s for f, s in zip(self.fractions,
+                                             self.shard_sizes)))
+        self.bar.update(done, values=[("instances", self.instances)],
+                        finalize=False)
+
+    def finish(self):
+        if self.bar is not None:
+            self.bar.update(max(sum(self.shard_sizes), 1),
+                            values=[("instances", self.instances)],
+                            finalize=True)
+
+
+# ---- worker processes -------------------------------------------------------
+
+_WORKER_QUEUE = None
+_WORKER_TOKENIZERS = {}
+
+
+def _init_worker(progress_queue):
+    global _WORKER_QUEUE
+    _WORKER_QUEUE = progress_queue
+
+
+def _worker_tokenizer(vocab_file, do_lower_case):
+    key = (vocab_file, do_lower_case)
+    if key not in _WORKER_TOKENIZERS:
+        _WORKER_TOKENIZERS[key] = FullTokenizer(vocab_file, do_lower_case)
+    return _WORKER_TOKENIZERS[key]
+
+
+def _write_shard(shard_index, shard, tokenizer, options, seed, output_path,
+                 report):
+    """Builds one shard and writes its records to output_path; returns n."""
+    instances = build_shard_instances(
+        shard, tokenizer, options, seed,
+        progress=lambda fraction: report(shard_index, fraction))
+    count = 0
+    with tf.io.TFRecordWriter(output_path) as writer:
+        for record in _serialized_records(instances, tokenizer, options):
+            writer.write(record)
+            count += 1
+            if count % 1000 == 0:
+                report(shard_index, _READ_SHARE + _BUILD_SHARE + (
+                    1 - _READ_SHARE - _BUILD_SHARE) * count / len(instances))
+    report(shard_index, 1.0)
+    return count
+
+
+def _run_shard_task(task):
+    """Entry point of a worker process (spawned; see _run_shards)."""
+    (shard_index, shard, vocab_file, do_lower_case, options, seed,
+     output_path) = task
+    last = [0.0]
+
+    def report(index, fraction):
+        # Throttled: a message per percent of the shard at most.
+        if fraction >= 1.0 or fraction - last[0] >= 0.01:
+            last[0] = fraction
+            _WORKER_QUEUE.put((index, fraction))
+
+    tokenizer = _worker_tokenizer(vocab_file, do_lower_case)
+    return shard_index, _write_shard(shard_index, shard, tokenizer, options,
+                                     seed, output_path, report)
+
+
+def _run_shards(tasks, num_workers, progress):
+    """Runs the shard tasks in `num_workers` spawned processes."""
+    # Spawn, not fork: the parent has TensorFlow's threads running.
+    context = multiprocessing.get_context("spawn")
+    progress_queue = context.Queue()
+    counts = {}
+    with concurrent.futures.ProcessPoolExecutor(
+            max_workers=num_workers, mp_context=context,
+            initializer=_init_worker, initargs=(progress_queue,)) as executor:
+        pending = {executor.submit(_run_shard_task, task) for task in tasks}
+        try:
+            while pending:
+                done, pending = concurrent.futures.wait(
+                    pending, timeout=0.2,
+                    return_when=concurrent.futures.FIRST_COMPLETED)
+                _drain(progress_queue, progress)
+                for future in done:
+                    shard_index, count = future.result()
+                    counts[shard_index] = count
+                    progress.instances += count
+                    progress.set(shard_index, 1.0, force=True)
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+    return counts
+
+
+def _drain(progress_queue, progress):
+    while True:
+        try:
+            shard_index, fraction = progress_queue.get_nowait()
+        except queue_lib.Empty:
+            return
+        progress.set(shard_index, fraction)
+
+
+# ---- the whole run ----------------------------------------------------------
+
+def create_pretraining_files(input_files, output_files, vocab_file,
+                             do_lower_case=True, options=None,
+                             random_seed=12345, num_workers=1,
+                             shard_size_bytes=0, show_progress=True):
+    """Writes pre-training TFRecords for a text corpus; returns the count.
+
+    Args:
+      input_files: list of str, text files: one sentence per line, a blank
+        line between documents (UTF-8).
+      output_files: list of str; records go round-robin over them. Each is
+        written to a temporary file first and moved into place at the end.
+      vocab_file: str, the WordPiece vocab.
+      do_lower_case: bool, as the tokenizer.
+      options: PretrainingOptions (defaults: the original's).
+      random_seed: int; with one shard the output equals the original's
+        for this seed.
+      num_workers: int >= 1, processes for the shards (1: in this process).
+      shard_size_bytes: int; 0 keeps the whole corpus in one shard.
+      show_progress: bool, show a progress bar on stdout.
+
+    Returns:
+      int, the number of instances written.
+
+    Raises:
+      ValueError: bad options, a vocab without [CLS]/[SEP]/[MASK], input
+        that is not UTF-8 (names file and line), no output file.
+      FileNotFoundError: the vocab or an input file does not exist.
+
+    Source: create_pretraining_data.py, main.
+    """
+    options = options or PretrainingOptions()
+    options.validate()
+    if num_workers < 1:
+        raise ValueError("num_workers must be at least 1, got %d"
+                         % num_workers)
+    if not output_files:
+        raise ValueError("no output file given")
+    for path in input_files:
+        if not tf.io.gfile.exists(path):
+            raise FileNotFoundError("input file not found: %s" % path)
+    tokenizer = FullTokenizer(vocab_file, do_lower_case)
+    check_vocab(tokenizer)
+
+    shards = pretraining_corpus.plan_shards(input_files, shard_size_bytes)
+    sizes = [pretraining_corpus.shard_size(shard) for shard in shards]
+    logging.info("*** Reading from %d input files in %d shard(s) ***",
+                 len(input_files), len(shards))
+    for path in input_files:
+        logging.info("  %s", path)
+    logging.info("*** Writing to output files ***")
+    for path in output_files:
+        logging.info("  %s", path)
+
+    progress = _Progress(sizes, show_progress)
+    if len(shards) == 1:
+        total = _create_single_shard(shards[0], tokenizer, options,
+                                     random_seed, output_files, progress)
+    else:
+        total = _create_sharded(shards, tokenizer, vocab_file, do_lower_case,
+                                options, random_seed, num_workers,
+                                output_files, progress)
+    progress.instances = total
+    progress.finish()
+    logging.info("Wrote %d total instances", total)
+    if total == 0:
+        logging.warning("The corpus gave no instances (no non-empty line "
+                        "after tokenization); the output files are empty.")
+    return total
+
+
+def _create_single_shard(shard, tokenizer, options, random_seed,
+                         output_files, progress):
+    # The original's path: one rng for everything, written directly.
+    instances = build_shard_instances(
+        shard, tokenizer, options, random_seed,
+        progress=lambda fraction: progress.set(0, fraction))
+    with pretraining_records.RoundRobinRecordWriter(
+            output_files, tokenizer.inv_vocab) as writer:
+        for record in _serialized_records(instances, tokenizer, options):
+            writer.write(record)
+            progress.instances = writer.total_written
+            if writer.total_written % 1000 == 0:
+                progress.set(0, _READ_SHARE + _BUILD_SHARE + (
+                    1 - _READ_SHARE - _BUILD_SHARE)
+                    * writer.total_written / len(instances))
+        writer.commit()
+    return writer.total_written
+
+
+def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
+                    random_seed, num_workers, output_files, progress):
+    shard_files = [pretraining_records.temp_path_for(
+        "%s.shard-%05d" % (output_files[0], index))
+        for index in range(len(shards))]
+    folder = os.path.dirname(output_files[0])
+    if folder:
+        tf.io.gfile.makedirs(folder)
+    try:
+        tasks = [(index, shard, vocab_file, do_lower_case, options,
+                  shard_seed(random_seed, index), shard_files[index])
+                 for index, shard in enumerate(shards)]
+        if num_workers > 1:
+            _run_shards(tasks, min(num_workers, len(shards)), progress)
+        else:
+            for task in tasks:
+                index = task[0]
+                count = _write_shard(
+                    index, task[1], tokenizer, options, task[5], task[6],
+                    lambda i, fraction: progress.set(i, fraction))
+                progress.instances += count
+        logging.info("Interleaving %d shards into %d output file(s)",
+                     len(shards), len(output_files))
+        return _interleave(shard_files, output_files, tokenizer.inv_vocab)
+    finally:
+        for path in shard_files:
+            pretraining_records.remove_quietly(path)
+
+
+def _interleave(shard_files, output_files, inv_vocab):
+    # One record of each shard in turn (shards that run out drop out), so
+    # the outputs mix all shards instead of holding them one after another.
+    records = tf.data.Dataset.from_tensor_slices(shard_files).interleave(
+        lambda path: tf.data.TFRecordDataset(path, buffer_size=1 << 16),
+        cycle_length=len(shard_files), block_length=1)
+    with pretraining_records.RoundRobinRecordWriter(
+            output_files, inv_vocab) as writer:
+        for record in records.as_numpy_iterator():
+            writer.write(record)
+        writer.commit()
+    return writer.total_written
