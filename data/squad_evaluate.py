@@ -61,8 +61,10 @@ def compute_f1(a_gold, a_pred):
     If either side has no tokens (no answer), F1 is 1 when both have none,
     else 0 (evaluate-v2.0.py compute_f1).
     """
-    gold_toks = get_tokens(a_gold)
-    pred_toks = get_tokens(a_pred)
+    return _f1_of_tokens(get_tokens(a_gold), get_tokens(a_pred))
+
+
+def _f1_of_tokens(gold_toks, pred_toks):
     if not gold_toks or not pred_toks:
         return int(gold_toks == pred_toks)
     common = collections.Counter(gold_toks) & collections.Counter(pred_toks)
@@ -119,20 +121,20 @@ def get_raw_scores(dataset, preds, missing=None):
     f1_scores = collections.OrderedDict()
     for qa in _questions(dataset):
         qid = qa["id"]
-        gold_answers = [a["text"] for a in qa["answers"]
-                        if normalize_answer(a["text"])]
-        if not gold_answers:
-            gold_answers = [""]
+        # Normalized once: equal normalized strings <=> equal token lists.
+        gold_tokens = [get_tokens(a["text"]) for a in qa["answers"]]
+        gold_tokens = [toks for toks in gold_tokens if toks] or [[]]
         if qid not in preds:
             if missing is not None:
                 missing.append(qid)
             exact_scores[qid] = 0
             f1_scores[qid] = 0
             continue
-        a_pred = preds[qid]
-        exact_scores[qid] = max(compute_exact(a, a_pred)
-                                for a in gold_answers)
-        f1_scores[qid] = max(compute_f1(a, a_pred) for a in gold_answers)
+        pred_tokens = get_tokens(preds[qid])
+        exact_scores[qid] = max(int(toks == pred_tokens)
+                                for toks in gold_tokens)
+        f1_scores[qid] = max(_f1_of_tokens(toks, pred_tokens)
+                             for toks in gold_tokens)
     return exact_scores, f1_scores
 
 

@@ -288,9 +288,9 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
                 doc_end = doc_span.start + doc_span.length - 1
                 if (tok_start_position >= doc_start
                         and tok_end_position <= doc_end):
-                    doc_offset = len(query_tokens) + 2
-                    start_position = tok_start_position - doc_start + doc_offset
-                    end_position = tok_end_position - doc_start + doc_offset
+                    shift = len(query_tokens) + 2 - doc_start
+                    start_position = tok_start_position + shift
+                    end_position = tok_end_position + shift
                 else:
                     # Kept, pointing at [CLS], exactly as the original.
                     start_position = 0
