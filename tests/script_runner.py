@@ -1,0 +1,30 @@
+"""Runs one of the root `run_*.py` scripts in a subprocess, as a user would."""
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO_ROOT
+
+
+def run_script(script, args, timeout=900, check=True):
+    """Runs `python <script> --k=v ...`; returns the CompletedProcess.
+
+    Args:
+        script: file name at the repository root, e.g. "run_classifier.py".
+        args: dict of flag name -> value (bools written as true/false).
+        check: raise AssertionError with the output when the exit code is
+            not 0.
+    """
+    argv = [sys.executable, str(REPO_ROOT / script)]
+    for key, value in args.items():
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        argv.append(f"--{key}={value}")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="",
+               PYTHONPATH=str(REPO_ROOT))
+    process = subprocess.run(argv, cwd=REPO_ROOT, env=env, capture_output=True,
+                             text=True, timeout=timeout)
+    if check and process.returncode != 0:
+        raise AssertionError(
+            f"{script} exited with {process.returncode}:\n{process.stderr[-6000:]}")
+    return process
