@@ -7,11 +7,12 @@ create_pretraining_data.py writes. The stored masks are undone (the labels
 go back to their positions) and keras_hub's MaskedLMMaskGenerator draws new
 ones with the original's 80% [MASK] / 10% random / 10% unchanged split.
 
-One difference from the original's count: the generator masks
-min(max_predictions_per_seq, ceil(masked_lm_prob * k)) positions, where k is
-the number of maskable tokens (not [CLS]/[SEP]/padding), whereas the
-original takes round(masked_lm_prob * n) with n counting [CLS]/[SEP]
-(e.g. 19 for both at 128 tokens; they can differ by one). Whole word
+One difference from the original's count: the generator (tf_text's
+RandomItemSelector) masks min(max_predictions_per_seq, ceil(masked_lm_prob *
+k)) positions, computed in float32, where k is the number of maskable tokens
+(not [CLS]/[SEP]/padding), whereas the original takes round(masked_lm_prob *
+n) with n counting [CLS]/[SEP]. They agree at 128 tokens (19) and can differ
+by one elsewhere (103 tokens: 16 here, 15 in the original). Whole word
 masking is not done here.
 """
 import keras_hub
