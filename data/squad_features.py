@@ -366,11 +366,15 @@ class FeatureWriter(object):
         self.filename = os.fspath(filename)
         self.is_training = is_training
         self.num_features = 0
-        folder = os.path.dirname(os.path.abspath(self.filename))
-        fd, self._tmp_path = tempfile.mkstemp(
-            prefix="." + os.path.basename(self.filename) + ".",
-            suffix=".tmp", dir=folder)
-        os.close(fd)
+        if "://" in self.filename:
+            # Remote (gs://) output folder, as the original allowed.
+            self._tmp_path = "%s.tmp-%d" % (self.filename, os.getpid())
+        else:
+            folder = os.path.dirname(os.path.abspath(self.filename))
+            fd, self._tmp_path = tempfile.mkstemp(
+                prefix="." + os.path.basename(self.filename) + ".",
+                suffix=".tmp", dir=folder)
+            os.close(fd)
         self._writer = tf.io.TFRecordWriter(self._tmp_path)
 
     def process_feature(self, feature):
@@ -387,9 +391,9 @@ class FeatureWriter(object):
         self._writer.close()
         self._writer = None
         if discard:
-            os.remove(self._tmp_path)
+            tf.io.gfile.remove(self._tmp_path)
         else:
-            os.replace(self._tmp_path, self.filename)
+            tf.io.gfile.rename(self._tmp_path, self.filename, overwrite=True)
 
     def __enter__(self):
         return self

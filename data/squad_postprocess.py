@@ -331,8 +331,13 @@ def write_text_atomic(text, path):
 
     The text goes to a temporary file in the same folder, which then
     replaces `path` (os.replace); on failure the temporary file is removed.
+    Remote paths ("gs://...", as the original's tf.gfile allowed) go through
+    tf.io.gfile with a temporary name and a rename.
     """
     path = os.fspath(path)
+    if "://" in path:
+        _write_remote_text(text, path)
+        return
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp_path = tempfile.mkstemp(
         prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
@@ -344,6 +349,19 @@ def write_text_atomic(text, path):
         if os.path.exists(tmp_path):
             os.remove(tmp_path)
         raise
+
+
+def _write_remote_text(text, path):
+    # Imported here: the evaluation command needs no TensorFlow.
+    import tensorflow as tf
+    tmp_path = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with tf.io.gfile.GFile(tmp_path, "w") as writer:
+            writer.write(text)
+        tf.io.gfile.rename(tmp_path, path, overwrite=True)
+    finally:
+        if tf.io.gfile.exists(tmp_path):
+            tf.io.gfile.remove(tmp_path)
 
 
 def write_json_atomic(obj, path):
