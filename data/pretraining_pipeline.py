@@ -151,19 +151,19 @@ def _serialized_records(instances, tokenizer, options):
 
 
 class _Progress:
-    """Progress bar over input bytes, with the count of instances written."""
+    """Progress bar over input bytes; logs instance counts per shard."""
 
     def __init__(self, shard_sizes, enabled):
         self.shard_sizes = shard_sizes
         self.fractions = [0.0] * len(shard_sizes)
         self.instances = 0
+        self.shards_done = 0
         self.bar = None
         self.last_update = 0.0
         if enabled:
             import keras  # Imported late: only the progress bar needs it.
             self.bar = keras.utils.Progbar(
                 max(sum(shard_sizes), 1), unit_name="byte",
-                stateful_metrics=["instances"],
                 verbose=1 if sys.stdout.isatty() else 2)
 
     def set(self, shard_index, fraction, force=False):
@@ -175,14 +175,20 @@ class _Progress:
         self.last_update = now
         done = int(sum(f * s for f, s in zip(self.fractions,
                                              self.shard_sizes)))
-        self.bar.update(done, values=[("instances", self.instances)],
-                        finalize=False)
+        self.bar.update(done, finalize=False)
+
+    def shard_done(self, shard_index, count):
+        self.instances += count
+        self.shards_done += 1
+        self.set(shard_index, 1.0, force=True)
+        if len(self.shard_sizes) > 1:
+            logging.info("Shard %d done (%d/%d): %d instances, %d in all",
+                         shard_index, self.shards_done,
+                         len(self.shard_sizes), count, self.instances)
 
     def finish(self):
         if self.bar is not None:
-            self.bar.update(max(sum(self.shard_sizes), 1),
-                            values=[("instances", self.instances)],
-                            finalize=True)
+            self.bar.update(max(sum(self.shard_sizes), 1), finalize=True)
 
 
 # ---- worker processes -------------------------------------------------------
@@ -257,8 +263,7 @@ def _run_shards(tasks, num_workers, progress):
                 for future in done:
                     shard_index, count = future.result()
                     counts[shard_index] = count
-                    progress.instances += count
-                    progress.set(shard_index, 1.0, force=True)
+                    progress.shard_done(shard_index, count)
         except BaseException:
             for future in pending:
                 future.cancel()
@@ -338,7 +343,6 @@ def create_pretraining_files(input_files, output_files, vocab_file,
         total = _create_sharded(shards, tokenizer, vocab_file, do_lower_case,
                                 options, random_seed, num_workers,
                                 output_files, progress)
-    progress.instances = total
     progress.finish()
     logging.info("Wrote %d total instances", total)
     if total == 0:
@@ -357,7 +361,6 @@ def _create_single_shard(shard, tokenizer, options, random_seed,
             output_files, tokenizer.inv_vocab) as writer:
         for record in _serialized_records(instances, tokenizer, options):
             writer.write(record)
-            progress.instances = writer.total_written
             if writer.total_written % 1000 == 0:
                 progress.set(0, _READ_SHARE + _BUILD_SHARE + (
                     1 - _READ_SHARE - _BUILD_SHARE)
@@ -386,7 +389,7 @@ def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
                 count = _write_shard(
                     index, task[1], tokenizer, options, task[5], task[6],
                     lambda i, fraction: progress.set(i, fraction))
-                progress.instances += count
+                progress.shard_done(index, count)
         logging.info("Interleaving %d shards into %d output file(s)",
                      len(shards), len(output_files))
         return _interleave(shard_files, output_files, tokenizer.inv_vocab)
