@@ -1,0 +1,209 @@
+"""Inputs, model run and JSON lines of extract_features.py.
+
+Reproduces google-research/bert `extract_features.py`: one example per input
+line (`text_a ||| text_b` for pairs), features built as run_classifier does,
+and one JSON object per line with the chosen encoder layers of every real
+token, values rounded to 6 decimals.
+"""
+import collections
+import dataclasses
+import json
+import re
+
+import numpy as np
+from absl import logging
+
+from data.pretraining_corpus import TextRange, iter_lines
+
+# The split is at the last " ||| " because the first group is greedy.
+_PAIR_PATTERN = re.compile(r"^(.*) \|\|\| (.*)$")
+
+
+@dataclasses.dataclass
+class InputExample:
+    """One input line: unique_id (its 0-based line number), text_a, text_b."""
+    unique_id: int
+    text_a: str
+    text_b: str = None
+
+
+@dataclasses.dataclass
+class InputFeatures:
+    """Features of one example.
+
+    Attributes:
+      unique_id: int.
+      tokens: list of str, `[CLS] a [SEP] (b [SEP])`, no padding.
+      input_ids, input_mask, input_type_ids: lists of int, length seq_length.
+    """
+    unique_id: int
+    tokens: list
+    input_ids: list
+    input_mask: list
+    input_type_ids: list
+
+
+def read_examples(input_file):
+    """Reads one example per line of a UTF-8 text file.
+
+    Each line is stripped; `a ||| b` (split at the last " ||| ") is a pair,
+    anything else a single text, an empty line included.
+
+    Returns:
+      list of InputExample with unique_id = line number from 0.
+
+    Raises:
+      ValueError: a line is not valid UTF-8 (names file and line).
+
+    Source: extract_features.py, read_examples.
+    """
+    examples = []
+    for unique_id, line in enumerate(iter_lines(TextRange(input_file))):
+        line = line.strip()
+        match = _PAIR_PATTERN.match(line)
+        if match is None:
+            examples.append(InputExample(unique_id, line))
+        else:
+            examples.append(InputExample(unique_id, match.group(1),
+                                         match.group(2)))
+    return examples
+
+
+def truncate_seq_pair(tokens_a, tokens_b, max_length):
+    """Pops from the end of the longer list (B on ties) until both fit.
+
+    Source: extract_features.py, _truncate_seq_pair (same as
+    run_classifier's).
+    """
+    while len(tokens_a) + len(tokens_b) > max_length:
+        if len(tokens_a) > len(tokens_b):
+            tokens_a.pop()
+        else:
+            tokens_b.pop()
+
+
+def convert_examples_to_features(examples, seq_length, tokenizer,
+                                 num_logged=5):
+    """Tokenizes, truncates and pads each example.
+
+    A pair keeps at most seq_length - 3 wordpieces, a single text
+    seq_length - 2; a text_b that tokenizes to nothing counts as no text_b.
+    The first `num_logged` features are logged as the original does.
+
+    Returns:
+      list of InputFeatures, one per example, in order.
+
+    Source: extract_features.py, convert_examples_to_features.
+    """
+    features = []
+    for index, example in enumerate(examples):
+        tokens_a = tokenizer.tokenize(example.text_a)
+        tokens_b = tokenizer.tokenize(example.text_b) if example.text_b else []
+        if tokens_b:
+            truncate_seq_pair(tokens_a, tokens_b, seq_length - 3)
+        else:
+            tokens_a = tokens_a[:seq_length - 2]
+        tokens = ["[CLS]", *tokens_a, "[SEP]"]
+        input_type_ids = [0] * len(tokens)
+        if tokens_b:
+            tokens += [*tokens_b, "[SEP]"]
+            input_type_ids += [1] * (len(tokens_b) + 1)
+        input_ids = tokenizer.convert_tokens_to_ids(tokens)
+        padding = [0] * (seq_length - len(input_ids))
+        feature = InputFeatures(
+            unique_id=example.unique_id, tokens=tokens,
+            input_ids=input_ids + padding,
+            input_mask=[1] * len(input_ids) + padding,
+            input_type_ids=input_type_ids + padding)
+        if index < num_logged:
+            logging.info("*** Example ***")
+            logging.info("unique_id: %s", feature.unique_id)
+            logging.info("tokens: %s", " ".join(tokens))
+            for name in ("input_ids", "input_mask", "input_type_ids"):
+                logging.info("%s: %s", name,
+                             " ".join(str(x) for x in getattr(feature, name)))
+        features.append(feature)
+    return features
+
+
+def parse_layer_indexes(layers, num_hidden_layers):
+    """Parses "-1,-2" into [-1, -2]; checks each indexes an encoder layer.
+
+    Raises:
+      ValueError: not a comma-separated list of ints, or an index outside
+        [-num_hidden_layers, num_hidden_layers - 1].
+    """
+    try:
+        indexes = [int(x) for x in layers.split(",")]
+    except ValueError:
+        raise ValueError("--layers must be comma-separated integers, got %r"
+                         % layers) from None
+    for index in indexes:
+        if not -num_hidden_layers <= index < num_hidden_layers:
+            raise ValueError(
+                "layer index %d is out of range: the model has %d encoder "
+                "layers (use %d..%d)" % (index, num_hidden_layers,
+                                         -num_hidden_layers,
+                                         num_hidden_layers - 1))
+    return indexes
+
+
+def compute_layer_outputs(bert_model, features, layer_indexes, batch_size):
+    """Runs the encoder and yields the chosen layers per feature, in order.
+
+    Args:
+      bert_model: modeling.BertModel (inference: training=False).
+      features: list of InputFeatures.
+      layer_indexes: list of int, indexes into the encoder layer outputs
+        (the embedding output is not one of them; -1 is the last layer).
+      batch_size: int; the last batch may be smaller.
+
+    Yields:
+      (feature, list of float32 arrays [seq_length, hidden_size], one per
+      layer index).
+
+    Source: extract_features.py, model_fn (all_encoder_layers).
+    """
+    import tensorflow as tf
+
+    @tf.function(reduce_retracing=True)
+    def run(inputs):
+        outputs = bert_model(inputs, training=False)["encoder_outputs"]
+        return [outputs[i] for i in layer_indexes]
+
+    for start in range(0, len(features), batch_size):
+        batch = features[start:start + batch_size]
+        inputs = {
+            "input_ids": np.array([f.input_ids for f in batch], np.int32),
+            "input_mask": np.array([f.input_mask for f in batch], np.int32),
+            "segment_ids": np.array([f.input_type_ids for f in batch],
+                                    np.int32),
+        }
+        layers = [np.asarray(x) for x in run(inputs)]
+        for row, feature in enumerate(batch):
+            yield feature, [layer[row] for layer in layers]
+
+
+def feature_json_line(feature, layer_outputs, layer_indexes):
+    """The original's JSON line for one example (with the trailing newline).
+
+    `{"linex_index": id, "features": [{"token": t, "layers": [{"index": i,
+    "values": [...]}, ...]}, ...]}` over the real tokens only; values are
+    `round(float(x), 6)`; json.dumps defaults (non-ASCII escaped). The key
+    really is spelled "linex_index".
+
+    Source: extract_features.py, main.
+    """
+    tokens = []
+    for position, token in enumerate(feature.tokens):
+        layers = []
+        for layer_index, output in zip(layer_indexes, layer_outputs):
+            layers.append(collections.OrderedDict([
+                ("index", layer_index),
+                ("values", [round(float(x), 6) for x in output[position]]),
+            ]))
+        tokens.append(collections.OrderedDict([("token", token),
+                                               ("layers", layers)]))
+    line = collections.OrderedDict([("linex_index", feature.unique_id),
+                                    ("features", tokens)])
+    return json.dumps(line) + "\n"
