@@ -113,3 +113,19 @@ def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
         num_parallel_calls=tf.data.AUTOTUNE)
     dataset = dataset.batch(batch_size, drop_remainder=True)
     return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+MODEL_INPUT_KEYS = ("input_ids", "input_mask", "segment_ids",
+                    "masked_lm_positions")
+LABEL_KEYS = ("masked_lm_ids", "masked_lm_weights", "next_sentence_labels")
+
+
+def split_inputs_and_labels(features):
+    """Splits parsed features into (model inputs, labels) for `model.fit`.
+
+    Returns:
+      (dict of MODEL_INPUT_KEYS for modeling.BertPretrainer, dict of
+      LABEL_KEYS for its compute_loss).
+    """
+    return ({key: features[key] for key in MODEL_INPUT_KEYS},
+            {key: features[key] for key in LABEL_KEYS})

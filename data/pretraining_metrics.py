@@ -1,0 +1,76 @@
+"""Evaluation metrics of pre-training, as the original's eval_results.txt.
+
+Reproduces the metric_fn of google-research/bert `run_pretraining.py` plus
+the Estimator's `loss`, accumulated over evaluation batches in float64 with
+numpy (the values are sums and means, no library metric needed).
+"""
+import numpy as np
+
+
+class PretrainingMetrics:
+    """Accumulates the original's pre-training evaluation metrics.
+
+    `update` once per batch, then `result()`:
+      masked_lm_accuracy: sum(w * [argmax == id]) / sum(w);
+      masked_lm_loss: sum(w * -log p(id)) / sum(w);
+      next_sentence_accuracy: mean([argmax == label]);
+      next_sentence_loss: mean(-log p(label));
+      loss: mean over batches of each batch's total loss, the masked-LM part
+        being sum(w * -log p) / (sum(w) + 1e-5) (the training loss).
+
+    Source: run_pretraining.py, model_fn (metric_fn) and the Estimator's loss.
+    """
+
+    def __init__(self):
+        self._mlm_correct = 0.0
+        self._mlm_loss = 0.0
+        self._mlm_weight = 0.0
+        self._nsp_correct = 0.0
+        self._nsp_loss = 0.0
+        self._nsp_count = 0
+        self._batch_losses = []
+
+    def update(self, masked_lm_log_probs, masked_lm_ids, masked_lm_weights,
+               next_sentence_log_probs, next_sentence_labels):
+        """Adds one batch.
+
+        Args:
+          masked_lm_log_probs: float [B, P, V] (or [B * P, V]).
+          masked_lm_ids: int [B, P]; masked_lm_weights: float [B, P].
+          next_sentence_log_probs: float [B, 2].
+          next_sentence_labels: int [B] or [B, 1].
+        """
+        log_probs = np.asarray(masked_lm_log_probs, np.float64)
+        log_probs = log_probs.reshape(-1, log_probs.shape[-1])
+        ids = np.asarray(masked_lm_ids).reshape(-1)
+        weights = np.asarray(masked_lm_weights, np.float64).reshape(-1)
+        mlm_example_loss = -log_probs[np.arange(len(ids)), ids]
+        self._mlm_correct += float(
+            (weights * (log_probs.argmax(-1) == ids)).sum())
+        self._mlm_loss += float((weights * mlm_example_loss).sum())
+        self._mlm_weight += float(weights.sum())
+
+        nsp = np.asarray(next_sentence_log_probs, np.float64)
+        labels = np.asarray(next_sentence_labels).reshape(-1)
+        nsp_example_loss = -nsp[np.arange(len(labels)), labels]
+        self._nsp_correct += float((nsp.argmax(-1) == labels).sum())
+        self._nsp_loss += float(nsp_example_loss.sum())
+        self._nsp_count += len(labels)
+
+        batch_mlm_loss = ((weights * mlm_example_loss).sum()
+                          / (weights.sum() + 1e-5))
+        self._batch_losses.append(batch_mlm_loss + nsp_example_loss.mean())
+
+    def result(self):
+        """dict of the five metrics (floats); raises ValueError if empty."""
+        if not self._batch_losses:
+            raise ValueError("no evaluation batch was seen")
+        return {
+            "loss": float(np.mean(self._batch_losses)),
+            "masked_lm_accuracy": self._mlm_correct / self._mlm_weight
+            if self._mlm_weight else 0.0,
+            "masked_lm_loss": self._mlm_loss / self._mlm_weight
+            if self._mlm_weight else 0.0,
+            "next_sentence_accuracy": self._nsp_correct / self._nsp_count,
+            "next_sentence_loss": self._nsp_loss / self._nsp_count,
+        }
