@@ -105,6 +105,23 @@ def test_get_final_text_projection():
     assert get_final_text("xyz", "Steve", True) == "Steve"
 
 
+def test_cached_word_tokens_equal_span_tokenization():
+    # The n-best loop rebuilds get_final_text's tokenization of a span from
+    # per-word tokens; BasicTokenizer must give the same on the joined span.
+    from data.squad_postprocess import _BasicTokenCache
+    words = ["Caf\u00e9\u00a0au-lait", "\u5317\u4eac\u5e02", "x\u200by",
+             "\u0e38", "(1895-1943).", "\x00\ufffd", "\u00bfQu\u00e9?",
+             "A\u0301b", "", "\u3000end"]
+    for do_lower_case in (True, False):
+        tokenizer = tokenization.BasicTokenizer(do_lower_case=do_lower_case)
+        cache = _BasicTokenCache(do_lower_case)
+        for start in range(len(words)):
+            for end in range(start, len(words)):
+                expected = " ".join(tokenizer.tokenize(
+                    " ".join(words[start:end + 1])))
+                assert cache.tok_text(words, start, end) == expected
+
+
 def _feature(unique_id, example_index, num_query, doc_words):
     """A hand-made one-window feature: [CLS] q* [SEP] words [SEP]."""
     tokens = ["[CLS]"] + ["q"] * num_query + ["[SEP]"] + list(doc_words) + [
