@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertClassifier, BertConfig
+from modeling import BertClassifier, BertConfig, checkpoints
 from modeling.naming import tf1_name
 from modeling.optimization import (AdamWeightDecay, LambWeightDecay,
                                    WarmupLinearDecay, create_optimizer,
@@ -496,6 +496,37 @@ def test_slots_exist_before_first_step_and_resume():
                      {"k": True}, clip_norm=1.0)
     np.testing.assert_allclose(kernel.numpy(), params["k"], rtol=1e-6, atol=1e-7)
     assert int(optimizer.iterations.numpy()) == 51
+
+
+def test_resume_from_original_checkpoint_and_save_it_back(fixtures_dir,
+                                                         tmp_path):
+    """The slots and global_step the original saved come back through
+    `slot_variables`/`iterations`, and are written back unchanged."""
+    fixture = fixtures_dir / "tf1_tiny_classifier"
+    model = BertClassifier(
+        BertConfig.from_json_file(fixture / "bert_config.json"), num_labels=3)
+    optimizer = create_optimizer(1e-3, 10, 2, model=model)
+    optimizer.build(model.trainable_variables)
+    status = checkpoints.load_tf1_checkpoint(model, fixture,
+                                             optimizer=optimizer,
+                                             verbose=False)
+    assert status.optimizer_restored
+    assert int(optimizer.iterations.numpy()) == 2
+    # The next (third) update uses the rate of step 3.
+    assert float(optimizer.learning_rate) == pytest.approx(7e-4, rel=1e-6)
+    reader = tf.train.load_checkpoint(str(fixture / "bert_model.ckpt"))
+    slots = optimizer.tf1_slot_variables()
+    assert len(slots) == 2 * len(model.trainable_variables)
+    for name, slot in slots.items():
+        np.testing.assert_array_equal(slot.numpy(), reader.get_tensor(name))
+    checkpoints.save_tf1_checkpoint(model, str(tmp_path / "model.ckpt-2"),
+                                    optimizer=optimizer)
+    written = tf.train.load_checkpoint(str(tmp_path / "model.ckpt-2"))
+    names = reader.get_variable_to_shape_map()
+    assert written.get_variable_to_shape_map() == names
+    for name in names:
+        np.testing.assert_array_equal(written.get_tensor(name),
+                                      reader.get_tensor(name), err_msg=name)
 
 
 def test_config_round_trip_and_errors():
