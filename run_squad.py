@@ -223,8 +223,12 @@ def train(model, tokenizer, options, strategy):
         init_checkpoint=FLAGS.init_checkpoint)
 
 
-def predict(model, tokenizer):
-    """Featurizes predict_file, runs the model and writes the answers."""
+def predict(model, tokenizer, chief=True):
+    """Featurizes predict_file, runs the model and writes the answers.
+
+    Every worker runs the model (distributed predict needs them all); only
+    the chief writes the JSON files.
+    """
     eval_examples = read_squad_examples(
         FLAGS.predict_file, is_training=False,
         version_2_with_negative=FLAGS.version_2_with_negative)
@@ -266,6 +270,8 @@ def predict(model, tokenizer):
             for feature, start, end in zip(eval_features, start_logits,
                                            end_logits)]
 
+    if not chief:
+        return
     output_prediction_file = os.path.join(FLAGS.output_dir,
                                           "predictions.json")
     output_nbest_file = os.path.join(FLAGS.output_dir,
@@ -324,8 +330,8 @@ def main(_):
     elif FLAGS.do_predict:
         restore_for_inference(model)
 
-    if FLAGS.do_predict and runtime.is_chief(strategy):
-        predict(model, tokenizer)
+    if FLAGS.do_predict:
+        predict(model, tokenizer, chief=runtime.is_chief(strategy))
 
 
 if __name__ == "__main__":
