@@ -31,7 +31,8 @@ import tensorflow as tf  # noqa: E402
 from absl import app, flags, logging  # noqa: E402
 
 from data import squad_evaluate, tokenization  # noqa: E402
-from data.squad_examples import load_squad_json, read_squad_examples  # noqa: E402
+from data.squad_examples import (  # noqa: E402
+    load_squad_json, read_squad_examples)
 from data.squad_features import (  # noqa: E402
     FeatureWriter, convert_examples_to_features, squad_dataset)
 from data.squad_postprocess import (  # noqa: E402

@@ -1,8 +1,10 @@
 """The official SQuAD v1.1 / v2.0 metrics (exact match, F1, null threshold).
 
-A reimplementation of the rules of the official `evaluate-v2.0.py` (which on
-SQuAD 1.1 data, where every question has answers, gives the `exact_match`
-and `f1` of `evaluate-v1.1.py`), usable as a function and as a command:
+A reimplementation of the rules of the official `evaluate-v2.0.py`, usable
+as a function and as a command. On SQuAD 1.1 data (every question answered)
+its `exact`/`f1` equal `evaluate-v1.1.py`'s `exact_match`/`f1`, except where a
+prediction normalizes to "" and a gold answer does too (v2.0 ignores golds
+like "."; three dev-v1.1 questions have one):
 
   python -m data.squad_evaluate DATA_JSON PREDICTIONS_JSON \\
       [--na_prob_file null_odds.json] [--na_prob_thresh 1.0] [-o eval.json]
