@@ -28,8 +28,7 @@ class BertEmbeddings(keras.layers.Layer):
         ValueError: a static `seq_length` exceeds `max_position_embeddings`.
 
     Source: `embedding_lookup` and `embedding_postprocessor` in the original
-    `modeling.py`. The original looks token types up with a one-hot matmul; a
-    gather gives the same sums exactly.
+    `modeling.py`.
     """
 
     def __init__(self, config, **kwargs):
@@ -66,8 +65,12 @@ class BertEmbeddings(keras.layers.Layer):
                 f"({self.config.max_position_embeddings}) of the BERT config.")
         seq_length = ops.shape(input_ids)[1]
         embeddings = ops.take(self.word_embeddings, input_ids, axis=0)
-        embeddings = embeddings + ops.take(
-            self.token_type_embeddings, segment_ids, axis=0)
+        # A one-hot matmul, as the original: same sums as a gather, but a dense
+        # gradient, which enters the global-norm clipping as the original's does.
+        token_types = ops.one_hot(segment_ids, self.config.type_vocab_size,
+                                  dtype=embeddings.dtype)
+        embeddings = embeddings + ops.matmul(
+            token_types, ops.cast(self.token_type_embeddings, embeddings.dtype))
         positions = ops.slice(self.position_embeddings, (0, 0),
                               (seq_length, self.config.hidden_size))
         embeddings = embeddings + ops.expand_dims(positions, 0)

@@ -434,10 +434,6 @@ def test_decay_choice_on_bert_matches_original_rule(fixtures_dir):
         .uses_weight_decay(model.trainable_variables[0])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "modeling/embeddings.py looks token types up with a gather, whose "
-    "IndexedSlices gradient enters the global norm row by row; the "
-    "original's one-hot matmul gives a dense one, so clipping differs."))
 def test_bert_gradients_enter_the_global_norm_as_in_the_original(fixtures_dir):
     """The original (CPU/GPU) gathers word embeddings (an IndexedSlices
     gradient, norm over its B*S rows), and takes token types by a one-hot
