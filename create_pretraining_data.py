@@ -60,9 +60,10 @@ flags.DEFINE_float(
     "shard_size_mb", 16.0,
     "Cut the input into shards of about this many MB of text, each "
     "processed on its own with a seed derived from --random_seed (not in "
-    "the original). A worker needs roughly 30x a shard's size in memory with "
-    "dupe_factor=10. Input up to this size is one shard, whose output equals "
-    "the original's; 0 keeps any input in one shard.")
+    "the original). Memory per worker: about 70x a shard's size with "
+    "dupe_factor=10 (about 1.1 GB at 16 MB), plus TensorFlow. Input up to "
+    "this size is one shard, whose output equals the original's; 0 keeps "
+    "any input in one shard.")
 
 
 def main(argv):
