@@ -294,14 +294,16 @@ class InGraphFullTokenizer(tf.Module):
         ids = words.with_flat_values(pieces).merge_dims(1, 2)
         return tf.cast(ids, tf.int32)
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)],
+                 autograph=False)
     def basic_tokenize(self, texts):
         """BasicTokenizer.tokenize for a batch: ragged tf.string words
         [batch, (words)]. (Characters listed in nfd_substituted_code_points
         come out replaced; see the module docstring.)"""
         return self._basic_tokenize(texts)
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)],
+                 autograph=False)
     def __call__(self, texts):
         """texts: tf.string [batch] -> tf.RaggedTensor int32 [batch, (ids)]."""
         return self._wordpiece_ids(self._basic_tokenize(texts))

@@ -33,35 +33,45 @@ _CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF),
                (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
 FINAL_SIGMA = 0x03C2
 
-# Values of the sigma-context table (see `case_context_table`).
+# Values of the in-graph sigma-context table (see case_context_code_points).
 CONTEXT_OTHER = 0
 CONTEXT_CASE_IGNORABLE = 1
 CONTEXT_CASED = 2
 
 
-def _all_chars():
-    """Every code point except surrogates, as one-char strings."""
-    return [chr(cp) for cp in range(MAX_CODE_POINT + 1)
-            if cp not in _SURROGATES]
+def _text_of(code_points):
+    """One str holding the given code points (numpy uint32), built at C
+    speed through UTF-32."""
+    return np.asarray(code_points, dtype="<u4").tobytes().decode("utf-32-le")
 
 
 @functools.lru_cache(maxsize=None)
-def _categories():
-    """dict code point -> Unicode general category (Python's database),
-    for every code point that is not unassigned (Cn) or a surrogate."""
-    result = {}
-    for cp in range(MAX_CODE_POINT + 1):
-        if cp in _SURROGATES:
-            continue
-        category = unicodedata.category(chr(cp))
-        if category != "Cn":
-            result[cp] = category
-    return result
+def _assigned():
+    """(sorted list of assigned code points, their general categories) from
+    Python's database; surrogates and unassigned (Cn) code points left out
+    (every rule here is False for them)."""
+    cps = np.arange(MAX_CODE_POINT + 1, dtype=np.uint32)
+    cps = cps[(cps < 0xD800) | (cps > 0xDFFF)]
+    categories = np.array(list(map(unicodedata.category, _text_of(cps))))
+    keep = categories != "Cn"
+    return cps[keep].tolist(), categories[keep].tolist()
+
+
+def _code_points_where(predicate, category_prefixes):
+    """Assigned code points whose one-char string satisfies `predicate`,
+    looking only at ASCII and at categories starting with one of
+    `category_prefixes` (where the callers' predicates can be True; the
+    tests compare every result with a scan of all code points)."""
+    cps, cats = _assigned()
+    cps = [cp for cp, cat in zip(cps, cats)
+           if cp < 0x80 or cat.startswith(category_prefixes)]
+    return frozenset(cp for cp, yes in zip(cps, map(predicate,
+                                                     _text_of(cps))) if yes)
 
 
 def _joinable_code_points():
     """Assigned code points except "\\n" (used to join one-char probes)."""
-    return sorted(cp for cp in _categories() if cp != ord("\n"))
+    return [cp for cp in _assigned()[0] if cp != ord("\n")]
 
 
 def re2_class(code_points):
@@ -96,11 +106,8 @@ def re2_class(code_points):
 def deleted_code_points():
     """Code points BasicTokenizer._clean_text drops: NUL, U+FFFD, and
     `tokenization._is_control` (Cc/Cf except tab, newline, carriage return)."""
-    points = {0, 0xFFFD}
-    for cp, category in _categories().items():
-        if category in ("Cc", "Cf") and tokenization._is_control(chr(cp)):
-            points.add(cp)
-    return frozenset(points)
+    return frozenset({0, 0xFFFD}) | _code_points_where(
+        tokenization._is_control, ("Cc", "Cf"))
 
 
 @functools.lru_cache(maxsize=None)
@@ -108,14 +115,9 @@ def space_code_points():
     """Code points that end up separating words: `_is_whitespace` ones (mapped
     to " " by _clean_text) plus every other `str.isspace()` character that
     survives cleaning (U+2028, U+2029), which `str.split()` splits on."""
-    deleted = deleted_code_points()
-    points = set()
-    for cp in _categories():
-        char = chr(cp)
-        if tokenization._is_whitespace(char) or (
-                char.isspace() and cp not in deleted):
-            points.add(cp)
-    return frozenset(points)
+    return _code_points_where(tokenization._is_whitespace, ("Z",)) | (
+        _code_points_where(str.isspace, ("Z", "Cc"))
+        - deleted_code_points())
 
 
 @functools.lru_cache(maxsize=None)
@@ -133,15 +135,14 @@ def cjk_code_points():
 @functools.lru_cache(maxsize=None)
 def punctuation_code_points():
     """Code points for which `tokenization._is_punctuation` is True."""
-    return frozenset(cp for cp in _categories()
-                     if tokenization._is_punctuation(chr(cp)))
+    return _code_points_where(tokenization._is_punctuation, ("P",))
 
 
 @functools.lru_cache(maxsize=None)
 def nonspacing_mark_code_points():
     """Code points of category Mn (stripped after NFD when lower-casing)."""
-    return frozenset(cp for cp, category in _categories().items()
-                     if category == "Mn")
+    cps, cats = _assigned()
+    return frozenset(cp for cp, cat in zip(cps, cats) if cat == "Mn")
 
 
 @functools.lru_cache(maxsize=None)
@@ -163,7 +164,7 @@ def lower_case_map():
     cps = _joinable_code_points()
     # "\n" is neither cased nor case-ignorable, so no character's context
     # leaks into its neighbour's; one call is much faster than 300k calls.
-    lowered = "\n".join(chr(cp) for cp in cps).lower().split("\n")
+    lowered = _probe_text(cps, (None,)).lower().split("\n")
     result = {}
     for cp, low in zip(cps, lowered):
         if low == chr(cp):
@@ -180,6 +181,17 @@ def lower_case_map():
     return result
 
 
+def _probe_text(cps, pattern):
+    """Newline-separated probes, one per code point: `pattern` gives the
+    probe's code points, None standing for the code point itself."""
+    width = len(pattern) + 1
+    grid = np.empty((len(cps), width), dtype=np.uint32)
+    for column, value in enumerate(pattern):
+        grid[:, column] = cps if value is None else value
+    grid[:, -1] = ord("\n")
+    return _text_of(grid.reshape(-1)[:-1])
+
+
 def _probe_case_context(lower, cps):
     """Case-ignorable and cased characters as seen by the final-sigma rule
     of the lower-casing function `lower` (str -> str).
@@ -194,8 +206,8 @@ def _probe_case_context(lower, cps):
     final = chr(FINAL_SIGMA)
     sigma = chr(CAPITAL_SIGMA)
     # "\n" is neither cased nor case-ignorable: the probes do not interact.
-    before = lower("\n".join("A" + chr(cp) + sigma for cp in cps))
-    after = lower("\n".join("A" + sigma + chr(cp) for cp in cps))
+    before = lower(_probe_text(cps, (ord("A"), None, CAPITAL_SIGMA)))
+    after = lower(_probe_text(cps, (ord("A"), CAPITAL_SIGMA, None)))
     ignorable, cased = set(), set()
     for cp, probe1, probe2 in zip(cps, before.split("\n"),
                                   after.split("\n")):
@@ -226,13 +238,10 @@ def _one_char_lines():
     before any ICU op anyway."""
     cps = np.arange(1, MAX_CODE_POINT + 1, dtype=np.uint32)
     cps = cps[((cps < 0xD800) | (cps > 0xDFFF)) & (cps != ord("\n"))]
-    # Interleave with "\n" and decode as UTF-32: far faster than join().
-    lines = np.empty(2 * len(cps) - 1, dtype=np.uint32)
-    lines[0::2] = cps
-    lines[1::2] = ord("\n")
-    return cps.tolist(), lines.astype("<u4").tobytes().decode("utf-32-le")
+    return cps.tolist(), _probe_text(cps, (None,))
 
 
+@functools.lru_cache(maxsize=None)
 def lower_case_mismatches(other_lower):
     """Code points whose lower-casing by `other_lower` (str -> str, e.g.
     ICU's) differs from Python's `str.lower()`.
@@ -267,6 +276,7 @@ def dense_table(mapping, default_identity=True, dtype=np.int32):
     return table
 
 
+@functools.lru_cache(maxsize=None)
 def nfd_mismatches(icu_nfd):
     """Code points whose NFD by `icu_nfd` differs from Python's NFD.
 

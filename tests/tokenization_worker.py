@@ -1,0 +1,12 @@
+"""Helper for tests/test_tf_tokenization.py: pure-Python ids in a worker
+process (kept apart from the test module so that spawned workers do not
+import TensorFlow)."""
+from data import tokenization
+
+
+def python_ids(args):
+    """(vocab_file, do_lower_case, texts) -> list of id lists."""
+    vocab_file, do_lower_case, texts = args
+    tokenizer = tokenization.FullTokenizer(vocab_file, do_lower_case)
+    return [tokenizer.convert_tokens_to_ids(tokenizer.tokenize(text))
+            for text in texts]
