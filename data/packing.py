@@ -41,8 +41,8 @@ def truncate_seq_pair(tokens_a, tokens_b, max_length):
       ValueError: max_length < 0 (the original would pop from an empty
         list).
 
-    Source: run_classifier.py, _truncate_seq_pair (same in run_squad.py's
-    callers and extract_features.py).
+    Source: run_classifier.py, _truncate_seq_pair (the same function is in
+    extract_features.py).
     """
     if max_length < 0:
         raise ValueError("truncate_seq_pair: max_length must be >= 0, got %d"

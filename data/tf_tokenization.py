@@ -15,8 +15,12 @@ character classes are written out from Python's own `unicodedata` (see
   1. drop invalid UTF-8 bytes (Python: `bytes.decode("utf-8", "ignore")`);
   2. delete NUL, U+FFFD and Cc/Cf characters, turn whitespace into " ";
   3. surround CJK ideographs with spaces;
-  4. (do_lower_case only) `str.lower()` via a code-point table plus Python's
-     final-sigma rule, NFD with TF Text's ICU normalizer, then delete Mn;
+  4. (do_lower_case only) `str.lower()`: ICU's tf.strings.lower on rows
+     where it provably agrees with Python (compared character by character
+     at construction), a code-point table from `str.lower()` plus Python's
+     final-sigma rule on rows holding a capital sigma or a character ICU
+     maps differently (Python's Unicode is newer than TF's ICU); then NFD
+     with TF Text's ICU normalizer, then delete Mn;
   5. surround punctuation with spaces and split on spaces;
   6. words of more than max_input_chars_per_word code points become [UNK];
      the others go through tensorflow_text.FastWordpieceTokenizer (greedy
@@ -34,6 +38,8 @@ Known limits (pinned by tests/test_tf_tokenization.py):
 Source: google-research/bert tokenization.py (FullTokenizer, BasicTokenizer,
 WordpieceTokenizer); the steps and their order are the original's.
 """
+import unicodedata
+
 import tensorflow as tf
 import tensorflow_text as tf_text
 
@@ -72,9 +78,15 @@ class InGraphFullTokenizer(tf.Module):
     (traced once, input signature [None] tf.string); returns a tf.RaggedTensor
     of int32 ids, ragged_rank 1. Use `tf.expand_dims` on a scalar first.
 
+    Construction of the first lower-casing tokenizer in a process builds
+    the character tables from Python's Unicode database (about 3 s); later
+    ones reuse them.
+
     Raises:
       FileNotFoundError: vocab file missing.
       ValueError: unk_token not in the vocab.
+      NotImplementedError: a vocab token contains a character whose NFD
+        differs between TF Text and Python (see module docstring).
 
     Source: tokenization.py FullTokenizer.tokenize + convert_tokens_to_ids.
     """
@@ -157,13 +169,25 @@ class InGraphFullTokenizer(tf.Module):
         mismatches = tables.nfd_mismatches(_nfd_with_tf_text)
         if mismatches:
             substitute = self._pick_substitute(vocab_chars, mismatches)
+            # The swap keeps the ids only for a character that, like the
+            # substitute, is unchanged by Python's NFD, belongs to no class
+            # the tokenizer acts on, and appears in no vocab token (so every
+            # word holding it becomes [UNK] either way).
+            special = (tables.punctuation_code_points()
+                       | tables.nonspacing_mark_code_points()
+                       | tables.space_code_points()
+                       | tables.deleted_code_points()
+                       | tables.cjk_code_points())
             for cp in mismatches:
-                if chr(cp) in vocab_chars:
+                char = chr(cp)
+                if (char in vocab_chars or cp in special
+                        or unicodedata.normalize("NFD", char) != char):
                     raise NotImplementedError(
-                        "U+%04X is in a token of %s, but TF Text's NFD of it "
-                        "differs from Python's %s" % (
-                            cp, self.vocab_file,
-                            tables.python_unicode_version()))
+                        "TF Text's NFD of U+%04X differs from Python's %s "
+                        "and the character matters to %s (it is in a vocab "
+                        "token, or Python decomposes or classifies it)"
+                        % (cp, tables.python_unicode_version(),
+                           self.vocab_file))
             for cp, low in list(mapping.items()):
                 if low in mismatches:
                     mapping[cp] = substitute

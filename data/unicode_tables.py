@@ -204,7 +204,6 @@ def _probe_case_context(lower, cps):
       (case_ignorable, cased_not_ignorable): two frozensets of code points.
     """
     final = chr(FINAL_SIGMA)
-    sigma = chr(CAPITAL_SIGMA)
     # "\n" is neither cased nor case-ignorable: the probes do not interact.
     before = lower(_probe_text(cps, (ord("A"), None, CAPITAL_SIGMA)))
     after = lower(_probe_text(cps, (ord("A"), CAPITAL_SIGMA, None)))

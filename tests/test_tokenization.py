@@ -277,7 +277,8 @@ def test_pitfall_word_length_limit_is_200_code_points():
     vocab = {"[UNK]": 0, "\u00e9": 1, "##\u00e9": 2}
     tokenizer = tokenization.WordpieceTokenizer(vocab)
     # 200 two-byte characters (400 UTF-8 bytes) are still pieced.
-    assert tokenizer.tokenize("\u00e9" * 200) == ["\u00e9"] + ["##\u00e9"] * 199
+    assert tokenizer.tokenize("\u00e9" * 200) == (
+        ["\u00e9"] + ["##\u00e9"] * 199)
     assert tokenizer.tokenize("\u00e9" * 201) == ["[UNK]"]
 
 
