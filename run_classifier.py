@@ -29,7 +29,7 @@ from data.classifier_features import (  # noqa: E402
 from data.classifier_processors import PaddingInputExample, get_processor  # noqa: E402
 from data.glue_metrics import task_metrics  # noqa: E402
 from data.results_files import write_key_value_file, write_text_atomically  # noqa: E402
-from modeling import BertClassifier, BertConfig, checkpoints  # noqa: E402
+from modeling import BertClassifier, BertConfig  # noqa: E402
 from modeling.optimization import create_optimizer  # noqa: E402
 from modeling import runtime, training  # noqa: E402
 
@@ -121,23 +121,6 @@ def write_features(examples, label_list, tokenizer, name):
     file_based_convert_examples_to_features(
         examples, label_list, FLAGS.max_seq_length, tokenizer, path)
     return path
-
-
-def restore_for_inference(model):
-    """Weights for eval/predict: the newest checkpoint in `output_dir`, else
-    `--init_checkpoint` (as the Estimator does). Returns the global step."""
-    latest = training.latest_training_checkpoint(FLAGS.output_dir)
-    source = latest or FLAGS.init_checkpoint
-    if not source:
-        logging.warning("No checkpoint in %s and no --init_checkpoint: "
-                        "evaluating a randomly initialised model.",
-                        FLAGS.output_dir)
-        return 0
-    checkpoints.load_tf1_checkpoint(model, source)
-    reader = tf.train.load_checkpoint(checkpoints.resolve_checkpoint(source))
-    if reader.has_tensor(checkpoints.GLOBAL_STEP):
-        return int(reader.get_tensor(checkpoints.GLOBAL_STEP))
-    return 0
 
 
 def predict_logits(model, dataset):
@@ -237,7 +220,8 @@ def main(_):
             init_checkpoint=FLAGS.init_checkpoint)
         global_step, train_loss = result["global_step"], result["loss"]
     elif FLAGS.do_eval or FLAGS.do_predict:
-        global_step = restore_for_inference(model)
+        global_step = training.restore_for_inference(
+            model, FLAGS.output_dir, FLAGS.init_checkpoint)
 
     chief = runtime.is_chief(strategy)
     if FLAGS.do_eval:

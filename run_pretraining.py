@@ -29,7 +29,7 @@ from data.pretraining_dataset import (  # noqa: E402
     expand_input_files, pretraining_dataset, split_inputs_and_labels)
 from data.pretraining_metrics import PretrainingMetrics  # noqa: E402
 from data.results_files import write_key_value_file  # noqa: E402
-from modeling import BertConfig, BertPretrainer, checkpoints  # noqa: E402
+from modeling import BertConfig, BertPretrainer  # noqa: E402
 from modeling import runtime, training  # noqa: E402
 from modeling.optimization import create_optimizer  # noqa: E402
 
@@ -107,29 +107,6 @@ def check_flags(bert_config):
                          "of [MASK], [CLS] and [SEP]).")
 
 
-def restore_for_eval(model):
-    """Weights for evaluation only; returns the global step to report.
-
-    As the Estimator: the newest checkpoint in output_dir (its step), else
-    --init_checkpoint (reported as step 0, since only the model weights come
-    from it), else a random model.
-    """
-    latest = training.latest_training_checkpoint(FLAGS.output_dir)
-    if latest:
-        checkpoints.load_tf1_checkpoint(model, latest)
-        reader = tf.train.load_checkpoint(latest)
-        if reader.has_tensor(checkpoints.GLOBAL_STEP):
-            return int(reader.get_tensor(checkpoints.GLOBAL_STEP))
-        return 0
-    if FLAGS.init_checkpoint:
-        checkpoints.load_tf1_checkpoint(model, FLAGS.init_checkpoint)
-    else:
-        logging.warning("No checkpoint in %s and no --init_checkpoint: "
-                        "evaluating a randomly initialised model.",
-                        FLAGS.output_dir)
-    return 0
-
-
 def evaluate(model, dataset):
     """The original's evaluation metrics over every batch of `dataset`."""
     predict = tf.function(lambda inputs: model(inputs, training=False))
@@ -190,7 +167,8 @@ def main(argv):
             strategy=strategy, init_checkpoint=FLAGS.init_checkpoint)
         global_step = result["global_step"]
     else:
-        global_step = restore_for_eval(model)
+        global_step = training.restore_for_inference(
+            model, FLAGS.output_dir, FLAGS.init_checkpoint)
 
     if FLAGS.do_eval:
         logging.info("***** Running evaluation *****")

@@ -23,7 +23,6 @@ import os
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
-import json  # noqa: E402
 import random  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -37,7 +36,7 @@ from data.squad_features import (  # noqa: E402
     FeatureWriter, convert_examples_to_features, squad_dataset)
 from data.squad_postprocess import (  # noqa: E402
     RawResult, write_json_atomic, write_predictions)
-from modeling import BertConfig, BertSquad, checkpoints  # noqa: E402
+from modeling import BertConfig, BertSquad  # noqa: E402
 from modeling import runtime, training  # noqa: E402
 from modeling.optimization import create_optimizer  # noqa: E402
 
@@ -157,20 +156,6 @@ def validate_flags_or_throw(bert_config):
     if FLAGS.doc_stride < 1:
         raise ValueError("doc_stride must be at least 1, got %d"
                          % FLAGS.doc_stride)
-
-
-def restore_for_inference(model):
-    """Weights for prediction: the newest checkpoint in `output_dir`, else
-    `--init_checkpoint` (as the Estimator does)."""
-    source = (training.latest_training_checkpoint(FLAGS.output_dir)
-              or FLAGS.init_checkpoint)
-    if not source:
-        logging.warning("No checkpoint in %s and no --init_checkpoint: "
-                        "predicting with a randomly initialised model.",
-                        FLAGS.output_dir)
-        return
-    logging.info("Predicting with %s", source)
-    checkpoints.load_tf1_checkpoint(model, source)
 
 
 def train(model, tokenizer, options, strategy):
@@ -329,7 +314,7 @@ def main(_):
     if FLAGS.do_train:
         train(model, tokenizer, options, strategy)
     elif FLAGS.do_predict:
-        restore_for_inference(model)
+        training.restore_for_inference(model, FLAGS.output_dir, FLAGS.init_checkpoint)
 
     if FLAGS.do_predict:
         predict(model, tokenizer, chief=runtime.is_chief(strategy))

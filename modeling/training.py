@@ -188,7 +188,34 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
         callbacks.append(keras.callbacks.TensorBoard(
             log_dir=output_dir, update_freq=min(100, options.save_checkpoints_steps)))
     logging.info("Training from step %d to %d.", initial_step, num_train_steps)
-    history = model.fit(dataset, epochs=1, steps_per_epoch=remaining,
+    history = model.fit(dataset, epochs=1, steps_per_epoch=remaining, shuffle=False,
                         callbacks=callbacks, verbose=verbose)
     return {"loss": float(history.history["loss"][-1]),
             "global_step": int(optimizer.iterations.numpy())}
+
+
+def restore_for_inference(model, output_dir, init_checkpoint=None):
+    """Weights for evaluation or prediction, chosen as the Estimator does.
+
+    The newest `model.ckpt-N` in `output_dir` (its global step is reported),
+    else `init_checkpoint` (reported as step 0: only model weights come from
+    it), else the model stays randomly initialised (with a warning).
+
+    Returns:
+        int, the global step to report in result files.
+    """
+    latest = latest_training_checkpoint(output_dir)
+    if latest:
+        logging.info("Restoring %s", latest)
+        checkpoints.load_tf1_checkpoint(model, latest)
+        reader = tf.train.load_checkpoint(latest)
+        if reader.has_tensor(checkpoints.GLOBAL_STEP):
+            return int(reader.get_tensor(checkpoints.GLOBAL_STEP))
+        return 0
+    if init_checkpoint:
+        logging.info("Restoring %s", init_checkpoint)
+        checkpoints.load_tf1_checkpoint(model, init_checkpoint)
+    else:
+        logging.warning("No checkpoint in %s and no --init_checkpoint: using a "
+                        "randomly initialised model.", output_dir)
+    return 0

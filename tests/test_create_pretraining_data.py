@@ -12,7 +12,6 @@ import sys
 import pytest
 import tensorflow as tf
 
-from data import pretraining_pipeline
 from data.pretraining_corpus import plan_shards
 from data.pretraining_pipeline import (PretrainingOptions,
                                        create_pretraining_files, shard_seed)

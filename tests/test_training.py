@@ -1,6 +1,5 @@
 """model.fit training writes the Estimator's checkpoints and resumes exactly."""
 import numpy as np
-import pytest
 import tensorflow as tf
 
 from modeling import BertClassifier, BertConfig, checkpoints
