@@ -17,6 +17,7 @@ from absl import logging
 import tensorflow as tf
 
 from data.classifier_processors import PaddingInputExample
+from data.packing import truncate_seq_pair
 
 __all__ = [
     "InputFeatures",
@@ -51,20 +52,6 @@ class InputFeatures(object):
         self.segment_ids = segment_ids
         self.label_id = label_id
         self.is_real_example = is_real_example
-
-
-def _truncate_seq_pair(tokens_a, tokens_b, max_length):
-    """Pops tokens off the end of the longer list until both fit.
-
-    Source: run_classifier.py `_truncate_seq_pair` (ties pop from
-    `tokens_b`). Own copy of the rule because `data/packing.py` did not
-    exist yet when this module was written.
-    """
-    while len(tokens_a) + len(tokens_b) > max_length:
-        if len(tokens_a) > len(tokens_b):
-            tokens_a.pop()
-        else:
-            tokens_b.pop()
 
 
 def _label_id(example, label_list):
@@ -136,7 +123,7 @@ def convert_single_example(ex_index, example, label_list, max_seq_length,
             raise ValueError(
                 "max_seq_length=%d leaves no room for [CLS] a [SEP] b [SEP] "
                 "(need >= 3)" % max_seq_length)
-        _truncate_seq_pair(tokens_a, tokens_b, max_seq_length - 3)
+        truncate_seq_pair(tokens_a, tokens_b, max_seq_length - 3)
     else:
         if max_seq_length < 2:
             raise ValueError(

@@ -13,6 +13,7 @@ import re
 import numpy as np
 from absl import logging
 
+from data.packing import truncate_seq_pair
 from data.pretraining_corpus import TextRange, iter_lines
 
 # The split is at the last " ||| " because the first group is greedy.
@@ -67,19 +68,6 @@ def read_examples(input_file):
             examples.append(InputExample(unique_id, match.group(1),
                                          match.group(2)))
     return examples
-
-
-def truncate_seq_pair(tokens_a, tokens_b, max_length):
-    """Pops from the end of the longer list (B on ties) until both fit.
-
-    Source: extract_features.py, _truncate_seq_pair (same as
-    run_classifier's).
-    """
-    while len(tokens_a) + len(tokens_b) > max_length:
-        if len(tokens_a) > len(tokens_b):
-            tokens_a.pop()
-        else:
-            tokens_b.pop()
 
 
 def convert_examples_to_features(examples, seq_length, tokenizer,
