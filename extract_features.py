@@ -94,6 +94,9 @@ def main(argv):
 
     tokenizer = tokenization.FullTokenizer(
         vocab_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case)
+    tokenization.validate_vocab_size(
+        tokenizer.vocab, bert_config.vocab_size, FLAGS.vocab_file,
+        FLAGS.bert_config_file)
     examples = read_examples(FLAGS.input_file)
     features = convert_examples_to_features(examples, FLAGS.max_seq_length,
                                             tokenizer)

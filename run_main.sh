@@ -9,10 +9,12 @@
 # --data_dir is the shared data folder (it holds glue/SST-2 and
 # bert_models/uncased_L-12_H-768_A-12/vocab.txt). With --init_checkpoint and a
 # matching --bert_config_file it fine-tunes a released checkpoint instead of
-# training the small model from scratch.
+# training the small model from scratch (use a fresh --output_dir: a rerun
+# resumes from the checkpoints already there). Relative paths are taken from
+# the current directory.
 set -euo pipefail
-cd "$(dirname "$0")"
-DATA_DIR=../shared/data
+source "$(dirname "$0")/scripts_env.sh"
+DATA_DIR=$REPO/../shared/data
 OUTPUT_DIR=/tmp/bert_main
 EXTRA=()
 for arg in "$@"; do
@@ -22,19 +24,12 @@ for arg in "$@"; do
     *) EXTRA+=("$arg") ;;
   esac
 done
-VENV=${VENV:-.venv}
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV"
-fi
-"$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e .
-export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2}
-"$VENV/bin/python" run_classifier.py \
+"$VENV/bin/python" "$REPO/run_classifier.py" \
   --task_name=SST-2 \
   --do_train=true --do_eval=true \
   --data_dir="$DATA_DIR/glue/SST-2" \
   --vocab_file="$DATA_DIR/bert_models/uncased_L-12_H-768_A-12/vocab.txt" \
-  --bert_config_file=configs/bert_tiny_from_scratch.json \
+  --bert_config_file="$REPO/configs/bert_tiny_from_scratch.json" \
   --max_seq_length=64 --train_batch_size=32 --learning_rate=1e-3 \
   --num_train_epochs=2 --save_checkpoints_steps=1000 \
   --output_dir="$OUTPUT_DIR" "${EXTRA[@]+"${EXTRA[@]}"}"

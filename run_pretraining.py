@@ -152,6 +152,9 @@ def main(argv):
             FLAGS.train_batch_size, is_training=True)
         if FLAGS.dynamic_masking:
             tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file)
+            tokenization.validate_vocab_size(
+                tokenizer.vocab, bert_config.vocab_size, FLAGS.vocab_file,
+                FLAGS.bert_config_file)
             dataset = dataset.map(DynamicMasking.from_tokenizer(
                 tokenizer, FLAGS.max_predictions_per_seq,
                 FLAGS.masked_lm_prob), num_parallel_calls=tf.data.AUTOTUNE)

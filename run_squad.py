@@ -304,6 +304,9 @@ def main(_):
     tf.io.gfile.makedirs(FLAGS.output_dir)
     tokenizer = tokenization.FullTokenizer(
         vocab_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case)
+    tokenization.validate_vocab_size(
+        tokenizer.vocab, bert_config.vocab_size, FLAGS.vocab_file,
+        FLAGS.bert_config_file)
 
     options = runtime.runtime_options_from_flags()
     runtime.configure_precision(options)

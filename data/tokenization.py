@@ -116,6 +116,30 @@ def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
                                     model_name, model_kind, expected_flag))
 
 
+def validate_vocab_size(vocab, vocab_size, vocab_file=None, config_file=None):
+    """Checks that every id of the vocabulary has a row in the embedding table.
+
+    Without this check a vocab.txt from another model gives ids past the end
+    of `bert/embeddings/word_embeddings`: an error deep inside TensorFlow on
+    CPU, silently wrong embeddings on GPU.
+
+    Args:
+      vocab: the token -> id mapping (e.g. `FullTokenizer.vocab`).
+      vocab_size: int, `vocab_size` of the BERT config.
+      vocab_file, config_file: paths, for the message.
+
+    Raises:
+      ValueError: the vocabulary has more entries than `vocab_size`.
+    """
+    if len(vocab) > vocab_size:
+        raise ValueError(
+            "vocab file %s has %d tokens but the BERT config %s has "
+            "vocab_size %d: ids from %d on have no embedding. Use the "
+            "vocab.txt that came with the checkpoint." % (
+                vocab_file or "", len(vocab), config_file or "", vocab_size,
+                vocab_size))
+
+
 def convert_to_unicode(text):
     """Returns `text` as `str`; bytes are decoded as UTF-8, dropping bad bytes.
 

@@ -122,6 +122,31 @@ def _optimizer_slots(optimizer, variable):
             if slot in slots}
 
 
+def _mismatch_hints(shapes, weights):
+    """Says which config field most likely differs, when it is clear."""
+    hints = []
+    word = "bert/embeddings/word_embeddings"
+    if word in shapes and word in weights:
+        (ckpt_vocab, ckpt_hidden) = shapes[word]
+        (model_vocab, model_hidden) = weights[word].shape
+        if ckpt_hidden != model_hidden:
+            hints.append(f"hidden_size: the checkpoint has {ckpt_hidden}, the "
+                         f"config {model_hidden} (wrong bert_config.json for "
+                         "this checkpoint?)")
+        elif ckpt_vocab != model_vocab:
+            hints.append(f"vocab_size: the checkpoint has {ckpt_vocab}, the "
+                         f"config {model_vocab}")
+    for name in ("output_bias", "cls/squad/output_bias"):
+        if name in shapes and name in weights and (
+                list(shapes[name]) != list(weights[name].shape)):
+            hints.append(f"number of labels: the checkpoint's head has "
+                         f"{shapes[name][0]}, the model "
+                         f"{weights[name].shape[0]}")
+    if not hints:
+        return ""
+    return "\nLikely cause: " + "; ".join(hints) + "."
+
+
 def check_compatible(model, checkpoint):
     """Checks names and shapes without assigning anything.
 
@@ -148,15 +173,10 @@ def check_compatible(model, checkpoint):
         f"{list(weights[name].shape)}"
         for name in matched if list(shapes[name]) != list(weights[name].shape)]
     if mismatches:
-        hint = ""
-        if any(line.strip().startswith("bert/embeddings/word_embeddings")
-               for line in mismatches):
-            hint = (" The vocabulary size differs: check `vocab_size` in "
-                    "bert_config.json against the checkpoint.")
         raise CheckpointMismatchError(
             f"Checkpoint {prefix} does not fit the model config; nothing was "
             f"loaded. {len(mismatches)} shape mismatch(es):\n"
-            + "\n".join(mismatches) + hint)
+            + "\n".join(mismatches) + _mismatch_hints(shapes, weights))
     return prefix, shapes
 
 

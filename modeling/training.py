@@ -132,7 +132,14 @@ def restore_or_initialize(model, optimizer, output_dir, init_checkpoint=None):
     latest = latest_training_checkpoint(output_dir)
     if latest:
         logging.info("Resuming training from %s", latest)
-        status = checkpoints.load_tf1_checkpoint(model, latest, optimizer=optimizer)
+        try:
+            status = checkpoints.load_tf1_checkpoint(model, latest,
+                                                     optimizer=optimizer)
+        except checkpoints.CheckpointMismatchError as error:
+            raise checkpoints.CheckpointMismatchError(
+                f"output_dir {output_dir} already holds a training checkpoint "
+                f"({latest}) from another model, and a rerun resumes from it. "
+                f"Use a fresh --output_dir. {error}") from None
         if not status.optimizer_restored:
             logging.warning("%s has no optimizer state; the optimizer starts "
                             "afresh.", latest)
@@ -207,7 +214,13 @@ def restore_for_inference(model, output_dir, init_checkpoint=None):
     latest = latest_training_checkpoint(output_dir)
     if latest:
         logging.info("Restoring %s", latest)
-        checkpoints.load_tf1_checkpoint(model, latest)
+        try:
+            checkpoints.load_tf1_checkpoint(model, latest)
+        except checkpoints.CheckpointMismatchError as error:
+            raise checkpoints.CheckpointMismatchError(
+                f"output_dir {output_dir} holds a checkpoint ({latest}) from "
+                "another model, and it takes precedence over "
+                f"--init_checkpoint. Use a fresh --output_dir. {error}") from None
         reader = tf.train.load_checkpoint(latest)
         if reader.has_tensor(checkpoints.GLOBAL_STEP):
             return int(reader.get_tensor(checkpoints.GLOBAL_STEP))

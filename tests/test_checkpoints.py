@@ -104,7 +104,8 @@ def test_wrong_vocab_size_fails_before_assigning(fixtures_dir, tmp_path):
         checkpoints.load_tf1_checkpoint(model, fixtures_dir / "tf1_tiny_classifier")
     message = str(error.value)
     assert "bert/embeddings/word_embeddings: checkpoint [512, 64] vs model [600, 64]" in message
-    assert "vocab_size" in message and "nothing was loaded" in message
+    assert "vocab_size: the checkpoint has 512, the config 600" in message
+    assert "nothing was loaded" in message
     after = _weights(model)
     assert all(np.array_equal(before[name], after[name]) for name in before)
 
@@ -159,3 +160,13 @@ def test_original_tf1_code_path_loads_our_checkpoint(fixtures_dir, tmp_path):
             session.run(tf.compat.v1.global_variables_initializer())
             for name, variable in variables.items():
                 np.testing.assert_array_equal(session.run(variable), ours[name])
+
+
+def test_label_count_mismatch_is_named(fixtures_dir):
+    from modeling import BertClassifier
+    fixture_dir = fixtures_dir / "tf1_tiny_classifier"
+    config = BertConfig.from_json_file(fixture_dir / "bert_config.json")
+    with pytest.raises(checkpoints.CheckpointMismatchError) as error:
+        checkpoints.load_tf1_checkpoint(BertClassifier(config, num_labels=2), fixture_dir)
+    assert "output_weights: checkpoint [3, 64] vs model [2, 64]" in str(error.value)
+    assert "number of labels: the checkpoint's head has 3, the model 2" in str(error.value)

@@ -52,3 +52,5 @@ def test_index_only_shape_check_rejects_base_config_against_mini(data_dir):
             model, data_dir / "bert_models/uncased_L-4_H-256_A-4/bert_model.ckpt")
     message = str(error.value)
     assert "bert/embeddings/word_embeddings: checkpoint [30522, 256] vs model [30522, 768]" in message
+    assert "Likely cause: hidden_size: the checkpoint has 256, the config 768" in message
+    assert "vocab_size" not in message

@@ -87,10 +87,14 @@ def test_train_eval_predict_on_real_mrpc(mrpc_fixture, data_dir, tmp_path):
     ({"do_eval": True, "max_seq_length": 600}, "max_position_embeddings"),
     ({}, "At least one of `do_train`, `do_eval` or `do_predict' must be True"),
     ({"do_train": True, "data_dir": "/nonexistent/glue"}, "/nonexistent/glue/train.tsv"),
+    ({"do_eval": True, "bert_config_file": "TINY_CONFIG", "max_seq_length": 64},
+     "has 30522 tokens but the BERT config"),
 ])
 def test_bad_input_gets_clear_error(mrpc_fixture, tmp_path, extra, message):
     flags = _base_flags(mrpc_fixture, tmp_path, tmp_path / "out")
     flags.update(extra)
+    if flags["bert_config_file"] == "TINY_CONFIG":
+        flags["bert_config_file"] = mrpc_fixture.parent / "tf1_tiny_classifier/bert_config.json"
     process = run_script("run_classifier.py", flags, check=False)
     assert process.returncode != 0
     assert message in process.stderr

@@ -301,3 +301,12 @@ def test_pitfall_only_cjk_ideographs_split():
     # Hiragana, Katakana and Hangul stay one word.
     assert basic.tokenize("\u3053\u3093\u30ab\ud55c\uad6d") == [
         "\u3053\u3093\u30ab\ud55c\uad6d"]
+
+
+def test_validate_vocab_size_names_both_files():
+    vocab = {"[PAD]": 0, "a": 1, "b": 2}
+    tokenization.validate_vocab_size(vocab, 3)
+    tokenization.validate_vocab_size(vocab, 10)  # a padded table is fine
+    with pytest.raises(ValueError) as error:
+        tokenization.validate_vocab_size(vocab, 2, "v.txt", "c.json")
+    assert "v.txt has 3 tokens but the BERT config c.json has vocab_size 2" in str(error.value)

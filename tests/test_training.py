@@ -1,5 +1,6 @@
 """model.fit training writes the Estimator's checkpoints and resumes exactly."""
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from modeling import BertClassifier, BertConfig, checkpoints
@@ -80,3 +81,16 @@ def test_nothing_to_do_when_checkpoint_is_past_num_train_steps(fixtures_dir, tmp
     _train(fixtures_dir, tmp_path, steps=2)
     _, _, result = _train(fixtures_dir, tmp_path, steps=2)
     assert result == {"loss": None, "global_step": 2}
+
+
+def test_resuming_from_another_models_output_dir_says_so(fixtures_dir, tmp_path):
+    _train(fixtures_dir, tmp_path, steps=1)
+    config = BertConfig.from_dict(dict(
+        BertConfig.from_json_file(fixtures_dir / "tf1_tiny_classifier/bert_config.json").to_dict(),
+        hidden_size=32))
+    model = BertClassifier(config, num_labels=3)
+    with pytest.raises(checkpoints.CheckpointMismatchError) as error:
+        run_training(model, create_optimizer(1e-3, 4, 1), _dataset(config), 4,
+                     str(tmp_path), RuntimeOptions(), batch_size=4, verbose=0)
+    assert "Use a fresh --output_dir" in str(error.value)
+    assert "model.ckpt-1" in str(error.value)

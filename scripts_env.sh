@@ -1,0 +1,19 @@
+# Sourced by run_main.sh and run_tests.sh: creates the virtualenv on first use
+# and (re)installs the project only when setup.py changed since the last
+# install, so reruns need no package index.
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VENV=${VENV:-$REPO/.venv}
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+STAMP="$VENV/.installed-$(sha256sum "$REPO/setup.py" | cut -c1-16)-${INSTALL_EXTRAS:-base}"
+if [ ! -f "$STAMP" ]; then
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  if [ -n "${INSTALL_EXTRAS:-}" ]; then
+    "$VENV/bin/python" -m pip install -q -e "$REPO[$INSTALL_EXTRAS]"
+  else
+    "$VENV/bin/python" -m pip install -q -e "$REPO"
+  fi
+  touch "$STAMP"
+fi
+export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2}
