@@ -92,10 +92,8 @@ def main(argv):
     except ValueError as error:
         raise app.UsageError(str(error))
 
-    tokenizer = tokenization.FullTokenizer(
-        vocab_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case)
-    tokenization.validate_vocab_size(
-        tokenizer.vocab, bert_config.vocab_size, FLAGS.vocab_file,
+    tokenizer = tokenization.tokenizer_for_model(
+        FLAGS.vocab_file, FLAGS.do_lower_case, bert_config.vocab_size,
         FLAGS.bert_config_file)
     examples = read_examples(FLAGS.input_file)
     features = convert_examples_to_features(examples, FLAGS.max_seq_length,

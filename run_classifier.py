@@ -185,15 +185,12 @@ def main(_):
     processor = get_processor(FLAGS.task_name)
     label_list = processor.get_labels()
     num_labels = 1 if processor.is_regression else len(label_list)
-    tokenizer = tokenization.FullTokenizer(
-        vocab_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case)
-    tokenization.validate_vocab_size(
-        tokenizer.vocab, bert_config.vocab_size, FLAGS.vocab_file,
+    tokenizer = tokenization.tokenizer_for_model(
+        FLAGS.vocab_file, FLAGS.do_lower_case, bert_config.vocab_size,
         FLAGS.bert_config_file)
 
     options = runtime.runtime_options_from_flags()
-    runtime.configure_precision(options)
-    strategy = runtime.get_strategy(options)
+    strategy = runtime.setup(options)
     with strategy.scope():
         model = BertClassifier(bert_config, num_labels)
 

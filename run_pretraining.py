@@ -138,8 +138,7 @@ def main(argv):
         logging.info("  %s", input_file)
 
     options = runtime.runtime_options_from_flags()
-    runtime.configure_precision(options)
-    strategy = runtime.get_strategy(options)
+    strategy = runtime.setup(options)
     with strategy.scope():
         model = BertPretrainer(bert_config)
 

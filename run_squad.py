@@ -302,15 +302,12 @@ def main(_):
     bert_config = BertConfig.from_json_file(FLAGS.bert_config_file)
     validate_flags_or_throw(bert_config)
     tf.io.gfile.makedirs(FLAGS.output_dir)
-    tokenizer = tokenization.FullTokenizer(
-        vocab_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case)
-    tokenization.validate_vocab_size(
-        tokenizer.vocab, bert_config.vocab_size, FLAGS.vocab_file,
+    tokenizer = tokenization.tokenizer_for_model(
+        FLAGS.vocab_file, FLAGS.do_lower_case, bert_config.vocab_size,
         FLAGS.bert_config_file)
 
     options = runtime.runtime_options_from_flags()
-    runtime.configure_precision(options)
-    strategy = runtime.get_strategy(options)
+    strategy = runtime.setup(options)
     with strategy.scope():
         model = BertSquad(bert_config)
 

@@ -1,26 +1,49 @@
-"""Writing the scripts' result files atomically, in the original's formats."""
+"""Writing the scripts' result files atomically, in the original's formats.
+
+Imports no TensorFlow for local paths, so `python -m data.squad_evaluate`
+stays light; remote paths (gs://, as the original's tf.gfile allowed) go
+through tf.io.gfile.
+"""
 import os
-import uuid
+import tempfile
 
 import numpy as np
-import tensorflow as tf
 
 
 def write_text_atomically(path, text):
-    """Writes `text` to `path` via a temporary file in the same folder.
+    """Writes `text` (UTF-8) to `path` via a temporary file in the same folder.
 
-    A crash leaves either the old file or the new one, never half a file.
-    Works for local and gs:// paths (tf.io.gfile).
+    A crash leaves either the old file or the new one, never half a file; on
+    failure the temporary file is removed.
     """
     path = os.fspath(path)
-    tmp = f"{path}.tmp-{uuid.uuid4().hex}"
+    if "://" in path:
+        _write_remote_text(path, text)
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp_path = tempfile.mkstemp(
+        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
     try:
-        with tf.io.gfile.GFile(tmp, "w") as writer:
+        with os.fdopen(fd, "w", encoding="utf-8") as writer:
             writer.write(text)
-        tf.io.gfile.rename(tmp, path, overwrite=True)
+        os.replace(tmp_path, path)
+    except BaseException:
+        if os.path.exists(tmp_path):
+            os.remove(tmp_path)
+        raise
+
+
+def _write_remote_text(path, text):
+    import tensorflow as tf  # Only remote paths need TensorFlow here.
+
+    tmp_path = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with tf.io.gfile.GFile(tmp_path, "w") as writer:
+            writer.write(text)
+        tf.io.gfile.rename(tmp_path, path, overwrite=True)
     finally:
-        if tf.io.gfile.exists(tmp):
-            tf.io.gfile.remove(tmp)
+        if tf.io.gfile.exists(tmp_path):
+            tf.io.gfile.remove(tmp_path)
 
 
 def format_value(value):

@@ -30,7 +30,7 @@ import re
 import string
 import sys
 
-from data.squad_postprocess import write_text_atomic
+from data.results_files import write_text_atomically
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
@@ -386,7 +386,7 @@ def main(argv=None):
         print("Missing prediction for %s" % qid, file=sys.stderr)
     if opts.out_file:
         # The official script writes json.dump(out_eval, f) (no indent).
-        write_text_atomic(json.dumps(out_eval), opts.out_file)
+        write_text_atomically(opts.out_file, json.dumps(out_eval))
     else:
         print(json.dumps(out_eval, indent=2))
     return 0

@@ -14,13 +14,12 @@ crashes:
 import collections
 import json
 import math
-import os
-import tempfile
 
 from absl import logging
 import numpy as np
 
 from data import tokenization
+from data.results_files import write_text_atomically
 
 # null_odds.json value for questions without any non-null candidate: larger
 # than any real score difference (those are tens at most), so every
@@ -354,50 +353,12 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
     return all_predictions, all_nbest_json, scores_diff_json
 
 
-def write_text_atomic(text, path):
-    """Writes `text` (UTF-8) to `path` atomically.
-
-    The text goes to a temporary file in the same folder, which then
-    replaces `path` (os.replace); on failure the temporary file is removed.
-    Remote paths ("gs://...", as the original's tf.gfile allowed) go through
-    tf.io.gfile with a temporary name and a rename.
-    """
-    path = os.fspath(path)
-    if "://" in path:
-        _write_remote_text(text, path)
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp_path = tempfile.mkstemp(
-        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as writer:
-            writer.write(text)
-        os.replace(tmp_path, path)
-    except BaseException:
-        if os.path.exists(tmp_path):
-            os.remove(tmp_path)
-        raise
-
-
-def _write_remote_text(text, path):
-    # Imported here: the evaluation command needs no TensorFlow.
-    import tensorflow as tf
-    tmp_path = "%s.tmp-%d" % (path, os.getpid())
-    try:
-        with tf.io.gfile.GFile(tmp_path, "w") as writer:
-            writer.write(text)
-        tf.io.gfile.rename(tmp_path, path, overwrite=True)
-    finally:
-        if tf.io.gfile.exists(tmp_path):
-            tf.io.gfile.remove(tmp_path)
-
-
 def write_json_atomic(obj, path):
     """Writes `json.dumps(obj, indent=4) + "\\n"` to `path` atomically.
 
     That is the original's text: ASCII-escaped, 4-space indent, final newline.
     """
-    write_text_atomic(json.dumps(obj, indent=4) + "\n", path)
+    write_text_atomically(path, json.dumps(obj, indent=4) + "\n")
 
 
 def write_predictions(all_examples, all_features, all_results, n_best_size,

@@ -140,6 +140,16 @@ def validate_vocab_size(vocab, vocab_size, vocab_file=None, config_file=None):
                 vocab_size))
 
 
+def tokenizer_for_model(vocab_file, do_lower_case, vocab_size, config_file=None):
+    """A `FullTokenizer` whose ids all fit a model with `vocab_size` rows.
+
+    What the scripts build before featurizing; see `validate_vocab_size`.
+    """
+    tokenizer = FullTokenizer(vocab_file=vocab_file, do_lower_case=do_lower_case)
+    validate_vocab_size(tokenizer.vocab, vocab_size, vocab_file, config_file)
+    return tokenizer
+
+
 def convert_to_unicode(text):
     """Returns `text` as `str`; bytes are decoded as UTF-8, dropping bad bytes.
 

@@ -137,3 +137,12 @@ def is_chief(strategy):
 def steps_per_execution(options):
     """Train steps per `tf.function` call: `iterations_per_loop` on TPU only."""
     return options.iterations_per_loop if options.use_tpu else 1
+
+
+def setup(options):
+    """Applies the precision policy and returns the distribution strategy.
+
+    Call before building models, then build them under `strategy.scope()`.
+    """
+    configure_precision(options)
+    return get_strategy(options)
