@@ -9,6 +9,7 @@ resumes from the newest one. What it adds: a Keras progress bar with the loss an
 examples per second, and TensorBoard logs in `output_dir`.
 """
 import os
+import sys
 import time
 
 import keras
@@ -119,6 +120,28 @@ class ExamplesPerSecond(keras.callbacks.Callback):
             logs["examples_per_sec"] = self._batches * self._batch_size / elapsed
 
 
+
+class StepLogger(keras.callbacks.Callback):
+    """Logs the step, loss and examples per second every `every` steps.
+
+    Used instead of the progress bar when output goes to a file or pipe,
+    where a bar would write one endless line.
+    """
+
+    def __init__(self, optimizer, num_train_steps, every):
+        super().__init__()
+        self._optimizer = optimizer
+        self._total = num_train_steps
+        self._every = max(1, int(every))
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = int(self._optimizer.iterations.numpy())
+        if step % self._every == 0 or step == self._total:
+            logs = logs or {}
+            logging.info("step %d/%d: loss = %.6g, examples/sec = %.1f", step,
+                         self._total, logs.get("loss", float("nan")),
+                         logs.get("examples_per_sec", float("nan")))
+
 def restore_or_initialize(model, optimizer, output_dir, init_checkpoint=None):
     """Resumes from `output_dir`, else starts from `init_checkpoint`, else fresh.
 
@@ -165,7 +188,8 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
         strategy: the `tf.distribute.Strategy` (decides who writes files).
         init_checkpoint: optional checkpoint to start from when `output_dir`
             has none.
-        verbose: Keras `fit` verbosity (progress bar by default).
+        verbose: Keras `fit` verbosity; "auto" shows a progress bar on a
+            terminal and logs every 100 steps otherwise.
 
     Returns:
         dict with `loss` (mean training loss of this run, or None when there
@@ -191,6 +215,12 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
                            options.save_checkpoints_steps,
                            options.keep_checkpoint_max, chief=chief),
     ]
+    if verbose == "auto":
+        # A progress bar on a terminal; step logs in files and pipes.
+        verbose = 1 if sys.stdout.isatty() else 0
+    if not verbose:
+        callbacks.append(StepLogger(optimizer, num_train_steps,
+                                    min(100, options.save_checkpoints_steps)))
     if chief:
         callbacks.append(keras.callbacks.TensorBoard(
             log_dir=output_dir, update_freq=min(100, options.save_checkpoints_steps)))
