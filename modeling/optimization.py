@@ -155,9 +155,11 @@ class _TF1StyleOptimizer(keras.optimizers.Optimizer):
       `schedule_step_offset`).
     """
 
-    def __init__(self, learning_rate, weight_decay_rate, beta_1, beta_2,
-                 epsilon, exclude_from_weight_decay, global_clipnorm,
-                 schedule_step_offset, name, **kwargs):
+    def __init__(self, learning_rate=0.001, weight_decay_rate=0.0,
+                 beta_1=0.9, beta_2=0.999, epsilon=1e-6,
+                 exclude_from_weight_decay=None, global_clipnorm=None,
+                 schedule_step_offset=1, name=None, **kwargs):
+        name = name or type(self).__name__
         if keras.backend.backend() != "tensorflow":
             raise RuntimeError(
                 f"{type(self).__name__} needs the TensorFlow backend, not "
@@ -425,17 +427,6 @@ class AdamWeightDecay(_TF1StyleOptimizer):
     Source: `AdamWeightDecayOptimizer` in the original `optimization.py`.
     """
 
-    def __init__(self, learning_rate=0.001, weight_decay_rate=0.0,
-                 beta_1=0.9, beta_2=0.999, epsilon=1e-6,
-                 exclude_from_weight_decay=None, global_clipnorm=None,
-                 schedule_step_offset=1, name="AdamWeightDecay", **kwargs):
-        super().__init__(
-            learning_rate=learning_rate, weight_decay_rate=weight_decay_rate,
-            beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
-            exclude_from_weight_decay=exclude_from_weight_decay,
-            global_clipnorm=global_clipnorm,
-            schedule_step_offset=schedule_step_offset, name=name, **kwargs)
-
     def update_step(self, gradient, variable, learning_rate):
         """Applies one original AdamWeightDecay update to `variable`."""
         m, v, decays, _ = self._slots_and_flags(variable)
@@ -471,17 +462,6 @@ class LambWeightDecay(_TF1StyleOptimizer):
     Source: not in the original BERT; the LAMB paper's Algorithm 2 (with
       the Adam update), and `tfa.optimizers.LAMB` for the exclusions.
     """
-
-    def __init__(self, learning_rate=0.001, weight_decay_rate=0.0,
-                 beta_1=0.9, beta_2=0.999, epsilon=1e-6,
-                 exclude_from_weight_decay=None, global_clipnorm=None,
-                 schedule_step_offset=1, name="LambWeightDecay", **kwargs):
-        super().__init__(
-            learning_rate=learning_rate, weight_decay_rate=weight_decay_rate,
-            beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
-            exclude_from_weight_decay=exclude_from_weight_decay,
-            global_clipnorm=global_clipnorm,
-            schedule_step_offset=schedule_step_offset, name=name, **kwargs)
 
     def update_step(self, gradient, variable, learning_rate):
         """Applies one LAMB update to `variable`."""
