@@ -5,7 +5,9 @@ Same flags, defaults and output as google-research/bert
 records hold the same instances in the same order. Added:
   --num_workers: processes for a corpus cut into shards;
   --shard_size_mb: cut the corpus into shards of about this size, so input
-    larger than memory works (0: one shard, the original's behaviour).
+    larger than memory works (0: one shard, the original's behaviour). Input
+    of up to one shard (16 MB by default) gives the original's output; larger
+    input is split, with a seed per shard, and so differs from it.
 
 Example:
   python create_pretraining_data.py \\

@@ -117,6 +117,7 @@ def pad_examples_for_tpu(examples, batch_size, options):
 
 
 def write_features(examples, label_list, tokenizer, name):
+    """Writes `examples` as TFRecord `output_dir/<name>`; returns its path."""
     path = os.path.join(FLAGS.output_dir, name)
     file_based_convert_examples_to_features(
         examples, label_list, FLAGS.max_seq_length, tokenizer, path)
@@ -124,14 +125,32 @@ def write_features(examples, label_list, tokenizer, name):
 
 
 def predict_logits(model, dataset):
-    """Logits, labels and weights of every example, in file order."""
-    logits = model.predict(dataset, verbose=0)
-    labels = np.concatenate([y.numpy() for _, y, _ in dataset])
-    weights = np.concatenate([w.numpy() for _, _, w in dataset])
-    return np.asarray(logits, np.float32), labels, weights
+    """Logits [N, num_labels], labels [N] and weights [N] of every example.
+
+    Raises:
+        RuntimeError: the model returned another number of rows than the
+            file holds (they would be paired with the wrong labels).
+    """
+    logits = np.asarray(model.predict(dataset.map(lambda x, y, w: x), verbose=0),
+                        np.float32)
+    labels, weights = [], []
+    for _, y, w in dataset.as_numpy_iterator():
+        labels.append(y)
+        weights.append(w)
+    labels, weights = np.concatenate(labels), np.concatenate(weights)
+    if len(logits) != len(labels):
+        raise RuntimeError(f"Got {len(logits)} predictions for {len(labels)} "
+                           "examples.")
+    return logits, labels, weights
 
 
-def evaluate(model, dataset, processor, global_step, train_loss):
+def log_softmax(logits):
+    """Row-wise log-softmax of float32 logits [N, num_labels], in NumPy."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+
+
+def evaluate(model, dataset, processor, global_step):
     """The original's `eval_results.txt` values, computed over every example."""
     logits, labels, weights = predict_logits(model, dataset)
     batch_size = FLAGS.eval_batch_size
@@ -139,8 +158,7 @@ def evaluate(model, dataset, processor, global_step, train_loss):
         scores = logits[:, 0]
         per_example_loss = np.square(scores - labels)
     else:
-        shifted = logits - logits.max(axis=-1, keepdims=True)
-        log_probs = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+        log_probs = log_softmax(logits)
         per_example_loss = -log_probs[np.arange(len(labels)), labels]
     total = weights.sum()
     result = {
@@ -157,18 +175,17 @@ def evaluate(model, dataset, processor, global_step, train_loss):
         result["eval_accuracy"] = float(
             ((predictions == labels) * weights).sum() / total)
     result.update(task_metrics(FLAGS.task_name, logits, labels, weights))
-    del train_loss  # The original reports the eval loss under `loss` too.
     return result
 
 
 def write_test_results(model, dataset, processor, num_actual):
+    """Writes `test_results.tsv`: per real example, the class probabilities
+    (or the regression score) as the original's `str(float32)`, tab-separated."""
     logits, _, _ = predict_logits(model, dataset)
     if processor.is_regression:
         rows = logits[:num_actual, :1]
     else:
-        shifted = logits - logits.max(axis=-1, keepdims=True)
-        rows = np.exp(shifted) / np.exp(shifted).sum(-1, keepdims=True)
-        rows = rows[:num_actual]
+        rows = np.exp(log_softmax(logits))[:num_actual]
     lines = ["\t".join(str(np.float32(value)) for value in row) + "\n"
              for row in rows]
     path = os.path.join(FLAGS.output_dir, "test_results.tsv")
@@ -195,7 +212,6 @@ def main(_):
         model = BertClassifier(bert_config, num_labels)
 
     global_step = 0
-    train_loss = None
     if FLAGS.do_train:
         train_examples = processor.get_train_examples(FLAGS.data_dir)
         num_train_steps = int(
@@ -218,7 +234,7 @@ def main(_):
             model, optimizer, dataset, num_train_steps, FLAGS.output_dir,
             options, FLAGS.train_batch_size, strategy=strategy,
             init_checkpoint=FLAGS.init_checkpoint)
-        global_step, train_loss = result["global_step"], result["loss"]
+        global_step = result["global_step"]
     elif FLAGS.do_eval or FLAGS.do_predict:
         global_step = training.restore_for_inference(
             model, FLAGS.output_dir, FLAGS.init_checkpoint)
@@ -238,7 +254,7 @@ def main(_):
         dataset = classifier_dataset(eval_file, FLAGS.max_seq_length, False,
                                      FLAGS.eval_batch_size,
                                      is_regression=processor.is_regression)
-        result = evaluate(model, dataset, processor, global_step, train_loss)
+        result = evaluate(model, dataset, processor, global_step)
         logging.info("***** Eval results *****")
         for key in sorted(result):
             logging.info("  %s = %s", key, result[key])

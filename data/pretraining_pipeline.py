@@ -398,12 +398,17 @@ def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
             pretraining_records.remove_quietly(path)
 
 
+_MAX_OPEN_SHARDS = 64
+
+
 def _interleave(shard_files, output_files, inv_vocab):
     # One record of each shard in turn (shards that run out drop out), so
     # the outputs mix all shards instead of holding them one after another.
+    # At most _MAX_OPEN_SHARDS are read at once, so a huge corpus does not
+    # exhaust file descriptors; the order stays deterministic.
     records = tf.data.Dataset.from_tensor_slices(shard_files).interleave(
         lambda path: tf.data.TFRecordDataset(path, buffer_size=1 << 16),
-        cycle_length=len(shard_files), block_length=1)
+        cycle_length=min(len(shard_files), _MAX_OPEN_SHARDS), block_length=1)
     with pretraining_records.RoundRobinRecordWriter(
             output_files, inv_vocab) as writer:
         for record in records.as_numpy_iterator():

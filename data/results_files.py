@@ -26,6 +26,10 @@ def write_text_atomically(path, text):
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as writer:
             writer.write(text)
+        # mkstemp makes the file private (0600); give it the usual mode.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_path, 0o666 & ~umask)
         os.replace(tmp_path, path)
     except BaseException:
         if os.path.exists(tmp_path):

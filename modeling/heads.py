@@ -80,6 +80,20 @@ class MaskedLMHead(keras.layers.Layer):
         return ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
 
 
+def transposed_dense(x, output_weights, output_bias):
+    """`x . output_weights^T + output_bias`, in float32.
+
+    Args:
+        x: float [..., input_width].
+        output_weights: [units, input_width], the original's `[out, in]`.
+        output_bias: [units].
+    Returns:
+        float32 [..., units].
+    """
+    logits = ops.matmul(x, ops.transpose(ops.cast(output_weights, x.dtype)))
+    return ops.cast(logits + ops.cast(output_bias, x.dtype), "float32")
+
+
 class TransposedDense(keras.layers.Layer):
     """`x . output_weights^T + output_bias` with `output_weights` [units, in].
 
@@ -104,9 +118,7 @@ class TransposedDense(keras.layers.Layer):
             name="output_bias", shape=(self.units,), initializer="zeros")
 
     def call(self, x):
-        logits = ops.matmul(x, ops.transpose(ops.cast(self.output_weights, x.dtype)))
-        logits = logits + ops.cast(self.output_bias, x.dtype)
-        return ops.cast(logits, "float32")
+        return transposed_dense(x, self.output_weights, self.output_bias)
 
 
 class NextSentenceHead(TransposedDense):

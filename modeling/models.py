@@ -5,10 +5,10 @@ Each builds every weight when constructed. Weight paths are
 the encoder, so the TF1 name is always the path without its first component.
 """
 import keras
-from keras import ops
 
 from modeling.bert_model import BertModel
-from modeling.heads import MaskedLMHead, NextSentenceHead, SquadHead
+from modeling.heads import (MaskedLMHead, NextSentenceHead, SquadHead,
+                            transposed_dense)
 from modeling import losses
 from modeling.initializers import create_initializer
 
@@ -64,10 +64,7 @@ class BertClassifier(keras.Model):
     def call(self, inputs, training=None):
         pooled = self.bert(_encoder_inputs(inputs), training=training)["pooled_output"]
         pooled = self.dropout(pooled, training=training)
-        logits = ops.matmul(
-            pooled, ops.transpose(ops.cast(self.output_weights, pooled.dtype)))
-        logits = logits + ops.cast(self.output_bias, pooled.dtype)
-        return ops.cast(logits, "float32")
+        return transposed_dense(pooled, self.output_weights, self.output_bias)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                      training=True):

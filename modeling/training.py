@@ -51,14 +51,23 @@ def _recorded_checkpoints(output_dir):
 def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5):
     """Writes `model.ckpt-<global_step>` with optimizer state; updates `checkpoint`.
 
+    Args:
+        model: the task model being trained.
+        optimizer: its optimizer (slots and `iterations` are saved).
+        output_dir: the training run's folder.
+        keep_checkpoint_max: how many recorded checkpoints to keep; older
+            ones are deleted (0 keeps all).
+
     Returns:
-        str, the prefix written (or already there for this step).
+        str, the prefix written.
     """
     step = int(optimizer.iterations.numpy())
     name = f"{TRAINING_CHECKPOINT_PREFIX}-{step}"
     prefix = os.path.join(output_dir, name)
-    if not tf.io.gfile.exists(prefix + ".index"):
-        checkpoints.save_tf1_checkpoint(model, prefix, optimizer=optimizer)
+    # A file of this name that the state file does not list is a leftover
+    # (e.g. of an interrupted earlier run); the current weights replace it.
+    checkpoints.save_tf1_checkpoint(model, prefix, optimizer=optimizer,
+                                    overwrite=True)
     recorded = [path for path in _recorded_checkpoints(output_dir) if path != name]
     recorded.append(name)
     stale = recorded[:-keep_checkpoint_max] if keep_checkpoint_max > 0 else []
@@ -92,8 +101,16 @@ class TF1CheckpointSaver(keras.callbacks.Callback):
                                      self._output_dir, self._keep)
             self._last_saved = step
 
+    def on_train_begin(self, logs=None):
+        # Count from the step training starts at (a resumed run's included).
+        if self._last_saved is None:
+            self._last_saved = int(self._optimizer.iterations.numpy())
+
     def on_train_batch_end(self, batch, logs=None):
-        if int(self._optimizer.iterations.numpy()) % self._every == 0:
+        # With steps_per_execution > 1 this runs once per several steps, so
+        # save whenever a multiple of `every` was passed since the last save.
+        step = int(self._optimizer.iterations.numpy())
+        if step // self._every > self._last_saved // self._every:
             self._save()
 
     def on_train_end(self, logs=None):
@@ -225,9 +242,20 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
         callbacks.append(keras.callbacks.TensorBoard(
             log_dir=output_dir, update_freq=min(100, options.save_checkpoints_steps)))
     logging.info("Training from step %d to %d.", initial_step, num_train_steps)
-    history = model.fit(dataset, epochs=1, steps_per_epoch=remaining, shuffle=False,
-                        callbacks=callbacks, verbose=verbose)
-    return {"loss": float(history.history["loss"][-1]),
+    # With float16 loss scaling, steps whose gradients overflow are skipped
+    # and not counted; train on until the step count is really reached.
+    losses = []
+    while remaining > 0:
+        history = model.fit(dataset, epochs=1, steps_per_epoch=remaining,
+                            shuffle=False, callbacks=callbacks, verbose=verbose)
+        losses.append(float(history.history["loss"][-1]))
+        left = num_train_steps - int(optimizer.iterations.numpy())
+        if left >= remaining:
+            raise RuntimeError(
+                f"No optimizer step was applied in {remaining} batches (every "
+                "gradient overflowed or was not finite); training diverged.")
+        remaining = left
+    return {"loss": losses[-1],
             "global_step": int(optimizer.iterations.numpy())}
 
 

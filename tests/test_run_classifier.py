@@ -106,3 +106,18 @@ def test_case_check_against_released_checkpoint_name(mrpc_fixture, tmp_path):
                         init_checkpoint="/models/uncased_L-12_H-768_A-12/bert_model.ckpt")
     process = run_script("run_classifier.py", flags, check=False)
     assert process.returncode != 0 and "--do_lower_case=True" in process.stderr
+
+
+def test_result_files_get_the_usual_mode(tmp_path):
+    import os
+    from data.results_files import write_key_value_file
+
+    old = os.umask(0o022)
+    try:
+        write_key_value_file(tmp_path / "eval_results.txt", {"b": 2, "a": 0.5})
+    finally:
+        os.umask(old)
+    path = tmp_path / "eval_results.txt"
+    assert path.read_text() == "a = 0.5\nb = 2\n"
+    assert path.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["eval_results.txt"]

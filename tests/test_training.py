@@ -94,3 +94,26 @@ def test_resuming_from_another_models_output_dir_says_so(fixtures_dir, tmp_path)
                      str(tmp_path), RuntimeOptions(), batch_size=4, verbose=0)
     assert "Use a fresh --output_dir" in str(error.value)
     assert "model.ckpt-1" in str(error.value)
+
+
+def test_saver_catches_multiples_passed_between_callbacks(monkeypatch):
+    # With steps_per_execution > 1 (TPU iterations_per_loop) the callback
+    # sees every k-th step only; a save is still due whenever a multiple of
+    # save_checkpoints_steps was passed.
+    from modeling import training
+
+    saved = []
+    monkeypatch.setattr(training, "save_training_checkpoint",
+                        lambda model, optimizer, output_dir, keep: saved.append(
+                            int(optimizer.iterations.numpy())))
+
+    class FakeOptimizer:
+        iterations = tf.Variable(5, dtype=tf.int64)
+
+    saver = training.TF1CheckpointSaver(None, FakeOptimizer, "/unused", 4)
+    saver.on_train_begin()  # resumed at step 5: nothing due yet
+    for step in (7, 9, 11, 13, 18, 19):
+        FakeOptimizer.iterations.assign(step)
+        saver.on_train_batch_end(0)
+    saver.on_train_end()
+    assert saved == [9, 13, 18, 19]
