@@ -124,6 +124,26 @@ def write_features(examples, label_list, tokenizer, name):
     return path
 
 
+def inference_dataset(examples, label_list, tokenizer, processor, batch_size,
+                      options, file_name, title):
+    """Writes eval/predict features and reads them back, every example kept.
+
+    Returns:
+        (dataset of (features, label_ids, is_real_example) batches, number of
+        real examples before TPU padding).
+    """
+    num_actual = len(examples)
+    examples = pad_examples_for_tpu(examples, batch_size, options)
+    path = write_features(examples, label_list, tokenizer, file_name)
+    logging.info("***** Running %s *****", title)
+    logging.info("  Num examples = %d (%d actual, %d padding)", len(examples),
+                 num_actual, len(examples) - num_actual)
+    logging.info("  Batch size = %d", batch_size)
+    dataset = classifier_dataset(path, FLAGS.max_seq_length, False, batch_size,
+                                 is_regression=processor.is_regression)
+    return dataset, num_actual
+
+
 def predict_logits(model, dataset):
     """Logits [N, num_labels], labels [N] and weights [N] of every example.
 
@@ -241,19 +261,10 @@ def main(_):
 
     chief = runtime.is_chief(strategy)
     if FLAGS.do_eval:
-        eval_examples = processor.get_dev_examples(FLAGS.data_dir)
-        num_actual = len(eval_examples)
-        eval_examples = pad_examples_for_tpu(eval_examples, FLAGS.eval_batch_size,
-                                             options)
-        eval_file = write_features(eval_examples, label_list, tokenizer,
-                                   "eval.tf_record")
-        logging.info("***** Running evaluation *****")
-        logging.info("  Num examples = %d (%d actual, %d padding)",
-                     len(eval_examples), num_actual,
-                     len(eval_examples) - num_actual)
-        dataset = classifier_dataset(eval_file, FLAGS.max_seq_length, False,
-                                     FLAGS.eval_batch_size,
-                                     is_regression=processor.is_regression)
+        dataset, _ = inference_dataset(
+            processor.get_dev_examples(FLAGS.data_dir), label_list, tokenizer,
+            processor, FLAGS.eval_batch_size, options, "eval.tf_record",
+            "evaluation")
         result = evaluate(model, dataset, processor, global_step)
         logging.info("***** Eval results *****")
         for key in sorted(result):
@@ -263,22 +274,12 @@ def main(_):
                 os.path.join(FLAGS.output_dir, "eval_results.txt"), result)
 
     if FLAGS.do_predict:
-        predict_examples = processor.get_test_examples(FLAGS.data_dir)
-        num_actual = len(predict_examples)
-        predict_examples = pad_examples_for_tpu(
-            predict_examples, FLAGS.predict_batch_size, options)
-        predict_file = write_features(predict_examples, label_list, tokenizer,
-                                      "predict.tf_record")
-        logging.info("***** Running prediction *****")
-        logging.info("  Num examples = %d (%d actual, %d padding)",
-                     len(predict_examples), num_actual,
-                     len(predict_examples) - num_actual)
-        dataset = classifier_dataset(predict_file, FLAGS.max_seq_length, False,
-                                     FLAGS.predict_batch_size,
-                                     is_regression=processor.is_regression)
+        dataset, num_actual = inference_dataset(
+            processor.get_test_examples(FLAGS.data_dir), label_list, tokenizer,
+            processor, FLAGS.predict_batch_size, options, "predict.tf_record",
+            "prediction")
         if chief:
             write_test_results(model, dataset, processor, num_actual)
-
 
 if __name__ == "__main__":
     app.run(main)
