@@ -72,8 +72,8 @@ def main(argv):
     if len(argv) > 1:
         raise app.UsageError("unexpected arguments: %s" % " ".join(argv[1:]))
     # Imported here so that --help answers without loading TensorFlow.
-    from data.pretraining_dataset import expand_input_files
-    from data.pretraining_pipeline import (PretrainingOptions,
+    from data.pretraining.dataset import expand_input_files
+    from data.pretraining.pipeline import (PretrainingOptions,
                                            create_pretraining_files)
 
     logging.set_verbosity(logging.INFO)

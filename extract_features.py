@@ -65,12 +65,12 @@ def main(argv):
         raise app.UsageError("unexpected arguments: %s" % " ".join(argv[1:]))
     import tensorflow as tf
 
-    from data import tokenization
-    from data.feature_extraction import (compute_layer_outputs,
+    from data.tokenization import full_tokenizer as tokenization
+    from data.extraction.features import (compute_layer_outputs,
                                          convert_examples_to_features,
                                          feature_json_line,
                                          parse_layer_indexes, read_examples)
-    from data.pretraining_records import (remove_quietly, replace_file,
+    from data.pretraining.records import (remove_quietly, replace_file,
                                           temp_path_for)
     from modeling import BertConfig, BertModel, checkpoints
 

@@ -23,12 +23,12 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from absl import app, flags, logging  # noqa: E402
 
-from data import tokenization  # noqa: E402
-from data.classifier_features import (  # noqa: E402
+from data.tokenization import full_tokenizer as tokenization  # noqa: E402
+from data.glue.features import (  # noqa: E402
     classifier_dataset, file_based_convert_examples_to_features)
-from data.classifier_processors import PaddingInputExample, get_processor  # noqa: E402
-from data.glue_metrics import task_metrics  # noqa: E402
-from data.results_files import write_key_value_file, write_text_atomically  # noqa: E402
+from data.glue.processors import PaddingInputExample, get_processor  # noqa: E402
+from data.glue.metrics import task_metrics  # noqa: E402
+from data.io.results import write_key_value_file, write_text_atomically  # noqa: E402
 from modeling import BertClassifier, BertConfig  # noqa: E402
 from modeling.optimization import create_optimizer  # noqa: E402
 from modeling import runtime, training  # noqa: E402

@@ -23,12 +23,12 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import tensorflow as tf  # noqa: E402
 from absl import app, flags, logging  # noqa: E402
 
-from data import tokenization  # noqa: E402
-from data.dynamic_masking import DynamicMasking  # noqa: E402
-from data.pretraining_dataset import (  # noqa: E402
+from data.tokenization import full_tokenizer as tokenization  # noqa: E402
+from data.pretraining.dynamic_masking import DynamicMasking  # noqa: E402
+from data.pretraining.dataset import (  # noqa: E402
     expand_input_files, pretraining_dataset, split_inputs_and_labels)
-from data.pretraining_metrics import PretrainingMetrics  # noqa: E402
-from data.results_files import write_key_value_file  # noqa: E402
+from data.pretraining.metrics import PretrainingMetrics  # noqa: E402
+from data.io.results import write_key_value_file  # noqa: E402
 from modeling import BertConfig, BertPretrainer  # noqa: E402
 from modeling import runtime, training  # noqa: E402
 from modeling.optimization import create_optimizer  # noqa: E402

@@ -29,12 +29,13 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from absl import app, flags, logging  # noqa: E402
 
-from data import squad_evaluate, tokenization  # noqa: E402
-from data.squad_examples import (  # noqa: E402
+from data.squad import evaluate as squad_evaluate
+from data.tokenization import full_tokenizer as tokenization  # noqa: E402
+from data.squad.examples import (  # noqa: E402
     load_squad_json, read_squad_examples)
-from data.squad_features import (  # noqa: E402
+from data.squad.features import (  # noqa: E402
     FeatureWriter, convert_examples_to_features, squad_dataset)
-from data.squad_postprocess import (  # noqa: E402
+from data.squad.postprocess import (  # noqa: E402
     RawResult, write_json_atomic, write_predictions)
 from modeling import BertConfig, BertSquad  # noqa: E402
 from modeling import runtime, training  # noqa: E402

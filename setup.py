@@ -3,7 +3,7 @@
 `pip install -e .` installs the `modeling` and `data` packages; the `run_*.py`
 scripts stay at the repository root, as in google-research/bert.
 """
-from setuptools import setup
+from setuptools import find_packages, setup
 
 setup(
     name="bert-keras-tf1compat",
@@ -12,7 +12,7 @@ setup(
         "TensorFlow 2 / Keras 3 BERT that loads and writes the original "
         "google-research/bert TF1 checkpoints"
     ),
-    packages=["modeling", "data"],
+    packages=find_packages(include=["modeling", "modeling.*", "data", "data.*", "tasks", "tasks.*"]),
     python_requires=">=3.10,<3.14",
     install_requires=[
         # One mutually compatible set: TF Text and TF must share the minor version.

@@ -1,1 +1,13 @@
-"""Input pipelines: tokenization, task processors, TFRecord features."""
+"""Input pipelines and data formats, one subpackage per concern:
+
+- `data.tokenization`: tokenizers (Python and in-graph) and packing;
+- `data.glue`: sentence (pair) classification tasks;
+- `data.squad`: SQuAD reading, features, post-processing, evaluation;
+- `data.pretraining`: pretraining instances, records, pipeline, metrics;
+- `data.extraction`: extract_features.py input and output;
+- `data.io`: atomic file writes.
+
+The old flat module names (`data.tf_tokenization`, `data.packing`,
+`data.classifier_processors`, `data.squad_evaluate`) stay importable as
+aliases of their new modules.
+"""

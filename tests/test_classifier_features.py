@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data import classifier_features as cf
-from data.classifier_processors import (InputExample, PaddingInputExample,
+from data.glue import features as cf
+from data.glue.processors import (InputExample, PaddingInputExample,
                                         get_processor)
 from data.tokenization import FullTokenizer
 

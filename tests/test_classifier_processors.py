@@ -3,7 +3,7 @@ import csv
 
 import pytest
 
-from data import classifier_processors as cp
+from data.glue import processors as cp
 
 
 @pytest.fixture(scope="module")

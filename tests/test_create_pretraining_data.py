@@ -12,8 +12,8 @@ import sys
 import pytest
 import tensorflow as tf
 
-from data.pretraining_corpus import plan_shards
-from data.pretraining_pipeline import (PretrainingOptions,
+from data.pretraining.corpus import plan_shards
+from data.pretraining.pipeline import (PretrainingOptions,
                                        create_pretraining_files, shard_seed)
 
 UNCASED_VOCAB = "bert_models/uncased_L-12_H-768_A-12/vocab.txt"

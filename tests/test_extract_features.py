@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from data.feature_extraction import (InputFeatures, compute_layer_outputs,
+from data.extraction.features import (InputFeatures, compute_layer_outputs,
                                      convert_examples_to_features,
                                      feature_json_line, parse_layer_indexes,
                                      read_examples)
@@ -46,7 +46,7 @@ def test_read_examples(tmp_path):
 
 
 def test_features_follow_the_original_rules(tokenizer):
-    from data.feature_extraction import InputExample
+    from data.extraction.features import InputExample
     examples = [
         InputExample(0, "the cat sat on the mat", "a dog"),
         InputExample(1, "the cat sat on the mat today", None),

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from data import glue_metrics as gm
+from data.glue import metrics as gm
 
 
 def test_accuracy_and_weights():

@@ -1,4 +1,4 @@
-"""Tests for data/packing.py: the original's truncation and packing rules
+"""Tests for data/tokenization/packing.py: the original's truncation and packing rules
 (run_classifier.py _truncate_seq_pair / convert_single_example), in Python
 and in-graph."""
 import itertools
@@ -6,8 +6,8 @@ import itertools
 import pytest
 import tensorflow as tf
 
-from data import packing
-from data import tokenization
+from data.tokenization import packing as packing
+from data.tokenization import full_tokenizer as tokenization
 
 CLS, SEP = 101, 102
 

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data import pretraining_instances as instances_lib
-from data import pretraining_records
-from data.dynamic_masking import DynamicMasking, restore_masked_tokens
-from data.pretraining_corpus import TextRange, iter_lines, plan_shards
-from data.pretraining_dataset import (expand_input_files,
+from data.pretraining import instances as instances_lib
+from data.pretraining import records as pretraining_records
+from data.pretraining.dynamic_masking import DynamicMasking, restore_masked_tokens
+from data.pretraining.corpus import TextRange, iter_lines, plan_shards
+from data.pretraining.dataset import (expand_input_files,
                                       parse_pretraining_example,
                                       pretraining_dataset)
 from data.tokenization import FullTokenizer

@@ -43,7 +43,7 @@ def test_predict_reproduces_original_test_results(mrpc_fixture, tmp_path):
 
 
 def test_train_eval_predict_on_real_mrpc(mrpc_fixture, data_dir, tmp_path):
-    from data.classifier_features import classifier_dataset
+    from data.glue.features import classifier_dataset
     from modeling import BertClassifier, BertConfig, checkpoints
 
     output_dir = tmp_path / "out"
@@ -110,7 +110,7 @@ def test_case_check_against_released_checkpoint_name(mrpc_fixture, tmp_path):
 
 def test_result_files_get_the_usual_mode(tmp_path):
     import os
-    from data.results_files import write_key_value_file
+    from data.io.results import write_key_value_file
 
     old = os.umask(0o022)
     try:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data import pretraining_records
-from data.pretraining_metrics import PretrainingMetrics
+from data.pretraining import records as pretraining_records
+from data.pretraining.metrics import PretrainingMetrics
 from tests.script_runner import run_script
 
 FIXTURE = "tf1_tiny_pretraining"

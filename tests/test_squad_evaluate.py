@@ -1,4 +1,4 @@
-"""Tests for data/squad_evaluate.py (official SQuAD v1.1/v2.0 metrics)."""
+"""Tests for data/squad/evaluate.py (official SQuAD v1.1/v2.0 metrics)."""
 import collections
 import json
 import re
@@ -7,8 +7,8 @@ import zipfile
 
 import pytest
 
-from data import squad_evaluate
-from data.squad_evaluate import (
+from data.squad import evaluate as squad_evaluate
+from data.squad.evaluate import (
     compute_exact, compute_f1, evaluate, evaluate_files, normalize_answer)
 
 # What the official evaluate-v2.0.py prints for dev-v2.0.json with

@@ -1,11 +1,11 @@
-"""Tests for data/squad_examples.py (run_squad.py read_squad_examples)."""
+"""Tests for data/squad/examples.py (run_squad.py read_squad_examples)."""
 import json
 import re
 
 from absl import logging
 import pytest
 
-from data.squad_examples import read_squad_examples, split_context
+from data.squad.examples import read_squad_examples, split_context
 
 
 def _write_squad(path, paragraphs, version="1.1"):

@@ -1,13 +1,13 @@
-"""Tests for data/squad_features.py (run_squad.py feature building)."""
+"""Tests for data/squad/features.py (run_squad.py feature building)."""
 import os
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from data import tokenization
-from data.squad_examples import SquadExample, read_squad_examples
-from data.squad_features import (
+from data.tokenization import full_tokenizer as tokenization
+from data.squad.examples import SquadExample, read_squad_examples
+from data.squad.features import (
     DocSpan, FeatureWriter, check_is_max_context,
     convert_examples_to_features, improve_answer_span, make_doc_spans,
     squad_dataset)

@@ -1,4 +1,4 @@
-"""Tests for data/tf_tokenization.py: the in-graph tokenizer must give the
+"""Tests for data/tokenization/in_graph.py: the in-graph tokenizer must give the
 same ids as the pure-Python FullTokenizer (itself checked against the
 original's outputs in tests/test_tokenization.py and the fixtures)."""
 import concurrent.futures
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data import tf_tokenization
-from data import tokenization
-from data import unicode_tables
+from data.tokenization import in_graph as tf_tokenization
+from data.tokenization import full_tokenizer as tokenization
+from data.tokenization import unicode_tables as unicode_tables
 from tests import tokenization_worker
 
 UNCASED = ("uncased_L-12_H-768_A-12", True)

@@ -1,4 +1,4 @@
-"""Tests for data/tokenization.py against the original's outputs and rules.
+"""Tests for data/tokenization/full_tokenizer.py against the original's outputs and rules.
 
 Expected values come from /work/shared/fixtures/tokenization/*.jsonl (written
 by the original FullTokenizer), from the original tokenization_test.py cases
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from data import tokenization
+from data.tokenization import full_tokenizer as tokenization
 
 # fixture file stem -> (model folder, do_lower_case)
 FIXTURE_VOCABS = {

@@ -1,7 +1,7 @@
 """Helper for tests/test_tf_tokenization.py: pure-Python ids in a worker
 process (kept apart from the test module so that spawned workers do not
 import TensorFlow)."""
-from data import tokenization
+from data.tokenization import full_tokenizer as tokenization
 
 
 def python_ids(args):

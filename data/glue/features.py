@@ -16,8 +16,8 @@ import uuid
 from absl import logging
 import tensorflow as tf
 
-from data.classifier_processors import PaddingInputExample
-from data.packing import truncate_seq_pair
+from data.glue.processors import PaddingInputExample
+from data.tokenization.packing import truncate_seq_pair
 
 __all__ = [
     "InputFeatures",

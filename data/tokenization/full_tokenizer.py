@@ -12,7 +12,7 @@ Deliberate differences from the original:
 
 Everything here is own code: the rules need Python's own `unicodedata` and
 `str` semantics (`str.lower`, `str.split`, `str.strip`), which no library
-tokenizer reproduces exactly (see `data/tf_tokenization.py` for the bridged
+tokenizer reproduces exactly (see `data/tokenization/in_graph.py` for the bridged
 in-graph version).
 """
 import collections

@@ -57,7 +57,7 @@ class DynamicMasking:
       max_predictions_per_seq: int, P of the records.
       masked_lm_prob: float, share of maskable tokens to mask.
 
-    Call with a dict of features as data.pretraining_dataset produces
+    Call with a dict of features as data.pretraining.dataset produces
     (batched [B, ...] or not): input_ids, input_mask, masked_lm_positions,
     masked_lm_ids, masked_lm_weights; other keys pass through. Returns the
     same keys and dtypes (ids/positions int32, weights float32) with new

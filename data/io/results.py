@@ -1,6 +1,6 @@
 """Writing the scripts' result files atomically, in the original's formats.
 
-Imports no TensorFlow for local paths, so `python -m data.squad_evaluate`
+Imports no TensorFlow for local paths, so `python -m data.squad.evaluate`
 stays light; remote paths (gs://, as the original's tf.gfile allowed) go
 through tf.io.gfile.
 """

@@ -18,8 +18,8 @@ import math
 from absl import logging
 import numpy as np
 
-from data import tokenization
-from data.results_files import write_text_atomically
+from data.tokenization import full_tokenizer as tokenization
+from data.io.results import write_text_atomically
 
 # null_odds.json value for questions without any non-null candidate: larger
 # than any real score difference (those are tens at most), so every

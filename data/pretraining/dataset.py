@@ -7,7 +7,7 @@ replaces `map_and_batch`.
 """
 import tensorflow as tf
 
-from data.pretraining_records import pretraining_feature_spec
+from data.pretraining.records import pretraining_feature_spec
 
 
 def expand_input_files(input_files):

@@ -46,7 +46,7 @@ def instance_to_features(instance, tokenizer, max_seq_length,
     """Converts a TrainingInstance to the original's feature lists.
 
     Args:
-      instance: data.pretraining_instances.TrainingInstance.
+      instance: data.pretraining.instances.TrainingInstance.
       tokenizer: object with `convert_tokens_to_ids(list of str)`.
       max_seq_length, max_predictions_per_seq: padded lengths.
 

@@ -3,7 +3,7 @@
 The original BERT tokenizer classifies characters with the running Python's
 `unicodedata` and `str` methods. TensorFlow's string ops use ICU and RE2, whose
 Unicode versions differ from Python's (and from each other). To get identical
-results in-graph, every character class used by `data/tf_tokenization.py` is
+results in-graph, every character class used by `data/tokenization/in_graph.py` is
 computed here, once per process, from Python itself:
 
   * RE2 character classes written as explicit code-point ranges (so RE2's own
@@ -21,7 +21,7 @@ import unicodedata
 
 import numpy as np
 
-from data import tokenization
+from data.tokenization import full_tokenizer as tokenization
 
 MAX_CODE_POINT = 0x10FFFF
 _SURROGATES = range(0xD800, 0xE000)

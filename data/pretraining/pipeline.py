@@ -5,7 +5,7 @@ read every document, build every instance with `random.Random(random_seed)`,
 write round-robin over the output files (same instances, same order).
 
 Beyond the original, a corpus larger than memory is cut into shards of about
-`shard_size_bytes` (data.pretraining_corpus.plan_shards). Each shard is
+`shard_size_bytes` (data.pretraining.corpus.plan_shards). Each shard is
 processed on its own, like a separate run of the original on that part of
 the corpus: its random-next sentences come from its own documents, and its
 seed is derived from random_seed and the shard index (shard 0 keeps
@@ -27,9 +27,9 @@ import time
 from absl import logging
 import tensorflow as tf
 
-from data import pretraining_corpus
-from data import pretraining_instances
-from data import pretraining_records
+from data.pretraining import corpus as pretraining_corpus
+from data.pretraining import instances as pretraining_instances
+from data.pretraining import records as pretraining_records
 from data.tokenization import FullTokenizer
 
 # The share of a shard's work spent reading + tokenizing, then building the

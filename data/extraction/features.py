@@ -13,8 +13,8 @@ import re
 import numpy as np
 from absl import logging
 
-from data.packing import truncate_seq_pair
-from data.pretraining_corpus import TextRange, iter_lines
+from data.tokenization.packing import truncate_seq_pair
+from data.pretraining.corpus import TextRange, iter_lines
 
 # The split is at the last " ||| " because the first group is greedy.
 _PAIR_PATTERN = re.compile(r"^(.*) \|\|\| (.*)$")

@@ -1,0 +1,1 @@
+"""File I/O shared by every task: atomic writes of result files."""

@@ -1,0 +1,396 @@
+"""The official SQuAD v1.1 / v2.0 metrics (exact match, F1, null threshold).
+
+A reimplementation of the rules of the official `evaluate-v2.0.py`, usable
+as a function and as a command. On SQuAD 1.1 data (every question answered)
+its `exact`/`f1` equal `evaluate-v1.1.py`'s `exact_match`/`f1`, except where a
+prediction normalizes to "" and a gold answer does too (v2.0 ignores golds
+like "."; three dev-v1.1 questions have one):
+
+  python -m data.squad.evaluate DATA_JSON PREDICTIONS_JSON \\
+      [--na_prob_file null_odds.json] [--na_prob_thresh 1.0] [-o eval.json]
+
+It prints (or writes with -o) a JSON object with the v2.0 script's keys:
+exact, f1, total, HasAns_exact, HasAns_f1, HasAns_total, NoAns_* (when the
+data has unanswerable questions) and, given null odds, best_exact,
+best_exact_thresh, best_f1, best_f1_thresh.
+
+Differences from the official script, where it crashes or is silent:
+  * a question without a prediction scores 0 and is reported on stderr (as
+    evaluate-v1.1.py does; evaluate-v2.0.py drops it and then crashes);
+  * a null-odds file that misses a question, or holds a non-number, raises a
+    ValueError naming the question;
+  * unreadable files raise a ValueError naming the file.
+Own code: the metric definitions are the official scripts' and exist in no
+dependency.
+"""
+import argparse
+import collections
+import json
+import re
+import string
+import sys
+
+from data.io.results import write_text_atomically
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_PUNCTUATION = frozenset(string.punctuation)
+
+
+def normalize_answer(text):
+    """Lower-cases, drops ASCII punctuation, the articles a/an/the and extra
+    whitespace (official normalize_answer, same order of steps)."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def get_tokens(text):
+    """Normalized answer tokens (list of str; [] for an empty text)."""
+    if not text:
+        return []
+    return normalize_answer(text).split()
+
+
+def compute_exact(a_gold, a_pred):
+    """1 if the normalized texts are equal, else 0."""
+    return int(normalize_answer(a_gold) == normalize_answer(a_pred))
+
+
+def compute_f1(a_gold, a_pred):
+    """Token-overlap F1 of normalized answers (float in [0, 1]).
+
+    If either side has no tokens (no answer), F1 is 1 when both have none,
+    else 0 (evaluate-v2.0.py compute_f1).
+    """
+    return _f1_of_tokens(get_tokens(a_gold), get_tokens(a_pred))
+
+
+def _f1_of_tokens(gold_toks, pred_toks):
+    if not gold_toks or not pred_toks:
+        return int(gold_toks == pred_toks)
+    common = collections.Counter(gold_toks) & collections.Counter(pred_toks)
+    num_same = sum(common.values())
+    if num_same == 0:
+        return 0
+    precision = 1.0 * num_same / len(pred_toks)
+    recall = 1.0 * num_same / len(gold_toks)
+    return (2 * precision * recall) / (precision + recall)
+
+
+def _questions(dataset):
+    """Yields every qa dict of a SQuAD "data" list, in file order.
+
+    Raises:
+      ValueError: an article, paragraph or question lacks a needed field.
+    """
+    for article_index, article in enumerate(dataset):
+        if not isinstance(article, dict) or "paragraphs" not in article:
+            raise ValueError("data[%d] has no \"paragraphs\"" % article_index)
+        for paragraph_index, paragraph in enumerate(article["paragraphs"]):
+            if not isinstance(paragraph, dict) or "qas" not in paragraph:
+                raise ValueError("data[%d].paragraphs[%d] has no \"qas\"" % (
+                    article_index, paragraph_index))
+            for qa in paragraph["qas"]:
+                if not isinstance(qa, dict) or "id" not in qa:
+                    raise ValueError(
+                        "data[%d].paragraphs[%d]: a question has no \"id\""
+                        % (article_index, paragraph_index))
+                if not isinstance(qa.get("answers"), list):
+                    raise ValueError(
+                        "question %r has no \"answers\" list (evaluation "
+                        "needs the gold answers)" % qa["id"])
+                yield qa
+
+
+def make_qid_to_has_ans(dataset):
+    """OrderedDict qid -> bool (the question has at least one answer)."""
+    return collections.OrderedDict(
+        (qa["id"], bool(qa["answers"])) for qa in _questions(dataset))
+
+
+def get_raw_scores(dataset, preds, missing=None):
+    """Per-question exact and F1, maximized over the gold answers.
+
+    Gold answers that normalize to "" are ignored; a question left without
+    gold answers only accepts "" (no answer). A question missing from `preds`
+    scores 0 and its id is appended to the list `missing` (if given).
+
+    Returns:
+      (exact_scores, f1_scores): OrderedDicts qid -> number.
+    """
+    exact_scores = collections.OrderedDict()
+    f1_scores = collections.OrderedDict()
+    for qa in _questions(dataset):
+        qid = qa["id"]
+        # Normalized once: equal normalized strings <=> equal token lists.
+        gold_tokens = [get_tokens(a["text"]) for a in qa["answers"]]
+        gold_tokens = [toks for toks in gold_tokens if toks] or [[]]
+        if qid not in preds:
+            if missing is not None:
+                missing.append(qid)
+            exact_scores[qid] = 0
+            f1_scores[qid] = 0
+            continue
+        pred_tokens = get_tokens(preds[qid])
+        exact_scores[qid] = max(int(toks == pred_tokens)
+                                for toks in gold_tokens)
+        f1_scores[qid] = max(_f1_of_tokens(toks, pred_tokens)
+                             for toks in gold_tokens)
+    return exact_scores, f1_scores
+
+
+def apply_no_ans_threshold(scores, na_probs, qid_to_has_ans, na_prob_thresh):
+    """Scores after predicting "no answer" where na_prob > na_prob_thresh."""
+    new_scores = collections.OrderedDict()
+    for qid, score in scores.items():
+        if na_probs[qid] > na_prob_thresh:
+            new_scores[qid] = float(not qid_to_has_ans[qid])
+        else:
+            new_scores[qid] = score
+    return new_scores
+
+
+def make_eval_dict(exact_scores, f1_scores, qid_list=None):
+    """OrderedDict(exact, f1 in percent, total) over qid_list (or all)."""
+    if qid_list is None:
+        qid_list = list(exact_scores)
+    total = len(qid_list)
+    return collections.OrderedDict([
+        ("exact", 100.0 * sum(exact_scores[k] for k in qid_list) / total),
+        ("f1", 100.0 * sum(f1_scores[k] for k in qid_list) / total),
+        ("total", total),
+    ])
+
+
+def find_best_thresh(preds, scores, na_probs, qid_to_has_ans):
+    """Best score (percent) over null-odds thresholds, and that threshold.
+
+    Starts from "every question answered no answer" and walks the questions
+    in ascending null odds (ties in `na_probs` order), adding each one's
+    answer; the threshold is the null odds where the running score peaked.
+    Exactly evaluate-v2.0.py find_best_thresh.
+    """
+    num_no_ans = sum(1 for k in qid_to_has_ans if not qid_to_has_ans[k])
+    cur_score = num_no_ans
+    best_score = cur_score
+    best_thresh = 0.0
+    qid_list = sorted(na_probs, key=lambda k: na_probs[k])
+    for qid in qid_list:
+        if qid not in scores:
+            continue
+        if qid_to_has_ans[qid]:
+            diff = scores[qid]
+        elif qid not in preds or preds[qid]:
+            # An answer (or none at all) to an unanswerable question.
+            diff = -1
+        else:
+            diff = 0
+        cur_score += diff
+        if cur_score > best_score:
+            best_score = cur_score
+            best_thresh = na_probs[qid]
+    return 100.0 * best_score / len(scores), best_thresh
+
+
+def _check_na_probs(na_probs, qid_to_has_ans, source):
+    """Raises ValueError unless every question has a numeric null odds."""
+    for qid in qid_to_has_ans:
+        if qid not in na_probs:
+            raise ValueError("%s: no null odds for question %r" % (
+                source, qid))
+        value = na_probs[qid]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(
+                "%s: null odds for question %r should be a number, got %r"
+                % (source, qid, value))
+
+
+def evaluate(dataset, preds, na_probs=None, na_prob_thresh=1.0,
+             na_probs_source="na_probs"):
+    """Computes the official SQuAD metrics.
+
+    Args:
+      dataset: the "data" list of a SQuAD JSON file (v1.1 or v2.0).
+      preds: dict qid -> predicted answer text ("" = no answer).
+      na_probs: optional dict qid -> null odds (e.g. null_odds.json; higher
+        means more likely unanswerable). Enables the best_* keys.
+      na_prob_thresh: float; questions with null odds above it count as
+        answered "" (only with na_probs; the official default is 1.0).
+      na_probs_source: str naming na_probs in error messages.
+
+    Returns:
+      OrderedDict with exact, f1 (percent), total, HasAns_exact, HasAns_f1,
+      HasAns_total, and NoAns_exact/f1/total when the data has unanswerable
+      questions; with na_probs also best_exact, best_exact_thresh, best_f1,
+      best_f1_thresh. A question without a prediction scores 0
+      (`evaluate_with_missing` also lists them).
+
+    Raises:
+      ValueError: na_probs misses a question or holds a non-number; the data
+        has no questions, or a question lacks "id" or "answers".
+
+    Source: evaluate-v2.0.py main (official SQuAD 2.0 evaluation script).
+    """
+    result, _ = evaluate_with_missing(dataset, preds, na_probs,
+                                      na_prob_thresh, na_probs_source)
+    return result
+
+
+def evaluate_with_missing(dataset, preds, na_probs=None, na_prob_thresh=1.0,
+                          na_probs_source="na_probs"):
+    """As `evaluate`, and also returns the list of qids without prediction."""
+    qid_to_has_ans = make_qid_to_has_ans(dataset)
+    if not qid_to_has_ans:
+        raise ValueError("The SQuAD data holds no questions.")
+    if na_probs is not None:
+        _check_na_probs(na_probs, qid_to_has_ans, na_probs_source)
+        thresh_probs = na_probs
+    else:
+        thresh_probs = {k: 0.0 for k in qid_to_has_ans}
+    has_ans_qids = [k for k, v in qid_to_has_ans.items() if v]
+    no_ans_qids = [k for k, v in qid_to_has_ans.items() if not v]
+    missing = []
+    exact_raw, f1_raw = get_raw_scores(dataset, preds, missing)
+    exact_thresh = apply_no_ans_threshold(exact_raw, thresh_probs,
+                                          qid_to_has_ans, na_prob_thresh)
+    f1_thresh = apply_no_ans_threshold(f1_raw, thresh_probs, qid_to_has_ans,
+                                       na_prob_thresh)
+    out_eval = make_eval_dict(exact_thresh, f1_thresh)
+    if has_ans_qids:
+        for key, value in make_eval_dict(exact_thresh, f1_thresh,
+                                         has_ans_qids).items():
+            out_eval["HasAns_" + key] = value
+    if no_ans_qids:
+        for key, value in make_eval_dict(exact_thresh, f1_thresh,
+                                         no_ans_qids).items():
+            out_eval["NoAns_" + key] = value
+    if na_probs is not None:
+        best_exact, exact_thresh_value = find_best_thresh(
+            preds, exact_raw, na_probs, qid_to_has_ans)
+        best_f1, f1_thresh_value = find_best_thresh(
+            preds, f1_raw, na_probs, qid_to_has_ans)
+        out_eval["best_exact"] = best_exact
+        out_eval["best_exact_thresh"] = exact_thresh_value
+        out_eval["best_f1"] = best_f1
+        out_eval["best_f1_thresh"] = f1_thresh_value
+    return out_eval, missing
+
+
+def _load_json(path):
+    """json.load of a UTF-8 file; ValueError naming file, line, column."""
+    try:
+        with open(path, "r", encoding="utf-8") as reader:
+            return json.load(reader)
+    except json.JSONDecodeError as err:
+        raise ValueError("%s: not valid JSON (line %d, column %d): %s" % (
+            path, err.lineno, err.colno, err.msg)) from None
+
+
+def _load_json_object(path, what):
+    """Loads a JSON object {qid: value}; ValueError naming the file."""
+    obj = _load_json(path)
+    if not isinstance(obj, dict):
+        raise ValueError("%s: expected a JSON object {question id: %s}" % (
+            path, what))
+    return obj
+
+
+def load_dataset(path):
+    """Loads a SQuAD JSON file and returns its "data" list.
+
+    Raises:
+      ValueError: invalid JSON or no "data" list (naming the file).
+    """
+    obj = _load_json(path)
+    if not isinstance(obj, dict) or not isinstance(obj.get("data"), list):
+        raise ValueError("%s: expected a JSON object with a \"data\" list "
+                         "(SQuAD format)" % path)
+    return obj["data"]
+
+
+def load_predictions(path):
+    """Loads predictions.json; ValueError unless it maps ids to strings."""
+    preds = _load_json_object(path, "answer text")
+    for qid, text in preds.items():
+        if not isinstance(text, str):
+            raise ValueError("%s: prediction for question %r should be a "
+                             "string, got %r" % (path, qid, text))
+    return preds
+
+
+def evaluate_files(data_file, pred_file, na_prob_file=None,
+                   na_prob_thresh=1.0):
+    """Evaluates files as the official command does.
+
+    Args:
+      data_file: SQuAD JSON (dev-v1.1.json or dev-v2.0.json).
+      pred_file: predictions.json ({qid: text}).
+      na_prob_file: optional null_odds.json ({qid: float}).
+      na_prob_thresh: float, default 1.0 (official).
+
+    Returns:
+      (OrderedDict of metrics as `evaluate`, list of qids without prediction).
+
+    Raises:
+      ValueError: unreadable JSON (file, line, column), wrong structure, or
+        null odds missing a question.
+    """
+    dataset = load_dataset(data_file)
+    try:
+        make_qid_to_has_ans(dataset)
+    except ValueError as err:
+        raise ValueError("%s: %s" % (data_file, err)) from None
+    preds = load_predictions(pred_file)
+    na_probs = None
+    if na_prob_file:
+        na_probs = _load_json_object(na_prob_file, "null odds")
+    return evaluate_with_missing(dataset, preds, na_probs, na_prob_thresh,
+                                 na_probs_source=na_prob_file)
+
+
+def _parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="python -m data.squad.evaluate",
+        description="Official SQuAD 1.1/2.0 evaluation (exact match, F1, "
+                    "best null threshold).")
+    parser.add_argument("data_file", metavar="DATA_JSON",
+                        help="SQuAD data, e.g. dev-v2.0.json.")
+    parser.add_argument("pred_file", metavar="PREDICTIONS_JSON",
+                        help="predictions.json written by run_squad.py.")
+    parser.add_argument("--out-file", "--out_file", "-o", dest="out_file",
+                        metavar="eval.json",
+                        help="Write the metrics to this file instead of "
+                             "printing them.")
+    parser.add_argument("--na-prob-file", "--na_prob_file", "-n",
+                        dest="na_prob_file", metavar="null_odds.json",
+                        help="Null odds per question (null_odds.json).")
+    parser.add_argument("--na-prob-thresh", "--na_prob_thresh", "-t",
+                        dest="na_prob_thresh", type=float, default=1.0,
+                        help="Predict \"\" if the null odds exceed this "
+                             "(default 1.0).")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    """Command-line entry point; returns the process exit status."""
+    opts = _parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        out_eval, missing = evaluate_files(
+            opts.data_file, opts.pred_file, opts.na_prob_file,
+            opts.na_prob_thresh)
+    except (OSError, ValueError) as err:
+        print("error: %s" % err, file=sys.stderr)
+        return 1
+    for qid in missing:
+        print("Missing prediction for %s" % qid, file=sys.stderr)
+    if opts.out_file:
+        # The official script writes json.dump(out_eval, f) (no indent).
+        write_text_atomically(opts.out_file, json.dumps(out_eval))
+    else:
+        print(json.dumps(out_eval, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
