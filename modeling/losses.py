@@ -1,4 +1,12 @@
-"""The original scripts' losses, as functions of log-probabilities or logits."""
+"""The original scripts' losses, as functions of log-probabilities or logits.
+
+Each loss is defined once per example (`per_example_*`, Keras ops) and the
+training losses are their weighted means, so evaluation (the scripts'
+`eval_loss`, pre-training metrics) reuses the same definitions instead of
+recomputing them in NumPy. The per-example functions keep the dtype of their
+input (float64 log-probabilities stay float64), except where the original
+casts logits to float32 first.
+"""
 from keras import ops
 
 
@@ -6,6 +14,40 @@ def _gather_log_prob(log_probs, labels):
     labels = ops.cast(labels, "int32")
     return ops.squeeze(
         ops.take_along_axis(log_probs, labels[..., None], axis=-1), axis=-1)
+
+
+def per_example_log_prob_loss(log_probs, labels):
+    """-log p(label) for each row.
+
+    Args:
+        log_probs: float [..., num_classes] (any float dtype, kept).
+        labels: int [...], class ids.
+    Returns:
+        float [...], the cross-entropy of each example.
+    """
+    return -_gather_log_prob(log_probs, labels)
+
+
+def per_example_classifier_loss(logits, label_ids):
+    """Softmax cross-entropy of each row of `logits` [batch_size, num_labels].
+
+    Returns:
+        float32 [batch_size]. Source: `create_model` in the original
+        `run_classifier.py` (`per_example_loss`).
+    """
+    log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
+    return per_example_log_prob_loss(log_probs, ops.reshape(label_ids, (-1,)))
+
+
+def per_example_regression_loss(predictions, labels):
+    """Squared error of each example.
+
+    Args: predictions float [batch_size, 1] or [batch_size]; labels float
+    [batch_size]. Returns float32 [batch_size].
+    """
+    predictions = ops.reshape(ops.cast(predictions, "float32"), (-1,))
+    labels = ops.reshape(ops.cast(labels, "float32"), (-1,))
+    return ops.square(predictions - labels)
 
 
 def masked_lm_loss(masked_lm_log_probs, masked_lm_ids, masked_lm_weights):
@@ -20,7 +62,7 @@ def masked_lm_loss(masked_lm_log_probs, masked_lm_ids, masked_lm_weights):
 
     Source: `get_masked_lm_output` in the original `run_pretraining.py`.
     """
-    per_example = -_gather_log_prob(masked_lm_log_probs, masked_lm_ids)
+    per_example = per_example_log_prob_loss(masked_lm_log_probs, masked_lm_ids)
     weights = ops.cast(masked_lm_weights, per_example.dtype)
     return ops.sum(weights * per_example) / (ops.sum(weights) + 1e-5)
 
@@ -36,7 +78,7 @@ def next_sentence_loss(next_sentence_log_probs, next_sentence_labels):
     Source: `get_next_sentence_output` in the original `run_pretraining.py`.
     """
     labels = ops.reshape(next_sentence_labels, (-1,))
-    return ops.mean(-_gather_log_prob(next_sentence_log_probs, labels))
+    return ops.mean(per_example_log_prob_loss(next_sentence_log_probs, labels))
 
 
 def classifier_loss(logits, label_ids):
@@ -44,8 +86,7 @@ def classifier_loss(logits, label_ids):
 
     Source: `create_model` in the original `run_classifier.py`.
     """
-    log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
-    return ops.mean(-_gather_log_prob(log_probs, ops.reshape(label_ids, (-1,))))
+    return ops.mean(per_example_classifier_loss(logits, label_ids))
 
 
 def squad_loss(start_logits, end_logits, start_positions, end_positions):
@@ -59,8 +100,7 @@ def squad_loss(start_logits, end_logits, start_positions, end_positions):
     Source: `model_fn` in the original `run_squad.py`.
     """
     def position_loss(logits, positions):
-        log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
-        return ops.mean(-_gather_log_prob(log_probs, ops.reshape(positions, (-1,))))
+        return ops.mean(per_example_classifier_loss(logits, positions))
 
     return (position_loss(start_logits, start_positions)
             + position_loss(end_logits, end_positions)) / 2.0
@@ -89,6 +129,4 @@ def regression_loss(predictions, labels):
     The original `run_classifier.py` has no regression task; MSE is the
     usual GLUE choice and what `eval_loss` reports for STS-B.
     """
-    predictions = ops.reshape(ops.cast(predictions, "float32"), (-1,))
-    labels = ops.reshape(ops.cast(labels, "float32"), (-1,))
-    return ops.mean(ops.square(predictions - labels))
+    return ops.mean(per_example_regression_loss(predictions, labels))

@@ -1,0 +1,170 @@
+"""What every task shares: config, checks, strategy, model, checkpoint, training.
+
+A task (Model Garden's `Task` idea, written our own way) is built from a plain
+dataclass config, runs every check in `prepare()` before it writes anything,
+and then trains, evaluates or predicts in-process, returning results and
+writing the original scripts' files. No absl FLAGS are read here.
+"""
+import dataclasses
+
+from absl import logging
+
+from modeling import runtime as runtime_lib
+from tasks import checks
+from tasks.errors import UserError
+
+
+@dataclasses.dataclass(kw_only=True)
+class TaskConfig:
+    """Fields every task has; names and defaults are the original flags'.
+
+    Attributes:
+        bert_config_file: path of bert_config.json.
+        output_dir: folder for checkpoints and result files.
+        init_checkpoint: checkpoint to start from (prefix or folder), or None.
+        max_seq_length: int, tokens per sequence after WordPiece.
+        allow_partial_checkpoint: accept a checkpoint whose encoder layers
+            differ from the config's.
+        runtime: `modeling.runtime.RuntimeOptions` (devices, precision,
+            checkpoint cadence).
+    """
+    bert_config_file: str = None
+    output_dir: str = None
+    init_checkpoint: str = None
+    max_seq_length: int = 128
+    allow_partial_checkpoint: bool = False
+    runtime: runtime_lib.RuntimeOptions = dataclasses.field(
+        default_factory=runtime_lib.RuntimeOptions)
+
+
+class Task:
+    """The common skeleton; subclasses add data, model, loss and metrics.
+
+    Subclasses implement `build_model()`, `check_inputs()` (their own
+    preflight checks, reading data files for every requested mode) and
+    `run()`.
+    """
+
+    def __init__(self, config):
+        self.config = config
+        self.bert_config = self._load_bert_config()
+        self.global_step = None
+        self._strategy = None
+        self._model = None
+        self._prepared = False
+        self._weights_ready = False
+
+    # -- set-up -------------------------------------------------------------
+
+    def _load_bert_config(self):
+        from modeling import BertConfig
+
+        if not self.config.bert_config_file:
+            raise UserError("--bert_config_file is required")
+        checks.check_data_file(self.config.bert_config_file,
+                               "--bert_config_file")
+        return BertConfig.from_json_file(self.config.bert_config_file)
+
+    @property
+    def strategy(self):
+        """The `tf.distribute.Strategy` (precision policy applied first)."""
+        if self._strategy is None:
+            self._strategy = runtime_lib.setup(self.config.runtime)
+        return self._strategy
+
+    @property
+    def is_chief(self):
+        return runtime_lib.is_chief(self.strategy)
+
+    @property
+    def model(self):
+        """The task model, built once under the strategy's scope."""
+        if self._model is None:
+            with self.strategy.scope():
+                self._model = self.build_model()
+        return self._model
+
+    def build_model(self):
+        raise NotImplementedError
+
+    def check_inputs(self):
+        """Task-specific checks (data files for each requested mode)."""
+
+    def prepare(self):
+        """Runs every check once, before any file is written.
+
+        Order: flags and config, data files, output_dir writable, then the
+        model is built and the checkpoint it will use is chosen and checked
+        against it (shapes, layers), and stated in the log.
+        """
+        if self._prepared:
+            return
+        config = self.config
+        checks.check_sequence_length(config.max_seq_length, self.bert_config,
+                                     config.bert_config_file)
+        self.check_inputs()
+        if config.output_dir is not None:
+            checks.check_output_dir_writable(config.output_dir)
+        self.checkpoint = checks.choose_checkpoint(config.output_dir,
+                                                   config.init_checkpoint)
+        if self.checkpoint.path:
+            checks.check_checkpoint_fits(
+                self.model, self.checkpoint.path, config.bert_config_file,
+                allow_partial=config.allow_partial_checkpoint)
+        logging.info("Checkpoint: %s.", self.checkpoint.describe())
+        self._prepared = True
+
+    def make_output_dir(self):
+        import tensorflow as tf
+
+        tf.io.gfile.makedirs(self.config.output_dir)
+
+    # -- training and inference ------------------------------------------------
+
+    def train_model(self, dataset, num_train_steps, batch_size, make_optimizer):
+        """Trains `self.model` with `modeling.training.run_training`.
+
+        Args:
+            dataset: repeating `(features, labels)` batches.
+            num_train_steps: int, total optimizer steps.
+            batch_size: int, global examples per step.
+            make_optimizer: callable () -> optimizer, called under the scope.
+
+        Returns:
+            dict with `loss` and `global_step`.
+        """
+        from modeling import training
+
+        config = self.config
+        self.make_output_dir()
+        if self.checkpoint.source != "output_dir" and self.is_chief:
+            # A rerun resumes from output_dir; the record tells a later
+            # --init_checkpoint whether it is the one this run started from.
+            checks.record_init_checkpoint(config.output_dir,
+                                          config.init_checkpoint)
+        with self.strategy.scope():
+            optimizer = make_optimizer()
+        result = training.run_training(
+            self.model, optimizer, dataset, num_train_steps, config.output_dir,
+            config.runtime, batch_size, strategy=self.strategy,
+            init_checkpoint=config.init_checkpoint)
+        self.global_step = result["global_step"]
+        self._weights_ready = True
+        # After training, inference uses the weights in memory, which are the
+        # newest checkpoint in output_dir.
+        self.checkpoint = checks.CheckpointChoice(
+            training.latest_training_checkpoint(config.output_dir),
+            "output_dir")
+        return result
+
+    def restore_weights(self):
+        """Loads the chosen checkpoint for inference (once); sets global_step."""
+        from modeling import training
+
+        if self._weights_ready:
+            return self.global_step
+        self.prepare()
+        self.global_step = training.restore_for_inference(
+            self.model, self.config.output_dir, self.config.init_checkpoint)
+        self._weights_ready = True
+        return self.global_step

@@ -1,0 +1,319 @@
+"""Checks that run before any file is written or any training starts.
+
+Each raises `tasks.errors.UserError` with one message naming the file or flag,
+what was found and what was expected. The tasks call them from `prepare()`;
+`tests/test_checks.py` calls them directly.
+
+Checkpoint choice (the Estimator's rule, stated in the log every time): the
+newest `model.ckpt-N` in `output_dir` wins over `--init_checkpoint`. So that a
+rerun after an interruption still resumes, training records the checkpoint it
+started from in `output_dir/init_checkpoint.txt`; passing `--init_checkpoint`
+with an output_dir whose training started from something else is an error
+that says which checkpoint would be used and how to choose.
+"""
+import dataclasses
+import os
+import re
+
+from absl import logging
+
+from tasks.errors import UserError
+
+INIT_CHECKPOINT_RECORD = "init_checkpoint.txt"
+_LAYER_PATTERN = re.compile(r"^bert/encoder/layer_(\d+)/")
+
+
+def check_positive(**values):
+    """Raises unless every named flag value is > 0 (e.g. batch sizes)."""
+    for name, value in values.items():
+        if value is None or value <= 0:
+            raise UserError(f"--{name}={value}: expected a value > 0")
+
+
+def check_sequence_length(max_seq_length, bert_config, bert_config_file):
+    """`max_seq_length` must fit the model's position table.
+
+    Raises:
+        UserError: `max_seq_length` > `max_position_embeddings` of the config
+            (the original's message, plus the config file), or < 3.
+    """
+    if max_seq_length > bert_config.max_position_embeddings:
+        raise UserError(
+            "Cannot use sequence length %d because the BERT model was only "
+            "trained up to sequence length %d (max_position_embeddings in %s)"
+            % (max_seq_length, bert_config.max_position_embeddings,
+               bert_config_file))
+    if max_seq_length < 3:
+        raise UserError(f"--max_seq_length={max_seq_length}: expected at "
+                        "least 3 ([CLS], one token, [SEP])")
+
+
+def check_data_file(path, flag):
+    """The file `flag` needs exists, is a file and is not empty.
+
+    Args:
+        path: str, the data file.
+        flag: str, what needs it (e.g. "--do_train"), for the message.
+    """
+    import tensorflow as tf
+
+    if not path:
+        raise UserError(f"{flag} needs a data file, but none was given")
+    if not tf.io.gfile.exists(path):
+        raise UserError(f"{path}: file not found (needed by {flag})")
+    if tf.io.gfile.isdir(path):
+        raise UserError(f"{path}: is a directory, expected a file (needed by "
+                        f"{flag})")
+    if tf.io.gfile.stat(path).length == 0:
+        raise UserError(f"{path}: file is empty (needed by {flag})")
+
+
+def check_examples(examples, path, flag):
+    """A data file read for `flag` gave at least one example.
+
+    Raises:
+        UserError: no example (an empty or header-only file).
+    """
+    if not examples:
+        raise UserError(f"{path}: no examples (empty or header-only file), "
+                        f"expected at least one for {flag}")
+
+
+def check_input_files(input_file, flag="--input_file"):
+    """Expands a comma-separated glob list; every match must be non-empty.
+
+    Returns:
+        list of str, the files in pattern order.
+    """
+    from data.pretraining.dataset import expand_input_files
+
+    try:
+        files = expand_input_files(input_file or "")
+    except ValueError as error:
+        raise UserError(f"{flag}={input_file}: {error}") from None
+    for path in files:
+        check_data_file(path, flag)
+    return files
+
+
+def check_record_lengths(input_files, lengths, flags_by_feature):
+    """The first record of each file has the lengths the flags say.
+
+    Args:
+        input_files: list of TFRecord files of `tf.train.Example`s.
+        lengths: {feature name: expected length}, e.g. {"input_ids": 128}.
+        flags_by_feature: {feature name: flag name}, for the message.
+
+    Raises:
+        UserError: a file holds no record or another length (a file written
+            with another --max_seq_length reads as a parse error otherwise).
+    """
+    import tensorflow as tf
+
+    for path in input_files:
+        try:
+            record = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
+        except (tf.errors.DataLossError, tf.errors.InvalidArgumentError) as error:
+            raise UserError(f"{path}: not a readable TFRecord file "
+                            f"({error.message.splitlines()[0]})") from None
+        if record is None:
+            raise UserError(f"{path}: holds no record")
+        example = tf.train.Example.FromString(record.numpy())
+        for name, expected in lengths.items():
+            feature = example.features.feature.get(name)
+            if feature is None:
+                raise UserError(f"{path}: first record has no feature {name!r}")
+            found = max(len(feature.int64_list.value),
+                        len(feature.float_list.value))
+            if found != expected:
+                raise UserError(
+                    f"{path}: records have {name} of length {found}, expected "
+                    f"{expected} (--{flags_by_feature[name]}={expected}); the "
+                    f"file was written with --{flags_by_feature[name]}={found}")
+
+
+def check_vocab(vocab_file, do_lower_case, bert_config, bert_config_file):
+    """Loads the tokenizer and checks its ids fit the config's `vocab_size`.
+
+    Returns:
+        `FullTokenizer`.
+    """
+    from data.tokenization import full_tokenizer
+
+    check_data_file(vocab_file, "--vocab_file")
+    return full_tokenizer.tokenizer_for_model(
+        vocab_file, do_lower_case, bert_config.vocab_size, bert_config_file)
+
+
+def check_output_dir_writable(output_dir, flag="--output_dir"):
+    """`output_dir` (or its nearest existing parent) is a writable folder.
+
+    Remote paths (`gs://...`) are not checked. Nothing is created.
+    """
+    if not output_dir:
+        raise UserError(f"{flag} is empty; expected a folder to write to")
+    if "://" in str(output_dir):
+        return
+    path = os.path.abspath(os.fspath(output_dir))
+    existing = path
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise UserError(f"{flag}={output_dir}: {existing} is a file, expected "
+                        "a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UserError(f"{flag}={output_dir}: {existing} is not writable")
+
+
+@dataclasses.dataclass
+class CheckpointChoice:
+    """Which checkpoint a run uses.
+
+    Attributes:
+        path: the checkpoint prefix, or None (random initialisation).
+        source: "output_dir" (a training checkpoint: resume / fine-tuned
+            weights), "init_checkpoint", or "none".
+    """
+    path: str
+    source: str
+
+    def describe(self):
+        if self.source == "output_dir":
+            return f"the newest training checkpoint in output_dir, {self.path}"
+        if self.source == "init_checkpoint":
+            return f"--init_checkpoint {self.path}"
+        return "no checkpoint: the model starts from random values"
+
+
+def _canonical(prefix):
+    return prefix if "://" in prefix else os.path.abspath(prefix)
+
+
+def read_init_checkpoint_record(output_dir):
+    """The init checkpoint recorded when training in `output_dir` started.
+
+    Returns:
+        str (a prefix, or "" for a run from random values), or None when
+        no record exists (an output_dir from before this rule).
+    """
+    import tensorflow as tf
+
+    path = os.path.join(output_dir, INIT_CHECKPOINT_RECORD)
+    if not tf.io.gfile.exists(path):
+        return None
+    with tf.io.gfile.GFile(path) as reader:
+        return reader.read().strip()
+
+
+def record_init_checkpoint(output_dir, init_checkpoint):
+    """Writes `output_dir/init_checkpoint.txt` when training starts afresh."""
+    from data.io.results import write_text_atomically
+    from modeling import checkpoints
+
+    prefix = ""
+    if init_checkpoint:
+        prefix = _canonical(checkpoints.resolve_checkpoint(init_checkpoint))
+    write_text_atomically(os.path.join(output_dir, INIT_CHECKPOINT_RECORD),
+                          prefix + "\n")
+
+
+def choose_checkpoint(output_dir, init_checkpoint):
+    """The checkpoint a run will use, checked against `--init_checkpoint`.
+
+    Rule: a training checkpoint in `output_dir` wins (a rerun resumes, an
+    eval/predict run uses the fine-tuned weights). With `--init_checkpoint`
+    given as well, that is only accepted when the output_dir's training was
+    started from that same checkpoint (recorded in init_checkpoint.txt) or
+    `--init_checkpoint` names the newest training checkpoint itself.
+
+    Returns:
+        CheckpointChoice.
+
+    Raises:
+        UserError: `--init_checkpoint` names no checkpoint, or conflicts
+            with the training checkpoint in `output_dir`.
+    """
+    from modeling import checkpoints, training
+
+    init_prefix = None
+    if init_checkpoint:
+        try:
+            init_prefix = checkpoints.resolve_checkpoint(init_checkpoint)
+        except FileNotFoundError as error:
+            raise UserError(f"--init_checkpoint: {error}") from None
+    latest = training.latest_training_checkpoint(output_dir) if output_dir else None
+    if latest:
+        if init_prefix and _canonical(init_prefix) != _canonical(latest):
+            recorded = read_init_checkpoint_record(output_dir)
+            if recorded != _canonical(init_prefix):
+                started = ("an unrecorded checkpoint" if recorded is None else
+                           repr(recorded) if recorded else "random values")
+                raise UserError(
+                    f"--output_dir {output_dir} already holds the training "
+                    f"checkpoint {latest} (started from {started}), which "
+                    f"would be used instead of --init_checkpoint "
+                    f"{init_checkpoint}. To start from {init_checkpoint}, use "
+                    "a fresh --output_dir; to continue from or use "
+                    f"{os.path.basename(latest)}, drop --init_checkpoint")
+        return CheckpointChoice(latest, "output_dir")
+    if init_prefix:
+        return CheckpointChoice(init_prefix, "init_checkpoint")
+    return CheckpointChoice(None, "none")
+
+
+def _encoder_layers(names):
+    return sorted({int(m.group(1)) for m in map(_LAYER_PATTERN.match, names) if m})
+
+
+def _layer_text(layers):
+    if not layers:
+        return "no encoder layer"
+    return f"{len(layers)} encoder layers ({layers[0]}..{layers[-1]})"
+
+
+def check_checkpoint_fits(model, checkpoint, bert_config_file,
+                          allow_partial=False):
+    """Shapes and layer count of `checkpoint` against `model`, nothing assigned.
+
+    Shapes: `modeling.checkpoints.check_compatible`. Layers: the encoder
+    layers (and any other `bert/` weight) of the checkpoint and of the model
+    must be the same set, unless `allow_partial` (--allow_partial_checkpoint).
+    A new task head (a weight outside `bert/` that the checkpoint lacks) and
+    pre-training heads the model does not use are always fine.
+
+    Raises:
+        UserError: shapes differ, or the layers differ without allow_partial.
+    """
+    from modeling import checkpoints
+
+    try:
+        prefix, shapes = checkpoints.check_compatible(model, checkpoint)
+    except checkpoints.CheckpointMismatchError as error:
+        raise UserError(f"{bert_config_file} does not fit {checkpoint}: "
+                        f"{error}") from None
+    model_names = {name for name in checkpoints.model_weights_by_name(model)
+                   if name.startswith("bert/")}
+    checkpoint_names = {name for name in shapes if name.startswith("bert/")
+                        and not checkpoints.is_optimizer_state(name)}
+    if model_names == checkpoint_names or allow_partial:
+        if model_names != checkpoint_names:
+            logging.warning("--allow_partial_checkpoint: %s has %s, the model "
+                            "%s.", prefix, _layer_text(_encoder_layers(
+                                checkpoint_names)),
+                            _layer_text(_encoder_layers(model_names)))
+        return prefix
+    ckpt_layers = _encoder_layers(checkpoint_names)
+    model_layers = _encoder_layers(model_names)
+    if ckpt_layers != model_layers:
+        found = (f"{prefix} has {_layer_text(ckpt_layers)} but "
+                 f"{bert_config_file} has num_hidden_layers="
+                 f"{len(model_layers)}")
+    else:
+        lacking = sorted(model_names - checkpoint_names)[:3]
+        extra = sorted(checkpoint_names - model_names)[:3]
+        found = (f"{prefix} and the model built from {bert_config_file} "
+                 f"differ in weights (model only: {lacking}; checkpoint only: "
+                 f"{extra})")
+    raise UserError(f"{found}; expected the same encoder. Use the "
+                    "bert_config.json that came with the checkpoint, or pass "
+                    "--allow_partial_checkpoint=true if this is intended")

@@ -1,0 +1,302 @@
+"""Sentence (pair) classification on GLUE/XNLI: the original run_classifier.py.
+
+    task = ClassificationTask(ClassificationConfig(
+        task_name="MRPC", data_dir=".../MRPC", vocab_file=..., output_dir=...,
+        bert_config_file=..., init_checkpoint=..., do_train=True))
+    task.run()   # train / evaluate / predict as the do_* fields say
+
+Files in output_dir, as the original: train.tf_record, eval.tf_record,
+predict.tf_record, model.ckpt-N, eval_results.txt, test_results.tsv.
+"""
+import dataclasses
+import os
+
+import numpy as np
+from absl import logging
+
+from tasks import checks
+from tasks.base import Task, TaskConfig
+from tasks.errors import UserError
+
+# (set, do_* field, processor method) for every mode that reads a data file.
+_MODES = (("train", "do_train", "get_train_examples"),
+          ("dev", "do_eval", "get_dev_examples"),
+          ("test", "do_predict", "get_test_examples"))
+
+
+@dataclasses.dataclass(kw_only=True)
+class ClassificationConfig(TaskConfig):
+    """The original run_classifier.py flags (same names and defaults)."""
+    task_name: str = None
+    data_dir: str = None
+    vocab_file: str = None
+    do_lower_case: bool = True
+    do_train: bool = False
+    do_eval: bool = False
+    do_predict: bool = False
+    train_batch_size: int = 32
+    eval_batch_size: int = 8
+    predict_batch_size: int = 8
+    learning_rate: float = 5e-5
+    num_train_epochs: float = 3.0
+    warmup_proportion: float = 0.1
+
+
+class ClassificationTask(Task):
+    """BertClassifier fine-tuning, evaluation and prediction.
+
+    Raises (from `prepare()`, before anything is written):
+        UserError: no do_* field, unknown task, a data file missing or
+            without examples, no training step, a vocab or checkpoint that
+            does not fit the config, an unwritable output_dir.
+    """
+
+    def __init__(self, config):
+        super().__init__(config)
+        from data.glue.processors import get_processor
+
+        if not config.task_name:
+            raise UserError("--task_name is required")
+        try:
+            self.processor = get_processor(config.task_name)
+        except ValueError as error:
+            raise UserError(f"--task_name: {error}") from None
+        self.label_list = self.processor.get_labels()
+        self.num_labels = (1 if self.processor.is_regression
+                           else len(self.label_list))
+        self.examples = {}
+
+    def build_model(self):
+        from modeling import BertClassifier
+
+        return BertClassifier(self.bert_config, self.num_labels)
+
+    # -- checks ---------------------------------------------------------------
+
+    def data_file(self, set_type):
+        """The file a set is read from (for messages)."""
+        names = getattr(self.processor, "file_names", {})
+        name = names.get(set_type, f"<{set_type} set>")
+        return os.path.join(self.config.data_dir or "", name)
+
+    def read_examples(self, set_type):
+        """The examples of "train", "dev" or "test" (read once)."""
+        if set_type not in self.examples:
+            flag = {s: f"--{f}" for s, f, _ in _MODES}[set_type]
+            method = {s: m for s, _, m in _MODES}[set_type]
+            if not self.config.data_dir:
+                raise UserError(f"{flag} needs --data_dir")
+            examples = getattr(self.processor, method)(self.config.data_dir)
+            checks.check_examples(examples, self.data_file(set_type), flag)
+            self.examples[set_type] = examples
+        return self.examples[set_type]
+
+    def num_train_steps(self):
+        """The original's count: int(examples / batch size * epochs)."""
+        config = self.config
+        return int(len(self.read_examples("train")) / config.train_batch_size
+                   * config.num_train_epochs)
+
+    def check_inputs(self):
+        from data.tokenization import full_tokenizer
+
+        config = self.config
+        full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
+                                                        config.init_checkpoint)
+        if not (config.do_train or config.do_eval or config.do_predict):
+            raise UserError("At least one of `do_train`, `do_eval` or "
+                            "`do_predict' must be True.")
+        checks.check_positive(train_batch_size=config.train_batch_size,
+                              eval_batch_size=config.eval_batch_size,
+                              predict_batch_size=config.predict_batch_size)
+        self.tokenizer = checks.check_vocab(config.vocab_file,
+                                            config.do_lower_case,
+                                            self.bert_config,
+                                            config.bert_config_file)
+        for set_type, field, _ in _MODES:
+            if getattr(config, field):
+                self.read_examples(set_type)
+        if config.do_train and self.num_train_steps() < 1:
+            raise UserError(
+                "%s: %d examples / --train_batch_size=%d * "
+                "--num_train_epochs=%g gives no training step; expected at "
+                "least 1" % (self.data_file("train"),
+                             len(self.read_examples("train")),
+                             config.train_batch_size, config.num_train_epochs))
+
+    # -- data -----------------------------------------------------------------
+
+    def _write_features(self, examples, file_name):
+        from data.glue.features import file_based_convert_examples_to_features
+
+        path = os.path.join(self.config.output_dir, file_name)
+        file_based_convert_examples_to_features(
+            examples, self.label_list, self.config.max_seq_length,
+            self.tokenizer, path)
+        return path
+
+    def _dataset(self, path, is_training, batch_size):
+        from data.glue.features import classifier_dataset
+
+        return classifier_dataset(path, self.config.max_seq_length,
+                                  is_training, batch_size,
+                                  is_regression=self.processor.is_regression)
+
+    def inference_dataset(self, set_type, batch_size, file_name, title):
+        """Writes eval/predict features and reads them back, every example kept.
+
+        Returns:
+            (dataset of (features, label_ids, is_real_example) batches,
+            number of real examples before TPU padding).
+        """
+        from data.glue.processors import PaddingInputExample
+
+        examples = list(self.read_examples(set_type))
+        num_actual = len(examples)
+        if self.config.runtime.use_tpu:
+            # On TPU every batch is full: pad with weight-0 examples.
+            while len(examples) % batch_size:
+                examples.append(PaddingInputExample())
+        self.make_output_dir()
+        path = self._write_features(examples, file_name)
+        logging.info("***** Running %s *****", title)
+        logging.info("  Num examples = %d (%d actual, %d padding)",
+                     len(examples), num_actual, len(examples) - num_actual)
+        logging.info("  Batch size = %d", batch_size)
+        return self._dataset(path, False, batch_size), num_actual
+
+    # -- the three modes ------------------------------------------------------
+
+    def train(self):
+        """Featurizes train.tsv and fine-tunes; returns {loss, global_step}."""
+        from modeling.optimization import create_optimizer
+
+        self.prepare()
+        config = self.config
+        examples = self.read_examples("train")
+        num_train_steps = self.num_train_steps()
+        num_warmup_steps = int(num_train_steps * config.warmup_proportion)
+        self.make_output_dir()
+        train_file = self._write_features(examples, "train.tf_record")
+        logging.info("***** Running training *****")
+        logging.info("  Num examples = %d", len(examples))
+        logging.info("  Batch size = %d", config.train_batch_size)
+        logging.info("  Num steps = %d", num_train_steps)
+        dataset = self._dataset(train_file, True, config.train_batch_size).map(
+            lambda features, labels, weights: (features, labels))
+        return self.train_model(
+            dataset, num_train_steps, config.train_batch_size,
+            lambda: create_optimizer(config.learning_rate, num_train_steps,
+                                     num_warmup_steps))
+
+    def predict_logits(self, dataset):
+        """Logits [N, num_labels], labels [N] and weights [N] of every example.
+
+        Raises:
+            RuntimeError: the model returned another number of rows than the
+                file holds (they would be paired with the wrong labels).
+        """
+        logits = np.asarray(self.model.predict(
+            dataset.map(lambda x, y, w: x), verbose=0), np.float32)
+        labels, weights = [], []
+        for _, y, w in dataset.as_numpy_iterator():
+            labels.append(y)
+            weights.append(w)
+        labels, weights = np.concatenate(labels), np.concatenate(weights)
+        if len(logits) != len(labels):
+            raise RuntimeError(f"Got {len(logits)} predictions for "
+                               f"{len(labels)} examples.")
+        return logits, labels, weights
+
+    def evaluate(self):
+        """The original's eval_results.txt values over every dev example.
+
+        Returns:
+            dict: eval_loss, loss, global_step, eval_accuracy (classification)
+            and the task's GLUE metrics; written to eval_results.txt.
+        """
+        from data.glue.metrics import task_metrics
+        from data.io.results import write_key_value_file
+        from modeling import losses
+
+        self.prepare()
+        self.restore_weights()
+        config = self.config
+        dataset, _ = self.inference_dataset(
+            "dev", config.eval_batch_size, "eval.tf_record", "evaluation")
+        logits, labels, weights = self.predict_logits(dataset)
+        if self.processor.is_regression:
+            per_example_loss = losses.per_example_regression_loss(logits, labels)
+        else:
+            per_example_loss = losses.per_example_classifier_loss(logits, labels)
+        per_example_loss = np.asarray(per_example_loss)
+        total = weights.sum()
+        batch_size = config.eval_batch_size
+        result = {
+            "eval_loss": float((per_example_loss * weights).sum() / total),
+            "global_step": self.global_step,
+            # The Estimator's `loss`: the mean over eval batches of each
+            # batch's mean loss.
+            "loss": float(np.mean([
+                per_example_loss[i:i + batch_size].mean()
+                for i in range(0, len(per_example_loss), batch_size)])),
+        }
+        if not self.processor.is_regression:
+            result["eval_accuracy"] = float(
+                ((logits.argmax(-1) == labels) * weights).sum() / total)
+        result.update(task_metrics(config.task_name, logits, labels, weights))
+        logging.info("***** Eval results *****")
+        for key in sorted(result):
+            logging.info("  %s = %s", key, result[key])
+        if self.is_chief:
+            write_key_value_file(
+                os.path.join(config.output_dir, "eval_results.txt"), result)
+        return result
+
+    def predict(self):
+        """Class probabilities (or regression scores) of every test example.
+
+        Returns:
+            float32 array [num_examples, num_labels] ([num_examples, 1] for
+            regression), also written to test_results.tsv as the original's
+            tab-separated `str(float32)` values.
+        """
+        from keras import ops
+
+        from data.io.results import write_text_atomically
+
+        self.prepare()
+        self.restore_weights()
+        config = self.config
+        dataset, num_actual = self.inference_dataset(
+            "test", config.predict_batch_size, "predict.tf_record",
+            "prediction")
+        logits, _, _ = self.predict_logits(dataset)
+        if self.processor.is_regression:
+            rows = logits[:num_actual, :1]
+        else:
+            rows = np.asarray(ops.softmax(logits, axis=-1))[:num_actual]
+        if self.is_chief:
+            lines = ["\t".join(str(np.float32(value)) for value in row) + "\n"
+                     for row in rows]
+            path = os.path.join(config.output_dir, "test_results.tsv")
+            write_text_atomically(path, "".join(lines))
+            logging.info("Wrote %d predictions to %s", len(lines), path)
+        return rows
+
+    def run(self):
+        """Checks everything, then the requested modes in the original order.
+
+        Returns:
+            dict with "train" ({loss, global_step}), "eval" (metrics) and
+            "predict" (probabilities) for the modes that ran.
+        """
+        self.prepare()
+        results = {}
+        if self.config.do_train:
+            results["train"] = self.train()
+        if self.config.do_eval:
+            results["eval"] = self.evaluate()
+        if self.config.do_predict:
+            results["predict"] = self.predict()
+        return results

@@ -1,0 +1,144 @@
+"""The skeleton every script shares: flags -> config -> task, one error path.
+
+A script defines its flags (the original's names, defaults and help), calls
+`define_common_flags()`, and ends with `cli.main(run)`, where `run()` builds
+the task's config with `config_from_flags` and calls `task.run()`. Here:
+
+- flag parsing errors and user errors (`tasks.errors.user_error_types()`: a
+  bad flag value, a missing or malformed file, a config that does not fit the
+  checkpoint) end in ONE line on stderr, `<script>: error: <message>`, and
+  exit status 1: no traceback, no usage text. `--verbose_errors` (or the
+  environment variable BERT_VERBOSE_ERRORS=1) shows the traceback instead;
+- TensorFlow's C++ log noise is off unless the user set TF_CPP_MIN_LOG_LEVEL
+  (the scripts also set it before their first import, which is what counts);
+- `--help` lists the project's runtime flags with the script's own.
+"""
+import dataclasses
+import os
+import re
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+from absl import app, flags, logging  # noqa: E402
+
+from tasks.errors import UserError, one_line, user_error_types  # noqa: E402
+
+VERBOSE_ERRORS_ENV = "BERT_VERBOSE_ERRORS"
+
+
+def define_common_flags(checkpoint_flags=True):
+    """Defines `--verbose_errors` (and `--allow_partial_checkpoint`).
+
+    absl's `--help` lists only the main module's flags: a script that wants
+    these and the runtime flags listed calls
+    `flags.adopt_module_key_flags(cli)` (and `(runtime)`) itself, since
+    adoption counts for the module that calls it.
+
+    Args:
+        checkpoint_flags: also define `--allow_partial_checkpoint` (scripts
+            that load a checkpoint into a model).
+    """
+    flags.DEFINE_bool(
+        "verbose_errors", False,
+        "Show the Python traceback of an error instead of one line (also: "
+        f"environment variable {VERBOSE_ERRORS_ENV}=1).")
+    if checkpoint_flags:
+        flags.DEFINE_bool(
+            "allow_partial_checkpoint", False,
+            "Accept a checkpoint whose encoder has other layers than the "
+            "config (layers the model lacks are ignored, layers the "
+            "checkpoint lacks start from random values). Without it that is "
+            "an error.")
+
+
+def verbose_errors():
+    """True when tracebacks were asked for (flag or environment variable)."""
+    if os.environ.get(VERBOSE_ERRORS_ENV, "").lower() in ("1", "true", "yes"):
+        return True
+    try:
+        return bool(flags.FLAGS["verbose_errors"].value)
+    except (KeyError, flags.UnparsedFlagAccessError):
+        return False
+
+
+def config_from_flags(config_class, flag_values=None, **overrides):
+    """Builds a task config dataclass from the flags of the same names.
+
+    Fields without a flag keep their default; a `runtime` field is filled by
+    `modeling.runtime.runtime_options_from_flags` when the runtime flags are
+    defined. `overrides` win over flags.
+    """
+    from modeling import runtime
+
+    flag_values = flag_values or flags.FLAGS
+    values = {}
+    for field in dataclasses.fields(config_class):
+        if field.name == "runtime":
+            if "use_tpu" in flag_values and "distribution_strategy" in flag_values:
+                values["runtime"] = runtime.runtime_options_from_flags(flag_values)
+        elif field.name in flag_values:
+            values[field.name] = flag_values[field.name].value
+    values.update(overrides)
+    return config_class(**values)
+
+
+def fail(message):
+    """Prints `<script>: error: <message>` as one line and exits with 1."""
+    program = os.path.basename(sys.argv[0]) if sys.argv else "bert"
+    sys.stdout.flush()
+    sys.stderr.write(f"{program}: error: {message}\n")
+    sys.stderr.flush()
+    sys.exit(1)
+
+
+_MISSING_FLAG = re.compile(
+    r"flag --(\w+)=None: Flag --\1 must have a value other than None\.")
+
+
+def parse_flags(argv):
+    """absl's flag parsing, with a parse error as one line (no usage text)."""
+    try:
+        return flags.FLAGS(argv)
+    except flags.Error as error:
+        missing = _MISSING_FLAG.findall(str(error))
+        if missing:
+            fail("required flag(s) not given: %s (see --help)" % ", ".join(
+                "--" + name for name in missing))
+        fail(f"{one_line(error)} (see --help for the flags)")
+
+
+def call_reporting_user_errors(function, *args, **kwargs):
+    """Calls `function`; a user error becomes one line on stderr and exit 1.
+
+    Other exceptions (bugs) propagate with their traceback, as do user errors
+    when `verbose_errors()`.
+    """
+    try:
+        return function(*args, **kwargs)
+    except user_error_types() as error:
+        if verbose_errors():
+            raise
+        fail(one_line(error))
+
+
+def main(run):
+    """Runs a script: parses flags, then `run()` under the one error path.
+
+    Args:
+        run: callable without arguments (reads the parsed flags, builds the
+            config, runs the task). Its return value is ignored.
+    """
+    def absl_main(argv):
+        logging.set_verbosity(logging.INFO)
+
+        def checked_run():
+            if len(argv) > 1:
+                raise UserError("unexpected arguments (flags are written "
+                                "--name=value): %s" % " ".join(argv[1:]))
+            run()
+
+        call_reporting_user_errors(checked_run)
+
+    app.run(absl_main, flags_parser=parse_flags)
