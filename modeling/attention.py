@@ -5,6 +5,7 @@ import keras
 from keras import ops
 
 from modeling.initializers import create_initializer
+from modeling.serialization import BertConfigSerializable, register
 
 # The original adds this to the logits of masked keys (not -inf), so a row whose
 # keys are all masked still gets a uniform softmax instead of NaNs.
@@ -29,7 +30,8 @@ def attention_bias_from_mask(input_mask, dtype="float32"):
     return (1.0 - mask[:, None, None, :]) * MASK_ADDER
 
 
-class SelfAttention(keras.layers.Layer):
+@register
+class SelfAttention(BertConfigSerializable, keras.layers.Layer):
     """Scaled dot-product self-attention over `num_attention_heads` heads.
 
     Weights (TF1 names under `.../attention/self/`): `{query,key,value}/kernel`
@@ -51,17 +53,20 @@ class SelfAttention(keras.layers.Layer):
     def __init__(self, config, **kwargs):
         kwargs.setdefault("name", "self")
         super().__init__(**kwargs)
+        self.config = config
         self.num_heads = config.num_attention_heads
         self.head_size = config.head_size
         width = config.hidden_size
         initializer = create_initializer(config.initializer_range)
+        dtype = self.dtype_policy
         self.query = keras.layers.Dense(
-            width, kernel_initializer=initializer, name="query")
+            width, kernel_initializer=initializer, name="query", dtype=dtype)
         self.key = keras.layers.Dense(
-            width, kernel_initializer=initializer, name="key")
+            width, kernel_initializer=initializer, name="key", dtype=dtype)
         self.value = keras.layers.Dense(
-            width, kernel_initializer=initializer, name="value")
-        self.dropout = keras.layers.Dropout(config.attention_probs_dropout_prob)
+            width, kernel_initializer=initializer, name="value", dtype=dtype)
+        self.dropout = keras.layers.Dropout(
+            config.attention_probs_dropout_prob, dtype=dtype)
 
     def build(self, input_shape):
         for dense in (self.query, self.key, self.value):

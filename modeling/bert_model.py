@@ -13,10 +13,12 @@ from modeling.attention import attention_bias_from_mask
 from modeling.config import BertConfig
 from modeling.embeddings import BertEmbeddings
 from modeling.initializers import create_initializer
+from modeling.serialization import BertConfigSerializable, register
 from modeling.transformer import TransformerLayer
 
 
-class BertEncoder(keras.layers.Layer):
+@register
+class BertEncoder(BertConfigSerializable, keras.layers.Layer):
     """The stack of `num_hidden_layers` transformer layers (scope `encoder`).
 
     Call args:
@@ -29,8 +31,9 @@ class BertEncoder(keras.layers.Layer):
     def __init__(self, config, **kwargs):
         kwargs.setdefault("name", "encoder")
         super().__init__(**kwargs)
+        self.config = config
         self.transformer_layers = [
-            TransformerLayer(config, name=f"layer_{i}")
+            TransformerLayer(config, name=f"layer_{i}", dtype=self.dtype_policy)
             for i in range(config.num_hidden_layers)]
 
     def build(self, input_shape):
@@ -45,7 +48,8 @@ class BertEncoder(keras.layers.Layer):
         return outputs
 
 
-class BertPooler(keras.layers.Layer):
+@register
+class BertPooler(BertConfigSerializable, keras.layers.Layer):
     """`dense` with tanh on the first token (scope `pooler`); no dropout.
 
     Call args: sequence_output float [batch_size, seq_length, hidden_size].
@@ -55,10 +59,11 @@ class BertPooler(keras.layers.Layer):
     def __init__(self, config, **kwargs):
         kwargs.setdefault("name", "pooler")
         super().__init__(**kwargs)
+        self.config = config
         self.dense = keras.layers.Dense(
             config.hidden_size, activation="tanh",
             kernel_initializer=create_initializer(config.initializer_range),
-            name="dense")
+            name="dense", dtype=self.dtype_policy)
 
     def build(self, input_shape):
         self.dense.build((input_shape[0], input_shape[-1]))
@@ -67,7 +72,8 @@ class BertPooler(keras.layers.Layer):
         return self.dense(sequence_output[:, 0, :])
 
 
-class BertModel(keras.Model):
+@register
+class BertModel(BertConfigSerializable, keras.Model):
     """BERT encoder (Devlin et al. 2018, section 3), the original `BertModel`.
 
     Args:
@@ -107,9 +113,10 @@ class BertModel(keras.Model):
                 "BertConfig.from_json_file('bert_config.json').")
         super().__init__(name=name, **kwargs)
         self.config = config
-        self.embeddings = BertEmbeddings(config, name="embeddings")
-        self.encoder = BertEncoder(config, name="encoder")
-        self.pooler = BertPooler(config, name="pooler")
+        dtype = self.dtype_policy
+        self.embeddings = BertEmbeddings(config, name="embeddings", dtype=dtype)
+        self.encoder = BertEncoder(config, name="encoder", dtype=dtype)
+        self.pooler = BertPooler(config, name="pooler", dtype=dtype)
         self.build()
 
     def build(self, input_shape=None):
@@ -150,11 +157,3 @@ class BertModel(keras.Model):
             "encoder_outputs": encoder_outputs,
             "embedding_output": embedding_output,
         }
-
-    def get_config(self):
-        return {"name": self.name, "config": self.config.to_dict()}
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        return cls(BertConfig.from_dict(config.pop("config")), **config)

@@ -3,12 +3,14 @@ import keras
 from keras import ops
 
 from modeling.initializers import create_initializer
+from modeling.serialization import BertConfigSerializable, register
 
 # `tf.contrib.layers.layer_norm`, which the original uses, hard-codes this epsilon.
 LAYER_NORM_EPSILON = 1e-12
 
 
-class BertEmbeddings(keras.layers.Layer):
+@register
+class BertEmbeddings(BertConfigSerializable, keras.layers.Layer):
     """Sums the three embeddings, then LayerNorm and dropout.
 
     Weights (TF1 names under `bert/embeddings/`): `word_embeddings`
@@ -36,8 +38,9 @@ class BertEmbeddings(keras.layers.Layer):
         super().__init__(**kwargs)
         self.config = config
         self.layer_norm = keras.layers.LayerNormalization(
-            epsilon=LAYER_NORM_EPSILON, name="LayerNorm")
-        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob)
+            epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
+        self.dropout = keras.layers.Dropout(
+            config.hidden_dropout_prob, dtype=self.dtype_policy)
 
     def build(self, input_shape=None):
         config = self.config

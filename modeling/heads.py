@@ -9,6 +9,7 @@ from keras import ops
 from modeling.activations import get_activation
 from modeling.embeddings import LAYER_NORM_EPSILON
 from modeling.initializers import create_initializer
+from modeling.serialization import BertConfigSerializable, register
 
 
 def gather_positions(sequence_output, positions):
@@ -27,40 +28,41 @@ def gather_positions(sequence_output, positions):
     return ops.take_along_axis(sequence_output, positions[:, :, None], axis=1)
 
 
-class MaskedLMHead(keras.layers.Layer):
+@register
+class MaskedLMHead(BertConfigSerializable, keras.layers.Layer):
     """Masked-LM head, scope `cls/predictions`.
 
     Weights: `transform/dense/kernel` [hidden_size, hidden_size],
     `transform/dense/bias`, `transform/LayerNorm/{gamma,beta}` [hidden_size],
     `output_bias` [vocab_size]. The decoder matrix is the word embedding table
-    (tied, no variable of its own).
+    (tied, no variable of its own): it is passed in each call, so the head's
+    Keras config is the `BertConfig` alone and a reloaded model stays tied.
 
     Args:
         config: the `BertConfig`.
-        embedding_table: the `bert/embeddings/word_embeddings` variable,
-            [vocab_size, hidden_size].
 
     Call args:
         sequence_output: float [batch_size, seq_length, hidden_size].
         masked_lm_positions: int32 [batch_size, max_predictions_per_seq].
+        embedding_table: the `bert/embeddings/word_embeddings` variable,
+            [vocab_size, hidden_size].
     Returns:
         float32 log-probabilities [batch_size, max_predictions_per_seq, vocab_size].
 
     Source: `get_masked_lm_output` in the original `run_pretraining.py`.
     """
 
-    def __init__(self, config, embedding_table, **kwargs):
+    def __init__(self, config, **kwargs):
         kwargs.setdefault("name", "predictions")
         super().__init__(**kwargs)
         self.config = config
-        self.embedding_table = embedding_table
         self.transform_dense = keras.layers.Dense(
             config.hidden_size,
             activation=get_activation(config.hidden_act),
             kernel_initializer=create_initializer(config.initializer_range),
-            name="dense")
+            name="dense", dtype=self.dtype_policy)
         self.transform_layer_norm = keras.layers.LayerNormalization(
-            epsilon=LAYER_NORM_EPSILON, name="LayerNorm")
+            epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
 
     def build(self, input_shape=None):
         hidden = self.config.hidden_size
@@ -71,10 +73,10 @@ class MaskedLMHead(keras.layers.Layer):
             name="output_bias", shape=(self.config.vocab_size,),
             initializer="zeros")
 
-    def call(self, sequence_output, masked_lm_positions):
+    def call(self, sequence_output, masked_lm_positions, embedding_table):
         x = gather_positions(sequence_output, masked_lm_positions)
         x = self.transform_layer_norm(self.transform_dense(x))
-        table = ops.cast(self.embedding_table, x.dtype)
+        table = ops.cast(embedding_table, x.dtype)
         logits = ops.matmul(x, ops.transpose(table)) + ops.cast(
             self.output_bias, x.dtype)
         return ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
@@ -94,6 +96,7 @@ def transposed_dense(x, output_weights, output_bias):
     return ops.cast(logits + ops.cast(output_bias, x.dtype), "float32")
 
 
+@register
 class TransposedDense(keras.layers.Layer):
     """`x . output_weights^T + output_bias` with `output_weights` [units, in].
 
@@ -120,8 +123,15 @@ class TransposedDense(keras.layers.Layer):
     def call(self, x):
         return transposed_dense(x, self.output_weights, self.output_bias)
 
+    def get_config(self):
+        config = super().get_config()
+        config.update(units=self.units, input_width=self.input_width,
+                      initializer_range=self.initializer_range)
+        return config
 
-class NextSentenceHead(TransposedDense):
+
+@register
+class NextSentenceHead(BertConfigSerializable, TransposedDense):
     """Next-sentence head, scope `cls/seq_relationship`.
 
     Weights: `output_weights` [2, hidden_size], `output_bias` [2]; class 0 is
@@ -136,12 +146,14 @@ class NextSentenceHead(TransposedDense):
     def __init__(self, config, **kwargs):
         kwargs.setdefault("name", "seq_relationship")
         super().__init__(2, config.hidden_size, config.initializer_range, **kwargs)
+        self.config = config
 
     def call(self, pooled_output):
         return ops.log_softmax(super().call(pooled_output), axis=-1)
 
 
-class SquadHead(TransposedDense):
+@register
+class SquadHead(BertConfigSerializable, TransposedDense):
     """SQuAD span head, scope `cls/squad`: no dropout, no padding mask.
 
     Weights: `output_weights` [2, hidden_size] (row 0 start, row 1 end),
@@ -156,6 +168,7 @@ class SquadHead(TransposedDense):
     def __init__(self, config, **kwargs):
         kwargs.setdefault("name", "squad")
         super().__init__(2, config.hidden_size, config.initializer_range, **kwargs)
+        self.config = config
 
     def call(self, sequence_output):
         logits = super().call(sequence_output)

@@ -11,6 +11,7 @@ from modeling.heads import (MaskedLMHead, NextSentenceHead, SquadHead,
                             transposed_dense)
 from modeling import losses
 from modeling.initializers import create_initializer
+from modeling.serialization import BertConfigSerializable, register
 
 # run_classifier.py hard-codes these rather than reading the config.
 CLASSIFIER_DROPOUT = 0.1
@@ -22,7 +23,8 @@ def _encoder_inputs(inputs):
             if key in inputs}
 
 
-class BertClassifier(keras.Model):
+@register
+class BertClassifier(BertConfigSerializable, keras.Model):
     """Sentence (pair) classifier of the original `run_classifier.py`.
 
     Weights: the encoder, plus root-scope `output_weights` [num_labels,
@@ -49,8 +51,9 @@ class BertClassifier(keras.Model):
         self.num_labels = int(num_labels)
         if self.num_labels <= 0:
             raise ValueError(f"num_labels must be positive, got {num_labels}.")
-        self.bert = BertModel(config)
-        self.dropout = keras.layers.Dropout(CLASSIFIER_DROPOUT)
+        self.bert = BertModel(config, dtype=self.dtype_policy)
+        self.dropout = keras.layers.Dropout(
+            CLASSIFIER_DROPOUT, dtype=self.dtype_policy)
         self.build()
 
     def build(self, input_shape=None):
@@ -81,11 +84,13 @@ class BertClassifier(keras.Model):
         return losses.scale_for_replicas(loss)
 
     def get_config(self):
-        return {"name": self.name, "config": self.config.to_dict(),
-                "num_labels": self.num_labels}
+        config = super().get_config()
+        config["num_labels"] = self.num_labels
+        return config
 
 
-class BertSquad(keras.Model):
+@register
+class BertSquad(BertConfigSerializable, keras.Model):
     """Span predictor of the original `run_squad.py`.
 
     Weights: the encoder, plus `cls/squad/output_weights` [2, hidden_size] and
@@ -104,8 +109,8 @@ class BertSquad(keras.Model):
     def __init__(self, config, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.config = config
-        self.bert = BertModel(config)
-        self.squad = SquadHead(config, name="squad")
+        self.bert = BertModel(config, dtype=self.dtype_policy)
+        self.squad = SquadHead(config, name="squad", dtype=self.dtype_policy)
         self.build()
 
     def build(self, input_shape=None):
@@ -127,11 +132,9 @@ class BertSquad(keras.Model):
             y_pred["start_logits"], y_pred["end_logits"],
             y["start_positions"], y["end_positions"]))
 
-    def get_config(self):
-        return {"name": self.name, "config": self.config.to_dict()}
 
-
-class BertPretrainer(keras.Model):
+@register
+class BertPretrainer(BertConfigSerializable, keras.Model):
     """Masked LM + next sentence model of the original `run_pretraining.py`.
 
     Weights: the encoder, plus `cls/predictions/*` (decoder tied to
@@ -151,10 +154,11 @@ class BertPretrainer(keras.Model):
     def __init__(self, config, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.config = config
-        self.bert = BertModel(config)
+        self.bert = BertModel(config, dtype=self.dtype_policy)
         self.masked_lm = MaskedLMHead(
-            config, self.bert.embedding_table, name="predictions")
-        self.next_sentence = NextSentenceHead(config, name="seq_relationship")
+            config, name="predictions", dtype=self.dtype_policy)
+        self.next_sentence = NextSentenceHead(
+            config, name="seq_relationship", dtype=self.dtype_policy)
         self.build()
 
     def build(self, input_shape=None):
@@ -166,7 +170,8 @@ class BertPretrainer(keras.Model):
         outputs = self.bert(_encoder_inputs(inputs), training=training)
         return {
             "masked_lm_log_probs": self.masked_lm(
-                outputs["sequence_output"], inputs["masked_lm_positions"]),
+                outputs["sequence_output"], inputs["masked_lm_positions"],
+                self.bert.embedding_table),
             "next_sentence_log_probs": self.next_sentence(outputs["pooled_output"]),
         }
 
@@ -184,6 +189,3 @@ class BertPretrainer(keras.Model):
                 + losses.next_sentence_loss(y_pred["next_sentence_log_probs"],
                                             y["next_sentence_labels"]))
         return losses.scale_for_replicas(loss)
-
-    def get_config(self):
-        return {"name": self.name, "config": self.config.to_dict()}

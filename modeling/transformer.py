@@ -5,9 +5,11 @@ from modeling.activations import get_activation
 from modeling.attention import SelfAttention
 from modeling.embeddings import LAYER_NORM_EPSILON
 from modeling.initializers import create_initializer
+from modeling.serialization import BertConfigSerializable, register
 
 
-class DenseResidualNorm(keras.layers.Layer):
+@register
+class DenseResidualNorm(BertConfigSerializable, keras.layers.Layer):
     """`dense` -> dropout -> `LayerNorm(x + residual)`.
 
     Weights: `dense/kernel` [input_width, hidden_size], `dense/bias`
@@ -24,13 +26,15 @@ class DenseResidualNorm(keras.layers.Layer):
     def __init__(self, config, **kwargs):
         kwargs.setdefault("name", "output")
         super().__init__(**kwargs)
+        self.config = config
         self.dense = keras.layers.Dense(
             config.hidden_size,
             kernel_initializer=create_initializer(config.initializer_range),
-            name="dense")
-        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob)
+            name="dense", dtype=self.dtype_policy)
+        self.dropout = keras.layers.Dropout(
+            config.hidden_dropout_prob, dtype=self.dtype_policy)
         self.layer_norm = keras.layers.LayerNormalization(
-            epsilon=LAYER_NORM_EPSILON, name="LayerNorm")
+            epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
         self.hidden_size = config.hidden_size
 
     def build(self, input_shape):
@@ -42,14 +46,18 @@ class DenseResidualNorm(keras.layers.Layer):
         return self.layer_norm(x + residual)
 
 
-class AttentionBlock(keras.layers.Layer):
+@register
+class AttentionBlock(BertConfigSerializable, keras.layers.Layer):
     """Self-attention followed by its output projection (scope `attention`)."""
 
     def __init__(self, config, **kwargs):
         kwargs.setdefault("name", "attention")
         super().__init__(**kwargs)
-        self.self_attention = SelfAttention(config, name="self")
-        self.output_projection = DenseResidualNorm(config, name="output")
+        self.config = config
+        self.self_attention = SelfAttention(
+            config, name="self", dtype=self.dtype_policy)
+        self.output_projection = DenseResidualNorm(
+            config, name="output", dtype=self.dtype_policy)
 
     def build(self, input_shape):
         self.self_attention.build(input_shape)
@@ -60,7 +68,8 @@ class AttentionBlock(keras.layers.Layer):
         return self.output_projection(context, hidden_states, training=training)
 
 
-class Intermediate(keras.layers.Layer):
+@register
+class Intermediate(BertConfigSerializable, keras.layers.Layer):
     """The feed-forward expansion (scope `intermediate`): `dense` with `hidden_act`.
 
     Weights: `dense/kernel` [hidden_size, intermediate_size], `dense/bias`.
@@ -69,11 +78,12 @@ class Intermediate(keras.layers.Layer):
     def __init__(self, config, **kwargs):
         kwargs.setdefault("name", "intermediate")
         super().__init__(**kwargs)
+        self.config = config
         self.dense = keras.layers.Dense(
             config.intermediate_size,
             activation=get_activation(config.hidden_act),
             kernel_initializer=create_initializer(config.initializer_range),
-            name="dense")
+            name="dense", dtype=self.dtype_policy)
 
     def build(self, input_shape):
         self.dense.build(input_shape)
@@ -82,7 +92,8 @@ class Intermediate(keras.layers.Layer):
         return self.dense(hidden_states)
 
 
-class TransformerLayer(keras.layers.Layer):
+@register
+class TransformerLayer(BertConfigSerializable, keras.layers.Layer):
     """One encoder layer, scope `layer_<i>`.
 
     Call args:
@@ -101,9 +112,12 @@ class TransformerLayer(keras.layers.Layer):
     def __init__(self, config, **kwargs):
         super().__init__(**kwargs)
         self.config = config
-        self.attention = AttentionBlock(config, name="attention")
-        self.intermediate = Intermediate(config, name="intermediate")
-        self.output_projection = DenseResidualNorm(config, name="output")
+        dtype = self.dtype_policy
+        self.attention = AttentionBlock(config, name="attention", dtype=dtype)
+        self.intermediate = Intermediate(
+            config, name="intermediate", dtype=dtype)
+        self.output_projection = DenseResidualNorm(
+            config, name="output", dtype=dtype)
 
     def build(self, input_shape):
         self.attention.build(input_shape)
