@@ -3,13 +3,15 @@
 Reproduces `BertConfig` of the original `modeling.py`: the same fields, the same
 constructor defaults (note `type_vocab_size=16`, while released configs say 2) and
 the same JSON writing (`indent=2, sort_keys=True` plus a newline). Unlike the
-original it validates every value, so a broken config fails here with the field's
-name rather than deep inside the model.
+original it validates every value and requires the keys that fix the weights'
+shapes (`REQUIRED_KEYS`), so a broken config fails here with the file's and the
+field's names rather than deep inside the model or as a silent 768/12 default.
 """
 import copy
 import json
 import os
 
+from data.io.atomic import write_text_atomically
 from modeling.activations import ACTIVATION_NAMES
 
 # The fields the model reads, with the original constructor's defaults.
@@ -26,6 +28,17 @@ _DEFAULTS = {
     "type_vocab_size": 16,
     "initializer_range": 0.02,
 }
+
+# Keys a `bert_config.json` must give. The original's `from_dict` copies the
+# file's keys over the constructor defaults, so a file without `hidden_size`
+# silently built a 768-wide model. These are the fields that fix the weights'
+# shapes (every released config has them); a default for any of them builds a
+# model that is not the checkpoint's. The others (`hidden_act`, the dropouts,
+# `initializer_range`) keep the original's defaults, which are the released
+# models' values.
+REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers",
+                 "num_attention_heads", "intermediate_size",
+                 "max_position_embeddings", "type_vocab_size")
 
 _POSITIVE_INTS = ("vocab_size", "hidden_size", "num_hidden_layers",
                   "num_attention_heads", "intermediate_size",
@@ -125,13 +138,18 @@ class BertConfig:
         """Builds a config from a dict: known keys over the defaults, others kept.
 
         Raises:
-            BertConfigError: `vocab_size` is missing or any value is invalid.
+            BertConfigError: a key of `REQUIRED_KEYS` is missing (the message
+                names `source` and every missing key), or a value is invalid.
         """
         if not isinstance(json_object, dict):
             raise BertConfigError(
                 f"{source}: expected a JSON object, got {type(json_object).__name__}.")
-        if "vocab_size" not in json_object:
-            raise BertConfigError(f"{source}: required key `vocab_size` is missing.")
+        missing = [key for key in REQUIRED_KEYS if key not in json_object]
+        if missing:
+            raise BertConfigError(
+                f"{source}: required key(s) "
+                f"{', '.join(f'`{key}`' for key in missing)} missing; a BERT "
+                f"config must give {', '.join(REQUIRED_KEYS)}.")
         values = dict(_DEFAULTS)
         values.update(json_object)
         try:
@@ -176,11 +194,7 @@ class BertConfig:
 
     def to_json_file(self, json_file):
         """Writes the config atomically (temp file, then rename)."""
-        json_file = os.fspath(json_file)
-        tmp = f"{json_file}.tmp-{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as writer:
-            writer.write(self.to_json_string())
-        os.replace(tmp, json_file)
+        write_text_atomically(os.fspath(json_file), self.to_json_string())
 
     def without_dropout(self):
         """A copy with both dropout probabilities 0 (the original's eval mode)."""

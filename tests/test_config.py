@@ -4,6 +4,11 @@ import json
 import pytest
 
 from modeling import BertConfig, BertConfigError, BertModel
+from modeling.config import REQUIRED_KEYS
+
+SMALL = {"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "intermediate_size": 64,
+         "max_position_embeddings": 40, "type_vocab_size": 2}
 
 
 def test_reads_released_base_config(data_dir):
@@ -45,7 +50,7 @@ def test_constructor_default_type_vocab_size_is_16():
     ({"intermediate_size": 3.5}, "`intermediate_size` must be a positive integer"),
 ])
 def test_rejects_bad_values_naming_file_and_field(tmp_path, changes, fragment):
-    values = {"vocab_size": 100, "hidden_size": 32, "num_attention_heads": 4}
+    values = dict(SMALL)
     values.update(changes)
     path = tmp_path / "bert_config.json"
     path.write_text(json.dumps(values))
@@ -71,3 +76,45 @@ def test_missing_file_and_bad_json(tmp_path):
 def test_model_rejects_non_config():
     with pytest.raises(TypeError, match="BertConfig"):
         BertModel({"vocab_size": 10})
+
+
+@pytest.mark.parametrize("key", REQUIRED_KEYS)
+def test_missing_shape_key_names_file_and_key(tmp_path, key):
+    # The original's from_dict would silently use the constructor default
+    # (768 for hidden_size, 12 for num_hidden_layers, 16 for type_vocab_size).
+    values = {k: v for k, v in SMALL.items() if k != key}
+    path = tmp_path / "bert_config.json"
+    path.write_text(json.dumps(values))
+    with pytest.raises(BertConfigError) as error:
+        BertConfig.from_json_file(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: required key(s) `{key}` missing")
+    assert "hidden_size, num_hidden_layers" in message  # says what is expected
+
+
+def test_lists_every_missing_key(tmp_path):
+    path = tmp_path / "bert_config.json"
+    path.write_text(json.dumps({"vocab_size": 100, "hidden_size": 32}))
+    with pytest.raises(BertConfigError, match="`num_hidden_layers`, "
+                       "`num_attention_heads`, `intermediate_size`, "
+                       "`max_position_embeddings`, `type_vocab_size` missing"):
+        BertConfig.from_json_file(path)
+
+
+def test_optional_keys_keep_the_original_defaults(tmp_path):
+    path = tmp_path / "bert_config.json"
+    path.write_text(json.dumps(SMALL))
+    config = BertConfig.from_json_file(path)
+    assert (config.hidden_act, config.hidden_dropout_prob,
+            config.attention_probs_dropout_prob, config.initializer_range) == (
+        "gelu", 0.1, 0.1, 0.02)
+
+
+def test_every_shipped_config_loads(data_dir, fixtures_dir):
+    paths = sorted(data_dir.glob("**/bert_config.json")) + sorted(
+        fixtures_dir.glob("*/bert_config.json"))
+    assert len(paths) >= 10
+    for path in paths:
+        # Every key read back as written: nothing defaulted, nothing lost.
+        assert BertConfig.from_json_file(path).to_dict() == json.loads(
+            path.read_text()), path
