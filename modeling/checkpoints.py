@@ -18,6 +18,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+from data.io.atomic import atomic_output
 from modeling.naming import tf1_name
 
 # Names in TF1 checkpoints that hold optimizer or bookkeeping state, not weights.
@@ -33,6 +34,51 @@ RELEASED_CHECKPOINT_NAME = "bert_model.ckpt"
 
 class CheckpointMismatchError(ValueError):
     """The checkpoint does not fit the model: nothing was assigned."""
+
+
+class CheckpointCorruptError(ValueError):
+    """A checkpoint file is truncated or damaged (names the file)."""
+
+
+def _data_files(prefix):
+    return sorted(tf.io.gfile.glob(prefix + ".data-*")) or [
+        prefix + ".data-00000-of-00001"]
+
+
+def _read_variables(prefix):
+    """`tf.train.list_variables`, with a clear error for a damaged index."""
+    try:
+        return dict(tf.train.list_variables(prefix))
+    except (tf.errors.OpError, IndexError, ValueError) as error:
+        raise CheckpointCorruptError(
+            f"{prefix}.index: not a readable checkpoint index; the file is "
+            f"truncated or corrupt ({str(error).splitlines()[0]}). Copy or "
+            "download the checkpoint again.") from None
+
+
+def _read_tensors(prefix, names):
+    """Reads `names` from a checkpoint; a short or damaged data file is named.
+
+    Returns:
+        dict name -> numpy array.
+
+    Raises:
+        CheckpointCorruptError: the `.data-*` file holds fewer bytes than the
+            index promises, or fails its checksum (TF raises a bare
+            `IndexError: Read less bytes than requested` or a DataLossError).
+    """
+    reader = tf.train.load_checkpoint(prefix)
+    values = {}
+    for name in names:
+        try:
+            values[name] = reader.get_tensor(name)
+        except (tf.errors.OpError, IndexError) as error:
+            raise CheckpointCorruptError(
+                f"{', '.join(_data_files(prefix))}: checkpoint data is "
+                f"truncated or corrupt (reading {name!r} failed: "
+                f"{str(error).splitlines()[0]}). Copy or download the "
+                "checkpoint again.") from None
+    return values
 
 
 @dataclasses.dataclass
@@ -95,7 +141,7 @@ def resolve_checkpoint(path):
 
 def list_checkpoint(path):
     """`{name: shape list}` of every tensor in a checkpoint (the index suffices)."""
-    return dict(tf.train.list_variables(resolve_checkpoint(path)))
+    return _read_variables(resolve_checkpoint(path))
 
 
 def model_weights_by_name(model):
@@ -159,7 +205,7 @@ def check_compatible(model, checkpoint):
             (every differing weight is named with both shapes).
     """
     prefix = resolve_checkpoint(checkpoint)
-    shapes = dict(tf.train.list_variables(prefix))
+    shapes = _read_variables(prefix)
     weights = model_weights_by_name(model)
     matched = [name for name in weights if name in shapes]
     if not matched:
@@ -202,32 +248,37 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True):
         FileNotFoundError: no checkpoint there.
         CheckpointMismatchError: no weight name matches, or any shape differs;
             checked before anything is assigned.
+        CheckpointCorruptError: the index or data file is truncated or
+            damaged (names the file); nothing is assigned.
 
     Source: `get_assignment_map_from_checkpoint` plus
     `tf.train.init_from_checkpoint` in the original scripts (same-name mapping,
     extras ignored, missing ones left initialised).
     """
     prefix, shapes = check_compatible(model, checkpoint)
-    reader = tf.train.load_checkpoint(prefix)
     weights = model_weights_by_name(model)
     loaded = sorted(name for name in weights if name in shapes)
     missing = sorted(name for name in weights if name not in shapes)
     unused = sorted(name for name in shapes
                     if name not in weights and not is_optimizer_state(name))
-    assignments = [(weights[name], reader.get_tensor(name)) for name in loaded]
-
-    optimizer_restored = False
+    slot_pairs = []
     if optimizer is not None:
-        slot_assignments = []
         for name in loaded:
             for slot_name, slot in _optimizer_slots(optimizer, weights[name]).items():
                 if slot_name in shapes:
-                    slot_assignments.append((slot, reader.get_tensor(slot_name)))
-        if slot_assignments and GLOBAL_STEP in shapes:
-            assignments.extend(slot_assignments)
-            assignments.append(
-                (optimizer.iterations, reader.get_tensor(GLOBAL_STEP)))
-            optimizer_restored = True
+                    slot_pairs.append((slot, slot_name))
+    restore_optimizer = bool(slot_pairs) and GLOBAL_STEP in shapes
+    # Everything is read before anything is assigned, so a damaged file
+    # leaves the model as it was.
+    values = _read_tensors(prefix, loaded + (
+        [slot_name for _, slot_name in slot_pairs] + [GLOBAL_STEP]
+        if restore_optimizer else []))
+    assignments = [(weights[name], values[name]) for name in loaded]
+    optimizer_restored = False
+    if restore_optimizer:
+        assignments.extend((slot, values[slot_name]) for slot, slot_name in slot_pairs)
+        assignments.append((optimizer.iterations, values[GLOBAL_STEP]))
+        optimizer_restored = True
 
     for variable, value in assignments:
         variable.assign(np.asarray(value).astype(variable.dtype))
@@ -245,7 +296,7 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True):
                          len(unused), ", ".join(unused))
         if optimizer_restored:
             logging.info("Restored optimizer state at global_step %d.",
-                         int(reader.get_tensor(GLOBAL_STEP)))
+                         int(values[GLOBAL_STEP]))
     return LoadStatus(prefix, loaded, missing, unused, optimizer_restored)
 
 
@@ -264,7 +315,7 @@ def _tensors_to_save(model, optimizer, global_step):
 
 
 def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
-                        overwrite=False):
+                        overwrite=False, extra_tensors=None):
     """Writes a TF1 name-based checkpoint the original code can load.
 
     Writes `<prefix>.index` and `<prefix>.data-00000-of-00001` with the
@@ -281,6 +332,8 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
         global_step: optional int written as `global_step` (int64); defaults to
             `optimizer.iterations` when an optimizer is given.
         overwrite: allow replacing an existing checkpoint at `prefix`.
+        extra_tensors: optional `{name: tensor}` written as well (e.g. the
+            float16 loss scale, `loss_scale`/`good_steps`, which loaders skip).
 
     Returns:
         str, the prefix written.
@@ -299,12 +352,48 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
     if directory:
         tf.io.gfile.makedirs(directory)
     tensors = _tensors_to_save(model, optimizer, global_step)
+    tensors.update(extra_tensors or {})
     names = sorted(tensors)
-    tmp_prefix = f"{prefix}.tmp-{os.getpid()}"
-    tf.raw_ops.SaveV2(
-        prefix=tmp_prefix, tensor_names=names,
-        shape_and_slices=[""] * len(names),
-        tensors=[tensors[name] for name in names])
-    for suffix in (".data-00000-of-00001", ".index"):
-        tf.io.gfile.rename(tmp_prefix + suffix, prefix + suffix, overwrite=True)
+    # Index last: a reader never finds an index without its data.
+    with atomic_output(prefix, suffixes=(".data-00000-of-00001", ".index")) as tmp_prefix:
+        tf.raw_ops.SaveV2(
+            prefix=tmp_prefix, tensor_names=names,
+            shape_and_slices=[""] * len(names),
+            tensors=[tensors[name] for name in names])
     return prefix
+
+
+def remove_unlisted_checkpoints(output_dir, prefix="model.ckpt"):
+    """Deletes `<prefix>-N.*` files that the `checkpoint` state file does not list.
+
+    A run killed between writing a new `checkpoint` state and deleting the
+    checkpoints it dropped leaves those behind, never to be removed. Only
+    runs when a state file exists (without one, nothing says which files
+    belong to the run), and only touches `<prefix>-<digits>.*` files.
+
+    Args:
+        output_dir: a training run's folder.
+        prefix: the training checkpoints' name before `-<step>`.
+
+    Returns:
+        list of str, the files removed.
+    """
+    output_dir = os.fspath(output_dir)
+    state = tf.train.get_checkpoint_state(output_dir)
+    if state is None:
+        return []
+    listed = {os.path.basename(path) for path in state.all_model_checkpoint_paths}
+    listed.add(os.path.basename(state.model_checkpoint_path))
+    pattern = re.compile(re.escape(prefix) + r"-\d+")
+    removed = []
+    for path in tf.io.gfile.glob(os.path.join(output_dir, prefix + "-*")):
+        name = os.path.basename(path)
+        stem = name.split(".index")[0].split(".data-")[0].split(".meta")[0]
+        if pattern.fullmatch(stem) and stem not in listed:
+            tf.io.gfile.remove(path)
+            removed.append(path)
+    if removed:
+        logging.info("Removed %d checkpoint file(s) not listed in %s/checkpoint "
+                     "(left by an interrupted run): %s", len(removed), output_dir,
+                     ", ".join(sorted(os.path.basename(p) for p in removed)))
+    return removed

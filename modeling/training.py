@@ -16,6 +16,7 @@ import keras
 import tensorflow as tf
 from absl import logging
 
+from data.io.atomic import write_text_atomically
 from modeling import checkpoints
 from modeling.runtime import is_chief, steps_per_execution
 
@@ -34,11 +35,8 @@ def _write_checkpoint_state(output_dir, paths):
     # the folder can be moved; written atomically.
     lines = [f'model_checkpoint_path: "{paths[-1]}"']
     lines += [f'all_model_checkpoint_paths: "{path}"' for path in paths]
-    state_file = os.path.join(output_dir, "checkpoint")
-    tmp = f"{state_file}.tmp-{os.getpid()}"
-    with tf.io.gfile.GFile(tmp, "w") as writer:
-        writer.write("\n".join(lines) + "\n")
-    tf.io.gfile.rename(tmp, state_file, overwrite=True)
+    write_text_atomically(os.path.join(output_dir, "checkpoint"),
+                          "\n".join(lines) + "\n")
 
 
 def _recorded_checkpoints(output_dir):
@@ -171,6 +169,9 @@ def restore_or_initialize(model, optimizer, output_dir, init_checkpoint=None):
     optimizer.build(model.trainable_variables)
     latest = latest_training_checkpoint(output_dir)
     if latest:
+        # Leftovers of a run killed between the state write and the deletion.
+        if is_chief(tf.distribute.get_strategy()):
+            checkpoints.remove_unlisted_checkpoints(output_dir, TRAINING_CHECKPOINT_PREFIX)
         logging.info("Resuming training from %s", latest)
         try:
             status = checkpoints.load_tf1_checkpoint(model, latest,

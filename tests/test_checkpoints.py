@@ -1,5 +1,6 @@
 """Loading and writing TF1 checkpoints: round trips, other writers, errors."""
 import json
+import os
 import shutil
 
 import numpy as np
@@ -170,3 +171,62 @@ def test_label_count_mismatch_is_named(fixtures_dir):
         checkpoints.load_tf1_checkpoint(BertClassifier(config, num_labels=2), fixture_dir)
     assert "output_weights: checkpoint [3, 64] vs model [2, 64]" in str(error.value)
     assert "number of labels: the checkpoint's head has 3, the model 2" in str(error.value)
+
+
+def _copy_checkpoint(fixture_dir, folder, name):
+    for path in fixture_dir.glob("bert_model.ckpt.*"):
+        shutil.copy(path, folder / path.name.replace("bert_model.ckpt", name))
+    return folder / name
+
+
+def test_truncated_data_file_is_named_and_nothing_assigned(fixtures_dir, tmp_path):
+    fixture_dir = fixtures_dir / "tf1_tiny_classifier"
+    prefix = _copy_checkpoint(fixture_dir, tmp_path, "bert_model.ckpt")
+    data = tmp_path / "bert_model.ckpt.data-00000-of-00001"
+    data.write_bytes(data.read_bytes()[: data.stat().st_size // 2])
+    model = build_model(fixture_dir)
+    before = [w.numpy().copy() for w in model.weights]
+    with pytest.raises(checkpoints.CheckpointCorruptError,
+                       match=r"bert_model.ckpt.data-00000-of-00001: checkpoint data "
+                             r"is truncated or corrupt"):
+        checkpoints.load_tf1_checkpoint(model, str(prefix), verbose=False)
+    for old, weight in zip(before, model.weights):
+        np.testing.assert_array_equal(old, weight.numpy())
+
+
+def test_truncated_index_is_named(fixtures_dir, tmp_path):
+    fixture_dir = fixtures_dir / "tf1_tiny_classifier"
+    prefix = _copy_checkpoint(fixture_dir, tmp_path, "bert_model.ckpt")
+    index = tmp_path / "bert_model.ckpt.index"
+    index.write_bytes(index.read_bytes()[:100])
+    with pytest.raises(checkpoints.CheckpointCorruptError,
+                       match=r"bert_model.ckpt.index: not a readable checkpoint index"):
+        checkpoints.list_checkpoint(str(prefix))
+
+
+def test_save_leaves_no_temp_files(fixtures_dir, tmp_path):
+    model = build_model(fixtures_dir / "tf1_tiny_classifier")
+    checkpoints.save_tf1_checkpoint(model, tmp_path / "bert_model.ckpt")
+    assert sorted(os.listdir(tmp_path)) == [
+        "bert_model.ckpt.data-00000-of-00001", "bert_model.ckpt.index"]
+
+
+def test_unlisted_training_checkpoints_are_removed(fixtures_dir, tmp_path):
+    fixture_dir = fixtures_dir / "tf1_tiny_squad"
+    for step in (2, 4, 6):
+        _copy_checkpoint(fixture_dir, tmp_path, f"model.ckpt-{step}")
+    (tmp_path / "checkpoint").write_text(
+        'model_checkpoint_path: "model.ckpt-6"\n'
+        'all_model_checkpoint_paths: "model.ckpt-4"\n'
+        'all_model_checkpoint_paths: "model.ckpt-6"\n')
+    (tmp_path / "model.ckpt-best.index").write_bytes(b"user's")
+    removed = checkpoints.remove_unlisted_checkpoints(tmp_path)
+    assert sorted(os.path.basename(p) for p in removed) == [
+        "model.ckpt-2.data-00000-of-00001", "model.ckpt-2.index"]
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["checkpoint", "model.ckpt-best.index",
+         "model.ckpt-4.data-00000-of-00001", "model.ckpt-4.index",
+         "model.ckpt-6.data-00000-of-00001", "model.ckpt-6.index"])
+    # Without a state file nothing says which files belong to a run.
+    (tmp_path / "checkpoint").unlink()
+    assert checkpoints.remove_unlisted_checkpoints(tmp_path) == []

@@ -9,14 +9,14 @@ Reproduces google-research/bert `run_classifier.py`: `InputFeatures`,
 Regression tasks (STS-B) are marked by `label_list=None`: the label is stored
 as a float (TFRecord `float_list`) instead of a label index.
 """
-import collections
 import os
-import uuid
 
 from absl import logging
 import tensorflow as tf
 
 from data.glue.processors import PaddingInputExample
+from data.io.record_specs import classifier_record_spec
+from data.io.tfrecord import RecordFileWriter
 from data.tokenization.packing import truncate_seq_pair
 
 __all__ = [
@@ -179,23 +179,13 @@ def convert_examples_to_features(examples, label_list, max_seq_length,
     return features
 
 
-def _to_tf_example(feature):
-    """Serializes `InputFeatures` with the original's keys and types."""
-    def int_feature(values):
-        return tf.train.Feature(int64_list=tf.train.Int64List(
-            value=list(values)))
-
-    fields = collections.OrderedDict()
-    fields["input_ids"] = int_feature(feature.input_ids)
-    fields["input_mask"] = int_feature(feature.input_mask)
-    fields["segment_ids"] = int_feature(feature.segment_ids)
-    if isinstance(feature.label_id, float):
-        fields["label_ids"] = tf.train.Feature(
-            float_list=tf.train.FloatList(value=[feature.label_id]))
-    else:
-        fields["label_ids"] = int_feature([feature.label_id])
-    fields["is_real_example"] = int_feature([int(feature.is_real_example)])
-    return tf.train.Example(features=tf.train.Features(feature=fields))
+def _feature_values(feature):
+    """`InputFeatures` as the record spec's dict of value lists."""
+    return {"input_ids": feature.input_ids,
+            "input_mask": feature.input_mask,
+            "segment_ids": feature.segment_ids,
+            "label_ids": [feature.label_id],
+            "is_real_example": [int(feature.is_real_example)]}
 
 
 def file_based_convert_examples_to_features(examples, label_list,
@@ -207,10 +197,11 @@ def file_based_convert_examples_to_features(examples, label_list,
     Each record is a `tf.train.Example` with `input_ids`, `input_mask`,
     `segment_ids` (int64 [max_seq_length]), `label_ids` (int64 [1]; float
     [1] when `label_list` is None, i.e. regression) and `is_real_example`
-    (int64 [1]).
+    (int64 [1]) (data.io.record_specs.classifier_record_spec).
 
-    The file is written atomically: records go to a temporary file in the
-    same folder, which then replaces `output_file` (local or gs:// paths).
+    The file is written atomically (data.io.tfrecord.RecordFileWriter):
+    records go to a temporary file under `.bert-tmp/` in the same folder,
+    which then replaces `output_file` (local or gs:// paths).
 
     Args:
       examples: list of `InputExample` / `PaddingInputExample`.
@@ -225,21 +216,17 @@ def file_based_convert_examples_to_features(examples, label_list,
     Raises:
       ValueError: see `convert_single_example` (no file is left behind).
     """
-    output_file = os.fspath(output_file)
-    tmp_file = "%s.tmp-%s" % (output_file, uuid.uuid4().hex)
-    try:
-        with tf.io.TFRecordWriter(tmp_file) as writer:
-            for ex_index, example in enumerate(examples):
-                if ex_index % 10000 == 0:
-                    logging.info("Writing example %d of %d", ex_index,
-                                 len(examples))
-                feature = convert_single_example(
-                    ex_index, example, label_list, max_seq_length, tokenizer)
-                writer.write(_to_tf_example(feature).SerializeToString())
-        tf.io.gfile.rename(tmp_file, output_file, overwrite=True)
-    finally:
-        if tf.io.gfile.exists(tmp_file):
-            tf.io.gfile.remove(tmp_file)
+    spec = classifier_record_spec(max_seq_length,
+                                  is_regression=label_list is None)
+    with RecordFileWriter(os.fspath(output_file)) as writer:
+        for ex_index, example in enumerate(examples):
+            if ex_index % 10000 == 0:
+                logging.info("Writing example %d of %d", ex_index,
+                             len(examples))
+            feature = convert_single_example(
+                ex_index, example, label_list, max_seq_length, tokenizer)
+            writer.write(spec.serialize(_feature_values(feature)))
+        writer.commit()
     return len(examples)
 
 
@@ -262,6 +249,11 @@ def classifier_dataset(input_file, seq_length, is_training, batch_size,
       is_regression: bool, True when `label_ids` were written as floats.
       seed: optional int, the shuffle seed (training only).
 
+    Raises:
+      data.io.tfrecord.RecordFormatError (a ValueError): the file's records
+        were written with another max_seq_length (names the file, the
+        feature and both lengths) or for another task.
+
     Returns:
       A `tf.data.Dataset` of `(features, label_ids, is_real_example)`
       (for evaluation/prediction with a known cardinality, the number of
@@ -271,25 +263,15 @@ def classifier_dataset(input_file, seq_length, is_training, batch_size,
       for regression); `is_real_example` is float32 [B], usable as the
       Keras sample weight.
     """
-    label_type = tf.float32 if is_regression else tf.int64
-    name_to_features = {
-        "input_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
-        "input_mask": tf.io.FixedLenFeature([seq_length], tf.int64),
-        "segment_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
-        "label_ids": tf.io.FixedLenFeature([], label_type),
-        "is_real_example": tf.io.FixedLenFeature([], tf.int64),
-    }
+    spec = classifier_record_spec(seq_length, is_regression=is_regression)
+    spec.check_files(input_file)
 
     def decode(records):
-        parsed = tf.io.parse_example(records, name_to_features)
-        # tf.Example stores int64; the model takes int32, as in the original.
-        features = {name: tf.cast(parsed[name], tf.int32)
+        parsed = spec.decode(records, batched=True)
+        features = {name: parsed[name]
                     for name in ("input_ids", "input_mask", "segment_ids")}
-        label_ids = parsed["label_ids"]
-        if not is_regression:
-            label_ids = tf.cast(label_ids, tf.int32)
         weights = tf.cast(parsed["is_real_example"], tf.float32)
-        return features, label_ids, weights
+        return features, parsed["label_ids"], weights
 
     d = tf.data.TFRecordDataset(input_file)
     if is_training:

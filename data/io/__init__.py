@@ -1,1 +1,3 @@
-"""File I/O shared by every task: atomic writes of result files."""
+"""File I/O shared by every task: atomic writes (`atomic`), the TFRecord
+format of each task built from one feature spec (`tfrecord`,
+`record_specs`) and the result files (`results`)."""

@@ -5,9 +5,11 @@ Reproduces the input_fn of google-research/bert `run_pretraining.py`
 `tf.contrib.data.parallel_interleave(sloppy=True)` and `map` + `batch`
 replaces `map_and_batch`.
 """
+from absl import logging
 import tensorflow as tf
 
-from data.pretraining.records import pretraining_feature_spec
+from data.io.record_specs import pretraining_record_spec
+from data.io.tfrecord import usable_record_files
 
 
 def expand_input_files(input_files):
@@ -17,10 +19,12 @@ def expand_input_files(input_files):
       input_files: str like "a/*.tfrecord,b.tfrecord", or a list of str.
 
     Returns:
-      list of str, the matches of each pattern in pattern order.
+      list of str, the matches of each pattern in pattern order, without
+      temp files of unfinished writes and folders (data.io.atomic), which
+      are skipped with a warning.
 
     Raises:
-      ValueError: a pattern matches no file.
+      ValueError: a pattern matches no file (or only temp files).
 
     Source: run_pretraining.py / create_pretraining_data.py, main
     (`input_file.split(",")` then `tf.gfile.Glob`).
@@ -31,10 +35,16 @@ def expand_input_files(input_files):
         patterns = list(input_files)
     files = []
     for pattern in patterns:
-        matches = tf.io.gfile.glob(pattern)
+        matches, skipped = usable_record_files(tf.io.gfile.glob(pattern))
+        if skipped:
+            logging.warning(
+                "Skipping %d path(s) matched by %r that are folders or temp "
+                "files of an unfinished write: %s", len(skipped), pattern,
+                ", ".join(skipped[:5]))
         if not matches:
-            raise ValueError("input file pattern %r matches no file"
-                             % pattern)
+            raise ValueError("input file pattern %r matches no file%s"
+                             % (pattern, " (only temp files or folders)"
+                                if skipped else ""))
         files.extend(matches)
     if not files:
         raise ValueError("no input files given")
@@ -53,17 +63,13 @@ def parse_pretraining_example(record, max_seq_length,
 
     Raises:
       tf.errors.InvalidArgumentError (when run): a key is missing or a
-        length differs from the spec (e.g. max_seq_length does not match
-        the data).
+        length differs from the spec (pretraining_dataset checks each
+        file's first record beforehand, with a clearer error).
 
     Source: run_pretraining.py, _decode_record.
     """
-    example = tf.io.parse_single_example(
-        record, pretraining_feature_spec(max_seq_length,
-                                         max_predictions_per_seq))
-    # The model takes int32 ids; tf.train.Example only stores int64.
-    return {key: tf.cast(value, tf.int32) if value.dtype == tf.int64
-            else value for key, value in example.items()}
+    return pretraining_record_spec(
+        max_seq_length, max_predictions_per_seq).decode(record)
 
 
 def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
@@ -90,10 +96,15 @@ def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
 
     Raises:
       ValueError: a pattern matches no file.
+      data.io.tfrecord.RecordFormatError (a ValueError): a file's records
+        were written with another max_seq_length / max_predictions_per_seq
+        (names the file, the feature and both lengths).
 
     Source: run_pretraining.py, input_fn_builder.
     """
     files = expand_input_files(input_files)
+    pretraining_record_spec(max_seq_length,
+                            max_predictions_per_seq).check_files(files)
     if is_training:
         dataset = tf.data.Dataset.from_tensor_slices(tf.constant(files))
         dataset = dataset.repeat()

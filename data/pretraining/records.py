@@ -6,11 +6,15 @@ The keys, dtypes and lengths are those of google-research/bert
 original and this project.
 """
 import collections
-import os
-import uuid
 
 from absl import logging
 import tensorflow as tf
+
+# temp_path_for, replace_file and remove_quietly were defined here before
+# data.io.atomic; they stay importable from this module.
+from data.io.atomic import remove_quietly, replace_file, temp_path_for  # noqa: F401
+from data.io.record_specs import pretraining_record_spec
+from data.io.tfrecord import RecordFileWriter
 
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids",
                 "masked_lm_positions", "masked_lm_ids", "masked_lm_weights",
@@ -26,19 +30,11 @@ def pretraining_feature_spec(max_seq_length, max_predictions_per_seq):
       [max_predictions_per_seq]; masked_lm_weights float32
       [max_predictions_per_seq]; next_sentence_labels int64 [1].
 
-    Source: run_pretraining.py, input_fn_builder (name_to_features).
+    Source: run_pretraining.py, input_fn_builder (name_to_features); built
+    from data.io.record_specs.pretraining_record_spec.
     """
-    seq = [max_seq_length]
-    preds = [max_predictions_per_seq]
-    return {
-        "input_ids": tf.io.FixedLenFeature(seq, tf.int64),
-        "input_mask": tf.io.FixedLenFeature(seq, tf.int64),
-        "segment_ids": tf.io.FixedLenFeature(seq, tf.int64),
-        "masked_lm_positions": tf.io.FixedLenFeature(preds, tf.int64),
-        "masked_lm_ids": tf.io.FixedLenFeature(preds, tf.int64),
-        "masked_lm_weights": tf.io.FixedLenFeature(preds, tf.float32),
-        "next_sentence_labels": tf.io.FixedLenFeature([1], tf.int64),
-    }
+    return pretraining_record_spec(
+        max_seq_length, max_predictions_per_seq).parsing_spec()
 
 
 def instance_to_features(instance, tokenizer, max_seq_length,
@@ -86,21 +82,18 @@ def instance_to_features(instance, tokenizer, max_seq_length,
     return features
 
 
+def _spec_for(features):
+    return pretraining_record_spec(len(features["input_ids"]),
+                                   len(features["masked_lm_ids"]))
+
+
 def features_to_example(features):
     """Builds a `tf.train.Example` from instance_to_features' output."""
-    feature = {}
-    for key, values in features.items():
-        if key == "masked_lm_weights":
-            feature[key] = tf.train.Feature(
-                float_list=tf.train.FloatList(value=values))
-        else:
-            feature[key] = tf.train.Feature(
-                int64_list=tf.train.Int64List(value=values))
-    return tf.train.Example(features=tf.train.Features(feature=feature))
+    return _spec_for(features).to_example(features)
 
 
 def serialize_example(example):
-    """Serializes with sorted map keys.
+    """Serializes with sorted map keys (see pretraining_record_spec).
 
     The original's bytes order the feature map by a per-process hash, so its
     files differ from run to run; sorting makes ours the same on every run.
@@ -128,39 +121,13 @@ def log_example(example, inv_vocab):
         logging.info("%s: %s", key, " ".join(str(x) for x in values))
 
 
-def _is_local(path):
-    return "://" not in path
-
-
-def temp_path_for(path):
-    """A fresh temporary file name in the folder of `path`."""
-    folder, name = os.path.split(path)
-    return os.path.join(folder, ".%s.tmp-%s" % (name, uuid.uuid4().hex))
-
-
-def replace_file(temp_path, path):
-    """Moves a finished temp file onto `path` (atomic for local files)."""
-    if _is_local(path):
-        os.replace(temp_path, path)
-    else:
-        tf.io.gfile.rename(temp_path, path, overwrite=True)
-
-
-def remove_quietly(path):
-    """Deletes `path` if it exists (cleanup after a failure)."""
-    try:
-        tf.io.gfile.remove(path)
-    except tf.errors.NotFoundError:
-        pass
-
-
-class RoundRobinRecordWriter:
+class RoundRobinRecordWriter(RecordFileWriter):
     """Writes serialized records round-robin over several TFRecord files.
 
     Record k goes to output_files[k % len(output_files)], as the original.
-    Records go to temporary files in the same folders; `commit()` moves them
-    onto the final names (os.replace), and leaving the `with` block on an
-    exception deletes them, so a user never sees a half-written file.
+    Atomic as data.io.tfrecord.RecordFileWriter: `commit()` moves the temp
+    files onto the final names; an exception in the `with` block deletes
+    them, so a user never sees a half-written file.
 
     Args:
       output_files: list of str, the final file names (not empty).
@@ -173,47 +140,15 @@ class RoundRobinRecordWriter:
     def __init__(self, output_files, inv_vocab=None, num_logged=20):
         if not output_files:
             raise ValueError("no output files given")
-        self.output_files = list(output_files)
+        super().__init__(output_files)
         self.inv_vocab = inv_vocab
         self.num_logged = num_logged if inv_vocab is not None else 0
-        self.total_written = 0
-        self._temp_files = [temp_path_for(p) for p in self.output_files]
-        self._writers = []
-        self._committed = False
-
-    def __enter__(self):
-        for folder in {os.path.dirname(p) for p in self.output_files}:
-            if folder:
-                tf.io.gfile.makedirs(folder)
-        self._writers = [tf.io.TFRecordWriter(p) for p in self._temp_files]
-        return self
 
     def write(self, record):
         """Writes one serialized tf.train.Example (bytes)."""
-        writer = self._writers[self.total_written % len(self._writers)]
-        writer.write(record)
         if self.total_written < self.num_logged:
             log_example(tf.train.Example.FromString(record), self.inv_vocab)
-        self.total_written += 1
-
-    def commit(self):
-        """Closes the files and moves them onto the final names."""
-        self._close()
-        for temp, final in zip(self._temp_files, self.output_files):
-            replace_file(temp, final)
-        self._committed = True
-
-    def _close(self):
-        for writer in self._writers:
-            writer.close()
-        self._writers = []
-
-    def __exit__(self, exc_type, exc, tb):
-        if not self._committed:
-            self._close()
-            for temp in self._temp_files:
-                remove_quietly(temp)
-        return False
+        super().write(record)
 
 
 def write_instances(instances, tokenizer, output_files, max_seq_length,

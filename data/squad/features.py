@@ -8,10 +8,12 @@ them); reading uses tf.data.
 """
 import collections
 import os
-import tempfile
 
 from absl import logging
 import tensorflow as tf
+
+from data.io.record_specs import squad_record_spec
+from data.io.tfrecord import RecordFileWriter
 
 FIRST_UNIQUE_ID = 1000000000
 
@@ -319,38 +321,39 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
     return unique_id - FIRST_UNIQUE_ID
 
 
-def _int64_feature(values):
-    return tf.train.Feature(int64_list=tf.train.Int64List(value=list(values)))
+def _feature_values(feature, is_training):
+    values = {"unique_ids": [feature.unique_id],
+              "input_ids": feature.input_ids,
+              "input_mask": feature.input_mask,
+              "segment_ids": feature.segment_ids}
+    if is_training:
+        values["start_positions"] = [feature.start_position]
+        values["end_positions"] = [feature.end_position]
+        values["is_impossible"] = [1 if feature.is_impossible else 0]
+    return values
 
 
 def feature_to_tf_example(feature, is_training):
     """Serializes one InputFeatures as a tf.train.Example (all int64).
 
     Keys: unique_ids, input_ids, input_mask, segment_ids; training adds
-    start_positions, end_positions and is_impossible (0/1).
+    start_positions, end_positions and is_impossible (0/1)
+    (data.io.record_specs.squad_record_spec).
 
     Source: run_squad.py `FeatureWriter.process_feature`.
     """
-    features = collections.OrderedDict()
-    features["unique_ids"] = _int64_feature([feature.unique_id])
-    features["input_ids"] = _int64_feature(feature.input_ids)
-    features["input_mask"] = _int64_feature(feature.input_mask)
-    features["segment_ids"] = _int64_feature(feature.segment_ids)
-    if is_training:
-        features["start_positions"] = _int64_feature([feature.start_position])
-        features["end_positions"] = _int64_feature([feature.end_position])
-        features["is_impossible"] = _int64_feature(
-            [1 if feature.is_impossible else 0])
-    return tf.train.Example(features=tf.train.Features(feature=features))
+    spec = squad_record_spec(len(feature.input_ids), is_training)
+    return spec.to_example(_feature_values(feature, is_training))
 
 
 class FeatureWriter(object):
     """Writes InputFeatures to a TFRecord file, atomically.
 
-    Records go to a temporary file in the same folder, which replaces
-    `filename` on `close()`; if closed after an error (context-manager exit
-    with an exception, or `close(discard=True)`) the temporary file is deleted
-    and `filename` is left untouched.
+    Records go to a temporary file under `.bert-tmp/` in the same folder
+    (data.io.tfrecord.RecordFileWriter), which replaces `filename` on
+    `close()`; if closed after an error (context-manager exit with an
+    exception, or `close(discard=True)`) the temporary file is deleted and
+    `filename` is left untouched.
 
     Usage:
       with FeatureWriter(path, is_training=False) as writer:
@@ -366,34 +369,24 @@ class FeatureWriter(object):
         self.filename = os.fspath(filename)
         self.is_training = is_training
         self.num_features = 0
-        if "://" in self.filename:
-            # Remote (gs://) output folder, as the original allowed.
-            self._tmp_path = "%s.tmp-%d" % (self.filename, os.getpid())
-        else:
-            folder = os.path.dirname(os.path.abspath(self.filename))
-            fd, self._tmp_path = tempfile.mkstemp(
-                prefix="." + os.path.basename(self.filename) + ".",
-                suffix=".tmp", dir=folder)
-            os.close(fd)
-        self._writer = tf.io.TFRecordWriter(self._tmp_path)
+        self._writer = RecordFileWriter(self.filename).__enter__()
 
     def process_feature(self, feature):
         """Appends one InputFeatures as a tf.train.Example record."""
         self.num_features += 1
-        self._writer.write(
-            feature_to_tf_example(feature, self.is_training)
-            .SerializeToString())
+        spec = squad_record_spec(len(feature.input_ids), self.is_training)
+        self._writer.write(spec.serialize(
+            _feature_values(feature, self.is_training)))
 
     def close(self, discard=False):
         """Finishes the file (moves it into place), or deletes it."""
         if self._writer is None:
             return
-        self._writer.close()
-        self._writer = None
+        writer, self._writer = self._writer, None
         if discard:
-            tf.io.gfile.remove(self._tmp_path)
+            writer.__exit__(None, None, None)
         else:
-            tf.io.gfile.rename(self._tmp_path, self.filename, overwrite=True)
+            writer.commit()
 
     def __enter__(self):
         return self
@@ -409,16 +402,7 @@ def feature_spec(seq_length, is_training):
     Source: run_squad.py `input_fn_builder.name_to_features` (the written
     `is_impossible` key is not parsed there either).
     """
-    spec = {
-        "unique_ids": tf.io.FixedLenFeature([], tf.int64),
-        "input_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
-        "input_mask": tf.io.FixedLenFeature([seq_length], tf.int64),
-        "segment_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
-    }
-    if is_training:
-        spec["start_positions"] = tf.io.FixedLenFeature([], tf.int64)
-        spec["end_positions"] = tf.io.FixedLenFeature([], tf.int64)
-    return spec
+    return squad_record_spec(seq_length, is_training).parsing_spec()
 
 
 def squad_dataset(input_files, seq_length, is_training, batch_size,
@@ -445,6 +429,11 @@ def squad_dataset(input_files, seq_length, is_training, batch_size,
       end_positions [B]; all int32 (records hold int64, cast as the original
       does for TPUs).
 
+    Raises:
+      data.io.tfrecord.RecordFormatError (a ValueError): the records were
+        written with another max_seq_length (names the file, the feature
+        and both lengths), or for prediction vs training.
+
     Source: run_squad.py `input_fn_builder`.
     """
     if isinstance(input_files, (str, bytes, os.PathLike)):
@@ -454,11 +443,11 @@ def squad_dataset(input_files, seq_length, is_training, batch_size,
         drop_remainder = is_training
     if repeat is None:
         repeat = is_training
-    spec = feature_spec(seq_length, is_training)
+    spec = squad_record_spec(seq_length, is_training)
+    spec.check_files(input_files)
 
     def _decode(records):
-        parsed = tf.io.parse_example(records, spec)
-        return {name: tf.cast(t, tf.int32) for name, t in parsed.items()}
+        return spec.decode(records, batched=True)
 
     dataset = tf.data.TFRecordDataset(input_files)
     if repeat:

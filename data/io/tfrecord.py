@@ -1,0 +1,331 @@
+"""TFRecord files from one feature spec: the writer and the reader of a task.
+
+A `RecordSpec` lists a task's `tf.train.Example` features (name, dtype,
+length). From it come both directions, so they cannot drift apart:
+  * writing: `spec.serialize(values)` builds the `tf.train.Example` in the
+    spec's key order, and `RecordFileWriter` writes records atomically
+    (temp files under `.bert-tmp/`, see data.io.atomic), round-robin over
+    one or more files;
+  * reading: `spec.parsing_spec()` is the `tf.io.parse_*` dict and
+    `spec.decode(records)` parses (single or batched) records and casts
+    int64 to int32 as the original's `_decode_record` does for TPUs;
+  * checking: `spec.check_files(paths)` reads each file's first record and
+    raises `RecordFormatError` naming the file, the feature and both lengths
+    when the records were written at another max_seq_length (TF's own parse
+    error names only a feature, and only when the batch is read).
+
+The per-task specs are in data.io.record_specs.
+"""
+import dataclasses
+import os
+
+import tensorflow as tf
+
+from data.io import atomic
+
+__all__ = ["RecordField", "RecordSpec", "RecordFormatError",
+           "RecordFileWriter", "usable_record_files"]
+
+_DTYPES = {"int64": tf.int64, "float32": tf.float32}
+
+
+class RecordFormatError(ValueError):
+    """A TFRecord file does not hold the records a reader expects."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordField:
+    """One feature of a record.
+
+    Attributes:
+      name: the tf.train.Example key.
+      dtype: "int64" (Int64List) or "float32" (FloatList).
+      length: an int, or the name of a size given to the spec (e.g.
+        "max_seq_length"), so errors can say which flag differs.
+      scalar: parsed with shape [] instead of [length] (length must be 1).
+      parsed: read back by the reader (some written keys never are, as
+        SQuAD's `is_impossible` in the original).
+    """
+    name: str
+    dtype: str
+    length: object = 1
+    scalar: bool = False
+    parsed: bool = True
+
+
+class RecordSpec:
+    """The features of one task's records, with concrete sizes.
+
+    Args:
+      task: str, for error messages ("classifier", "SQuAD", ...).
+      fields: sequence of RecordField, in the order they are written.
+      sizes: dict size name -> int (e.g. {"max_seq_length": 128}).
+      deterministic: serialize with sorted map keys (the pre-training
+        writer does; the others keep protobuf's default, as before, so
+        their bytes stay what they were).
+    """
+
+    def __init__(self, task, fields, sizes=None, deterministic=False):
+        self.task = task
+        self.fields = tuple(fields)
+        self.sizes = dict(sizes or {})
+        self.deterministic = deterministic
+        for field in self.fields:
+            if field.dtype not in _DTYPES:
+                raise ValueError("field %s: dtype %r not in %s" % (
+                    field.name, field.dtype, sorted(_DTYPES)))
+            self.length(field)  # Fails early on an unknown size name.
+
+    @property
+    def keys(self):
+        """The written keys, in order."""
+        return tuple(field.name for field in self.fields)
+
+    def length(self, field):
+        """The number of values of `field` (a RecordField or its name)."""
+        if isinstance(field, str):
+            field = self.field(field)
+        if isinstance(field.length, int):
+            return field.length
+        if field.length not in self.sizes:
+            raise ValueError("%s record spec: field %s needs size %r" % (
+                self.task, field.name, field.length))
+        return int(self.sizes[field.length])
+
+    def field(self, name):
+        for field in self.fields:
+            if field.name == name:
+                return field
+        raise KeyError("%s records have no feature %r (they have %s)" % (
+            self.task, name, ", ".join(self.keys)))
+
+    # ---- writing ----------------------------------------------------------
+
+    def to_example(self, values):
+        """A tf.train.Example of `values` (dict name -> list of numbers).
+
+        Raises:
+          RecordFormatError: a key is missing or a list has the wrong
+            length (names the feature and both lengths).
+        """
+        feature = {}
+        for field in self.fields:
+            if field.name not in values:
+                raise RecordFormatError("%s record: no value for feature %r"
+                                        % (self.task, field.name))
+            value = values[field.name]
+            value = list(value) if hasattr(value, "__iter__") else [value]
+            if len(value) != self.length(field):
+                raise RecordFormatError(
+                    "%s record: feature %r has %d values, expected %d%s" % (
+                        self.task, field.name, len(value),
+                        self.length(field), self._size_note(field)))
+            if field.dtype == "float32":
+                feature[field.name] = tf.train.Feature(
+                    float_list=tf.train.FloatList(value=value))
+            else:
+                feature[field.name] = tf.train.Feature(
+                    int64_list=tf.train.Int64List(value=value))
+        return tf.train.Example(features=tf.train.Features(feature=feature))
+
+    def serialize_example(self, example):
+        """The bytes of a tf.train.Example, as this task writes them."""
+        if self.deterministic:
+            return example.SerializeToString(deterministic=True)
+        return example.SerializeToString()
+
+    def serialize(self, values):
+        """`to_example` then `serialize_example`."""
+        return self.serialize_example(self.to_example(values))
+
+    # ---- reading ----------------------------------------------------------
+
+    def parsing_spec(self):
+        """dict name -> tf.io.FixedLenFeature of the parsed fields."""
+        spec = {}
+        for field in self.fields:
+            if not field.parsed:
+                continue
+            shape = [] if field.scalar else [self.length(field)]
+            spec[field.name] = tf.io.FixedLenFeature(shape, _DTYPES[field.dtype])
+        return spec
+
+    def decode(self, records, batched=False):
+        """Parses serialized records; int64 features become int32.
+
+        Args:
+          records: a string tensor, one record (batched=False) or [B].
+          batched: parse a batch with tf.io.parse_example.
+
+        Returns:
+          dict name -> tensor ([length] or [] per record; a leading [B] when
+          batched); int32 for int64 fields, float32 otherwise.
+        """
+        parse = tf.io.parse_example if batched else tf.io.parse_single_example
+        parsed = parse(records, self.parsing_spec())
+        # tf.train.Example only stores int64; the model takes int32.
+        return {name: tf.cast(value, tf.int32) if value.dtype == tf.int64
+                else value for name, value in parsed.items()}
+
+    def _size_note(self, field):
+        if isinstance(field.length, str):
+            return " (%s=%d)" % (field.length, self.length(field))
+        return ""
+
+    def check_example(self, example, path):
+        """Raises RecordFormatError unless `example` fits the parsed fields."""
+        stored = example.features.feature
+        for field in self.fields:
+            if not field.parsed:
+                continue
+            if field.name not in stored:
+                raise RecordFormatError(
+                    "%s: the records have no feature %r; expected %s records "
+                    "with %s" % (path, field.name, self.task,
+                                 ", ".join(self.keys)))
+            kind = stored[field.name].WhichOneof("kind")
+            expected_kind = ("float_list" if field.dtype == "float32"
+                             else "int64_list")
+            if kind != expected_kind:
+                raise RecordFormatError(
+                    "%s: feature %r holds %s, expected %s" % (
+                        path, field.name, kind, expected_kind))
+            found = len(getattr(stored[field.name], kind).value)
+            expected = self.length(field)
+            if found != expected:
+                if isinstance(field.length, str):
+                    hint = ("; the records were written with %s=%d: pass "
+                            "--%s=%d or write the records again" % (
+                                field.length, found, field.length, found))
+                else:
+                    hint = ""
+                raise RecordFormatError(
+                    "%s: feature %r has length %d, but %s is %d%s" % (
+                        path, field.name, found,
+                        field.length if isinstance(field.length, str)
+                        else "the expected length", expected, hint))
+
+    def check_files(self, paths):
+        """Checks the first record of each file against this spec.
+
+        Args:
+          paths: a path or list of paths of TFRecord files.
+
+        Raises:
+          RecordFormatError: a file's records have another length (the
+            message names the file, the feature, both lengths and the flag),
+            lack a feature, or hold another dtype; or a file is not a
+            TFRecord file.
+        """
+        if isinstance(paths, (str, bytes, os.PathLike)):
+            paths = [paths]
+        for path in paths:
+            path = os.fspath(path)
+            try:
+                first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
+            except tf.errors.DataLossError as error:
+                raise RecordFormatError(
+                    "%s: not a readable TFRecord file (%s)" % (
+                        path, error.message.splitlines()[0])) from None
+            if first is None:
+                continue
+            try:
+                example = tf.train.Example.FromString(first.numpy())
+            except Exception:  # protobuf's DecodeError
+                raise RecordFormatError(
+                    "%s: the records are not tf.train.Example protos" % path
+                ) from None
+            self.check_example(example, path)
+
+
+def usable_record_files(paths):
+    """Drops temp files and folders a glob may have matched.
+
+    A glob such as `out/*` also matches `out/.bert-tmp` and, from older
+    versions, hidden `.<name>.tmp-*` files of killed runs; training on a
+    half-written file must never happen, so they are skipped.
+
+    Returns:
+      (kept, skipped): two lists of str.
+    """
+    kept, skipped = [], []
+    for path in paths:
+        name = os.path.basename(os.fspath(path).rstrip("/"))
+        if (atomic.is_temp_path(path) or name == atomic.TEMP_DIR_NAME
+                or tf.io.gfile.isdir(path)):
+            skipped.append(path)
+        else:
+            kept.append(path)
+    return kept, skipped
+
+
+class RecordFileWriter:
+    """Writes serialized records round-robin over TFRecord files, atomically.
+
+    Record k goes to output_files[k % len(output_files)] (the original
+    pre-training writer's rule; one file is the plain case). Records go to
+    temp files (data.io.atomic); `commit()` moves them onto the final names;
+    leaving the `with` block without commit (an exception) deletes them, so
+    a reader never sees a half-written file.
+
+    Args:
+      output_files: a path or a list of paths (not empty).
+
+    Attributes:
+      total_written: number of records written so far.
+    """
+
+    def __init__(self, output_files):
+        if isinstance(output_files, (str, bytes, os.PathLike)):
+            output_files = [output_files]
+        self.output_files = [os.fspath(p) for p in output_files]
+        if not self.output_files:
+            raise ValueError("no output files given")
+        self.total_written = 0
+        self._temp_files = []
+        self._writers = []
+        self._committed = False
+
+    def __enter__(self):
+        for path in self.output_files:
+            atomic.remove_stale_temp_files(path)
+        self._temp_files = [atomic.temp_path_for(p) for p in self.output_files]
+        try:
+            self._writers = [tf.io.TFRecordWriter(p) for p in self._temp_files]
+        except BaseException:
+            self._discard()
+            raise
+        return self
+
+    def write(self, record):
+        """Writes one serialized record (bytes)."""
+        self._writers[self.total_written % len(self._writers)].write(record)
+        self.total_written += 1
+
+    def commit(self):
+        """Closes the files and moves them onto the final names."""
+        self._close()
+        for temp, final in zip(self._temp_files, self.output_files):
+            atomic.replace_file(temp, final)
+        self._committed = True
+        self._remove_temp_dirs()
+
+    def _close(self):
+        for writer in self._writers:
+            writer.close()
+        self._writers = []
+
+    def _discard(self):
+        self._close()
+        for temp in self._temp_files:
+            atomic.remove_quietly(temp)
+        self._remove_temp_dirs()
+
+    def _remove_temp_dirs(self):
+        for folder in {os.path.dirname(t) for t in self._temp_files}:
+            atomic.remove_empty_temp_dir(folder)
+
+    def __exit__(self, exc_type, exc, tb):
+        if not self._committed:
+            self._discard()
+        return False
