@@ -20,7 +20,7 @@ from modeling import BertClassifier, BertConfig, checkpoints
 from modeling.naming import tf1_name
 from modeling.optimization import (AdamWeightDecay, LambWeightDecay,
                                    WarmupLinearDecay, create_optimizer,
-                                   normalization_variables)
+                                   matches_exclusion, normalization_variables)
 
 ORIGINAL_EXCLUDE = ("LayerNorm", "layer_norm", "bias")
 
@@ -384,11 +384,10 @@ def test_decay_skips_every_layer_norm_and_bias():
     decayed = sorted(tf1_name(v) for v in model.trainable_variables
                      if optimizer.uses_weight_decay(v))
     dense_kernels = [f"block_{i}/dense/kernel" for i in range(6)]
-    # "ln" is no name pattern's business: only create_optimizer(model=...)
-    # catches it, below.
-    assert decayed == sorted(dense_kernels + [
-        "block_5/ln/beta", "block_5/ln/gamma", "output_weights",
-        "word_embeddings"])
+    # "ln/gamma" matches no pattern by its scope; as a Keras normalization
+    # weight (`gamma`/`beta`) it is matched as `LayerNorm/gamma` (issue #10).
+    assert decayed == sorted(dense_kernels + ["output_weights",
+                                              "word_embeddings"])
 
     optimizer = create_optimizer(1e-3, 10, 1, model=model)
     optimizer.build(model.trainable_variables)
@@ -418,6 +417,62 @@ def test_decay_is_applied_to_exactly_the_decayed_variables():
                                    err_msg=name)
     with pytest.raises(ValueError, match="before"):
         optimizer.exclude_from_weight_decay(var_names=["kernel"])
+
+
+def _plain_keras_models():
+    """Normalization layers placed where no scope says "LayerNorm"."""
+    sequential = keras.Sequential([
+        keras.Input((3,)), keras.layers.Dense(4),
+        keras.layers.LayerNormalization(), keras.layers.Dense(2)])
+    inputs = keras.Input((3,))
+    x = keras.layers.Dense(4, name="proj")(inputs)
+    x = keras.layers.LayerNormalization(name="ln")(x)
+    x = keras.layers.BatchNormalization(name="bn")(x)
+    functional = keras.Model(inputs, keras.layers.Dense(2)(x))
+    bare = keras.layers.LayerNormalization()
+    bare.build((None, 3))
+    return {"sequential": sequential, "functional": functional, "bare": bare}
+
+
+@pytest.mark.parametrize("kind", ["sequential", "functional", "bare"])
+def test_plain_keras_norm_weights_and_biases_are_not_decayed(kind):
+    """Issue #10: the default exclusions must not depend on where a
+    LayerNormalization sits (a functional model's `ln/gamma` has the TF1
+    name `gamma`). Zero gradients: the update is the decay alone."""
+    layer = _plain_keras_models()[kind]
+    variables = layer.trainable_variables
+    # create_optimizer's first update uses the rate at step 1: 1e-3 * 9/10.
+    for optimizer, lr in (
+            (create_optimizer(1e-3, 10, 0, weight_decay_rate=0.1), 9e-4),
+            (AdamWeightDecay(learning_rate=0.5, weight_decay_rate=0.1,
+                             exclude_from_weight_decay=ORIGINAL_EXCLUDE), 0.5)):
+        for variable in variables:
+            variable.assign(np.full(variable.shape, 2.0, np.float32))
+        optimizer.apply([tf.zeros(v.shape) for v in variables], variables)
+        for variable in variables:
+            decayed = variable.path.endswith("kernel")
+            expected = 2.0 * (1 - lr * 0.1) if decayed else 2.0
+            np.testing.assert_allclose(variable.numpy(), expected, rtol=1e-6,
+                                       err_msg=variable.path)
+    names = {v.path for v in variables}
+    assert any(name.endswith("gamma") for name in names)
+
+
+def test_exclusion_matching_rule():
+    assert matches_exclusion("gamma", ORIGINAL_EXCLUDE)
+    assert matches_exclusion("model/ln/beta", ORIGINAL_EXCLUDE)
+    assert matches_exclusion("model/dense/bias", ORIGINAL_EXCLUDE)
+    assert matches_exclusion("model/bert/encoder/layer_0/output/LayerNorm/gamma",
+                             ORIGINAL_EXCLUDE)
+    assert not matches_exclusion("model/dense/kernel", ORIGINAL_EXCLUDE)
+    assert not matches_exclusion("model/word_embeddings", ORIGINAL_EXCLUDE)
+    # The model's own name is not matched: a model called "bias_net" or
+    # "layer_norm_study" does not lose weight decay on all its kernels.
+    assert not matches_exclusion("bias_net/dense/kernel", ORIGINAL_EXCLUDE)
+    # gamma/beta count as LayerNorm weights only for patterns that exclude
+    # LayerNorm weights: no patterns, or others, exclude nothing more.
+    assert not matches_exclusion("ln/gamma", ())
+    assert not matches_exclusion("ln/gamma", ("kernel",))
 
 
 def test_decay_choice_on_bert_matches_original_rule(fixtures_dir):

@@ -1,0 +1,60 @@
+"""The original `AdamWeightDecayOptimizer` for Keras 3."""
+import keras
+import tensorflow as tf
+
+from modeling.tf1_optimizer import TF1StyleOptimizer
+
+
+@keras.saving.register_keras_serializable(package="bert")
+class AdamWeightDecay(TF1StyleOptimizer):
+    """The original `AdamWeightDecayOptimizer`, as a Keras 3 optimizer.
+
+    Per variable p with gradient g (after global-norm clipping):
+      m = beta_1 * m + (1 - beta_1) * g
+      v = beta_2 * v + (1 - beta_2) * g^2
+      u = m / (sqrt(v) + epsilon)            # no bias correction
+      u += weight_decay_rate * p             # if p is decayed
+      p -= lr * u
+    Slots `adam_m`, `adam_v` have p's shape and dtype (float32); `iterations`
+    (int64) is the original's `global_step`, +1 per update.
+
+    Args:
+      learning_rate: float, or a `LearningRateSchedule` (e.g.
+        `WarmupLinearDecay`) evaluated at `iterations + schedule_step_offset`.
+      weight_decay_rate: float >= 0 (original default 0.0;
+        `create_optimizer` uses 0.01).
+      beta_1, beta_2, epsilon: floats (0.9, 0.999, 1e-6).
+      exclude_from_weight_decay: regex patterns matched against TF1 names,
+        see `uses_weight_decay`; None for none.
+      global_clipnorm: float or None; clips all gradients together like the
+        original's `tf.clip_by_global_norm`, after the cross-replica sum.
+      schedule_step_offset: int (1): the update that takes `iterations`
+        from s to s + 1 uses the schedule's rate at s + offset. 1 is what
+        the original did (it reads `global_step` after incrementing it; the
+        fixture checkpoints show it), so the first update already has
+        `init_lr / num_warmup_steps` and the last one rate 0.
+      name: optional name. Other Keras optimizer arguments (`clipnorm`,
+        `clipvalue`, `gradient_accumulation_steps`, ...) are passed on.
+
+    Raises:
+      ValueError: `weight_decay_rate < 0`, or Keras' `weight_decay` given.
+      RuntimeError: the Keras backend is not TensorFlow.
+
+    Works with `model.fit`, `jit_compile=True`, tf.distribute strategies and
+    `keras.optimizers.LossScaleOptimizer` (whose `inner_optimizer` this is).
+
+    Source: `AdamWeightDecayOptimizer` in the original `optimization.py`.
+    """
+
+    def update_step(self, gradient, variable, learning_rate):
+        """Applies one original AdamWeightDecay update to `variable`."""
+        m, v, decays, _ = self._slots_and_flags(variable)
+        dtype = variable.dtype
+        next_m, next_v = self._moments(gradient, variable, m, v)
+        update = next_m / (tf.sqrt(next_v) + tf.cast(self.epsilon, dtype))
+        if decays:
+            update += tf.cast(self.weight_decay_rate, dtype) * variable
+        update_with_lr = tf.cast(learning_rate, dtype) * update
+        self.assign(variable, variable - update_with_lr)
+        self.assign(m, next_m)
+        self.assign(v, next_v)

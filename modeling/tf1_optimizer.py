@@ -1,0 +1,252 @@
+"""The base of our TF1-style optimizers (`AdamWeightDecay`, `LambWeightDecay`).
+
+TensorFlow backend only (it uses `tf.clip_by_global_norm` and tf.distribute).
+"""
+import keras
+import tensorflow as tf
+
+from modeling.naming import tf1_name
+from modeling.weight_decay import matches_exclusion
+
+ADAM_M = "adam_m"
+ADAM_V = "adam_v"
+
+
+class TF1StyleOptimizer(keras.optimizers.Optimizer):
+    """What AdamWeightDecay and LambWeightDecay share.
+
+    - the `adam_m`/`adam_v` slots, exposed by TF1 name for checkpoints;
+    - which variables are decayed (decided once, in `build`);
+    - global-norm clipping with `tf.clip_by_global_norm` after the
+      cross-replica sum of the gradients;
+    - the learning-rate schedule evaluated at `iterations + 1` (see
+      `schedule_step_offset`).
+    """
+
+    def __init__(self, learning_rate=0.001, weight_decay_rate=0.0,
+                 beta_1=0.9, beta_2=0.999, epsilon=1e-6,
+                 exclude_from_weight_decay=None, global_clipnorm=None,
+                 schedule_step_offset=1, name=None, **kwargs):
+        name = name or type(self).__name__
+        if keras.backend.backend() != "tensorflow":
+            raise RuntimeError(
+                f"{type(self).__name__} needs the TensorFlow backend, not "
+                f"{keras.backend.backend()!r}.")
+        # Keras' own `weight_decay` is applied before the update with its
+        # own exclusion rule; ours is `weight_decay_rate`.
+        if kwargs.pop("weight_decay", None) is not None:
+            raise ValueError(
+                f"{type(self).__name__} takes `weight_decay_rate`, not "
+                "Keras' `weight_decay`.")
+        super().__init__(learning_rate=learning_rate, name=name,
+                         global_clipnorm=global_clipnorm, **kwargs)
+        if weight_decay_rate < 0:
+            raise ValueError(
+                f"weight_decay_rate must be >= 0, got {weight_decay_rate}.")
+        self.weight_decay_rate = float(weight_decay_rate)
+        self.beta_1 = float(beta_1)
+        self.beta_2 = float(beta_2)
+        self.epsilon = float(epsilon)
+        self.schedule_step_offset = int(schedule_step_offset)
+        if exclude_from_weight_decay is None:
+            exclude_from_weight_decay = ()
+        elif isinstance(exclude_from_weight_decay, str):
+            exclude_from_weight_decay = (exclude_from_weight_decay,)
+        self._exclude_patterns = tuple(exclude_from_weight_decay)
+        self._excluded_ids = set()
+
+    # ----- which variables are decayed -------------------------------------
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Excludes more variables from weight decay (before `build`).
+
+        Args:
+          var_list: `keras.Variable`s to exclude, e.g.
+            `normalization_variables(model)`.
+          var_names: regex patterns, added to `exclude_from_weight_decay`
+            (matched like those, see `uses_weight_decay`).
+
+        Raises:
+          ValueError: the optimizer is already built (the choice is fixed
+            when the slots are created).
+        """
+        if self.built:
+            raise ValueError(
+                "exclude_from_weight_decay() must be called before the "
+                "optimizer is built.")
+        for variable in var_list or ():
+            self._excluded_ids.add(self._var_key(variable))
+        if isinstance(var_names, str):
+            var_names = (var_names,)
+        self._exclude_patterns += tuple(var_names or ())
+
+    def uses_weight_decay(self, variable):
+        """True if `variable` gets weight decay.
+
+        As the original: not when `weight_decay_rate` is 0, and not when an
+        exclude pattern `re.search`-matches the variable's TF1 name
+        (`modeling.naming.tf1_name`). Unlike the original, patterns match
+        ignoring case, and a variable called `gamma` or `beta` (a Keras
+        normalization layer's) is also matched as `LayerNorm/gamma` or
+        `LayerNorm/beta`, so the default patterns exclude it wherever its
+        layer sits (`modeling.weight_decay.matches_exclusion`); for the
+        original's own names this picks exactly the same variables.
+        Variables passed in `exclude_from_weight_decay(var_list=...)` are
+        excluded too.
+
+        Args:
+          variable: a `keras.Variable` (a model weight).
+        Returns:
+          bool.
+        """
+        if not self.weight_decay_rate:
+            return False
+        return not self._is_excluded(variable)
+
+    def _is_excluded(self, variable):
+        if self._var_key(variable) in self._excluded_ids:
+            return True
+        return matches_exclusion(variable, self._exclude_patterns)
+
+    # ----- slots -------------------------------------------------------------
+
+    def build(self, var_list):
+        """Creates the `adam_m`/`adam_v` slots (zeros) for `var_list`.
+
+        Call it with `model.trainable_variables` before the first step to
+        restore slots from a checkpoint; `fit` calls it otherwise. Under a
+        tf.distribute strategy, call it inside `strategy.scope()`.
+        """
+        if self.built:
+            return
+        super().build(var_list)
+        self._adam_m, self._adam_v = self.add_optimizer_variables(
+            var_list, [ADAM_M, ADAM_V])
+        # Python bools, fixed at trace time: one graph branch per variable.
+        self._decay_flags = [self.uses_weight_decay(v) for v in var_list]
+        self._excluded_flags = [self._is_excluded(v) for v in var_list]
+
+    def slot_variables(self, variable):
+        """The slots of a model variable, under the original's slot names.
+
+        Args:
+          variable: a `keras.Variable` the optimizer was built with.
+        Returns:
+          {"adam_m": keras.Variable, "adam_v": keras.Variable}, each the
+          variable's shape and dtype. In a checkpoint they are
+          `<tf1 name>/adam_m` and `<tf1 name>/adam_v`.
+        Raises:
+          ValueError: the optimizer is not built, or was not built with
+            `variable`.
+        """
+        if not self.built:
+            raise ValueError(
+                f"{type(self).__name__} has no slots yet: call "
+                "optimizer.build(model.trainable_variables) first.")
+        index = self._trainable_variables_indices.get(self._var_key(variable))
+        if index is None:
+            raise ValueError(
+                f"{type(self).__name__} was not built with variable "
+                f"{getattr(variable, 'path', variable)!r}.")
+        return {ADAM_M: self._adam_m[index], ADAM_V: self._adam_v[index]}
+
+    def tf1_slot_variables(self):
+        """`{"<tf1 name>/adam_m": slot, "<tf1 name>/adam_v": slot}` for all.
+
+        Raises:
+          ValueError: the optimizer is not built, or two of its variables
+            have the same TF1 name.
+        """
+        if not self.built:
+            raise ValueError(
+                f"{type(self).__name__} has no slots yet: call "
+                "optimizer.build(model.trainable_variables) first.")
+        slots = {}
+        for variable, m, v in zip(self._trainable_variables, self._adam_m,
+                                  self._adam_v):
+            name = tf1_name(variable)
+            if f"{name}/{ADAM_M}" in slots:
+                raise ValueError(
+                    f"Two variables of {self.name} have the TF1 name "
+                    f"{name!r} (the second is {variable.path!r}).")
+            slots[f"{name}/{ADAM_M}"] = m
+            slots[f"{name}/{ADAM_V}"] = v
+        return slots
+
+    # ----- learning rate -----------------------------------------------------
+
+    def _get_current_learning_rate(self):
+        # The original computes the rate from `global_step` in the same
+        # graph step that increments it, without ordering the two; in the
+        # fixture checkpoints (2 steps, lr 1e-3, warmup 2 of 10) the updates
+        # used the rates of steps 1 and 2 (5e-4, 8e-4), i.e. the step after
+        # the increment. `schedule_step_offset=1` reproduces that.
+        if isinstance(self._learning_rate,
+                      keras.optimizers.schedules.LearningRateSchedule):
+            return self._learning_rate(
+                self.iterations + self.schedule_step_offset)
+        return super()._get_current_learning_rate()
+
+    # ----- clipping ----------------------------------------------------------
+
+    def _clip_gradients(self, grads):
+        # Global-norm clipping happens in `_backend_update_step`, after the
+        # cross-replica sum: Keras would clip each replica's partial sum.
+        if self.global_clipnorm:
+            return grads
+        return super()._clip_gradients(grads)
+
+    def _backend_update_step(self, grads, trainable_variables, learning_rate):
+        # Keras' TF `_backend_update_step` (sum over replicas, then one
+        # `update_step` per variable in a merge call), with the original's
+        # `tf.clip_by_global_norm` in between. That op takes the norm of an
+        # IndexedSlices gradient (a gather's) over its rows as they are,
+        # repeated rows included, exactly as the original did.
+        variables = [v.value if isinstance(v, keras.Variable) else v
+                     for v in trainable_variables]
+        grads_and_vars = self._all_reduce_sum_gradients(
+            list(zip(grads, variables)))
+        if self.global_clipnorm:
+            clipped, _ = tf.clip_by_global_norm(
+                [g for g, _ in grads_and_vars], self.global_clipnorm)
+            grads_and_vars = list(zip(clipped, [v for _, v in grads_and_vars]))
+        tf.__internal__.distribute.interim.maybe_merge_call(
+            self._distributed_tf_update_step, self._distribution_strategy,
+            grads_and_vars, learning_rate)
+
+    # ----- the update --------------------------------------------------------
+
+    def _slots_and_flags(self, variable):
+        index = self._get_variable_index(variable)
+        return (self._adam_m[index], self._adam_v[index],
+                self._decay_flags[index], self._excluded_flags[index])
+
+    def _moments(self, gradient, variable, m, v):
+        """The original's `next_m`, `next_v`, op for op (float32)."""
+        if isinstance(gradient, tf.IndexedSlices):
+            # The original's `tf.multiply(1 - beta_1, grad)` densifies too,
+            # summing repeated rows.
+            if gradient.dense_shape is None:
+                gradient = tf.IndexedSlices(gradient.values, gradient.indices,
+                                            tf.shape(variable))
+            gradient = tf.convert_to_tensor(gradient)
+        gradient = tf.cast(gradient, variable.dtype)
+        next_m = (tf.multiply(tf.cast(self.beta_1, variable.dtype), m)
+                  + tf.multiply(tf.cast(1.0 - self.beta_1, variable.dtype),
+                                gradient))
+        next_v = (tf.multiply(tf.cast(self.beta_2, variable.dtype), v)
+                  + tf.multiply(tf.cast(1.0 - self.beta_2, variable.dtype),
+                                tf.square(gradient)))
+        return next_m, next_v
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({
+            "weight_decay_rate": self.weight_decay_rate,
+            "beta_1": self.beta_1,
+            "beta_2": self.beta_2,
+            "epsilon": self.epsilon,
+            "exclude_from_weight_decay": list(self._exclude_patterns),
+            "schedule_step_offset": self.schedule_step_offset,
+        })
+        return config

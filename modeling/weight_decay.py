@@ -1,0 +1,98 @@
+"""Which variables get weight decay: the original's rule, made placement-proof.
+
+The original `AdamWeightDecayOptimizer` skips a variable when one of its
+`exclude_from_weight_decay` patterns (`create_optimizer` passes "LayerNorm",
+"layer_norm", "bias") `re.search`-matches the variable's name. Its LayerNorm
+weights were always called `.../LayerNorm/gamma` and `.../LayerNorm/beta`.
+A Keras `LayerNormalization` placed at the root of a functional model has the
+path `layer_normalization/gamma` (`ln/gamma` if named "ln"), whose TF1 name
+(`modeling.naming.tf1_name`, the path minus its first component) is just
+`gamma`: no pattern matched it and it was decayed. So a variable called
+`gamma` or `beta` (the scale and offset of Keras' LayerNormalization,
+BatchNormalization and GroupNormalization, and of TF1's layer_norm) is
+matched as `LayerNorm/gamma` or `LayerNorm/beta` too, wherever its layer sits
+and whatever the layer is called. On the original's own names this picks the
+same variables as the original.
+"""
+import re
+
+import keras
+
+from modeling.naming import tf1_name
+
+# The original `create_optimizer`'s exclusion list, matched with `re.search`.
+DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY = ("LayerNorm", "layer_norm", "bias")
+
+# Keras' (and TF1 layer_norm's) names for a normalization's scale and offset.
+NORMALIZATION_WEIGHT_NAMES = ("gamma", "beta")
+
+
+def names_for_patterns(variable):
+    """The names exclude patterns are matched against.
+
+    Args:
+      variable: a `keras.Variable`, a plain `tf.Variable`, or a path string.
+    Returns:
+      list of str: the TF1 name (the path itself for a one-component path,
+      the name without ":0" for a plain `tf.Variable`) and, for a variable
+      called `gamma` or `beta`, `LayerNorm/<that name>` (see module doc).
+    """
+    if isinstance(variable, str):
+        path = variable
+    else:
+        path = getattr(variable, "path", None)
+        if path is None:  # a plain tf.Variable
+            path = variable.name.split(":")[0]
+    name = tf1_name(path) if "/" in path else path
+    names = [name]
+    own_name = name.rsplit("/", 1)[-1]
+    if own_name in NORMALIZATION_WEIGHT_NAMES:
+        names.append(f"LayerNorm/{own_name}")
+    return names
+
+
+def matches_exclusion(variable, patterns):
+    """True if a pattern `re.search`-matches one of `names_for_patterns`.
+
+    Patterns match ignoring case: "LayerNorm"/"layer_norm"/"bias" then also
+    catch Keras spellings such as `layernorm` or `Bias`; on the original's
+    own names this picks exactly the same variables.
+
+    Args:
+      variable: as `names_for_patterns`.
+      patterns: iterable of regex strings.
+    Returns:
+      bool.
+    """
+    names = names_for_patterns(variable)
+    return any(re.search(pattern, name, flags=re.IGNORECASE)
+               for pattern in patterns for name in names)
+
+
+def normalization_variables(model):
+    """Every variable of every normalization layer inside `model`.
+
+    For `exclude_from_weight_decay(var_list=...)`: excludes LayerNorm (and
+    other normalization) weights whatever their layers are called, e.g. a
+    `keras.layers.LayerNormalization(name="ln")` that no name pattern
+    catches.
+
+    Args:
+      model: a built `keras.Model` or `keras.layers.Layer`.
+    Returns:
+      list of `keras.Variable`.
+    """
+    norm_types = (keras.layers.LayerNormalization,
+                  keras.layers.BatchNormalization,
+                  keras.layers.GroupNormalization,
+                  keras.layers.UnitNormalization)
+    rms_norm = getattr(keras.layers, "RMSNormalization", None)
+    if rms_norm is not None:
+        norm_types += (rms_norm,)
+    found = []
+    # `_flatten_layers` walks nested layers and models (Keras has no public
+    # recursive walk); it includes `model` itself.
+    for layer in model._flatten_layers(include_self=True, recursive=True):
+        if isinstance(layer, norm_types):
+            found.extend(layer.weights)
+    return found
