@@ -20,9 +20,10 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from absl import app  # noqa: E402
 from absl import flags  # noqa: E402
-from absl import logging  # noqa: E402
+
+from tasks import cli  # noqa: E402
+from tasks.errors import UserError  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -68,15 +69,17 @@ flags.DEFINE_float(
     "any input in one shard.")
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError("unexpected arguments: %s" % " ".join(argv[1:]))
+# Not listed in --help (the original's flags are), but accepted.
+cli.define_common_flags(checkpoint_flags=False)
+
+
+def main():
+    """Flags -> `PretrainingOptions` -> `create_pretraining_files`."""
     # Imported here so that --help answers without loading TensorFlow.
-    from data.pretraining.dataset import expand_input_files
     from data.pretraining.pipeline import (PretrainingOptions,
                                            create_pretraining_files)
+    from tasks.checks import check_input_files
 
-    logging.set_verbosity(logging.INFO)
     options = PretrainingOptions(
         max_seq_length=FLAGS.max_seq_length,
         max_predictions_per_seq=FLAGS.max_predictions_per_seq,
@@ -85,20 +88,16 @@ def main(argv):
         short_seq_prob=FLAGS.short_seq_prob,
         do_whole_word_mask=FLAGS.do_whole_word_mask)
     output_files = [p for p in FLAGS.output_file.split(",") if p]
-    try:
-        options.validate()
-        if FLAGS.num_workers < 1:
-            raise ValueError("--num_workers must be at least 1, got %d"
-                             % FLAGS.num_workers)
-        if FLAGS.shard_size_mb < 0:
-            raise ValueError("--shard_size_mb must be >= 0, got %r"
-                             % FLAGS.shard_size_mb)
-        if not output_files:
-            raise ValueError("--output_file names no file")
-        input_files = expand_input_files(FLAGS.input_file)
-    except ValueError as error:
-        raise app.UsageError(str(error))
-
+    options.validate()
+    if FLAGS.num_workers < 1:
+        raise UserError("--num_workers must be at least 1, got %d"
+                        % FLAGS.num_workers)
+    if FLAGS.shard_size_mb < 0:
+        raise UserError("--shard_size_mb must be >= 0, got %r"
+                        % FLAGS.shard_size_mb)
+    if not output_files:
+        raise UserError("--output_file names no file")
+    input_files = check_input_files(FLAGS.input_file)
     create_pretraining_files(
         input_files, output_files, FLAGS.vocab_file,
         do_lower_case=FLAGS.do_lower_case, options=options,
@@ -110,4 +109,4 @@ if __name__ == "__main__":
     flags.mark_flag_as_required("input_file")
     flags.mark_flag_as_required("output_file")
     flags.mark_flag_as_required("vocab_file")
-    app.run(main)
+    cli.main(main)

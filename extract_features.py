@@ -11,13 +11,18 @@ The command line and output of google-research/bert `extract_features.py`:
 One input line per example (`text_a ||| text_b` for a pair); one output line
 per example: `{"linex_index": N, "features": [{"token": ..., "layers":
 [{"index": -1, "values": [...]}, ...]}, ...]}`. The output file is written
-to a temporary file and moved into place at the end.
+to a temporary file and moved into place at the end. The work is
+`tasks.feature_extraction`; every check runs before the model is run, and an
+error is one line on stderr (--verbose_errors for the traceback).
 """
 import os
 
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
-from absl import app, flags, logging  # noqa: E402
+from absl import flags  # noqa: E402
+
+from tasks import cli  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -58,69 +63,21 @@ flags.DEFINE_bool(
     "use_one_hot_embeddings", False,
     "Accepted for the original's command lines; the embedding lookup is "
     "the same either way.")
+cli.define_common_flags()
+flags.adopt_module_key_flags(cli)
+
+for _name in ("input_file", "vocab_file", "bert_config_file",
+              "init_checkpoint", "output_file"):
+    flags.mark_flag_as_required(_name)
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError("unexpected arguments: %s" % " ".join(argv[1:]))
-    import tensorflow as tf
+def main():
+    """Flags -> `FeatureExtractionConfig` -> `FeatureExtractionTask.run()`."""
+    from tasks.feature_extraction import (FeatureExtractionConfig,
+                                          FeatureExtractionTask)
 
-    from data.tokenization import full_tokenizer as tokenization
-    from data.extraction.features import (compute_layer_outputs,
-                                         convert_examples_to_features,
-                                         feature_json_line,
-                                         parse_layer_indexes, read_examples)
-    from data.pretraining.records import (remove_quietly, replace_file,
-                                          temp_path_for)
-    from modeling import BertConfig, BertModel, checkpoints
-
-    logging.set_verbosity(logging.INFO)
-    bert_config = BertConfig.from_json_file(FLAGS.bert_config_file)
-    try:
-        layer_indexes = parse_layer_indexes(FLAGS.layers,
-                                            bert_config.num_hidden_layers)
-        if FLAGS.max_seq_length > bert_config.max_position_embeddings:
-            raise ValueError(
-                "Cannot use sequence length %d because the BERT model was "
-                "only trained up to sequence length %d "
-                "(max_position_embeddings in %s)"
-                % (FLAGS.max_seq_length, bert_config.max_position_embeddings,
-                   FLAGS.bert_config_file))
-        if FLAGS.max_seq_length < 3 or FLAGS.batch_size < 1:
-            raise ValueError("--max_seq_length must be at least 3 and "
-                             "--batch_size at least 1")
-    except ValueError as error:
-        raise app.UsageError(str(error))
-
-    tokenizer = tokenization.tokenizer_for_model(
-        FLAGS.vocab_file, FLAGS.do_lower_case, bert_config.vocab_size,
-        FLAGS.bert_config_file)
-    examples = read_examples(FLAGS.input_file)
-    features = convert_examples_to_features(examples, FLAGS.max_seq_length,
-                                            tokenizer)
-
-    model = BertModel(bert_config)
-    checkpoints.load_tf1_checkpoint(model, FLAGS.init_checkpoint)
-
-    folder = os.path.dirname(FLAGS.output_file)
-    if folder:
-        tf.io.gfile.makedirs(folder)
-    temp_path = temp_path_for(FLAGS.output_file)
-    try:
-        with tf.io.gfile.GFile(temp_path, "w") as writer:
-            for feature, layer_outputs in compute_layer_outputs(
-                    model, features, layer_indexes, FLAGS.batch_size):
-                writer.write(feature_json_line(feature, layer_outputs,
-                                               layer_indexes))
-        replace_file(temp_path, FLAGS.output_file)
-    finally:
-        remove_quietly(temp_path)
-    logging.info("Wrote features of %d examples to %s", len(features),
-                 FLAGS.output_file)
+    FeatureExtractionTask(cli.config_from_flags(FeatureExtractionConfig)).run()
 
 
 if __name__ == "__main__":
-    for _name in ("input_file", "vocab_file", "bert_config_file",
-                  "init_checkpoint", "output_file"):
-        flags.mark_flag_as_required(_name)
-    app.run(main)
+    cli.main(main)

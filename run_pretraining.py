@@ -14,24 +14,20 @@ defaults, input pipeline, loss and `eval_results.txt`), with Keras
 Writes TF1 checkpoints `model.ckpt-N` in output_dir (a rerun resumes from the
 newest) and, with --do_eval, `eval_results.txt`. Added: --dynamic_masking
 (new masks each time an instance is read) and --optimizer_type (adamw or
-lamb).
+lamb). The work is `tasks.pretraining`; every check (input files, their
+sequence length, checkpoint vs config) runs before training, and an error is
+one line on stderr (--verbose_errors for the traceback).
 """
 import os
 
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
-import tensorflow as tf  # noqa: E402
-from absl import app, flags, logging  # noqa: E402
+from absl import flags  # noqa: E402
 
-from data.tokenization import full_tokenizer as tokenization  # noqa: E402
-from data.pretraining.dynamic_masking import DynamicMasking  # noqa: E402
-from data.pretraining.dataset import (  # noqa: E402
-    expand_input_files, pretraining_dataset, split_inputs_and_labels)
-from data.pretraining.metrics import PretrainingMetrics  # noqa: E402
-from data.io.results import write_key_value_file  # noqa: E402
-from modeling import BertConfig, BertPretrainer  # noqa: E402
-from modeling import runtime, training  # noqa: E402
-from modeling.optimization import create_optimizer  # noqa: E402
+from modeling import runtime  # noqa: E402
+from tasks import cli  # noqa: E402
+from tasks.pretraining import PretrainingConfig, PretrainingTask  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -69,6 +65,9 @@ flags.DEFINE_integer("num_train_steps", 100000, "Number of training steps.")
 flags.DEFINE_integer("num_warmup_steps", 10000, "Number of warmup steps.")
 flags.DEFINE_integer("max_eval_steps", 100, "Maximum number of eval steps.")
 runtime.define_runtime_flags()
+cli.define_common_flags()
+flags.adopt_module_key_flags(runtime)
+flags.adopt_module_key_flags(cli)
 
 # This project's additions.
 flags.DEFINE_bool(
@@ -85,110 +84,14 @@ flags.DEFINE_string(
 flags.DEFINE_enum("optimizer_type", "adamw", ["adamw", "lamb"],
                   "adamw: the original's AdamWeightDecayOptimizer; lamb: LAMB.")
 
-
-def check_flags(bert_config):
-    """The original's check plus ours, with messages that say what to change.
-
-    Raises:
-      ValueError: neither --do_train nor --do_eval, a sequence length beyond
-        the model's positions, or --dynamic_masking without --vocab_file.
-    """
-    if not FLAGS.do_train and not FLAGS.do_eval:
-        raise ValueError("At least one of `do_train` or `do_eval` must be "
-                         "True.")
-    if FLAGS.max_seq_length > bert_config.max_position_embeddings:
-        raise ValueError(
-            "Cannot use sequence length %d because the BERT model was only "
-            "trained up to sequence length %d (max_position_embeddings in %s)"
-            % (FLAGS.max_seq_length, bert_config.max_position_embeddings,
-               FLAGS.bert_config_file))
-    if FLAGS.dynamic_masking and not FLAGS.vocab_file:
-        raise ValueError("--dynamic_masking needs --vocab_file (for the ids "
-                         "of [MASK], [CLS] and [SEP]).")
+for _name in ("bert_config_file", "input_file", "output_dir"):
+    flags.mark_flag_as_required(_name)
 
 
-def evaluate(model, dataset):
-    """The original's evaluation metrics over every batch of `dataset`."""
-    predict = tf.function(lambda inputs: model(inputs, training=False))
-    metrics = PretrainingMetrics()
-    for features in dataset:
-        inputs, labels = split_inputs_and_labels(features)
-        outputs = predict(inputs)
-        metrics.update(outputs["masked_lm_log_probs"].numpy(),
-                       labels["masked_lm_ids"].numpy(),
-                       labels["masked_lm_weights"].numpy(),
-                       outputs["next_sentence_log_probs"].numpy(),
-                       labels["next_sentence_labels"].numpy())
-    return metrics.result()
-
-
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError("unexpected arguments: %s" % " ".join(argv[1:]))
-    logging.set_verbosity(logging.INFO)
-    bert_config = BertConfig.from_json_file(FLAGS.bert_config_file)
-    try:
-        check_flags(bert_config)
-        input_files = expand_input_files(FLAGS.input_file)
-    except ValueError as error:
-        raise app.UsageError(str(error))
-    tf.io.gfile.makedirs(FLAGS.output_dir)
-    logging.info("*** Input Files ***")
-    for input_file in input_files:
-        logging.info("  %s", input_file)
-
-    options = runtime.runtime_options_from_flags()
-    strategy = runtime.setup(options)
-    with strategy.scope():
-        model = BertPretrainer(bert_config)
-
-    global_step = 0
-    if FLAGS.do_train:
-        logging.info("***** Running training *****")
-        logging.info("  Batch size = %d", FLAGS.train_batch_size)
-        dataset = pretraining_dataset(
-            input_files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
-            FLAGS.train_batch_size, is_training=True)
-        if FLAGS.dynamic_masking:
-            tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file)
-            tokenization.validate_vocab_size(
-                tokenizer.vocab, bert_config.vocab_size, FLAGS.vocab_file,
-                FLAGS.bert_config_file)
-            dataset = dataset.map(DynamicMasking.from_tokenizer(
-                tokenizer, FLAGS.max_predictions_per_seq,
-                FLAGS.masked_lm_prob), num_parallel_calls=tf.data.AUTOTUNE)
-        dataset = dataset.map(split_inputs_and_labels)
-        with strategy.scope():
-            optimizer = create_optimizer(
-                FLAGS.learning_rate, FLAGS.num_train_steps,
-                FLAGS.num_warmup_steps, optimizer_type=FLAGS.optimizer_type,
-                model=model)
-        result = training.run_training(
-            model, optimizer, dataset, FLAGS.num_train_steps,
-            FLAGS.output_dir, options, FLAGS.train_batch_size,
-            strategy=strategy, init_checkpoint=FLAGS.init_checkpoint)
-        global_step = result["global_step"]
-    else:
-        global_step = training.restore_for_inference(
-            model, FLAGS.output_dir, FLAGS.init_checkpoint)
-
-    if FLAGS.do_eval:
-        logging.info("***** Running evaluation *****")
-        logging.info("  Batch size = %d", FLAGS.eval_batch_size)
-        dataset = pretraining_dataset(
-            input_files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
-            FLAGS.eval_batch_size, is_training=False)
-        result = evaluate(model, dataset.take(FLAGS.max_eval_steps))
-        result["global_step"] = global_step
-        logging.info("***** Eval results *****")
-        for key in sorted(result):
-            logging.info("  %s = %s", key, result[key])
-        if runtime.is_chief(strategy):
-            write_key_value_file(
-                os.path.join(FLAGS.output_dir, "eval_results.txt"), result)
+def main():
+    """Flags -> `PretrainingConfig` -> `PretrainingTask.run()`."""
+    PretrainingTask(cli.config_from_flags(PretrainingConfig)).run()
 
 
 if __name__ == "__main__":
-    for _name in ("bert_config_file", "input_file", "output_dir"):
-        flags.mark_flag_as_required(_name)
-    app.run(main)
+    cli.main(main)

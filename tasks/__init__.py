@@ -1,13 +1,36 @@
 """Task layer: one object per job, built from a dataclass config.
 
-    from tasks import ClassificationConfig, ClassificationTask
+    from tasks.classification import ClassificationConfig, ClassificationTask
     task = ClassificationTask(ClassificationConfig(task_name="MRPC", ...))
     results = task.run()            # or task.train() / evaluate() / predict()
 
-`tasks.cli` is the scripts' shared skeleton (flags -> config -> task, one
-error path); `tasks.checks` holds the checks run before any work.
-"""
-from tasks.base import Task, TaskConfig
-from tasks.errors import UserError
+Tasks: `classification` (run_classifier.py), `squad` (run_squad.py),
+`pretraining` (run_pretraining.py), `feature_extraction`
+(extract_features.py). `tasks.cli` is the scripts' shared skeleton (flags ->
+config -> task, one error path); `tasks.checks` holds the checks run before
+any work; `tasks.errors.UserError` is the one user-error type.
 
-__all__ = ["Task", "TaskConfig", "UserError"]
+Names are imported on first use, so `import tasks.cli` (every script's first
+import) stays free of TensorFlow and `--help` answers at once.
+"""
+import importlib
+
+_EXPORTS = {
+    "Task": "tasks.base", "TaskConfig": "tasks.base",
+    "UserError": "tasks.errors",
+    "ClassificationConfig": "tasks.classification",
+    "ClassificationTask": "tasks.classification",
+    "SquadConfig": "tasks.squad", "SquadTask": "tasks.squad",
+    "PretrainingConfig": "tasks.pretraining",
+    "PretrainingTask": "tasks.pretraining",
+    "FeatureExtractionConfig": "tasks.feature_extraction",
+    "FeatureExtractionTask": "tasks.feature_extraction",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'tasks' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

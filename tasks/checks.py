@@ -96,42 +96,6 @@ def check_input_files(input_file, flag="--input_file"):
     return files
 
 
-def check_record_lengths(input_files, lengths, flags_by_feature):
-    """The first record of each file has the lengths the flags say.
-
-    Args:
-        input_files: list of TFRecord files of `tf.train.Example`s.
-        lengths: {feature name: expected length}, e.g. {"input_ids": 128}.
-        flags_by_feature: {feature name: flag name}, for the message.
-
-    Raises:
-        UserError: a file holds no record or another length (a file written
-            with another --max_seq_length reads as a parse error otherwise).
-    """
-    import tensorflow as tf
-
-    for path in input_files:
-        try:
-            record = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
-        except (tf.errors.DataLossError, tf.errors.InvalidArgumentError) as error:
-            raise UserError(f"{path}: not a readable TFRecord file "
-                            f"({error.message.splitlines()[0]})") from None
-        if record is None:
-            raise UserError(f"{path}: holds no record")
-        example = tf.train.Example.FromString(record.numpy())
-        for name, expected in lengths.items():
-            feature = example.features.feature.get(name)
-            if feature is None:
-                raise UserError(f"{path}: first record has no feature {name!r}")
-            found = max(len(feature.int64_list.value),
-                        len(feature.float_list.value))
-            if found != expected:
-                raise UserError(
-                    f"{path}: records have {name} of length {found}, expected "
-                    f"{expected} (--{flags_by_feature[name]}={expected}); the "
-                    f"file was written with --{flags_by_feature[name]}={found}")
-
-
 def check_vocab(vocab_file, do_lower_case, bert_config, bert_config_file):
     """Loads the tokenizer and checks its ids fit the config's `vocab_size`.
 

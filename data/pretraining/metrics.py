@@ -2,9 +2,17 @@
 
 Reproduces the metric_fn of google-research/bert `run_pretraining.py` plus
 the Estimator's `loss`, accumulated over evaluation batches in float64 with
-numpy (the values are sums and means, no library metric needed).
+numpy (the values are sums and means, no library metric needed). The
+per-example losses are the training loss's own (`modeling.losses`), applied
+to float64 log-probabilities.
 """
 import numpy as np
+
+from modeling.losses import per_example_log_prob_loss
+
+
+def _per_example_loss(log_probs, labels):
+    return np.asarray(per_example_log_prob_loss(log_probs, labels), np.float64)
 
 
 class PretrainingMetrics:
@@ -44,7 +52,7 @@ class PretrainingMetrics:
         log_probs = log_probs.reshape(-1, log_probs.shape[-1])
         ids = np.asarray(masked_lm_ids).reshape(-1)
         weights = np.asarray(masked_lm_weights, np.float64).reshape(-1)
-        mlm_example_loss = -log_probs[np.arange(len(ids)), ids]
+        mlm_example_loss = _per_example_loss(log_probs, ids)
         self._mlm_correct += float(
             (weights * (log_probs.argmax(-1) == ids)).sum())
         self._mlm_loss += float((weights * mlm_example_loss).sum())
@@ -52,7 +60,7 @@ class PretrainingMetrics:
 
         nsp = np.asarray(next_sentence_log_probs, np.float64)
         labels = np.asarray(next_sentence_labels).reshape(-1)
-        nsp_example_loss = -nsp[np.arange(len(labels)), labels]
+        nsp_example_loss = _per_example_loss(nsp, labels)
         self._nsp_correct += float((nsp.argmax(-1) == labels).sum())
         self._nsp_loss += float(nsp_example_loss.sum())
         self._nsp_count += len(labels)

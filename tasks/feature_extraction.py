@@ -1,0 +1,112 @@
+"""Pre-computed BERT activations as JSON lines: the original extract_features.py.
+
+One input line per example (`text_a ||| text_b` for a pair), one output line
+per example with the chosen encoder layers of every token; the output file is
+written to a temporary file and moved into place at the end.
+"""
+import dataclasses
+import os
+
+from absl import logging
+
+from tasks import checks
+from tasks.base import Task, TaskConfig
+from tasks.errors import UserError
+
+
+@dataclasses.dataclass(kw_only=True)
+class FeatureExtractionConfig(TaskConfig):
+    """The original extract_features.py flags (same names and defaults);
+    `output_dir` is unused (the output is `output_file`)."""
+    input_file: str = None
+    output_file: str = None
+    layers: str = "-1,-2,-3,-4"
+    vocab_file: str = None
+    do_lower_case: bool = True
+    batch_size: int = 32
+
+
+class FeatureExtractionTask(Task):
+    """BertModel encoder layers for every token of every input line.
+
+    Raises (from `prepare()`, before anything is written):
+        UserError: a bad --layers value, a missing or empty input file, a
+            vocab or checkpoint that does not fit the config, an unwritable
+            output folder.
+    """
+
+    def build_model(self):
+        from modeling import BertModel
+
+        return BertModel(self.bert_config)
+
+    def check_inputs(self):
+        from data.extraction.features import parse_layer_indexes
+
+        config = self.config
+        try:
+            self.layer_indexes = parse_layer_indexes(
+                config.layers, self.bert_config.num_hidden_layers)
+        except ValueError as error:
+            raise UserError(f"--layers={config.layers}: {error}") from None
+        checks.check_positive(batch_size=config.batch_size)
+        if not config.init_checkpoint:
+            raise UserError("--init_checkpoint is required: the features of "
+                            "a randomly initialised model mean nothing")
+        if not config.output_file:
+            raise UserError("--output_file is required")
+        self.tokenizer = checks.check_vocab(config.vocab_file,
+                                            config.do_lower_case,
+                                            self.bert_config,
+                                            config.bert_config_file)
+        checks.check_data_file(config.input_file, "--input_file")
+        checks.check_output_dir_writable(
+            os.path.dirname(os.path.abspath(config.output_file))
+            if "://" not in config.output_file else config.output_file,
+            "--output_file")
+
+    def features(self):
+        """InputFeatures of every input line, built as the original does."""
+        from data.extraction.features import (convert_examples_to_features,
+                                              read_examples)
+
+        examples = read_examples(self.config.input_file)
+        return convert_examples_to_features(examples,
+                                            self.config.max_seq_length,
+                                            self.tokenizer)
+
+    def predict(self):
+        """Writes output_file; returns the number of examples written.
+
+        Each line: `{"linex_index": N, "features": [{"token": ...,
+        "layers": [{"index": -1, "values": [...]}, ...]}, ...]}`.
+        """
+        import tensorflow as tf
+
+        from data.extraction.features import (compute_layer_outputs,
+                                              feature_json_line)
+        from data.io.atomic import atomic_output
+        from modeling import checkpoints
+
+        self.prepare()
+        config = self.config
+        features = self.features()
+        checkpoints.load_tf1_checkpoint(self.model, self.checkpoint.path)
+        folder = os.path.dirname(config.output_file)
+        if folder:
+            tf.io.gfile.makedirs(folder)
+        with atomic_output(config.output_file) as temp_path:
+            with tf.io.gfile.GFile(temp_path, "w") as writer:
+                for feature, layer_outputs in compute_layer_outputs(
+                        self.model, features, self.layer_indexes,
+                        config.batch_size):
+                    writer.write(feature_json_line(feature, layer_outputs,
+                                                   self.layer_indexes))
+        logging.info("Wrote features of %d examples to %s", len(features),
+                     config.output_file)
+        return len(features)
+
+    def run(self):
+        """Checks everything, then writes output_file."""
+        self.prepare()
+        return {"predict": self.predict()}

@@ -1,0 +1,167 @@
+"""Masked-LM + next-sentence pre-training: the original run_pretraining.py.
+
+Files in output_dir, as the original: model.ckpt-N and (evaluation)
+eval_results.txt.
+"""
+import dataclasses
+import os
+
+from absl import logging
+
+from tasks import checks
+from tasks.base import Task, TaskConfig
+from tasks.errors import UserError
+
+
+@dataclasses.dataclass(kw_only=True)
+class PretrainingConfig(TaskConfig):
+    """The original run_pretraining.py flags plus this project's additions
+    (`dynamic_masking`, `masked_lm_prob`, `vocab_file`, `optimizer_type`)."""
+    input_file: str = None
+    max_predictions_per_seq: int = 20
+    do_train: bool = False
+    do_eval: bool = False
+    train_batch_size: int = 32
+    eval_batch_size: int = 8
+    learning_rate: float = 5e-5
+    num_train_steps: int = 100000
+    num_warmup_steps: int = 10000
+    max_eval_steps: int = 100
+    dynamic_masking: bool = False
+    masked_lm_prob: float = 0.15
+    vocab_file: str = None
+    optimizer_type: str = "adamw"
+
+
+class PretrainingTask(Task):
+    """BertPretrainer training and evaluation on pre-training TFRecords.
+
+    Raises (from `prepare()`, before anything is written):
+        UserError: neither mode, an input glob matching no (non-empty) file,
+            records written with another max_seq_length /
+            max_predictions_per_seq, --dynamic_masking without a vocab, a
+            checkpoint that does not fit, an unwritable output_dir.
+    """
+
+    def build_model(self):
+        from modeling import BertPretrainer
+
+        return BertPretrainer(self.bert_config)
+
+    def check_inputs(self):
+        from data.io.record_specs import pretraining_record_spec
+
+        config = self.config
+        if not config.do_train and not config.do_eval:
+            raise UserError("At least one of `do_train` or `do_eval` must be "
+                            "True.")
+        if config.dynamic_masking and not config.vocab_file:
+            raise UserError("--dynamic_masking needs --vocab_file (for the "
+                            "ids of [MASK], [CLS] and [SEP]).")
+        if config.optimizer_type not in ("adamw", "lamb"):
+            raise UserError(f"--optimizer_type={config.optimizer_type}: "
+                            "expected adamw or lamb")
+        checks.check_positive(train_batch_size=config.train_batch_size,
+                              eval_batch_size=config.eval_batch_size,
+                              max_predictions_per_seq=config.max_predictions_per_seq)
+        if config.do_train:
+            checks.check_positive(num_train_steps=config.num_train_steps)
+        if config.do_eval:
+            checks.check_positive(max_eval_steps=config.max_eval_steps)
+        self.input_files = checks.check_input_files(config.input_file)
+        pretraining_record_spec(config.max_seq_length,
+                                config.max_predictions_per_seq).check_files(
+                                    self.input_files)
+        self.tokenizer = None
+        if config.dynamic_masking:
+            self.tokenizer = checks.check_vocab(config.vocab_file, True,
+                                                self.bert_config,
+                                                config.bert_config_file)
+        logging.info("*** Input Files ***")
+        for input_file in self.input_files:
+            logging.info("  %s", input_file)
+
+    def _dataset(self, batch_size, is_training):
+        from data.pretraining.dataset import pretraining_dataset
+
+        return pretraining_dataset(
+            self.input_files, self.config.max_seq_length,
+            self.config.max_predictions_per_seq, batch_size,
+            is_training=is_training)
+
+    def train(self):
+        """Trains to num_train_steps; returns {loss, global_step}."""
+        import tensorflow as tf
+
+        from data.pretraining.dataset import split_inputs_and_labels
+        from data.pretraining.dynamic_masking import DynamicMasking
+        from modeling.optimization import create_optimizer
+
+        self.prepare()
+        config = self.config
+        logging.info("***** Running training *****")
+        logging.info("  Batch size = %d", config.train_batch_size)
+        dataset = self._dataset(config.train_batch_size, is_training=True)
+        if config.dynamic_masking:
+            dataset = dataset.map(DynamicMasking.from_tokenizer(
+                self.tokenizer, config.max_predictions_per_seq,
+                config.masked_lm_prob), num_parallel_calls=tf.data.AUTOTUNE)
+        dataset = dataset.map(split_inputs_and_labels)
+        return self.train_model(
+            dataset, config.num_train_steps, config.train_batch_size,
+            lambda: create_optimizer(
+                config.learning_rate, config.num_train_steps,
+                config.num_warmup_steps, optimizer_type=config.optimizer_type,
+                model=self.model))
+
+    def evaluate(self):
+        """The original's eval metrics over max_eval_steps batches.
+
+        Returns:
+            dict: loss, masked_lm_accuracy, masked_lm_loss,
+            next_sentence_accuracy, next_sentence_loss, global_step; written
+            to eval_results.txt.
+        """
+        import tensorflow as tf
+
+        from data.io.results import write_key_value_file
+        from data.pretraining.dataset import split_inputs_and_labels
+        from data.pretraining.metrics import PretrainingMetrics
+
+        self.prepare()
+        self.restore_weights()
+        config = self.config
+        logging.info("***** Running evaluation *****")
+        logging.info("  Batch size = %d", config.eval_batch_size)
+        dataset = self._dataset(config.eval_batch_size, is_training=False)
+        model = self.model
+        predict = tf.function(lambda inputs: model(inputs, training=False))
+        metrics = PretrainingMetrics()
+        for features in dataset.take(config.max_eval_steps):
+            inputs, labels = split_inputs_and_labels(features)
+            outputs = predict(inputs)
+            metrics.update(outputs["masked_lm_log_probs"].numpy(),
+                           labels["masked_lm_ids"].numpy(),
+                           labels["masked_lm_weights"].numpy(),
+                           outputs["next_sentence_log_probs"].numpy(),
+                           labels["next_sentence_labels"].numpy())
+        result = metrics.result()
+        result["global_step"] = self.global_step
+        logging.info("***** Eval results *****")
+        for key in sorted(result):
+            logging.info("  %s = %s", key, result[key])
+        if self.is_chief:
+            self.make_output_dir()
+            write_key_value_file(
+                os.path.join(config.output_dir, "eval_results.txt"), result)
+        return result
+
+    def run(self):
+        """Checks everything, then trains and/or evaluates."""
+        self.prepare()
+        results = {}
+        if self.config.do_train:
+            results["train"] = self.train()
+        if self.config.do_eval:
+            results["eval"] = self.evaluate()
+        return results
