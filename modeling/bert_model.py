@@ -13,6 +13,7 @@ from modeling.attention import attention_bias_from_mask
 from modeling.config import BertConfig
 from modeling.embeddings import BertEmbeddings
 from modeling.initializers import create_initializer
+from modeling.input_checks import check_encoder_inputs, require_input_dict
 from modeling.serialization import BertConfigSerializable, register
 from modeling.transformer import TransformerLayer
 
@@ -99,7 +100,10 @@ class BertModel(BertConfigSerializable, keras.Model):
     Raises:
         TypeError: `config` is not a `BertConfig`.
         KeyError: `input_ids` is missing from the inputs.
-        ValueError: the sequence is longer than `max_position_embeddings`.
+        ValueError: `input_ids` is not [batch_size, seq_length], `input_mask`
+            or `segment_ids` has another shape, or the sequence is longer
+            than `max_position_embeddings` (see `modeling/input_checks.py`;
+            the message names the input, its shape and what is expected).
 
     Source: `BertModel` in the original `modeling.py`; the math (tanh gelu,
     LayerNorm epsilon 1e-12, -10000 on masked attention logits, dropout
@@ -134,10 +138,12 @@ class BertModel(BertConfigSerializable, keras.Model):
         return self.embeddings.word_embeddings
 
     def call(self, inputs, training=None):
+        require_input_dict(inputs, type(self).__name__)
         if "input_ids" not in inputs:
             raise KeyError(
                 "BertModel inputs need `input_ids`; got keys "
                 f"{sorted(inputs)}.")
+        check_encoder_inputs(inputs, self.config.max_position_embeddings)
         input_ids = inputs["input_ids"]
         input_mask = inputs.get("input_mask")
         if input_mask is None:

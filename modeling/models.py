@@ -11,6 +11,7 @@ from modeling.heads import (MaskedLMHead, NextSentenceHead, SquadHead,
                             transposed_dense)
 from modeling import losses
 from modeling.initializers import create_initializer
+from modeling.input_checks import require_input_dict
 from modeling.serialization import BertConfigSerializable, register
 
 # run_classifier.py hard-codes these rather than reading the config.
@@ -18,7 +19,8 @@ CLASSIFIER_DROPOUT = 0.1
 CLASSIFIER_INITIALIZER_RANGE = 0.02
 
 
-def _encoder_inputs(inputs):
+def _encoder_inputs(inputs, model):
+    require_input_dict(inputs, type(model).__name__)
     return {key: inputs[key] for key in ("input_ids", "input_mask", "segment_ids")
             if key in inputs}
 
@@ -65,7 +67,8 @@ class BertClassifier(BertConfigSerializable, keras.Model):
             name="output_bias", shape=(self.num_labels,), initializer="zeros")
 
     def call(self, inputs, training=None):
-        pooled = self.bert(_encoder_inputs(inputs), training=training)["pooled_output"]
+        pooled = self.bert(
+            _encoder_inputs(inputs, self), training=training)["pooled_output"]
         pooled = self.dropout(pooled, training=training)
         return transposed_dense(pooled, self.output_weights, self.output_bias)
 
@@ -119,7 +122,7 @@ class BertSquad(BertConfigSerializable, keras.Model):
 
     def call(self, inputs, training=None):
         sequence_output = self.bert(
-            _encoder_inputs(inputs), training=training)["sequence_output"]
+            _encoder_inputs(inputs, self), training=training)["sequence_output"]
         start_logits, end_logits = self.squad(sequence_output)
         return {"start_logits": start_logits, "end_logits": end_logits}
 
@@ -167,7 +170,7 @@ class BertPretrainer(BertConfigSerializable, keras.Model):
             self.next_sentence.build()
 
     def call(self, inputs, training=None):
-        outputs = self.bert(_encoder_inputs(inputs), training=training)
+        outputs = self.bert(_encoder_inputs(inputs, self), training=training)
         return {
             "masked_lm_log_probs": self.masked_lm(
                 outputs["sequence_output"], inputs["masked_lm_positions"],

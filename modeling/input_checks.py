@@ -1,0 +1,91 @@
+"""Shape checks on `BertModel` inputs, so bad inputs fail with a clear message.
+
+Without them a rank-1 `input_ids` fails deep inside a layer (an IndexError on
+`shape[1]`) and a sequence longer than `max_position_embeddings` fails in the
+position-embedding slice with a message that names neither the input nor the
+config. Checks use static shapes (free: plain Python at trace time). Only when
+the sequence length is unknown while tracing a graph is a run-time assertion
+added: one scalar comparison per call, nothing next to the encoder's matmuls
+(under XLA, `jit_compile=True`, TensorFlow drops assertions; the slice then
+fails with its own error).
+"""
+import tensorflow as tf
+
+ENCODER_INPUTS = ("input_ids", "input_mask", "segment_ids")
+
+
+def static_shape(tensor):
+    """The static shape as a tuple (None for unknown sizes), or None if even
+    the rank is unknown."""
+    shape = tensor.shape
+    if getattr(shape, "rank", 0) is None:
+        return None
+    return tuple(None if size is None else int(size) for size in shape)
+
+
+def require_input_dict(inputs, model_name):
+    """Raises TypeError unless `inputs` is a dict (the models take named inputs).
+
+    Args:
+        inputs: what the model was called with.
+        model_name: str for the message, e.g. "BertClassifier".
+    Raises:
+        TypeError: `inputs` is not a dict; the message says what is expected.
+    """
+    if not isinstance(inputs, dict):
+        raise TypeError(
+            f"{model_name} inputs must be a dict of int32 [batch_size, "
+            f"seq_length] tensors with `input_ids` (and optionally "
+            f"`input_mask`, `segment_ids`), got {type(inputs).__name__}"
+            f"{'' if getattr(inputs, 'shape', None) is None else ' of shape ' + str(static_shape(inputs))}.")
+
+
+def check_encoder_inputs(inputs, max_position_embeddings):
+    """Checks `input_ids`, `input_mask`, `segment_ids` before the encoder runs.
+
+    Args:
+        inputs: dict with `input_ids` and optionally `input_mask`,
+            `segment_ids`: tensors or arrays [batch_size, seq_length].
+        max_position_embeddings: int, the config's longest sequence.
+
+    Raises:
+        ValueError: `input_ids` is not of rank 2; `input_mask` or
+            `segment_ids` differ from `input_ids` in shape; the static
+            sequence length exceeds `max_position_embeddings`. The message
+            names the input, its shape and what is expected.
+        tf.errors.InvalidArgumentError: (when run) the sequence length,
+            unknown while tracing, exceeds `max_position_embeddings`.
+    """
+    input_ids = inputs["input_ids"]
+    shape = static_shape(input_ids)
+    if shape is not None and len(shape) != 2:
+        hint = (" For a single sequence, add a batch axis: input_ids[None, :]."
+                if len(shape) == 1 else "")
+        raise ValueError(
+            f"BertModel input `input_ids` has shape {shape} (rank {len(shape)}); "
+            f"expected rank 2, [batch_size, seq_length].{hint}")
+    for key in ENCODER_INPUTS[1:]:
+        value = inputs.get(key)
+        if value is None or shape is None:
+            continue
+        other = static_shape(value)
+        if other is not None and (len(other) != 2 or any(
+                a is not None and b is not None and a != b
+                for a, b in zip(other, shape))):
+            raise ValueError(
+                f"BertModel input `{key}` has shape {other}; expected the shape "
+                f"of `input_ids`, {shape} ([batch_size, seq_length]).")
+    seq_length = None if shape is None else shape[1]
+    if seq_length is not None:
+        if seq_length > max_position_embeddings:
+            raise ValueError(
+                f"BertModel input `input_ids` has shape {shape}: seq_length "
+                f"{seq_length} exceeds max_position_embeddings "
+                f"({max_position_embeddings}) of the BERT config; use sequences "
+                f"of at most {max_position_embeddings} tokens (max_seq_length).")
+    elif isinstance(input_ids, tf.Tensor) and not tf.executing_eagerly():
+        tf.debugging.assert_less_equal(
+            tf.shape(input_ids)[1], max_position_embeddings,
+            message=(f"BertModel input `input_ids`: seq_length exceeds "
+                     f"max_position_embeddings ({max_position_embeddings}) "
+                     "of the BERT config"))
