@@ -361,3 +361,32 @@ def test_read_tsv_keeps_original_api(glue_dir):
     rows = cp.DataProcessor._read_tsv(str(glue_dir / "WNLI" / "dev.tsv"))
     assert rows[0] == ["index", "sentence1", "sentence2", "label"]
     assert len(rows) == 72
+
+
+@pytest.mark.parametrize("content", ["", "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n"])
+@pytest.mark.parametrize("set_name", ["train", "dev", "test"])
+def test_empty_or_header_only_file_is_an_error_naming_it(tmp_path, content, set_name):
+    (tmp_path / f"{set_name}.tsv").write_text(content, encoding="utf-8")
+    processor = cp.get_processor("mrpc")
+    with pytest.raises(cp.ClassifierDataError,
+                       match=rf"{set_name}.tsv: no examples .*empty or holds only its header"):
+        getattr(processor, f"get_{set_name}_examples")(str(tmp_path))
+
+
+def test_xnli_dev_without_the_language_is_an_error(tmp_path):
+    (tmp_path / "xnli.dev.tsv").write_text(
+        "language\tgold_label\n" + "\t".join(["en", "neutral"] + ["x"] * 6) + "\n",
+        encoding="utf-8")
+    with pytest.raises(cp.ClassifierDataError, match="xnli.dev.tsv: no examples"):
+        cp.get_processor("xnli").get_dev_examples(str(tmp_path))
+
+
+def test_old_module_path_and_split_modules_export_the_same_names():
+    import data.classifier_processors as alias
+    from data.glue import processor_base, processors
+    assert alias is processors
+    for name in processors.__all__:
+        assert hasattr(alias, name), name
+    for name in processor_base.__all__:
+        assert getattr(processors, name) is getattr(processor_base, name)
+    assert processors.PROCESSORS["mrpc"] is processors.MrpcProcessor

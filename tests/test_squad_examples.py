@@ -182,3 +182,24 @@ def test_empty_and_whitespace_contexts_do_not_crash(tmp_path):
         ("empty", []), ("blank", [])]
     # Training cannot recover an answer from no words: skipped, no crash.
     assert read_squad_examples(path, is_training=True) == []
+
+
+def test_zipped_or_non_utf8_squad_file_is_named_with_what_to_do(tmp_path):
+    import zipfile
+
+    from data.io.text_files import TextFileError
+    from data.squad import evaluate as squad_evaluate
+    from data.squad.examples import read_squad_examples
+
+    zipped = tmp_path / "train-v1.1.json.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.writestr("train-v1.1.json", '{"data": []}')
+    with pytest.raises(TextFileError, match=r"train-v1.1.json.zip: is a zip archive, "
+                       r"expected SQuAD JSON; unzip it"):
+        read_squad_examples(str(zipped), is_training=True)
+    latin1 = tmp_path / "dev.json"
+    latin1.write_bytes('{"data": [],\n "x": "caf\xe9"}'.encode("latin-1"))
+    with pytest.raises(TextFileError, match=r"dev.json, line 2 \(byte 23\): not UTF-8"):
+        read_squad_examples(str(latin1), is_training=False)
+    with pytest.raises(TextFileError, match="dev.json, line 2"):
+        squad_evaluate.load_dataset(str(latin1))

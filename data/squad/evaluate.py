@@ -31,6 +31,7 @@ import string
 import sys
 
 from data.io.results import write_text_atomically
+from data.io.text_files import read_utf8_text
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
@@ -278,10 +279,14 @@ def evaluate_with_missing(dataset, preds, na_probs=None, na_prob_thresh=1.0,
 
 
 def _load_json(path):
-    """json.load of a UTF-8 file; ValueError naming file, line, column."""
+    """json.load of a UTF-8 file; ValueError naming file, line, column.
+
+    A zip/gzip archive or a non-UTF-8 file is a TextFileError (a ValueError)
+    naming the file and saying what to do.
+    """
+    text = read_utf8_text(path, "a JSON file")
     try:
-        with open(path, "r", encoding="utf-8") as reader:
-            return json.load(reader)
+        return json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError("%s: not valid JSON (line %d, column %d): %s" % (
             path, err.lineno, err.colno, err.msg)) from None

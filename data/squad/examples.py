@@ -7,7 +7,8 @@ KeyError/IndexError, and no crash on empty contexts.
 import json
 
 from absl import logging
-import tensorflow as tf
+
+from data.io.text_files import read_utf8_text
 
 
 class SquadExample(object):
@@ -100,10 +101,11 @@ def load_squad_json(input_file):
 
     Raises:
       ValueError: the file is not valid JSON (message gives the file, line and
-        column), or has no "data" list.
+        column), or has no "data" list; data.io.text_files.TextFileError (a
+        ValueError): the file is a zip/gzip archive (says to extract it) or
+        not UTF-8.
     """
-    with tf.io.gfile.GFile(input_file, "r") as reader:
-        text = reader.read()
+    text = read_utf8_text(input_file, "SQuAD JSON")
     try:
         input_json = json.loads(text)
     except json.JSONDecodeError as err:

@@ -1,0 +1,67 @@
+"""Reading a whole text file as UTF-8, with errors that name the file.
+
+Users hand over what they downloaded: a `.zip` or `.gz` of the data, or a
+file in another encoding. Python's own error (`UnicodeDecodeError: 'utf-8'
+codec can't decode byte 0x8b in position 1`) names neither the file nor
+what to do; these errors do. TF-free for local paths; gs:// paths go
+through tf.io.gfile, as the original's tf.gfile.
+"""
+import os
+
+__all__ = ["TextFileError", "read_utf8_text"]
+
+# Leading bytes of archive formats people download data sets in.
+_ARCHIVES = (
+    (b"PK\x03\x04", "a zip archive", "unzip it"),
+    (b"\x1f\x8b", "a gzip file", "gunzip it"),
+    (b"BZh", "a bzip2 file", "bunzip2 it"),
+    (b"\xfd7zXZ\x00", "an xz file", "unxz it"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7z archive", "extract it"),
+)
+
+
+class TextFileError(ValueError):
+    """A file that should be UTF-8 text is an archive or another encoding."""
+
+
+def _read_bytes(path):
+    if "://" in path:
+        import tensorflow as tf  # Only remote paths need TensorFlow.
+        with tf.io.gfile.GFile(path, "rb") as reader:
+            return reader.read()
+    with open(path, "rb") as reader:
+        return reader.read()
+
+
+def read_utf8_text(path, expected="UTF-8 text"):
+    """The content of `path` decoded as UTF-8.
+
+    Args:
+      path: str or os.PathLike (local or gs://).
+      expected: what the file should hold, for the message (e.g. "SQuAD
+        JSON").
+
+    Returns:
+      str.
+
+    Raises:
+      TextFileError: the file is a zip/gzip/bzip2/xz/7z archive (the message
+        says to extract it), or is not valid UTF-8 (the message gives the
+        line and byte offset).
+      FileNotFoundError: no file at `path`.
+    """
+    path = os.fspath(path)
+    data = _read_bytes(path)
+    for magic, kind, action in _ARCHIVES:
+        if data.startswith(magic):
+            raise TextFileError(
+                "%s: is %s, expected %s; %s first and pass the extracted "
+                "file" % (path, kind, expected, action))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise TextFileError(
+            "%s, line %d (byte %d): not UTF-8 text (%s); expected %s saved "
+            "as UTF-8" % (path, line, error.start, error.reason, expected)
+        ) from None
