@@ -310,3 +310,84 @@ def test_validate_vocab_size_names_both_files():
     with pytest.raises(ValueError) as error:
         tokenization.validate_vocab_size(vocab, 2, "v.txt", "c.json")
     assert "v.txt has 3 tokens but the BERT config c.json has vocab_size 2" in str(error.value)
+
+
+def _vocab_file(tmp_path, content):
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(content)
+    return str(path)
+
+
+def _original_load_vocab(path):
+    # The original's load_vocab, step for step (readline until "", strip).
+    vocab, index = {}, 0
+    with open(path, encoding="utf-8") as reader:
+        while True:
+            token = reader.readline()
+            if not token:
+                break
+            vocab[token.strip()] = index
+            index += 1
+    return vocab
+
+
+def test_duplicate_plus_extra_line_exceeds_vocab_size(tmp_path):
+    # 4 distinct tokens on 5 lines: the old distinct-token count let this pass
+    # with vocab_size 4, and "c" got id 4, past the embedding.
+    path = _vocab_file(tmp_path, b"[PAD]\na\nb\na\nc\n")
+    vocab = tokenization.load_vocab(path)
+    assert vocab == _original_load_vocab(path)
+    assert vocab["a"] == 3 and vocab["c"] == 4
+    with pytest.raises(ValueError, match=r"has 5 tokens but the BERT config c.json has "
+                       r"vocab_size 4: ids from 4 on have no embedding \(id 4 is 'c', line 5\)"):
+        tokenization.validate_vocab_size(vocab, 4, path, "c.json")
+    tokenization.validate_vocab_size(vocab, 5, path)
+    warnings = tokenization.vocab_file_warnings(path)
+    assert len(warnings) == 1
+    assert "token 'a' is on lines 2, 4; it maps to id 3" in warnings[0]
+    assert "id(s) 1 are never produced" in warnings[0]
+
+
+def test_trailing_blank_line_is_read_as_the_original_and_accepted(tmp_path):
+    path = _vocab_file(tmp_path, b"[PAD]\n[UNK]\nthe\n\n")
+    vocab = tokenization.load_vocab(path)
+    assert vocab == _original_load_vocab(path) == {"[PAD]": 0, "[UNK]": 1, "the": 2, "": 3}
+    tokenization.validate_vocab_size(vocab, 3, path)  # id 3 ('') is never produced
+    assert tokenization.vocab_file_warnings(path) == []
+
+
+def test_blank_line_inside_vocab_takes_an_id_and_is_reported(tmp_path):
+    path = _vocab_file(tmp_path, b"[PAD]\n\nthe\n")
+    vocab = tokenization.load_vocab(path)
+    assert vocab == _original_load_vocab(path) == {"[PAD]": 0, "": 1, "the": 2}
+    with pytest.raises(ValueError, match="has 3 tokens"):
+        tokenization.validate_vocab_size(vocab, 2, path)
+    (warning,) = tokenization.vocab_file_warnings(path)
+    assert "blank line(s) 2" in warning
+
+
+def test_byte_order_mark_is_removed_ids_unchanged_and_reported(tmp_path):
+    path = _vocab_file(tmp_path, "\ufeff[PAD]\n[UNK]\nthe\n".encode("utf-8"))
+    vocab = tokenization.load_vocab(path)
+    original = _original_load_vocab(path)
+    assert original["\ufeff[PAD]"] == 0  # the original keeps the BOM in the token
+    assert vocab == {"[PAD]": 0, "[UNK]": 1, "the": 2}
+    (warning,) = tokenization.vocab_file_warnings(path)
+    assert "byte order mark" in warning and "'[PAD]'" in warning
+
+
+def test_tokenizer_for_model_logs_warnings_and_refuses_too_many_lines(tmp_path, caplog):
+    path = _vocab_file(tmp_path, b"[PAD]\n[UNK]\na\na\n")
+    with caplog.at_level("WARNING"):
+        tokenization.tokenizer_for_model(path, True, 4)
+    assert "token 'a' is on lines 3, 4" in caplog.text
+    with pytest.raises(ValueError, match="has 4 tokens"):
+        tokenization.tokenizer_for_model(path, True, 3)
+
+
+def test_real_vocab_reads_as_the_original(data_dir):
+    path = str(data_dir / "bert_models/uncased_L-12_H-768_A-12/vocab.txt")
+    vocab = tokenization.load_vocab(path)
+    assert vocab == _original_load_vocab(path)
+    assert tokenization.highest_reachable_id(vocab) + 1 == 30522
+    assert tokenization.vocab_file_warnings(path) == []

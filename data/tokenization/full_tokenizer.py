@@ -15,10 +15,15 @@ Everything here is own code: the rules need Python's own `unicodedata` and
 tokenizer reproduces exactly (see `data/tokenization/in_graph.py` for the bridged
 in-graph version).
 """
-import collections
 import os
 import re
 import unicodedata
+
+from absl import logging
+
+from data.tokenization.vocab import (  # noqa: F401  (public here too)
+    highest_reachable_id, load_vocab, validate_vocab_size,
+    vocab_file_warnings)
 
 __all__ = [
     "FullTokenizer",
@@ -33,6 +38,10 @@ __all__ = [
     "convert_tokens_to_ids",
     "convert_ids_to_tokens",
     "validate_case_matches_checkpoint",
+    "validate_vocab_size",
+    "highest_reachable_id",
+    "vocab_file_warnings",
+    "tokenizer_for_model",
 ]
 
 # Checkpoint directory names whose vocab was built lower-cased / cased; the
@@ -116,36 +125,15 @@ def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
                                     model_name, model_kind, expected_flag))
 
 
-def validate_vocab_size(vocab, vocab_size, vocab_file=None, config_file=None):
-    """Checks that every id of the vocabulary has a row in the embedding table.
-
-    Without this check a vocab.txt from another model gives ids past the end
-    of `bert/embeddings/word_embeddings`: an error deep inside TensorFlow on
-    CPU, silently wrong embeddings on GPU.
-
-    Args:
-      vocab: the token -> id mapping (e.g. `FullTokenizer.vocab`).
-      vocab_size: int, `vocab_size` of the BERT config.
-      vocab_file, config_file: paths, for the message.
-
-    Raises:
-      ValueError: the vocabulary has more entries than `vocab_size`.
-    """
-    if len(vocab) > vocab_size:
-        raise ValueError(
-            "vocab file %s has %d tokens but the BERT config %s has "
-            "vocab_size %d: ids from %d on have no embedding. Use the "
-            "vocab.txt that came with the checkpoint." % (
-                vocab_file or "", len(vocab), config_file or "", vocab_size,
-                vocab_size))
-
-
 def tokenizer_for_model(vocab_file, do_lower_case, vocab_size, config_file=None):
     """A `FullTokenizer` whose ids all fit a model with `vocab_size` rows.
 
-    What the scripts build before featurizing; see `validate_vocab_size`.
+    What the scripts build before featurizing: logs `vocab_file_warnings`
+    and checks `validate_vocab_size`.
     """
     tokenizer = FullTokenizer(vocab_file=vocab_file, do_lower_case=do_lower_case)
+    for warning in vocab_file_warnings(vocab_file):
+        logging.warning("%s", warning)
     validate_vocab_size(tokenizer.vocab, vocab_size, vocab_file, config_file)
     return tokenizer
 
@@ -173,42 +161,6 @@ def printable_text(text):
     Source: tokenization.py, printable_text.
     """
     return convert_to_unicode(text)
-
-
-def load_vocab(vocab_file):
-    """Reads a vocab file, one token a line, into token -> line index.
-
-    Each line is decoded as UTF-8 (bad bytes dropped) and `str.strip()`-ed.
-    Lines end only at "\\n" (as tf.gfile's readline). If a token appears twice,
-    it keeps its first position in the OrderedDict but maps to its last line
-    index, exactly as the original's dict assignment does.
-
-    Args:
-      vocab_file: path of the vocab file (str or os.PathLike).
-
-    Returns:
-      collections.OrderedDict mapping str token -> int id.
-
-    Raises:
-      FileNotFoundError: the file does not exist.
-
-    Source: tokenization.py, load_vocab.
-    """
-    vocab_file = os.fspath(vocab_file)
-    if not os.path.isfile(vocab_file):
-        raise FileNotFoundError(
-            "BERT vocab file not found: %r (expected a text file with one "
-            "WordPiece token per line, e.g. <model_dir>/vocab.txt)"
-            % vocab_file)
-    vocab = collections.OrderedDict()
-    with open(vocab_file, "rb") as reader:
-        raw = reader.read()
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    for index, line in enumerate(lines):
-        vocab[convert_to_unicode(line).strip()] = index
-    return vocab
 
 
 def convert_by_vocab(vocab, items, vocab_file=None, kind="token"):

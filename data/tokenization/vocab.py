@@ -1,0 +1,158 @@
+"""Reading a WordPiece vocab file as the original does, and checking it.
+
+The ids are the original's (google-research/bert `tokenization.py`,
+load_vocab): each line's index, blank lines included; a repeated token maps
+to its last line. The checks say when a file reads differently from what it
+seems to say (byte order mark, duplicates, blank lines) and refuse a vocab
+whose ids do not fit the model's embedding table.
+"""
+import collections
+import os
+
+__all__ = ["load_vocab", "highest_reachable_id", "validate_vocab_size",
+           "vocab_file_warnings"]
+
+
+def load_vocab(vocab_file):
+    """Reads a vocab file, one token a line, into token -> line index.
+
+    Each line is decoded as UTF-8 (bad bytes dropped) and `str.strip()`-ed.
+    Lines end only at "\\n" (as tf.gfile's readline); a blank line is the
+    empty token and takes an id, as in the original. If a token appears
+    twice, it keeps its first position in the OrderedDict but maps to its
+    last line index, exactly as the original's dict assignment does. One
+    difference: a UTF-8 byte order mark at the start of the file is not made
+    part of the first token (ids are unchanged; see vocab_file_warnings).
+
+    Args:
+      vocab_file: path of the vocab file (str or os.PathLike).
+
+    Returns:
+      collections.OrderedDict mapping str token -> int id.
+
+    Raises:
+      FileNotFoundError: the file does not exist.
+
+    Source: tokenization.py, load_vocab.
+    """
+    vocab_file = os.fspath(vocab_file)
+    if not os.path.isfile(vocab_file):
+        raise FileNotFoundError(
+            "BERT vocab file not found: %r (expected a text file with one "
+            "WordPiece token per line, e.g. <model_dir>/vocab.txt)"
+            % vocab_file)
+    vocab = collections.OrderedDict()
+    with open(vocab_file, "rb") as reader:
+        lines = _vocab_lines(reader.read())
+    for index, line in enumerate(lines):
+        vocab[_vocab_token(line, index)] = index
+    return vocab
+
+
+def _vocab_lines(raw):
+    # Lines end only at "\n" (tf.gfile's readline); a final "\n" ends the
+    # last line rather than starting an empty one.
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def _vocab_token(line, index):
+    # As convert_to_unicode: bad UTF-8 bytes are dropped.
+    token = line.decode("utf-8", "ignore").strip()
+    if index == 0 and token.startswith("\ufeff"):
+        # A byte order mark is not part of the token (see
+        # vocab_file_warnings); the original kept it.
+        token = token[1:].strip()
+    return token
+
+
+def highest_reachable_id(vocab):
+    """The largest id that tokenization can produce, or -1 for none.
+
+    Every line of a vocab file takes an id (its line index, as the
+    original's load_vocab), so the embedding needs a row for each line up to
+    the last token text can produce. Blank lines give the empty token, which
+    tokenization never produces (a trailing blank line is harmless, as in
+    the original), and a duplicated token's earlier lines are never
+    produced either (it maps to its last line).
+    """
+    return max((index for token, index in vocab.items() if token), default=-1)
+
+
+def validate_vocab_size(vocab, vocab_size, vocab_file=None, config_file=None):
+    """Checks that every id tokenization can produce has an embedding row.
+
+    Compares the highest reachable id + 1 (see `highest_reachable_id`; the
+    number of lines for a normal vocab) with the config's `vocab_size`, not
+    the number of distinct tokens: a vocab with a duplicate plus one extra
+    line has as many distinct tokens as `vocab_size` but gives the id
+    `vocab_size`. Without this check such ids are past the end of
+    `bert/embeddings/word_embeddings`: an error deep inside TensorFlow on
+    CPU, silently wrong embeddings on GPU.
+
+    Args:
+      vocab: the token -> id mapping (e.g. `FullTokenizer.vocab`).
+      vocab_size: int, `vocab_size` of the BERT config.
+      vocab_file, config_file: paths, for the message.
+
+    Raises:
+      ValueError: the vocab gives an id >= `vocab_size`.
+    """
+    highest = highest_reachable_id(vocab)
+    if highest >= vocab_size:
+        token = next(t for t, i in vocab.items() if i == highest)
+        # "tokens" counts lines (ids), as the original numbers them.
+        raise ValueError(
+            "vocab file %s has %d tokens but the BERT config %s has "
+            "vocab_size %d: ids from %d on have no embedding (id %d is %r, "
+            "line %d). Use the vocab.txt that came with the checkpoint." % (
+                vocab_file or "", highest + 1, config_file or "", vocab_size,
+                vocab_size, highest, token, highest + 1))
+
+
+def vocab_file_warnings(vocab_file):
+    """What in a vocab file reads differently from what it seems to say.
+
+    Returns:
+      list of str, one per finding: a UTF-8 byte order mark (removed from
+      the first token here; the original kept it, so its first token could
+      never match), a token on several lines (the original maps it to its
+      last line's id; the earlier ids are never produced), blank lines
+      before the last token (read as the empty token, taking an id, as the
+      original does). Trailing blank lines are read the same way but are
+      harmless and not reported.
+    """
+    with open(os.fspath(vocab_file), "rb") as reader:
+        lines = _vocab_lines(reader.read())
+    warnings = []
+    if lines and lines[0].startswith(b"\xef\xbb\xbf"):
+        warnings.append(
+            "%s starts with a UTF-8 byte order mark; it is removed from the "
+            "first token (the original would have kept it as part of %r, "
+            "so that token could never be produced). Ids are unchanged." % (
+                vocab_file, lines[0][3:].decode("utf-8", "ignore").strip()))
+    seen = {}
+    for index, line in enumerate(lines):
+        token = _vocab_token(line, index)
+        seen.setdefault(token, []).append(index)
+    last_token_line = max((i for t, ids in seen.items() if t for i in ids),
+                          default=-1)
+    blank = [i + 1 for i in seen.get("", []) if i < last_token_line]
+    if blank:
+        warnings.append(
+            "%s has blank line(s) %s: each is read as the empty token and "
+            "takes an id, as in the original." % (
+                vocab_file, ", ".join(str(n) for n in blank[:10])))
+    duplicates = {t: ids for t, ids in seen.items() if t and len(ids) > 1}
+    for token, ids in list(duplicates.items())[:10]:
+        warnings.append(
+            "%s: token %r is on lines %s; it maps to id %d (its last line, "
+            "as in the original) and id(s) %s are never produced." % (
+                vocab_file, token, ", ".join(str(i + 1) for i in ids),
+                ids[-1], ", ".join(str(i) for i in ids[:-1])))
+    if len(duplicates) > 10:
+        warnings.append("%s: %d more duplicated tokens." % (
+            vocab_file, len(duplicates) - 10))
+    return warnings
