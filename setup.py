@@ -23,6 +23,7 @@ setup(
         "absl-py>=2.1,<3",
         "tensorboard>=2.19",  # TensorBoard logs written during training
         "numpy>=1.26",
+        "safetensors>=0.4",  # Hugging Face weights (convert_checkpoint.py)
     ],
     extras_require={"dev": ["pytest>=8"]},
 )
