@@ -235,6 +235,17 @@ def _layer_text(layers):
     return f"{len(layers)} encoder layers ({layers[0]}..{layers[-1]})"
 
 
+def _shorten_mismatch(message, shown=3):
+    """The mismatch message with at most `shown` of its per-weight lines."""
+    lines = message.splitlines()
+    weights = [line.strip() for line in lines if line.startswith("  ")]
+    others = [line.strip() for line in lines if not line.startswith("  ")]
+    if len(weights) > shown:
+        weights = weights[:shown] + [f"... {len(weights) - shown} more"]
+    head, tail = others[:1], others[1:]
+    return "; ".join(head + weights + tail)
+
+
 def check_checkpoint_fits(model, checkpoint, bert_config_file,
                           allow_partial=False):
     """Shapes and layer count of `checkpoint` against `model`, nothing assigned.
@@ -254,7 +265,7 @@ def check_checkpoint_fits(model, checkpoint, bert_config_file,
         prefix, shapes = checkpoints.check_compatible(model, checkpoint)
     except checkpoints.CheckpointMismatchError as error:
         raise UserError(f"{bert_config_file} does not fit {checkpoint}: "
-                        f"{error}") from None
+                        f"{_shorten_mismatch(str(error))}") from None
     model_names = {name for name in checkpoints.model_weights_by_name(model)
                    if name.startswith("bert/")}
     checkpoint_names = {name for name in shapes if name.startswith("bert/")

@@ -1,0 +1,182 @@
+"""ClassificationTask in-process: train / evaluate / predict, checks, checkpoint rule.
+
+Ground truth: shared/fixtures/tf1_vocab_mrpc_classifier (the original's
+test_results.tsv for 64 MRPC test rows) and small slices of GLUE MRPC.
+"""
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from tasks.classification import ClassificationConfig, ClassificationTask
+from tasks.errors import UserError
+
+FIXTURE = "tf1_vocab_mrpc_classifier"
+
+
+@pytest.fixture(scope="module")
+def fixture(fixtures_dir):
+    return fixtures_dir / FIXTURE
+
+
+@pytest.fixture
+def mrpc_slice(tmp_path, data_dir, fixture):
+    """train.tsv (header + 20 rows), dev.tsv (header + 12 rows), test.tsv (64)."""
+    folder = tmp_path / "mrpc"
+    folder.mkdir()
+    for name, rows in (("train.tsv", 20), ("dev.tsv", 12)):
+        lines = (data_dir / "glue/MRPC" / name).read_text(
+            encoding="utf-8").splitlines(keepends=True)
+        (folder / name).write_text("".join(lines[:rows + 1]), encoding="utf-8")
+    (folder / "test.tsv").write_bytes((fixture / "mrpc_test64.tsv").read_bytes())
+    return folder
+
+
+def make_config(fixture, data, output_dir, **fields):
+    values = dict(task_name="MRPC", data_dir=str(data),
+                  vocab_file=str(fixture / "vocab.txt"),
+                  bert_config_file=str(fixture / "bert_config.json"),
+                  init_checkpoint=str(fixture / "bert_model.ckpt"),
+                  output_dir=str(output_dir), max_seq_length=64)
+    values.update(fields)
+    return ClassificationConfig(**values)
+
+
+def test_predict_reproduces_original_test_results(fixture, mrpc_slice, tmp_path):
+    task = ClassificationTask(make_config(fixture, mrpc_slice, tmp_path / "out",
+                                          do_predict=True, max_seq_length=128))
+    probabilities = task.predict()
+    original = np.array([line.split("\t") for line in
+                         (fixture / "mrpc_test64_test_results.tsv")
+                         .read_text().splitlines()], float)
+    assert probabilities.shape == original.shape == (64, 2)
+    np.testing.assert_allclose(probabilities, original, rtol=0, atol=1e-5)
+    written = np.array([line.split("\t") for line in (
+        tmp_path / "out/test_results.tsv").read_text().splitlines()], np.float32)
+    # str(float32) round-trips: the file holds exactly the returned values.
+    np.testing.assert_array_equal(written, probabilities.astype(np.float32))
+    assert task.global_step == 0  # weights from --init_checkpoint
+
+
+def test_train_then_evaluate_in_process(fixture, mrpc_slice, tmp_path):
+    from data.glue.features import classifier_dataset
+    from modeling import BertClassifier, BertConfig, checkpoints
+
+    output_dir = tmp_path / "out"
+    config = make_config(fixture, mrpc_slice, output_dir, do_train=True,
+                         do_eval=True, train_batch_size=8, eval_batch_size=5,
+                         num_train_epochs=1.0, learning_rate=1e-3)
+    results = ClassificationTask(config).run()
+    # 20 examples / 8 * 1 epoch -> 2 steps, as the original counts.
+    assert results["train"]["global_step"] == 2
+    evaluation = results["eval"]
+    assert set(evaluation) == {"eval_accuracy", "eval_f1", "eval_loss",
+                               "global_step", "loss"}
+    assert evaluation["global_step"] == 2
+
+    # The same numbers from the written checkpoint, computed independently.
+    model = BertClassifier(BertConfig.from_json_file(fixture / "bert_config.json"), 2)
+    checkpoints.load_tf1_checkpoint(model, output_dir, verbose=False)
+    dataset = classifier_dataset(str(output_dir / "eval.tf_record"), 64, False, 5)
+    logits = model.predict(dataset.map(lambda x, y, w: x), verbose=0)
+    labels = np.concatenate([y for _, y, _ in dataset.as_numpy_iterator()])
+    log_probs = tf.nn.log_softmax(logits).numpy()
+    per_example = -log_probs[np.arange(len(labels)), labels]
+    assert len(labels) == 12
+    assert evaluation["eval_loss"] == pytest.approx(per_example.mean(), abs=1e-5)
+    batch_means = [per_example[i:i + 5].mean() for i in range(0, 12, 5)]
+    assert evaluation["loss"] == pytest.approx(np.mean(batch_means), abs=1e-5)
+    assert evaluation["eval_accuracy"] == pytest.approx(
+        (logits.argmax(-1) == labels).mean())
+    written = dict(line.split(" = ") for line in
+                   (output_dir / "eval_results.txt").read_text().splitlines())
+    assert float(written["eval_loss"]) == pytest.approx(evaluation["eval_loss"],
+                                                        abs=1e-6)
+    assert (output_dir / "init_checkpoint.txt").read_text().strip() == str(
+        fixture / "bert_model.ckpt")
+
+
+def test_rerun_resumes_and_conflicting_init_checkpoint_is_refused(
+        fixture, fixtures_dir, mrpc_slice, tmp_path):
+    output_dir = tmp_path / "out"
+    train = dict(do_train=True, train_batch_size=10, num_train_epochs=1.0)
+    first = ClassificationTask(make_config(fixture, mrpc_slice, output_dir, **train))
+    assert first.run()["train"]["global_step"] == 2
+
+    # The same command again: resumes (nothing left to do), no error.
+    again = ClassificationTask(make_config(fixture, mrpc_slice, output_dir,
+                                           num_train_epochs=2.0, do_train=True,
+                                           train_batch_size=10))
+    assert again.run()["train"]["global_step"] == 4
+    assert again.checkpoint.source == "output_dir"
+
+    # Another --init_checkpoint with that output_dir: which one wins is
+    # ambiguous, so it is an error naming both and the way out.
+    other = tmp_path / "other"
+    other.mkdir()
+    for path in (fixture).glob("bert_model.ckpt.*"):
+        (other / path.name).write_bytes(path.read_bytes())
+    conflicting = ClassificationTask(make_config(
+        fixture, mrpc_slice, output_dir, do_eval=True,
+        init_checkpoint=str(other / "bert_model.ckpt")))
+    with pytest.raises(UserError, match=r"model\.ckpt-4.*fresh --output_dir.*"
+                                        r"drop --init_checkpoint"):
+        conflicting.run()
+    assert not (output_dir / "eval_results.txt").exists()
+
+    # Without --init_checkpoint the output_dir's checkpoint is used.
+    evaluation = ClassificationTask(make_config(
+        fixture, mrpc_slice, output_dir, do_eval=True,
+        init_checkpoint=None)).run()["eval"]
+    assert evaluation["global_step"] == 4
+
+
+@pytest.mark.parametrize("dev_text", ["", "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n"])
+def test_empty_or_header_only_dev_fails_before_training(fixture, mrpc_slice,
+                                                        tmp_path, dev_text):
+    (mrpc_slice / "dev.tsv").write_text(dev_text, encoding="utf-8")
+    output_dir = tmp_path / "out"
+    task = ClassificationTask(make_config(fixture, mrpc_slice, output_dir,
+                                          do_train=True, do_eval=True))
+    # A user error (the data layer's ClassifierDataError or UserError; both
+    # are ValueErrors that tasks.cli prints as one line).
+    with pytest.raises(ValueError, match=r"dev\.tsv: no examples"):
+        task.run()
+    assert not output_dir.exists()
+
+
+def test_too_few_examples_for_one_step(fixture, mrpc_slice, tmp_path):
+    task = ClassificationTask(make_config(fixture, mrpc_slice, tmp_path / "out",
+                                          do_train=True, train_batch_size=64,
+                                          num_train_epochs=1.0))
+    with pytest.raises(UserError, match=r"train\.tsv: 20 examples / "
+                                        r"--train_batch_size=64"):
+        task.run()
+    assert not (tmp_path / "out").exists()
+
+
+def test_config_with_fewer_layers_than_checkpoint(fixture, mrpc_slice, tmp_path):
+    import json
+
+    config = json.loads((fixture / "bert_config.json").read_text())
+    config["num_hidden_layers"] = 1
+    one_layer = tmp_path / "one_layer.json"
+    one_layer.write_text(json.dumps(config))
+    fields = dict(do_train=True, bert_config_file=str(one_layer))
+    task = ClassificationTask(make_config(fixture, mrpc_slice, tmp_path / "out",
+                                          **fields))
+    with pytest.raises(UserError, match="2 encoder layers .* num_hidden_layers=1"):
+        task.prepare()
+    assert not (tmp_path / "out").exists()
+    # Said to be intended: accepted.
+    task = ClassificationTask(make_config(fixture, mrpc_slice, tmp_path / "out",
+                                          allow_partial_checkpoint=True, **fields))
+    task.prepare()
+    assert task.checkpoint.source == "init_checkpoint"
+
+
+def test_unknown_task_and_no_mode(fixture, mrpc_slice, tmp_path):
+    with pytest.raises(UserError, match="known tasks"):
+        ClassificationTask(make_config(fixture, mrpc_slice, tmp_path,
+                                       task_name="nosuchtask"))
+    with pytest.raises(UserError, match="At least one of `do_train`"):
+        ClassificationTask(make_config(fixture, mrpc_slice, tmp_path)).prepare()
