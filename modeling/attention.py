@@ -39,13 +39,14 @@ class SelfAttention(BertConfigSerializable, keras.layers.Layer):
     axis) and `{query,key,value}/bias` [hidden_size].
 
     Call args:
-        hidden_states: float [batch_size, seq_length, hidden_size].
+        hidden_states: float [batch_size, seq_length, hidden_size], or
+            flattened to [batch_size * seq_length, hidden_size].
         attention_bias: float [batch_size, 1, 1, seq_length], from
             `attention_bias_from_mask`.
         training: bool, enables dropout on the attention probabilities.
 
     Returns:
-        float [batch_size, seq_length, hidden_size], the concatenated heads.
+        float, the concatenated heads, in the shape of `hidden_states`.
 
     Source: `attention_layer` in the original `modeling.py`.
     """
@@ -78,8 +79,15 @@ class SelfAttention(BertConfigSerializable, keras.layers.Layer):
         return ops.transpose(x, (0, 2, 1, 3))
 
     def call(self, hidden_states, attention_bias, training=None):
-        batch_size = ops.shape(hidden_states)[0]
-        seq_length = ops.shape(hidden_states)[1]
+        # `hidden_states` may also come flattened, [batch_size * seq_length,
+        # hidden_size] (as TransformerLayer passes it); the bias then gives
+        # the batch size and length. The result has the input's rank.
+        if len(hidden_states.shape) == 3:
+            batch_size = ops.shape(hidden_states)[0]
+            seq_length = ops.shape(hidden_states)[1]
+        else:
+            batch_size = ops.shape(attention_bias)[0]
+            seq_length = ops.shape(attention_bias)[-1]
         query = self._split_heads(self.query(hidden_states), batch_size, seq_length)
         key = self._split_heads(self.key(hidden_states), batch_size, seq_length)
         value = self._split_heads(self.value(hidden_states), batch_size, seq_length)
@@ -90,5 +98,7 @@ class SelfAttention(BertConfigSerializable, keras.layers.Layer):
         probs = self.dropout(probs, training=training)
         context = ops.matmul(probs, value)
         context = ops.transpose(context, (0, 2, 1, 3))
-        return ops.reshape(
-            context, (batch_size, seq_length, self.num_heads * self.head_size))
+        width = self.num_heads * self.head_size
+        if len(hidden_states.shape) == 3:
+            return ops.reshape(context, (batch_size, seq_length, width))
+        return ops.reshape(context, (-1, width))

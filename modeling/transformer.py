@@ -1,5 +1,6 @@
 """One post-LayerNorm transformer layer, as `transformer_model` of the original."""
 import keras
+from keras import ops
 
 from modeling.activations import get_activation
 from modeling.attention import SelfAttention
@@ -126,8 +127,13 @@ class TransformerLayer(BertConfigSerializable, keras.layers.Layer):
             tuple(input_shape[:-1]) + (self.config.intermediate_size,))
 
     def call(self, hidden_states, attention_bias, training=None):
-        attention_output = self.attention(
-            hidden_states, attention_bias, training=training)
+        # The sublayers run on rows, [batch_size * seq_length, hidden_size]:
+        # a 2-D Dense is one MatMul that oneDNN fuses with its bias and GELU,
+        # while a 3-D one goes through tensordot, whose reshapes block that.
+        shape = ops.shape(hidden_states)
+        rows = ops.reshape(hidden_states, (-1, self.config.hidden_size))
+        attention_output = self.attention(rows, attention_bias, training=training)
         intermediate_output = self.intermediate(attention_output)
-        return self.output_projection(
+        layer_output = self.output_projection(
             intermediate_output, attention_output, training=training)
+        return ops.reshape(layer_output, shape)
