@@ -1,0 +1,336 @@
+"""Our BERT against keras-hub and PyTorch/transformers, printed as a table.
+
+    python benchmarks/compare.py [--quick] [--only=infer_8x128,bf16] \
+        [--bert_config_file=../shared/data/bert_models/uncased_L-12_H-768_A-12/bert_config.json]
+
+Rows (BERT-Base shapes by default, random weights and ids, no padding):
+- `infer_8x128`, `infer_1x512`: the encoder forward pass (sequence and pooled
+  outputs), dropout off: ours (`BertModel`), keras-hub `BertBackbone`,
+  transformers `BertModel` (PyTorch eager, `inference_mode`).
+- `train_8x128`: one fine-tuning step of a 2-class classifier (dropout on,
+  forward, backward, global-norm clipping at 1.0, AdamW update): ours
+  (`BertClassifier` + the original optimizer), keras-hub `BertTextClassifier`
+  (+ the same optimizer), transformers `BertForSequenceClassification`
+  (+ `torch.optim.AdamW`, `clip_grad_norm_`).
+Each in `fp32` and `bf16`. bf16 means mixed precision: float32 weights,
+bfloat16 compute (Keras policy `mixed_bfloat16`; `torch.autocast` in PyTorch).
+`bf16w` (opt-in via --precisions) keeps the weights themselves in bfloat16
+(Keras policy `bfloat16`; `model.to(torch.bfloat16)`), inference only.
+
+Keras models run as `tf.function` graphs (as `predict`/`fit` run them, no XLA);
+PyTorch runs eagerly. PyTorch is optional: without `torch` and
+`transformers` installed its columns are empty (they are never dependencies of
+this project).
+
+Method: all variants of a row are built and warmed up first, then timed in
+round-robin repetitions (each repetition runs every variant once, in turn), so
+load changes from other processes hit all alike; the table gives medians.
+"vs" columns are speedups: the other's median time / ours (>1: ours faster).
+"% limit" is model FLOPs / time / the FLOP rate of a plain matmul chain of
+BERT's own feed-forward shapes ([tokens, hidden] x [hidden, intermediate] x
+[intermediate, hidden], TensorFlow, same precision) with about the same FLOPs,
+timed in the same round robin. Training counts 3x the forward FLOPs.
+"""
+import gc
+import os
+import statistics
+import time
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import keras  # noqa: E402
+from absl import app, flags  # noqa: E402
+
+from modeling import BertClassifier, BertConfig  # noqa: E402
+from modeling.optimization import create_optimizer  # noqa: E402
+
+_BASE_CONFIG = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data",
+    "bert_models", "uncased_L-12_H-768_A-12", "bert_config.json")
+CASES = {  # name -> (mode, batch_size, seq_length)
+    "infer_8x128": ("infer", 8, 128),
+    "infer_1x512": ("infer", 1, 512),
+    "train_8x128": ("train", 8, 128),
+}
+POLICIES = {"fp32": "float32", "bf16": "mixed_bfloat16", "bf16w": "bfloat16"}
+FRAMEWORKS = ("ours", "keras_hub", "torch")
+
+flags.DEFINE_string("bert_config_file", _BASE_CONFIG, "Model shapes to measure.")
+flags.DEFINE_list("cases", list(CASES), f"Rows, of {sorted(CASES)}.")
+flags.DEFINE_list("precisions", ["fp32", "bf16"], f"Of {sorted(POLICIES)}.")
+flags.DEFINE_list("frameworks", list(FRAMEWORKS), f"Of {FRAMEWORKS}.")
+flags.DEFINE_list(
+    "only", [], "Run only rows whose `case_precision` label (e.g. "
+    "`infer_8x128_bf16`) contains one of these strings.")
+flags.DEFINE_bool("quick", False, "3 repetitions instead of --reps.")
+flags.DEFINE_integer("reps", 10, "Timed round-robin repetitions per row.")
+flags.DEFINE_integer("warmup", 2, "Untimed calls per variant before timing.")
+FLAGS = flags.FLAGS
+
+
+def forward_flops(config, batch_size, seq_length):
+    """Multiply-adds x 2 of the encoder and pooler matmuls (embeddings omitted)."""
+    hidden, inner = config.hidden_size, config.intermediate_size
+    per_token = (8 * hidden * hidden + 4 * hidden * inner  # q,k,v,out + FFN
+                 + 4 * seq_length * hidden)  # scores and context
+    return (batch_size * seq_length * config.num_hidden_layers * per_token
+            + batch_size * 2 * hidden * hidden)
+
+
+def random_inputs(config, batch_size, seq_length):
+    rng = np.random.default_rng(0)
+    segment_ids = np.zeros((batch_size, seq_length), "int32")
+    segment_ids[:, seq_length // 2:] = 1
+    return {
+        "input_ids": rng.integers(1, config.vocab_size,
+                                  (batch_size, seq_length)).astype("int32"),
+        "input_mask": np.ones((batch_size, seq_length), "int32"),
+        "segment_ids": segment_ids,
+        "label_ids": rng.integers(0, 2, (batch_size,)).astype("int32"),
+    }
+
+
+def _with_policy(policy, build):
+    """Builds Keras layers under a global dtype policy, then restores float32."""
+    keras.mixed_precision.set_global_policy(policy)
+    try:
+        return build()
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
+
+
+def _optimizer(model):
+    return create_optimizer(2e-5, 10_000, 1_000, model=model)
+
+
+def ours(config, mode, precision, data):
+    """A zero-argument callable running our model once."""
+    features = {k: tf.constant(data[k])
+                for k in ("input_ids", "input_mask", "segment_ids")}
+    model = _with_policy(POLICIES[precision],
+                         lambda: BertClassifier(config, num_labels=2))
+    if mode == "infer":
+        encoder = model.bert
+
+        @tf.function
+        def infer(inputs):
+            outputs = encoder(inputs, training=False)
+            return outputs["sequence_output"], outputs["pooled_output"]
+        return lambda: infer(features)
+    model.compile(optimizer=_optimizer(model))
+    labels = tf.constant(data["label_ids"])
+    return lambda: model.train_on_batch(features, labels)
+
+
+def keras_hub(config, mode, precision, data):
+    import keras_hub as hub
+    features = {"token_ids": tf.constant(data["input_ids"]),
+                "segment_ids": tf.constant(data["segment_ids"]),
+                "padding_mask": tf.constant(data["input_mask"])}
+
+    def build():
+        backbone = hub.models.BertBackbone(
+            vocabulary_size=config.vocab_size,
+            num_layers=config.num_hidden_layers,
+            num_heads=config.num_attention_heads,
+            hidden_dim=config.hidden_size,
+            intermediate_dim=config.intermediate_size,
+            dropout=config.hidden_dropout_prob,
+            max_sequence_length=config.max_position_embeddings,
+            num_segments=config.type_vocab_size)
+        if mode == "infer":
+            return backbone
+        return hub.models.BertTextClassifier(backbone, num_classes=2,
+                                             preprocessor=None)
+
+    model = _with_policy(POLICIES[precision], build)
+    if mode == "infer":
+        @tf.function
+        def infer(inputs):
+            outputs = model(inputs, training=False)
+            return outputs["sequence_output"], outputs["pooled_output"]
+        return lambda: infer(features)
+    model.compile(optimizer=_optimizer(model),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=[])
+    labels = tf.constant(data["label_ids"])
+    return lambda: model.train_on_batch(features, labels)
+
+
+def pytorch(config, mode, precision, data):
+    """transformers' BERT in PyTorch eager mode, or None if not installed."""
+    try:
+        import torch
+        import transformers
+    except ImportError:
+        return None
+    hf_config = transformers.BertConfig(
+        vocab_size=config.vocab_size, hidden_size=config.hidden_size,
+        num_hidden_layers=config.num_hidden_layers,
+        num_attention_heads=config.num_attention_heads,
+        intermediate_size=config.intermediate_size,
+        hidden_act="gelu_new",  # the tanh form, as the original
+        hidden_dropout_prob=config.hidden_dropout_prob,
+        attention_probs_dropout_prob=config.attention_probs_dropout_prob,
+        max_position_embeddings=config.max_position_embeddings,
+        type_vocab_size=config.type_vocab_size, num_labels=2)
+    features = {
+        "input_ids": torch.from_numpy(data["input_ids"].astype("int64")),
+        "attention_mask": torch.from_numpy(data["input_mask"].astype("int64")),
+        "token_type_ids": torch.from_numpy(data["segment_ids"].astype("int64")),
+    }
+    autocast = precision == "bf16"
+
+    def context():
+        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast)
+
+    if mode == "infer":
+        model = transformers.BertModel(hf_config).eval()
+        if precision == "bf16w":
+            model = model.to(torch.bfloat16)
+
+        def infer():
+            with torch.inference_mode(), context():
+                outputs = model(**features)
+                return outputs.last_hidden_state, outputs.pooler_output
+        return infer
+    if precision == "bf16w":
+        return None
+    model = transformers.BertForSequenceClassification(hf_config).train()
+    labels = torch.from_numpy(data["label_ids"].astype("int64"))
+    no_decay = [p for n, p in model.named_parameters()
+                if "LayerNorm" in n or n.endswith("bias")]
+    decay = [p for n, p in model.named_parameters()
+             if not ("LayerNorm" in n or n.endswith("bias"))]
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.01},
+         {"params": no_decay, "weight_decay": 0.0}], lr=2e-5, eps=1e-6)
+
+    def train_step():
+        with context():
+            logits = model(**features).logits
+        loss = torch.nn.functional.cross_entropy(logits.float(), labels)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return loss
+    return train_step
+
+
+def matmul_limit(config, mode, precision, flops):
+    """A callable running a TF matmul chain of ~`flops`; returns (callable, flops)."""
+    del mode
+    tokens = 1024
+    hidden, inner = config.hidden_size, config.intermediate_size
+    per_pair = 4 * tokens * hidden * inner
+    pairs = max(1, round(flops / per_pair))
+    dtype = tf.float32 if precision == "fp32" else tf.bfloat16
+    rng = np.random.default_rng(1)
+    x = tf.constant(rng.normal(size=(tokens, hidden)), dtype)
+    w1 = tf.constant(rng.normal(size=(hidden, inner)) / np.sqrt(hidden), dtype)
+    w2 = tf.constant(rng.normal(size=(inner, hidden)) / np.sqrt(inner), dtype)
+
+    @tf.function
+    def chain(x):
+        for _ in range(pairs):
+            x = tf.matmul(tf.matmul(x, w1), w2)
+        return x
+    return (lambda: chain(x).numpy()), pairs * per_pair
+
+
+def _sync(result):
+    """Waits for a TF result (TF ops may return before finishing; PyTorch
+    eager on CPU has finished when it returns)."""
+    if isinstance(result, (tuple, list)):
+        for item in result:
+            _sync(item)
+    elif isinstance(result, dict):
+        for item in result.values():
+            _sync(item)
+    elif isinstance(result, tf.Tensor):
+        result.numpy()
+    return result
+
+
+def measure_row(config, case, precision, reps):
+    mode, batch_size, seq_length = CASES[case]
+    data = random_inputs(config, batch_size, seq_length)
+    builders = {"ours": ours, "keras_hub": keras_hub, "torch": pytorch}
+    runs = {}
+    for name in FRAMEWORKS:
+        if name in FLAGS.frameworks:
+            run = builders[name](config, mode, precision, data)
+            if run is not None:
+                runs[name] = run
+    flops = forward_flops(config, batch_size, seq_length)
+    model_flops = flops * (3 if mode == "train" else 1)
+    runs["matmul"], limit_flops = matmul_limit(config, mode, precision, flops)
+    for run in runs.values():
+        for _ in range(FLAGS.warmup):
+            _sync(run())
+    times = {name: [] for name in runs}
+    for _ in range(reps):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            _sync(run())
+            times[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    limit_rate = limit_flops / medians.pop("matmul")
+    percent = {name: 100.0 * model_flops / seconds / limit_rate
+               for name, seconds in medians.items()}
+    del runs
+    gc.collect()
+    return medians, percent, limit_rate
+
+
+def _cell(value, fmt):
+    return "" if value is None else format(value, fmt)
+
+
+def main(_):
+    config = BertConfig.from_json_file(FLAGS.bert_config_file)
+    reps = 3 if FLAGS.quick else FLAGS.reps
+    try:
+        import torch
+        torch_note = f"torch {torch.__version__} ({torch.get_num_threads()} threads)"
+    except ImportError:
+        torch_note = "torch not installed"
+    print(f"model: L={config.num_hidden_layers} H={config.hidden_size} "
+          f"A={config.num_attention_heads} I={config.intermediate_size}; "
+          f"tensorflow {tf.__version__}, keras {keras.__version__}, {torch_note}; "
+          f"{os.cpu_count()} CPUs; median of {reps} interleaved repetitions")
+    print("| row | ours ms | keras-hub ms | torch ms | vs keras-hub | vs torch "
+          "| ours % limit | keras-hub % limit | torch % limit | limit GFLOP/s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for case in FLAGS.cases:
+        for precision in FLAGS.precisions:
+            label = f"{case}_{precision}"
+            if FLAGS.only and not any(part in label for part in FLAGS.only):
+                continue
+            if precision == "bf16w" and CASES[case][0] == "train":
+                continue  # bfloat16 weights cannot take small updates
+            medians, percent, limit_rate = measure_row(config, case, precision, reps)
+            ms = {name: medians.get(name) and 1000 * medians[name]
+                  for name in FRAMEWORKS}
+            mine = medians.get("ours")
+
+            def speedup(other):
+                if mine is None or other not in medians:
+                    return None
+                return medians[other] / mine
+            print(f"| {label} | {_cell(ms['ours'], '.0f')} "
+                  f"| {_cell(ms['keras_hub'], '.0f')} | {_cell(ms['torch'], '.0f')} "
+                  f"| {_cell(speedup('keras_hub'), '.2f')} "
+                  f"| {_cell(speedup('torch'), '.2f')} "
+                  f"| {_cell(percent.get('ours'), '.0f')} "
+                  f"| {_cell(percent.get('keras_hub'), '.0f')} "
+                  f"| {_cell(percent.get('torch'), '.0f')} "
+                  f"| {limit_rate / 1e9:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    app.run(main)
