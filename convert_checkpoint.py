@@ -1,0 +1,76 @@
+"""Converts BERT weights between the TF1 layout, keras-hub and Hugging Face.
+
+    # a released or fine-tuned TF1 checkpoint -> Hugging Face safetensors
+    python convert_checkpoint.py --input_format=tf1 \
+      --input_path=$BERT_BASE_DIR --output_format=huggingface \
+      --output_path=/tmp/bert_hf
+
+    # a Hugging Face BERT -> a TF1 checkpoint run_classifier.py can start from
+    python convert_checkpoint.py --input_format=huggingface \
+      --input_path=/tmp/bert_hf --output_format=tf1 --output_path=/tmp/bert_tf1
+
+    # TF1 -> keras-hub preset folder (or --output_path=x.weights.h5)
+    python convert_checkpoint.py --input_format=tf1 --input_path=$BERT_BASE_DIR \
+      --output_format=keras_hub --output_path=/tmp/bert_keras_hub
+
+Formats: `tf1` (a checkpoint prefix or directory; `bert_config.json` beside
+it or --bert_config_file), `keras_hub` (a BertBackbone preset folder, or a
+`.weights.h5` file plus --bert_config_file), `huggingface` (a directory with
+config.json and model.safetensors). Heads go along where the target has them
+(Hugging Face: pretraining, classifier and SQuAD heads; keras-hub: none).
+Nothing is downloaded; the output is written to a temporary name and renamed,
+and an existing --output_path is never overwritten. Name tables:
+modeling/interop/keras_hub.py and modeling/interop/huggingface.py.
+"""
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+from absl import flags  # noqa: E402
+
+from tasks import cli  # noqa: E402
+
+FORMATS = ["tf1", "keras_hub", "huggingface"]
+FLAGS = flags.FLAGS
+
+flags.DEFINE_enum("input_format", "tf1", FORMATS, "Layout of --input_path.")
+flags.DEFINE_string("input_path", None, "The model to convert.")
+flags.DEFINE_enum("output_format", None, FORMATS, "Layout to write.")
+flags.DEFINE_string("output_path", None,
+                    "The directory (or keras-hub .weights.h5 file) to create; "
+                    "must not exist.")
+flags.DEFINE_string(
+    "bert_config_file", None,
+    "The config json file corresponding to the pre-trained BERT model, when "
+    "the input does not carry one.")
+flags.DEFINE_string(
+    "vocab_file", None,
+    "The vocabulary file to store with the output (default: the input's own, "
+    "if any).")
+flags.DEFINE_bool(
+    "do_lower_case", True,
+    "Whether the vocab is lower-cased (stored with keras-hub and Hugging "
+    "Face tokenizers). Should be True for uncased models and False for cased "
+    "models.")
+flags.DEFINE_bool("encoder_only", False,
+                  "Drop the heads (cls/*, output_*); keep bert/* only.")
+cli.define_common_flags(checkpoint_flags=False)
+
+for _name in ("input_path", "output_format", "output_path"):
+    flags.mark_flag_as_required(_name)
+
+
+def run():
+    from modeling.interop import convert
+
+    path = convert(FLAGS.input_format, FLAGS.input_path, FLAGS.output_format,
+                   FLAGS.output_path, bert_config_file=FLAGS.bert_config_file,
+                   vocab_file=FLAGS.vocab_file,
+                   do_lower_case=FLAGS.do_lower_case,
+                   encoder_only=FLAGS.encoder_only)
+    print(f"Wrote {path}")
+
+
+if __name__ == "__main__":
+    cli.main(run)

@@ -1,0 +1,330 @@
+"""TF1 BERT weights <-> Hugging Face `transformers` BERT safetensors.
+
+Read and written with `safetensors.numpy`; torch and transformers are not
+needed. Names for layer i (a `BertModel` file has no `bert.` prefix; the task
+models `BertForPreTraining`, `BertForSequenceClassification`,
+`BertForQuestionAnswering` prefix the encoder with `bert.`). "T" means the
+tensor is transposed: TF1 dense kernels are [in, out], torch `Linear.weight`
+is [out, in]. Our heads already keep `output_weights` as [out, in].
+
+| TF1 name                                              | Hugging Face name                                     | change |
+|-------------------------------------------------------|-------------------------------------------------------|--------|
+| bert/embeddings/word_embeddings                       | bert.embeddings.word_embeddings.weight                | -      |
+| bert/embeddings/position_embeddings                   | bert.embeddings.position_embeddings.weight            | -      |
+| bert/embeddings/token_type_embeddings                 | bert.embeddings.token_type_embeddings.weight          | -      |
+| bert/embeddings/LayerNorm/{gamma,beta}                | bert.embeddings.LayerNorm.{weight,bias}               | -      |
+| bert/encoder/layer_i/attention/self/{query,key,value}/kernel | bert.encoder.layer.i.attention.self.{query,key,value}.weight | T |
+| bert/encoder/layer_i/attention/self/{query,key,value}/bias   | bert.encoder.layer.i.attention.self.{query,key,value}.bias   | -  |
+| bert/encoder/layer_i/attention/output/dense/{kernel,bias}    | bert.encoder.layer.i.attention.output.dense.{weight,bias}    | T, - |
+| bert/encoder/layer_i/attention/output/LayerNorm/{gamma,beta} | bert.encoder.layer.i.attention.output.LayerNorm.{weight,bias} | - |
+| bert/encoder/layer_i/intermediate/dense/{kernel,bias}        | bert.encoder.layer.i.intermediate.dense.{weight,bias}        | T, - |
+| bert/encoder/layer_i/output/dense/{kernel,bias}              | bert.encoder.layer.i.output.dense.{weight,bias}              | T, - |
+| bert/encoder/layer_i/output/LayerNorm/{gamma,beta}           | bert.encoder.layer.i.output.LayerNorm.{weight,bias}          | -  |
+| bert/pooler/dense/{kernel,bias}                       | bert.pooler.dense.{weight,bias}                       | T, -   |
+| cls/predictions/transform/dense/{kernel,bias}         | cls.predictions.transform.dense.{weight,bias}         | T, -   |
+| cls/predictions/transform/LayerNorm/{gamma,beta}      | cls.predictions.transform.LayerNorm.{weight,bias}     | -      |
+| cls/predictions/output_bias                           | cls.predictions.bias (= cls.predictions.decoder.bias) | -      |
+| (tied: bert/embeddings/word_embeddings)               | cls.predictions.decoder.weight (not written; read only if word_embeddings is absent, must equal it otherwise) | - |
+| cls/seq_relationship/{output_weights,output_bias}     | cls.seq_relationship.{weight,bias}                    | -      |
+| output_weights, output_bias (run_classifier.py)       | classifier.{weight,bias}                              | -      |
+| cls/squad/{output_weights,output_bias} (run_squad.py) | qa_outputs.{weight,bias}                              | -      |
+
+Reading also accepts the older `LayerNorm.{gamma,beta}` names and ignores the
+`embeddings.position_ids` buffer. transformers' `BertForQuestionAnswering`
+has no pooler (it ignores ours when loading); reading one gives a zero
+pooler, which the SQuAD head never uses. Config: our hidden_act "gelu" (the
+original's tanh form) is HF's "gelu_new", our "gelu_exact" is HF's "gelu";
+layer_norm_eps is 1e-12 and position_embedding_type "absolute" (others are
+refused when reading).
+"""
+import json
+import os
+import re
+
+import numpy as np
+from safetensors.numpy import load_file, save_file
+
+from modeling.config import BertConfig
+from modeling.export.atomic_dir import write_directory_atomically
+
+WEIGHTS_NAME = "model.safetensors"
+INDEX_NAME = "model.safetensors.index.json"
+CONFIG_NAME = "config.json"
+
+_HEADS = (  # TF1 prefix -> HF prefix, outside the encoder
+    ("cls/predictions/output_bias", "cls.predictions.bias"),
+    ("cls/seq_relationship/output_weights", "cls.seq_relationship.weight"),
+    ("cls/seq_relationship/output_bias", "cls.seq_relationship.bias"),
+    ("cls/squad/output_weights", "qa_outputs.weight"),
+    ("cls/squad/output_bias", "qa_outputs.bias"),
+    ("output_weights", "classifier.weight"),
+    ("output_bias", "classifier.bias"),
+)
+_LEAVES = {"kernel": "weight", "gamma": "weight", "beta": "bias",
+           "bias": "bias"}
+_ACTIVATIONS_TO_HF = {"gelu": "gelu_new", "gelu_exact": "gelu", "relu": "relu",
+                      "tanh": "tanh", "linear": "linear"}
+_ACTIVATIONS_FROM_HF = {"gelu_new": "gelu", "gelu_pytorch_tanh": "gelu",
+                        "gelu": "gelu_exact", "relu": "relu", "tanh": "tanh",
+                        "linear": "linear"}
+# Every encoder/transform weight name the table covers (heads: _HEADS).
+_KNOWN_TF1 = re.compile(
+    r"^(bert/embeddings/(word|position|token_type)_embeddings"
+    r"|bert/embeddings/LayerNorm/(gamma|beta)"
+    r"|bert/encoder/layer_\d+/attention/self/(query|key|value)/(kernel|bias)"
+    r"|bert/encoder/layer_\d+/(attention/output|intermediate|output)/dense/(kernel|bias)"
+    r"|bert/encoder/layer_\d+/(attention/output|output)/LayerNorm/(gamma|beta)"
+    r"|bert/pooler/dense/(kernel|bias)"
+    r"|cls/predictions/transform/dense/(kernel|bias)"
+    r"|cls/predictions/transform/LayerNorm/(gamma|beta))$")
+_DECODER_WEIGHT = "cls.predictions.decoder.weight"
+_DECODER_BIAS = "cls.predictions.decoder.bias"
+
+
+def hf_name(tf1_name, prefix="bert."):
+    """(HF name, transpose?) of a TF1 weight name, by the table above.
+
+    Args:
+        prefix: "bert." for the task models' files, "" for a `BertModel`.
+
+    Raises:
+        ValueError: a name the table does not cover.
+    """
+    for ours, theirs in _HEADS:
+        if tf1_name == ours:
+            return theirs, False
+    if not _KNOWN_TF1.match(tf1_name):
+        raise ValueError(f"No Hugging Face name for TF1 weight {tf1_name!r}.")
+    if tf1_name.endswith("_embeddings"):
+        return prefix + tf1_name[len("bert/"):].replace("/", ".") + ".weight", False
+    scope, _, leaf = tf1_name.rpartition("/")
+    if scope.startswith("bert/"):
+        scope = prefix + scope[len("bert/"):]
+    scope = scope.replace("/layer_", "/layer/").replace("/", ".")
+    return f"{scope}.{_LEAVES[leaf]}", leaf == "kernel"
+
+
+def tf1_name(name):
+    """(TF1 name, transpose?) of an HF tensor name (either prefix), or None
+    for tensors with no TF1 counterpart (the `position_ids` buffer, the tied
+    decoder).
+
+    Raises:
+        ValueError: a name the table does not cover.
+    """
+    if name.endswith("embeddings.position_ids") or name in (_DECODER_WEIGHT,
+                                                            _DECODER_BIAS):
+        return None
+    for ours, theirs in _HEADS:
+        if name == theirs:
+            return ours, False
+    bare = name[len("bert."):] if name.startswith("bert.") else name
+    scope, _, leaf = bare.rpartition(".")
+    if scope.startswith(("embeddings.", "encoder.", "pooler.")):
+        scope = "bert." + scope
+    scope = re.sub(r"\.layer\.(\d+)\.", r".layer_\1.", scope).replace(".", "/")
+    if scope.endswith("_embeddings") and leaf == "weight":
+        result = (scope, False)
+    elif scope.endswith("LayerNorm"):
+        result = (f"{scope}/" + {"weight": "gamma", "bias": "beta"}.get(leaf, leaf),
+                  False)
+    else:
+        result = (f"{scope}/kernel", True) if leaf == "weight" else (
+            f"{scope}/{leaf}", False)
+    if not _KNOWN_TF1.match(result[0]):
+        raise ValueError(f"No TF1 name for Hugging Face tensor {name!r}.")
+    return result
+
+
+def architecture(weights):
+    """The HF class whose weights these are: by the heads present."""
+    if "cls/predictions/output_bias" in weights:
+        return "BertForPreTraining"
+    if "cls/squad/output_weights" in weights:
+        return "BertForQuestionAnswering"
+    if "output_weights" in weights:
+        return "BertForSequenceClassification"
+    return "BertModel"
+
+
+def tf1_to_hf(weights):
+    """{HF name: array} of a TF1 weight dict (kernels transposed, copied).
+
+    The prefix follows `architecture(weights)`: none for a bare encoder.
+
+    Raises:
+        ValueError: a TF1 name the table does not cover.
+    """
+    prefix = "" if architecture(weights) == "BertModel" else "bert."
+    tensors = {}
+    for name, value in weights.items():
+        theirs, transpose = hf_name(name, prefix)
+        value = np.asarray(value)
+        tensors[theirs] = np.ascontiguousarray(value.T if transpose else value)
+    return tensors
+
+
+def hf_to_tf1(tensors):
+    """{TF1 name: array} of HF tensors (kernels transposed back).
+
+    Raises:
+        ValueError: an unknown tensor name, or a decoder weight that differs
+            from the word embeddings (our masked LM ties them).
+    """
+    weights = {}
+    for name, value in tensors.items():
+        ours = tf1_name(name)
+        if ours is not None:
+            weights[ours[0]] = np.ascontiguousarray(value.T if ours[1] else value)
+    word = "bert/embeddings/word_embeddings"
+    if _DECODER_WEIGHT in tensors:
+        if word not in weights:
+            weights[word] = tensors[_DECODER_WEIGHT]
+        elif not np.array_equal(weights[word], tensors[_DECODER_WEIGHT]):
+            raise ValueError(f"{_DECODER_WEIGHT} differs from the word "
+                             "embeddings; this model ties them.")
+    if _DECODER_BIAS in tensors and "cls/predictions/output_bias" not in weights:
+        weights["cls/predictions/output_bias"] = tensors[_DECODER_BIAS]
+    pooler = ("bert/pooler/dense/kernel", "bert/pooler/dense/bias")
+    if "cls/squad/output_weights" in weights and pooler[0] not in weights:
+        # transformers' BertForQuestionAnswering has no pooler; the original
+        # BertModel always has one, unused by the SQuAD head: zeros.
+        hidden_size = weights["cls/squad/output_weights"].shape[1]
+        weights[pooler[0]] = np.zeros((hidden_size, hidden_size), np.float32)
+        weights[pooler[1]] = np.zeros((hidden_size,), np.float32)
+    return weights
+
+
+def hf_config(config, architecture_name, num_labels=None):
+    """HF `config.json` dict for a `BertConfig`."""
+    if config.hidden_act.lower() not in _ACTIVATIONS_TO_HF:
+        raise ValueError(f"hidden_act {config.hidden_act!r} has no Hugging "
+                         "Face equivalent.")
+    result = {
+        "architectures": [architecture_name], "model_type": "bert",
+        "vocab_size": config.vocab_size, "hidden_size": config.hidden_size,
+        "num_hidden_layers": config.num_hidden_layers,
+        "num_attention_heads": config.num_attention_heads,
+        "intermediate_size": config.intermediate_size,
+        "hidden_act": _ACTIVATIONS_TO_HF[config.hidden_act.lower()],
+        "hidden_dropout_prob": config.hidden_dropout_prob,
+        "attention_probs_dropout_prob": config.attention_probs_dropout_prob,
+        "max_position_embeddings": config.max_position_embeddings,
+        "type_vocab_size": config.type_vocab_size,
+        "initializer_range": config.initializer_range,
+        "layer_norm_eps": 1e-12, "pad_token_id": 0,
+        "position_embedding_type": "absolute",
+    }
+    if num_labels:
+        result["id2label"] = {str(i): str(i) for i in range(num_labels)}
+        result["label2id"] = {str(i): i for i in range(num_labels)}
+    return result
+
+
+def config_from_hf(hf, source=CONFIG_NAME):
+    """`BertConfig` from an HF config dict.
+
+    Raises:
+        ValueError: a setting our model does not implement (layer_norm_eps
+            other than 1e-12, relative positions, an unknown activation).
+    """
+    act = str(hf.get("hidden_act", "gelu")).lower()
+    if act not in _ACTIVATIONS_FROM_HF:
+        raise ValueError(f"{source}: hidden_act {act!r} is not supported "
+                         f"(known: {sorted(_ACTIVATIONS_FROM_HF)}).")
+    eps = hf.get("layer_norm_eps", 1e-12)
+    if abs(eps - 1e-12) > 1e-15:
+        raise ValueError(f"{source}: layer_norm_eps {eps}; this model uses "
+                         "1e-12 only.")
+    position = hf.get("position_embedding_type", "absolute")
+    if position != "absolute":
+        raise ValueError(f"{source}: position_embedding_type {position!r}; "
+                         "only 'absolute' is supported.")
+    values = {key: hf[key] for key in ("vocab_size",) if key in hf}
+    return BertConfig.from_dict(dict(values, **{
+        "hidden_size": hf.get("hidden_size", 768),
+        "num_hidden_layers": hf.get("num_hidden_layers", 12),
+        "num_attention_heads": hf.get("num_attention_heads", 12),
+        "intermediate_size": hf.get("intermediate_size", 3072),
+        "hidden_act": _ACTIVATIONS_FROM_HF[act],
+        "hidden_dropout_prob": hf.get("hidden_dropout_prob", 0.1),
+        "attention_probs_dropout_prob": hf.get("attention_probs_dropout_prob", 0.1),
+        "max_position_embeddings": hf.get("max_position_embeddings", 512),
+        "type_vocab_size": hf.get("type_vocab_size", 2),
+        "initializer_range": hf.get("initializer_range", 0.02)}), source=source)
+
+
+def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True):
+    """Writes `model.safetensors` and `config.json` (plus `vocab.txt` and
+    `tokenizer_config.json` when `vocab_file` is given) to a new directory,
+    loadable by `transformers` (`<Architecture>.from_pretrained(output_dir)`).
+
+    Returns:
+        (output_dir, architecture name).
+
+    Raises:
+        FileExistsError: output_dir exists.
+        ValueError: a name the table does not cover.
+    """
+    arch = architecture(weights)
+    tensors = tf1_to_hf(weights)
+    num_labels = (weights["output_weights"].shape[0]
+                  if arch == "BertForSequenceClassification" else None)
+
+    def write(tmp_dir):
+        os.makedirs(tmp_dir, exist_ok=True)
+        save_file(tensors, os.path.join(tmp_dir, WEIGHTS_NAME),
+                  metadata={"format": "pt"})
+        _write_json(os.path.join(tmp_dir, CONFIG_NAME),
+                    hf_config(config, arch, num_labels))
+        if vocab_file:
+            with open(vocab_file, "rb") as source:
+                vocab = source.read()
+            with open(os.path.join(tmp_dir, "vocab.txt"), "wb") as target:
+                target.write(vocab)
+            _write_json(os.path.join(tmp_dir, "tokenizer_config.json"),
+                        {"tokenizer_class": "BertTokenizer",
+                         "do_lower_case": bool(do_lower_case)})
+
+    return write_directory_atomically(output_dir, write), arch
+
+
+def _write_json(path, value):
+    with open(path, "w", encoding="utf-8") as writer:
+        json.dump(value, writer, indent=2, sort_keys=True)
+        writer.write("\n")
+
+
+def load_hf(path):
+    """(weights, config) from an HF model directory (`config.json` plus
+    `model.safetensors`, or the shards its `model.safetensors.index.json`
+    lists).
+
+    Raises:
+        FileNotFoundError: no config.json or no safetensors file there (a
+            `pytorch_model.bin` is not read: convert it to safetensors with
+            transformers first).
+        ValueError: unknown tensor names or an unsupported config.
+    """
+    path = os.fspath(path)
+    config_path = os.path.join(path, CONFIG_NAME)
+    if not os.path.isfile(config_path):
+        raise FileNotFoundError(f"No {CONFIG_NAME} in {path} (expected a "
+                                "Hugging Face model directory).")
+    with open(config_path, encoding="utf-8") as reader:
+        config = config_from_hf(json.load(reader), source=config_path)
+    index_path = os.path.join(path, INDEX_NAME)
+    if os.path.isfile(index_path):
+        with open(index_path, encoding="utf-8") as reader:
+            shards = sorted(set(json.load(reader)["weight_map"].values()))
+    elif os.path.isfile(os.path.join(path, WEIGHTS_NAME)):
+        shards = [WEIGHTS_NAME]
+    else:
+        raise FileNotFoundError(
+            f"No {WEIGHTS_NAME} or {INDEX_NAME} in {path}; a pytorch_model.bin "
+            "must first be saved as safetensors (transformers: "
+            "save_pretrained(..., safe_serialization=True)).")
+    tensors = {}
+    for shard in shards:
+        tensors.update(load_file(os.path.join(path, shard)))
+    return hf_to_tf1(tensors), config

@@ -1,0 +1,222 @@
+"""TF1 BERT weights <-> keras-hub `BertBackbone` (keras-hub 0.32).
+
+Names and shapes, layer i; H hidden_size, A num_attention_heads,
+D = H / A head size, I intermediate_size. Our heads (cls/*, output_*) have no
+place in a `BertBackbone` and are left out; a backbone gives the encoder only.
+
+| TF1 name (bert/...)                         | BertBackbone weight path                                  | change            |
+|---------------------------------------------|-----------------------------------------------------------|-------------------|
+| embeddings/word_embeddings [V, H]           | token_embedding/embeddings                                | -                 |
+| embeddings/position_embeddings [P, H]       | position_embedding/embeddings                             | -                 |
+| embeddings/token_type_embeddings [T, H]     | segment_embedding/embeddings                              | -                 |
+| embeddings/LayerNorm/{gamma,beta}           | embeddings_layer_norm/{gamma,beta}                        | -                 |
+| encoder/layer_i/attention/self/{query,key,value}/kernel [H, H] | transformer_layer_i/self_attention_layer/{query,key,value}/kernel [H, A, D] | reshape |
+| encoder/layer_i/attention/self/{query,key,value}/bias [H]      | .../{query,key,value}/bias [A, D]                         | reshape           |
+| encoder/layer_i/attention/output/dense/kernel [H, H]           | transformer_layer_i/self_attention_layer/attention_output/kernel [A, D, H] | reshape |
+| encoder/layer_i/attention/output/dense/bias [H]                | .../attention_output/bias [H]                             | -                 |
+| encoder/layer_i/attention/output/LayerNorm/{gamma,beta}        | transformer_layer_i/self_attention_layer_norm/{gamma,beta} | -                |
+| encoder/layer_i/intermediate/dense/{kernel [H, I],bias}        | transformer_layer_i/feedforward_intermediate_dense/{kernel,bias} | -          |
+| encoder/layer_i/output/dense/{kernel [I, H],bias}              | transformer_layer_i/feedforward_output_dense/{kernel,bias} | -                |
+| encoder/layer_i/output/LayerNorm/{gamma,beta}                  | transformer_layer_i/feedforward_layer_norm/{gamma,beta}   | -                 |
+| pooler/dense/{kernel,bias}                  | pooled_dense/{kernel,bias}                                | -                 |
+
+The reshapes are exact: the original splits the [H] axis of a projection
+into heads as [A, D] (head-major), which is the order of keras' EinsumDense
+kernels. Config: vocabulary_size = vocab_size, num_layers =
+num_hidden_layers, num_heads = num_attention_heads, hidden_dim = hidden_size,
+intermediate_dim = intermediate_size, max_sequence_length =
+max_position_embeddings, num_segments = type_vocab_size, dropout =
+hidden_dropout_prob. A `BertBackbone` always uses tanh-approximated gelu
+(our "gelu") and LayerNorm epsilon 1e-12, as the original.
+"""
+import math
+import os
+
+import keras_hub
+
+from modeling.config import BertConfig
+from modeling.export.atomic_dir import write_directory_atomically
+
+WEIGHTS_SUFFIX = ".weights.h5"
+
+_RENAMES = (
+    ("bert/embeddings/word_embeddings", "token_embedding/embeddings"),
+    ("bert/embeddings/position_embeddings", "position_embedding/embeddings"),
+    ("bert/embeddings/token_type_embeddings", "segment_embedding/embeddings"),
+    ("bert/embeddings/LayerNorm/", "embeddings_layer_norm/"),
+    ("bert/pooler/dense/", "pooled_dense/"),
+)
+_LAYER_RENAMES = (
+    ("attention/self/", "self_attention_layer/"),
+    ("attention/output/dense/", "self_attention_layer/attention_output/"),
+    ("attention/output/LayerNorm/", "self_attention_layer_norm/"),
+    ("intermediate/dense/", "feedforward_intermediate_dense/"),
+    ("output/dense/", "feedforward_output_dense/"),
+    ("output/LayerNorm/", "feedforward_layer_norm/"),
+)
+_LAYER_PREFIX = "bert/encoder/layer_"
+
+
+def keras_hub_path(tf1_name):
+    """BertBackbone weight path of a TF1 encoder weight name, or None for a
+    name with no place in a backbone (heads)."""
+    for ours, theirs in _RENAMES:
+        if tf1_name.startswith(ours):
+            return theirs + tf1_name[len(ours):]
+    if tf1_name.startswith(_LAYER_PREFIX):
+        index, _, rest = tf1_name[len(_LAYER_PREFIX):].partition("/")
+        for ours, theirs in _LAYER_RENAMES:
+            if rest.startswith(ours):
+                return f"transformer_layer_{index}/{theirs}{rest[len(ours):]}"
+    return None
+
+
+def backbone_for_config(config):
+    """An untrained `keras_hub.models.BertBackbone` shaped as `config`.
+
+    Raises:
+        ValueError: `hidden_act` is not "gelu" (the backbone's only
+            activation).
+    """
+    if config.hidden_act.lower() != "gelu":
+        raise ValueError(
+            f"keras-hub's BertBackbone uses tanh-gelu only; this config has "
+            f"hidden_act {config.hidden_act!r}.")
+    return keras_hub.models.BertBackbone(
+        vocabulary_size=config.vocab_size,
+        num_layers=config.num_hidden_layers,
+        num_heads=config.num_attention_heads,
+        hidden_dim=config.hidden_size,
+        intermediate_dim=config.intermediate_size,
+        dropout=config.hidden_dropout_prob,
+        max_sequence_length=config.max_position_embeddings,
+        num_segments=config.type_vocab_size)
+
+
+def config_for_backbone(backbone):
+    """The `BertConfig` of a `BertBackbone` (initializer_range 0.02, the
+    backbone's initializer)."""
+    return BertConfig(
+        vocab_size=backbone.vocabulary_size,
+        hidden_size=backbone.hidden_dim,
+        num_hidden_layers=backbone.num_layers,
+        num_attention_heads=backbone.num_heads,
+        intermediate_size=backbone.intermediate_dim,
+        hidden_act="gelu",
+        hidden_dropout_prob=backbone.dropout,
+        attention_probs_dropout_prob=backbone.dropout,
+        max_position_embeddings=backbone.max_sequence_length,
+        type_vocab_size=backbone.num_segments,
+        initializer_range=0.02)
+
+
+def tf1_to_backbone(weights, config):
+    """A `BertBackbone` holding the `bert/*` weights of a TF1 weight dict.
+
+    Args:
+        weights: {TF1 name: numpy array}; names outside `bert/` (heads) are
+            ignored.
+        config: BertConfig of those weights.
+
+    Returns:
+        keras_hub.models.BertBackbone.
+
+    Raises:
+        ValueError: a backbone weight has no TF1 counterpart, or a shape does
+            not fit after the reshape.
+    """
+    backbone = backbone_for_config(config)
+    by_path = {variable.path: variable for variable in backbone.weights}
+    sources = {keras_hub_path(name): name for name in weights
+               if keras_hub_path(name) is not None}
+    missing = sorted(set(by_path) - set(sources))
+    if missing:
+        raise ValueError(f"The TF1 weights lack {len(missing)} backbone "
+                         f"weight(s), e.g. {missing[:3]}.")
+    for path, variable in by_path.items():
+        value = weights[sources[path]]
+        if value.size != math.prod(variable.shape):
+            raise ValueError(f"{sources[path]} {list(value.shape)} does not fit "
+                             f"{path} {list(variable.shape)}.")
+        variable.assign(value.reshape(variable.shape))
+    return backbone
+
+
+def backbone_to_tf1(backbone):
+    """(weights, config): the TF1 `bert/*` weight dict of a `BertBackbone`.
+
+    Raises:
+        ValueError: the backbone has a weight this table does not know.
+    """
+    config = config_for_backbone(backbone)
+    template = {}
+    # TF1 names and shapes come from our own encoder for the same config.
+    from modeling.bert_model import BertModel
+    from modeling.checkpoints import model_weights_by_name
+    for name, variable in model_weights_by_name(BertModel(config)).items():
+        template[keras_hub_path(name)] = (name, tuple(variable.shape))
+    weights = {}
+    for variable in backbone.weights:
+        if variable.path not in template:
+            raise ValueError(f"Backbone weight {variable.path} has no TF1 "
+                             "counterpart.")
+        name, shape = template[variable.path]
+        weights[name] = variable.numpy().reshape(shape)
+    return weights, config
+
+
+def save_backbone(backbone, path, vocab_file=None, do_lower_case=True):
+    """Writes a backbone as a keras-hub preset folder or a `.weights.h5` file.
+
+    Args:
+        backbone: keras_hub.models.BertBackbone.
+        path: a directory (a preset: config.json, model.weights.h5,
+            metadata.json; plus tokenizer.json and its vocabulary when
+            `vocab_file` is given) or a file name ending in `.weights.h5`.
+        vocab_file, do_lower_case: the tokenizer stored in a preset.
+
+    Raises:
+        FileExistsError: path exists.
+    """
+    path = os.fspath(path)
+    if path.endswith(WEIGHTS_SUFFIX):
+        if os.path.exists(path):
+            raise FileExistsError(f"Output {path} already exists; not "
+                                  "overwriting it. Choose a new path.")
+        tmp = f"{path[:-len(WEIGHTS_SUFFIX)]}.tmp-{os.getpid()}{WEIGHTS_SUFFIX}"
+        try:
+            backbone.save_weights(tmp)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        return path
+
+    def write(tmp_dir):
+        backbone.save_to_preset(tmp_dir)
+        if vocab_file:
+            keras_hub.models.BertTokenizer(
+                vocabulary=vocab_file, lowercase=do_lower_case).save_to_preset(tmp_dir)
+
+    return write_directory_atomically(path, write)
+
+
+def load_backbone(path, config=None):
+    """A `BertBackbone` from a preset folder, or from a `.weights.h5` file and
+    the `BertConfig` it was saved with.
+
+    Raises:
+        ValueError: a `.weights.h5` file without `config`.
+        FileNotFoundError: nothing at path.
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"No keras-hub preset or weights file at {path}.")
+    if path.endswith(WEIGHTS_SUFFIX):
+        if config is None:
+            raise ValueError(f"{path} holds weights only; give the BertConfig "
+                             "(--bert_config_file) it was saved with.")
+        backbone = backbone_for_config(config)
+        backbone.load_weights(path)
+        return backbone
+    return keras_hub.models.BertBackbone.from_preset(path)

@@ -1,0 +1,130 @@
+"""TF1 name-based checkpoints as plain `{TF1 name: numpy array}` dicts.
+
+The converters (`keras_hub.py`, `huggingface.py`) work on such dicts; this
+module reads them from, and writes them as, the original's layout
+(`bert_model.ckpt.*` + `bert_config.json`, what `run_classifier.py
+--init_checkpoint` and the original code load).
+"""
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from modeling import checkpoints
+from modeling.bert_model import BertModel
+from modeling.config import BertConfig
+from modeling.export.atomic_dir import write_directory_atomically
+from modeling.models import BertClassifier, BertPretrainer, BertSquad
+
+CONFIG_NAME = "bert_config.json"
+VOCAB_NAME = "vocab.txt"
+
+
+def read_tf1_weights(checkpoint):
+    """Every weight of a TF1 checkpoint, optimizer state left out.
+
+    Args:
+        checkpoint: a prefix or a directory (`checkpoints.resolve_checkpoint`).
+
+    Returns:
+        (prefix, {TF1 name: numpy array}).
+
+    Raises:
+        FileNotFoundError: no checkpoint there.
+    """
+    prefix = checkpoints.resolve_checkpoint(checkpoint)
+    reader = tf.train.load_checkpoint(prefix)
+    names = [name for name in reader.get_variable_to_shape_map()
+             if not checkpoints.is_optimizer_state(name)]
+    return prefix, {name: reader.get_tensor(name) for name in sorted(names)}
+
+
+def find_config(checkpoint_prefix, bert_config_file=None):
+    """`bert_config_file`, else `bert_config.json` beside the checkpoint.
+
+    Raises:
+        FileNotFoundError: neither exists; the message names both.
+    """
+    if bert_config_file:
+        return BertConfig.from_json_file(bert_config_file)
+    beside = os.path.join(os.path.dirname(checkpoint_prefix), CONFIG_NAME)
+    if not os.path.isfile(beside):
+        raise FileNotFoundError(
+            f"No {CONFIG_NAME} beside {checkpoint_prefix}; pass "
+            "bert_config_file (--bert_config_file).")
+    return BertConfig.from_json_file(beside)
+
+
+def model_for_weights(weights, config):
+    """The task model whose weight names are those in `weights`.
+
+    `cls/predictions/*` -> BertPretrainer, `cls/squad/*` -> BertSquad, a
+    root `output_weights` -> BertClassifier, else BertModel.
+
+    Raises:
+        ValueError: the names are not exactly those of that model; the message
+            lists missing and unexpected names.
+    """
+    if "cls/predictions/output_bias" in weights:
+        model = BertPretrainer(config)
+    elif "cls/squad/output_weights" in weights:
+        model = BertSquad(config)
+    elif "output_weights" in weights:
+        model = BertClassifier(config, weights["output_weights"].shape[0])
+    else:
+        model = BertModel(config)
+    expected = set(checkpoints.model_weights_by_name(model))
+    missing = sorted(expected - set(weights))
+    unexpected = sorted(set(weights) - expected)
+    if missing or unexpected:
+        raise ValueError(
+            f"The weights do not form a {type(model).__name__}: missing "
+            f"{missing[:5] or 'none'}, unexpected {unexpected[:5] or 'none'} "
+            f"({len(missing)} and {len(unexpected)} in all). Use encoder_only "
+            "(--encoder_only) to keep only bert/*.")
+    return model
+
+
+def encoder_only(weights):
+    """The `bert/*` weights (embeddings, encoder, pooler) of a weight dict."""
+    return {name: value for name, value in weights.items()
+            if name.startswith("bert/")}
+
+
+def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None):
+    """Writes `output_dir/bert_model.ckpt.*` and `bert_config.json`.
+
+    Args:
+        weights: {TF1 name: numpy array} forming one task model (see
+            `model_for_weights`).
+        config: BertConfig.
+        output_dir: directory to create; must not exist. Written under a
+            temporary name and renamed.
+        vocab_file: optional vocab, copied as `vocab.txt`.
+
+    Returns:
+        str, the checkpoint prefix written.
+
+    Raises:
+        FileExistsError: output_dir exists.
+        ValueError: names or shapes do not fit the config.
+    """
+    model = model_for_weights(weights, config)
+    variables = checkpoints.model_weights_by_name(model)
+    for name, variable in variables.items():
+        value = np.asarray(weights[name])
+        if tuple(value.shape) != tuple(variable.shape):
+            raise ValueError(f"{name}: shape {list(value.shape)} does not fit "
+                             f"the config's {list(variable.shape)}.")
+        variable.assign(value.astype(variable.dtype))
+
+    def write(tmp_dir):
+        tf.io.gfile.makedirs(tmp_dir)
+        checkpoints.save_tf1_checkpoint(
+            model, os.path.join(tmp_dir, checkpoints.RELEASED_CHECKPOINT_NAME))
+        config.to_json_file(os.path.join(tmp_dir, CONFIG_NAME))
+        if vocab_file:
+            tf.io.gfile.copy(vocab_file, os.path.join(tmp_dir, VOCAB_NAME))
+
+    write_directory_atomically(output_dir, write)
+    return os.path.join(output_dir, checkpoints.RELEASED_CHECKPOINT_NAME)
