@@ -64,17 +64,6 @@ def check_encoder_inputs(inputs, max_position_embeddings):
         raise ValueError(
             f"BertModel input `input_ids` has shape {shape} (rank {len(shape)}); "
             f"expected rank 2, [batch_size, seq_length].{hint}")
-    for key in ENCODER_INPUTS[1:]:
-        value = inputs.get(key)
-        if value is None or shape is None:
-            continue
-        other = static_shape(value)
-        if other is not None and (len(other) != 2 or any(
-                a is not None and b is not None and a != b
-                for a, b in zip(other, shape))):
-            raise ValueError(
-                f"BertModel input `{key}` has shape {other}; expected the shape "
-                f"of `input_ids`, {shape} ([batch_size, seq_length]).")
     seq_length = None if shape is None else shape[1]
     if seq_length is not None:
         if seq_length > max_position_embeddings:
@@ -89,3 +78,14 @@ def check_encoder_inputs(inputs, max_position_embeddings):
             message=(f"BertModel input `input_ids`: seq_length exceeds "
                      f"max_position_embeddings ({max_position_embeddings}) "
                      "of the BERT config"))
+    for key in ENCODER_INPUTS[1:]:
+        value = inputs.get(key)
+        if value is None or shape is None:
+            continue
+        other = static_shape(value)
+        if other is not None and (len(other) != 2 or any(
+                a is not None and b is not None and a != b
+                for a, b in zip(other, shape))):
+            raise ValueError(
+                f"BertModel input `{key}` has shape {other}; expected the shape "
+                f"of `input_ids`, {shape} ([batch_size, seq_length]).")
