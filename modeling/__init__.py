@@ -4,6 +4,10 @@
     config = BertConfig.from_json_file("bert_config.json")
     model = BertModel(config)
     checkpoints.load_tf1_checkpoint(model, "uncased_L-12_H-768_A-12/")
+
+Importing `modeling` registers every layer and model with Keras (package
+`bert_tf1`, see `modeling/serialization.py`), so `model.save("m.keras")` and
+`keras.models.load_model("m.keras")` work without `custom_objects`.
 """
 import os
 

@@ -54,3 +54,17 @@ def test_index_only_shape_check_rejects_base_config_against_mini(data_dir):
     assert "bert/embeddings/word_embeddings: checkpoint [30522, 256] vs model [30522, 768]" in message
     assert "Likely cause: hidden_size: the checkpoint has 256, the config 768" in message
     assert "vocab_size" not in message
+
+
+def test_reloaded_pretrainer_keeps_released_names(data_dir, tmp_path):
+    # The naming rule (TF1 name = path minus its first component) holds for a
+    # model rebuilt by keras.models.load_model, and the MLM decoder stays tied.
+    import keras
+    folder = data_dir / "bert_models" / "uncased_L-4_H-256_A-4"
+    model = BertPretrainer(BertConfig.from_json_file(folder / "bert_config.json"))
+    model.save(tmp_path / "pretrainer.keras")
+    loaded = keras.models.load_model(tmp_path / "pretrainer.keras")
+    names = [tf1_name(v) for v in loaded.weights]
+    assert names == [tf1_name(v) for v in model.weights]
+    released = dict(tf.train.list_variables(str(folder / "bert_model.ckpt")))
+    assert {name: list(v.shape) for name, v in zip(names, loaded.weights)} == released
