@@ -1,26 +1,44 @@
-"""Runtime switches shared by the scripts: devices, precision, XLA.
+"""Runtime switches shared by the scripts: devices, precision, XLA, scaling.
 
 The original scripts share a block of TPU flags (`use_tpu`, `tpu_name`, ...,
 `save_checkpoints_steps`, `iterations_per_loop`); `define_runtime_flags` defines
 them with the same names and defaults, plus this project's switches
-(`distribution_strategy`, `use_mixed_precision`, `use_xla`,
-`keep_checkpoint_max`). Every script builds its `RuntimeOptions` from the flags
-and passes them here, so adding a switch touches only this file.
+(`distribution_strategy`, `mixed_precision`, `use_xla`, `keep_checkpoint_max`,
+`gradient_accumulation_steps`, `steps_per_execution`, `optimizer`,
+`tpu_timeout_s`). Every script builds its `RuntimeOptions` from the flags and
+calls `setup` before any other TensorFlow work, so adding a switch touches only
+this file. Decisions that depend on the hardware (precision, steps per
+execution, padding eval batches) follow the strategy `setup` returned, not
+`--use_tpu`.
 """
+import contextlib
 import dataclasses
+import shutil
+import tempfile
 
 import keras
 import tensorflow as tf
 from absl import flags, logging
 
+from modeling import tpu_connection
+from modeling.tpu_connection import TPUConnectionError  # noqa: F401 (re-export)
+
 STRATEGIES = ("auto", "one_device", "mirrored", "multi_worker_mirrored", "tpu")
+PRECISIONS = ("float32", "bfloat16", "float16")
+OPTIMIZERS = ("adamw", "lamb")
+# The shuffle seed every worker uses when none was set: with DATA sharding each
+# worker reads the whole input and keeps its part of every global batch, so
+# all workers must shuffle alike.
+MULTI_WORKER_SEED = 12345
 
 
 @dataclasses.dataclass
 class RuntimeOptions:
     """Where and how a script runs.
 
-    Attributes mirror the flags of `define_runtime_flags`.
+    Attributes mirror the flags of `define_runtime_flags`. `mixed_precision`
+    None means "as `use_mixed_precision` says"; `steps_per_execution` None
+    means `iterations_per_loop` on TPU, else 1.
     """
     use_tpu: bool = False
     tpu_name: str = None
@@ -32,8 +50,13 @@ class RuntimeOptions:
     iterations_per_loop: int = 1000
     distribution_strategy: str = "auto"
     use_mixed_precision: bool = False
+    mixed_precision: str = None
     use_xla: bool = False
     keep_checkpoint_max: int = 5
+    gradient_accumulation_steps: int = 1
+    steps_per_execution: int = None
+    optimizer: str = "adamw"
+    tpu_timeout_s: float = 120.0
 
 
 def define_runtime_flags():
@@ -60,25 +83,93 @@ def define_runtime_flags():
                          "How often to save the model checkpoint.")
     flags.DEFINE_integer(
         "iterations_per_loop", 1000,
-        "How many steps to make in each estimator call. Here: Keras "
-        "`steps_per_execution` on TPU.")
+        "How many steps to make in each estimator call. Here: the default "
+        "--steps_per_execution under a TPU strategy.")
     flags.DEFINE_enum(
         "distribution_strategy", "auto", STRATEGIES,
         "tf.distribute strategy. `auto`: TPU if --use_tpu, mirrored over all "
-        "GPUs if there are several, else the default (one device).")
+        "GPUs if there are several, else the default (one device). "
+        "`multi_worker_mirrored` reads the cluster from TF_CONFIG.")
     flags.DEFINE_bool(
         "use_mixed_precision", False,
-        "Compute in float16 (GPU) or bfloat16 (TPU) with float32 weights.")
+        "Alias kept for old commands: --mixed_precision=bfloat16 under a TPU "
+        "strategy, float16 otherwise.")
+    flags.DEFINE_enum(
+        "mixed_precision", None, PRECISIONS,
+        "Compute dtype, with float32 weights: float32 (default), bfloat16 "
+        "(CPU with AMX, GPU, TPU) or float16 (GPU; with dynamic loss "
+        "scaling, its state kept in checkpoints).")
     flags.DEFINE_bool("use_xla", False, "Compile the train step with XLA.")
     flags.DEFINE_integer("keep_checkpoint_max", 5,
                          "How many recent `model.ckpt-N` to keep in output_dir.")
+    flags.DEFINE_integer(
+        "gradient_accumulation_steps", 1,
+        "Average the gradients of this many batches of --train_batch_size "
+        "per optimizer step (global_step counts optimizer steps).", lower_bound=1)
+    flags.DEFINE_integer(
+        "steps_per_execution", None,
+        "Train steps per compiled call (default: --iterations_per_loop under "
+        "a TPU strategy, else 1).", lower_bound=1)
+    flags.DEFINE_enum(
+        "optimizer", "adamw", OPTIMIZERS,
+        "adamw: the original AdamWeightDecayOptimizer; lamb: LAMB with the "
+        "same weight-decay exclusions. (run_pretraining.py's "
+        "--optimizer_type is an alias.)")
+    flags.DEFINE_float(
+        "tpu_timeout_s", 120.0,
+        "How long to wait for the TPU of --tpu_name to answer.", lower_bound=0)
 
 
 def runtime_options_from_flags(flag_values=None):
-    """Reads the flags of `define_runtime_flags` into `RuntimeOptions`."""
+    """Reads the flags of `define_runtime_flags` into `RuntimeOptions`.
+
+    `--optimizer_type` (run_pretraining.py's name), when defined and given,
+    sets `optimizer`.
+
+    Raises:
+        ValueError: `--optimizer` and `--optimizer_type` disagree, or
+            `--use_mixed_precision` is given with `--mixed_precision=float32`.
+    """
     flag_values = flag_values or flags.FLAGS
-    return RuntimeOptions(**{field.name: flag_values[field.name].value
-                             for field in dataclasses.fields(RuntimeOptions)})
+    values = {field.name: flag_values[field.name].value
+              for field in dataclasses.fields(RuntimeOptions)
+              if field.name in flag_values}
+    if "optimizer_type" in flag_values and flag_values["optimizer_type"].present:
+        alias = flag_values["optimizer_type"].value
+        if "optimizer" in flag_values and flag_values["optimizer"].present \
+                and flag_values["optimizer"].value != alias:
+            raise ValueError(
+                f"--optimizer={flag_values['optimizer'].value} and "
+                f"--optimizer_type={alias} disagree; give one of them.")
+        values["optimizer"] = alias
+    options = RuntimeOptions(**values)
+    if options.use_mixed_precision and options.mixed_precision == "float32":
+        raise ValueError("--use_mixed_precision contradicts "
+                         "--mixed_precision=float32; give one of them.")
+    return options
+
+
+def is_tpu_strategy(strategy):
+    """True for a TPU strategy (every batch must then be full)."""
+    return isinstance(strategy, (tf.distribute.TPUStrategy,
+                                 tf.distribute.experimental.TPUStrategy))
+
+
+def is_multi_worker(strategy):
+    """True when the strategy spans more than one worker process."""
+    extended = getattr(strategy, "extended", None)
+    return bool(getattr(extended, "_in_multi_worker_mode", lambda: False)())
+
+
+def _strategy_name(options):
+    name = options.distribution_strategy
+    if name != "auto":
+        return name
+    if options.use_tpu:
+        return "tpu"
+    if len(tf.config.list_logical_devices("GPU")) > 1:
+        return "mirrored"
+    return "one_device"
 
 
 def get_strategy(options):
@@ -86,28 +177,26 @@ def get_strategy(options):
 
     Raises:
         ValueError: TPU asked for without a TPU address.
+        TPUConnectionError: no TPU answered within `options.tpu_timeout_s`.
     """
-    name = options.distribution_strategy
-    if name == "auto":
-        if options.use_tpu:
-            name = "tpu"
-        elif len(tf.config.list_logical_devices("GPU")) > 1:
-            name = "mirrored"
-        else:
-            name = "one_device"
+    name = _strategy_name(options)
     if name == "tpu":
         if not (options.tpu_name or options.master):
             raise ValueError("--use_tpu needs --tpu_name (or --master).")
-        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(
-            tpu=options.tpu_name or options.master, zone=options.tpu_zone,
-            project=options.gcp_project)
-        tf.config.experimental_connect_to_cluster(resolver)
-        tf.tpu.experimental.initialize_tpu_system(resolver)
+        resolver = tpu_connection.connect_tpu(
+            options.tpu_name or options.master, zone=options.tpu_zone,
+            project=options.gcp_project, timeout_s=options.tpu_timeout_s)
         strategy = tf.distribute.TPUStrategy(resolver)
     elif name == "mirrored":
         strategy = tf.distribute.MirroredStrategy()
     elif name == "multi_worker_mirrored":
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        if is_multi_worker(strategy):
+            resolver = strategy.cluster_resolver
+            logging.info("Worker %s:%s of %d; shuffles seeded with %d.",
+                         resolver.task_type, resolver.task_id,
+                         strategy.extended._num_workers, MULTI_WORKER_SEED)
+            tf.random.set_seed(MULTI_WORKER_SEED)
     else:
         strategy = tf.distribute.get_strategy()
     logging.info("Distribution strategy: %s with %d replica(s).", name,
@@ -115,13 +204,34 @@ def get_strategy(options):
     return strategy
 
 
-def configure_precision(options):
+def resolve_precision(options, strategy=None):
+    """"float32", "bfloat16" or "float16" for these options on `strategy`.
+
+    `--use_mixed_precision` means bfloat16 under a TPU strategy and float16
+    elsewhere (what it meant before `--mixed_precision` existed).
+
+    Raises:
+        ValueError: float16 asked for under a TPU strategy.
+    """
+    on_tpu = is_tpu_strategy(strategy) if strategy is not None else options.use_tpu
+    precision = options.mixed_precision
+    if precision is None:
+        if not options.use_mixed_precision:
+            return "float32"
+        precision = "bfloat16" if on_tpu else "float16"
+    if precision == "float16" and on_tpu:
+        raise ValueError("TPUs compute in bfloat16, not float16: use "
+                         "--mixed_precision=bfloat16.")
+    return precision
+
+
+def configure_precision(options, strategy=None):
     """Sets the global Keras dtype policy; returns its name."""
-    if options.use_mixed_precision:
-        policy = "mixed_bfloat16" if options.use_tpu else "mixed_float16"
-    else:
-        policy = "float32"
+    precision = resolve_precision(options, strategy)
+    policy = "float32" if precision == "float32" else f"mixed_{precision}"
     keras.mixed_precision.set_global_policy(policy)
+    if policy != "float32":
+        logging.info("Mixed precision: %s compute, float32 weights.", precision)
     return policy
 
 
@@ -134,15 +244,64 @@ def is_chief(strategy):
         resolver.task_type == "worker" and resolver.task_id == 0)
 
 
-def steps_per_execution(options):
-    """Train steps per `tf.function` call: `iterations_per_loop` on TPU only."""
-    return options.iterations_per_loop if options.use_tpu else 1
+def steps_per_execution(options, strategy=None):
+    """Train steps per compiled call.
+
+    `--steps_per_execution` if given; else `iterations_per_loop` under a TPU
+    strategy (or, with no strategy given, with `--use_tpu`); else 1.
+    """
+    if options.steps_per_execution:
+        return int(options.steps_per_execution)
+    on_tpu = is_tpu_strategy(strategy) if strategy is not None else options.use_tpu
+    return int(options.iterations_per_loop) if on_tpu else 1
 
 
 def setup(options):
-    """Applies the precision policy and returns the distribution strategy.
+    """Makes the distribution strategy and sets the precision policy for it.
 
-    Call before building models, then build them under `strategy.scope()`.
+    Call before any other TensorFlow work (a multi-worker strategy must be
+    created first), then build models under `strategy.scope()`.
+
+    Returns:
+        the `tf.distribute.Strategy`.
+    Raises:
+        see `get_strategy` and `resolve_precision`.
     """
-    configure_precision(options)
-    return get_strategy(options)
+    strategy = get_strategy(options)
+    configure_precision(options, strategy)
+    return strategy
+
+
+@contextlib.contextmanager
+def worker_output_dir(strategy, output_dir):
+    """Where this worker writes: `output_dir` on the chief, else a temp folder.
+
+    Non-chief workers of a multi-worker run write their intermediate files
+    (e.g. their own `train.tf_record`) into a private temporary folder that is
+    removed when the block ends, so only the chief's files reach output_dir.
+    """
+    if is_chief(strategy):
+        yield output_dir
+        return
+    scratch = tempfile.mkdtemp(prefix="bert_worker_")
+    try:
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def shard_for_workers(dataset):
+    """`dataset` with DATA auto-sharding unless its options chose a policy.
+
+    DATA sharding works for one input file or many: every worker reads the
+    same (identically shuffled, see `MULTI_WORKER_SEED`) stream of global
+    batches and keeps its slice of each. A dataset over at least as many files
+    as workers may set `AutoShardPolicy.FILE` itself to read less.
+    """
+    policy = dataset.options().experimental_distribute.auto_shard_policy
+    if policy != tf.data.experimental.AutoShardPolicy.AUTO:
+        return dataset
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = (
+        tf.data.experimental.AutoShardPolicy.DATA)
+    return dataset.with_options(options)

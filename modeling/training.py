@@ -7,6 +7,11 @@ What it keeps from the original Estimator setup: checkpoints named
 (`<var>/adam_m`, `<var>/adam_v`, `global_step`); a rerun of the same command
 resumes from the newest one. What it adds: a Keras progress bar with the loss and
 examples per second, and TensorBoard logs in `output_dir`.
+
+Where Keras 3 `fit` cannot run (multi-worker, or XLA over several local
+replicas) the same callbacks drive `modeling.strategy_loop` instead. Only the
+chief writes checkpoints and summaries. A float16 run's loss scale is saved
+with its checkpoints (`loss_scale`, `good_steps`) and restored on resume.
 """
 import os
 import sys
@@ -17,10 +22,45 @@ import tensorflow as tf
 from absl import logging
 
 from data.io.atomic import write_text_atomically
-from modeling import checkpoints
-from modeling.runtime import is_chief, steps_per_execution
+from modeling import checkpoints, optimization, strategy_loop
+from modeling.runtime import (is_chief, is_multi_worker, shard_for_workers,
+                              steps_per_execution)
 
 TRAINING_CHECKPOINT_PREFIX = "model.ckpt"
+# Extra checkpoint entries of a float16 run (skipped by weight loaders, see
+# `checkpoints.is_optimizer_state`).
+LOSS_SCALE = "loss_scale"
+GOOD_STEPS = "good_steps"
+
+
+def create_training_optimizer(options, init_lr, num_train_steps,
+                              num_warmup_steps, model=None):
+    """The original optimizer as `options` ask: `--optimizer`, accumulation.
+
+    Call under `strategy.scope()`. With `gradient_accumulation_steps` k > 1
+    the gradients of k batches are averaged per update (Keras' optimizer
+    option); `iterations`, i.e. `global_step`, then counts updates, so
+    `num_train_steps` and the schedule stay in updates.
+
+    Args:
+        options: `modeling.runtime.RuntimeOptions` (`optimizer`,
+            `gradient_accumulation_steps`).
+        init_lr, num_train_steps, num_warmup_steps, model: as
+            `modeling.optimization.create_optimizer`.
+
+    Returns:
+        `AdamWeightDecay` or `LambWeightDecay`.
+    Raises:
+        ValueError: see `create_optimizer`.
+    """
+    optimizer = optimization.create_optimizer(
+        init_lr, num_train_steps, num_warmup_steps,
+        optimizer_type=options.optimizer, model=model)
+    steps = int(options.gradient_accumulation_steps or 1)
+    if steps > 1:
+        # Read by Keras' `build` (accumulators) and `apply`; set before build.
+        optimizer.gradient_accumulation_steps = steps
+    return optimizer
 
 
 def latest_training_checkpoint(output_dir):
@@ -46,8 +86,46 @@ def _recorded_checkpoints(output_dir):
     return [os.path.basename(path) for path in state.all_model_checkpoint_paths]
 
 
+def _loss_scale_optimizer(model):
+    optimizer = getattr(model, "optimizer", None)
+    if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) and optimizer.built:
+        return optimizer
+    return None
+
+
+def _loss_scale_tensors(model):
+    optimizer = _loss_scale_optimizer(model)
+    if optimizer is None:
+        return {}
+    return {LOSS_SCALE: tf.cast(optimizer.dynamic_scale.value, tf.float32),
+            GOOD_STEPS: tf.cast(optimizer.step_counter.value, tf.int64)}
+
+
+def restore_loss_scale(model, checkpoint):
+    """Sets a compiled float16 model's loss scale from `checkpoint`, if saved.
+
+    Returns:
+        float, the restored scale, or None (no loss scaling, or none saved).
+    """
+    optimizer = _loss_scale_optimizer(model)
+    if optimizer is None or not checkpoint:
+        return None
+    reader = tf.train.load_checkpoint(checkpoint)
+    if not reader.has_tensor(LOSS_SCALE):
+        return None
+    scale = float(reader.get_tensor(LOSS_SCALE))
+    optimizer.dynamic_scale.assign(scale)
+    if reader.has_tensor(GOOD_STEPS):
+        optimizer.step_counter.assign(int(reader.get_tensor(GOOD_STEPS)))
+    logging.info("Restored the float16 loss scale %g from %s.", scale, checkpoint)
+    return scale
+
+
 def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5):
     """Writes `model.ckpt-<global_step>` with optimizer state; updates `checkpoint`.
+
+    A compiled float16 model's loss scale goes in as `loss_scale` and
+    `good_steps`.
 
     Args:
         model: the task model being trained.
@@ -65,7 +143,8 @@ def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5
     # A file of this name that the state file does not list is a leftover
     # (e.g. of an interrupted earlier run); the current weights replace it.
     checkpoints.save_tf1_checkpoint(model, prefix, optimizer=optimizer,
-                                    overwrite=True)
+                                    overwrite=True,
+                                    extra_tensors=_loss_scale_tensors(model))
     recorded = [path for path in _recorded_checkpoints(output_dir) if path != name]
     recorded.append(name)
     stale = recorded[:-keep_checkpoint_max] if keep_checkpoint_max > 0 else []
@@ -157,11 +236,36 @@ class StepLogger(keras.callbacks.Callback):
                          self._total, logs.get("loss", float("nan")),
                          logs.get("examples_per_sec", float("nan")))
 
-def restore_or_initialize(model, optimizer, output_dir, init_checkpoint=None):
+class _AccumulatingStepView:
+    """The optimizer as `load_tf1_checkpoint` sees it under accumulation.
+
+    With Keras' gradient accumulation, `optimizer.iterations` is computed
+    (batches // k) from a private batch counter; restoring `global_step`
+    sets that counter to `global_step * k`.
+    """
+
+    def __init__(self, optimizer):
+        self._optimizer = optimizer
+        self.dtype = optimizer._iterations.dtype
+
+    def slot_variables(self, variable):
+        return self._optimizer.slot_variables(variable)
+
+    @property
+    def iterations(self):
+        return self
+
+    def assign(self, value):
+        steps = self._optimizer.gradient_accumulation_steps
+        self._optimizer._iterations.assign(int(value) * steps)
+
+
+def restore_or_initialize(model, optimizer, output_dir, init_checkpoint=None,
+                          chief=True):
     """Resumes from `output_dir`, else starts from `init_checkpoint`, else fresh.
 
     The optimizer's variables are built first so its slots and step can be
-    restored.
+    restored. `chief` removes checkpoint files the state file does not list.
 
     Returns:
         int, the global step training starts from.
@@ -170,12 +274,14 @@ def restore_or_initialize(model, optimizer, output_dir, init_checkpoint=None):
     latest = latest_training_checkpoint(output_dir)
     if latest:
         # Leftovers of a run killed between the state write and the deletion.
-        if is_chief(tf.distribute.get_strategy()):
+        if chief:
             checkpoints.remove_unlisted_checkpoints(output_dir, TRAINING_CHECKPOINT_PREFIX)
         logging.info("Resuming training from %s", latest)
+        target = (_AccumulatingStepView(optimizer)
+                  if optimizer.gradient_accumulation_steps else optimizer)
         try:
             status = checkpoints.load_tf1_checkpoint(model, latest,
-                                                     optimizer=optimizer)
+                                                     optimizer=target)
         except checkpoints.CheckpointMismatchError as error:
             raise checkpoints.CheckpointMismatchError(
                 f"output_dir {output_dir} already holds a training checkpoint "
@@ -189,20 +295,51 @@ def restore_or_initialize(model, optimizer, output_dir, init_checkpoint=None):
     return int(optimizer.iterations.numpy())
 
 
+def needs_strategy_loop(strategy, options):
+    """True where Keras `fit` cannot train (see `modeling.strategy_loop`)."""
+    return is_multi_worker(strategy) or (
+        bool(options.use_xla) and strategy.num_replicas_in_sync > 1)
+
+
+def _callbacks(model, optimizer, output_dir, options, batch_size,
+               num_train_steps, chief, verbose):
+    callbacks = [
+        ExamplesPerSecond(batch_size),
+        TF1CheckpointSaver(model, optimizer, output_dir,
+                           options.save_checkpoints_steps,
+                           options.keep_checkpoint_max, chief=chief),
+    ]
+    if not verbose:
+        callbacks.append(StepLogger(optimizer, num_train_steps,
+                                    min(100, options.save_checkpoints_steps)))
+    if chief:
+        callbacks.append(keras.callbacks.TensorBoard(
+            log_dir=output_dir, update_freq=min(100, options.save_checkpoints_steps)))
+    return callbacks
+
+
 def run_training(model, optimizer, dataset, num_train_steps, output_dir, options,
                  batch_size, strategy=None, init_checkpoint=None, verbose="auto"):
-    """Trains `model` to `num_train_steps` global steps with `model.fit`.
+    """Trains `model` to `num_train_steps` global steps.
+
+    With `model.fit`, or where fit cannot run (several workers; XLA over
+    several local replicas) with `modeling.strategy_loop`: same loss,
+    optimizer, callbacks and checkpoints. Under a multi-worker strategy the
+    dataset is DATA-sharded (`runtime.shard_for_workers`) unless its options
+    chose a policy, every worker must see the same `output_dir` (a shared
+    folder, as for the original Estimator), and only the chief writes there.
 
     Args:
         model: a task model whose `compute_loss` takes the dataset's labels;
             built (with `optimizer`) under `strategy.scope()`.
         optimizer: a Keras optimizer with `slot_variables` (see
-            `modeling/optimization.py`).
-        dataset: a repeating `tf.data.Dataset` of `(features, labels)` batches.
+            `modeling/optimization.py`, `create_training_optimizer`).
+        dataset: a repeating `tf.data.Dataset` of `(features, labels)` global
+            batches of `batch_size`.
         num_train_steps: int, the total number of optimizer steps.
         output_dir: where checkpoints and TensorBoard logs go.
         options: `modeling.runtime.RuntimeOptions`.
-        batch_size: int, global examples per step (for examples/sec).
+        batch_size: int, global examples per batch (for examples/sec).
         strategy: the `tf.distribute.Strategy` (decides who writes files).
         init_checkpoint: optional checkpoint to start from when `output_dir`
             has none.
@@ -212,52 +349,89 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     Returns:
         dict with `loss` (mean training loss of this run, or None when there
         was nothing left to do) and `global_step`.
+
+    Raises:
+        ValueError: `batch_size` does not split evenly over the replicas of a
+            multi-worker run.
+        RuntimeError: no optimizer step was applied (float16 overflow), or
+            the workers resume from different steps.
+        checkpoints.CheckpointMismatchError: output_dir holds another model's
+            checkpoint.
     """
     strategy = strategy or tf.distribute.get_strategy()
     tf.io.gfile.makedirs(output_dir)
+    chief = is_chief(strategy)
+    use_loop = needs_strategy_loop(strategy, options)
+    if is_multi_worker(strategy):
+        if batch_size % strategy.num_replicas_in_sync:
+            raise ValueError(
+                f"The train batch size {batch_size} must be a multiple of the "
+                f"{strategy.num_replicas_in_sync} replicas of all workers.")
+        dataset = shard_for_workers(dataset)
+    executions = steps_per_execution(options, strategy)
     with strategy.scope():
         initial_step = restore_or_initialize(model, optimizer, output_dir,
-                                             init_checkpoint)
+                                             init_checkpoint, chief=chief)
+        if is_multi_worker(strategy):
+            strategy_loop.check_same_step(strategy, initial_step)
         remaining = num_train_steps - initial_step
         if remaining <= 0:
             logging.info("Checkpoint in %s is at step %d >= num_train_steps %d; "
                          "nothing to train.", output_dir, initial_step,
                          num_train_steps)
             return {"loss": None, "global_step": initial_step}
-        model.compile(optimizer=optimizer, jit_compile=bool(options.use_xla),
-                      steps_per_execution=steps_per_execution(options))
-    chief = is_chief(strategy)
-    callbacks = [
-        ExamplesPerSecond(batch_size),
-        TF1CheckpointSaver(model, optimizer, output_dir,
-                           options.save_checkpoints_steps,
-                           options.keep_checkpoint_max, chief=chief),
-    ]
+        model.compile(optimizer=optimizer,
+                      jit_compile=bool(options.use_xla) and not use_loop,
+                      steps_per_execution=executions)
+        model.optimizer.build(model.trainable_variables)
+        restore_loss_scale(model, latest_training_checkpoint(output_dir))
     if verbose == "auto":
         # A progress bar on a terminal; step logs in files and pipes.
         verbose = 1 if sys.stdout.isatty() else 0
-    if not verbose:
-        callbacks.append(StepLogger(optimizer, num_train_steps,
-                                    min(100, options.save_checkpoints_steps)))
-    if chief:
-        callbacks.append(keras.callbacks.TensorBoard(
-            log_dir=output_dir, update_freq=min(100, options.save_checkpoints_steps)))
-    logging.info("Training from step %d to %d.", initial_step, num_train_steps)
+    callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
+                           num_train_steps, chief, verbose)
+    batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
+    logging.info("Training from step %d to %d%s.", initial_step, num_train_steps,
+                 " on strategy.run (Keras fit cannot run this setup)"
+                 if use_loop else "")
     # With float16 loss scaling, steps whose gradients overflow are skipped
     # and not counted; train on until the step count is really reached.
     losses = []
     while remaining > 0:
-        history = model.fit(dataset, epochs=1, steps_per_epoch=remaining,
-                            shuffle=False, callbacks=callbacks, verbose=verbose)
-        losses.append(float(history.history["loss"][-1]))
+        if use_loop:
+            callback_list = keras.callbacks.CallbackList(
+                callbacks, add_progbar=verbose != 0, model=model,
+                verbose=verbose, epochs=1, steps=remaining * batches_per_step)
+            losses.append(strategy_loop.train_with_strategy_run(
+                model, dataset, remaining * batches_per_step, strategy,
+                callback_list, executions, jit_compile=bool(options.use_xla)))
+        else:
+            history = model.fit(dataset, epochs=1,
+                                steps_per_epoch=remaining * batches_per_step,
+                                shuffle=False, callbacks=callbacks,
+                                verbose=verbose)
+            losses.append(float(history.history["loss"][-1]))
         left = num_train_steps - int(optimizer.iterations.numpy())
         if left >= remaining:
             raise RuntimeError(
                 f"No optimizer step was applied in {remaining} batches (every "
                 "gradient overflowed or was not finite); training diverged.")
         remaining = left
+    logging.info("Training done at step %d.", int(optimizer.iterations.numpy()))
     return {"loss": losses[-1],
             "global_step": int(optimizer.iterations.numpy())}
+
+
+def predict(model, dataset, strategy=None):
+    """`model.predict(dataset)`; under a multi-worker strategy, this worker's own.
+
+    Returns:
+        numpy arrays in the structure of the model's outputs.
+    """
+    strategy = strategy or tf.distribute.get_strategy()
+    if is_multi_worker(strategy):
+        return strategy_loop.predict_on_this_worker(model, dataset)
+    return model.predict(dataset, verbose=0)
 
 
 def restore_for_inference(model, output_dir, init_checkpoint=None):

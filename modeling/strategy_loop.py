@@ -1,0 +1,160 @@
+"""A training loop on `strategy.run`, for the cases Keras 3 `fit` cannot run.
+
+Keras 3.15 `fit` fails under MultiWorkerMirroredStrategy before step 1: its
+symbolic build reduces the whole dict batch with one `strategy.reduce` call
+("Attempt to convert a value ({'input_ids': PerReplica...})"), and its log
+reduction asks a collective MEAN over axis 0 of scalars. And with several
+local replicas, `fit(jit_compile=True)` compiles the optimizer's cross-replica
+update into one replica's XLA cluster, which then touches the other replicas'
+variables ("Trying to access resource .../replica_1 ... from device CPU:0").
+
+This loop does what `fit`'s train step does, with the same pieces: per replica
+the model's forward pass, `model.compute_loss` and the gradients (XLA-compiled
+when asked: only this part, which touches the replica's own variables), then
+`model.optimizer.apply` (the same optimizer, loss scaling included, whose
+merge call sums the gradients over all replicas of all workers). The same
+Keras callbacks (checkpoints, step logs, progress bar, TensorBoard) are driven
+by hand, so logs and checkpoints are those of the `fit` path.
+"""
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def _gradient_function(model, optimizer, jit_compile):
+    def compute(x, y, sample_weight):
+        with tf.GradientTape() as tape:
+            y_pred = model(x, training=True)
+            loss = model.compute_loss(x=x, y=y, y_pred=y_pred,
+                                      sample_weight=sample_weight,
+                                      training=True)
+            scaled = optimizer.scale_loss(loss)
+        grads = tape.gradient(scaled, model.trainable_variables)
+        return loss, grads
+
+    if jit_compile:
+        return tf.function(compute, jit_compile=True, reduce_retracing=True)
+    return compute
+
+
+def make_train_function(model, strategy, jit_compile=False):
+    """`train(iterator, num_steps) -> summed loss` over `num_steps` batches.
+
+    Each step takes one distributed batch `(x, y)` or `(x, y, sample_weight)`
+    from `iterator`, computes `model.compute_loss` (already divided by the
+    number of replicas, see `modeling.losses.scale_for_replicas`) and applies
+    `model.optimizer`. The returned float32 scalar is the sum over the steps
+    of the global-batch loss (the per-replica losses summed).
+    """
+    optimizer = model.optimizer
+    gradients = _gradient_function(model, optimizer, jit_compile)
+
+    def replica_step(data):
+        x, y, sample_weight = keras.utils.unpack_x_y_sample_weight(data)
+        loss, grads = gradients(x, y, sample_weight)
+        optimizer.apply(grads, model.trainable_variables)
+        return tf.cast(loss, tf.float32)
+
+    @tf.function
+    def train(iterator, num_steps):
+        total = tf.constant(0.0, tf.float32)
+        for _ in tf.range(num_steps):
+            per_replica = strategy.run(replica_step, args=(next(iterator),))
+            total += strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica,
+                                     axis=None)
+        return total
+
+    return train
+
+
+def check_same_step(strategy, step):
+    """Raises unless every worker resumes from the same global step.
+
+    Each worker restores the checkpoint it finds in output_dir; a folder that
+    is not shared between the workers would let them start apart.
+
+    Raises:
+        RuntimeError: the workers' global steps differ.
+    """
+    @tf.function
+    def spread(value):
+        def replica_fn(value):
+            # A copy on the replica's device (collectives need one).
+            value = tf.identity(value)
+            context = tf.distribute.get_replica_context()
+            mean = context.all_reduce(tf.distribute.ReduceOp.MEAN, value)
+            return context.all_reduce(tf.distribute.ReduceOp.SUM,
+                                      tf.abs(value - mean))
+        # Every replica holds the same all-reduced number; take this worker's.
+        return strategy.experimental_local_results(
+            strategy.run(replica_fn, args=(value,)))[0]
+
+    if float(spread(tf.constant(float(step), tf.float64))) != 0.0:
+        raise RuntimeError(
+            f"The workers resume from different global steps (this one from "
+            f"{step}): output_dir must be one folder shared by all workers.")
+
+
+def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
+                            steps_per_execution=1, jit_compile=False):
+    """Runs `num_batches` training batches; returns their mean loss.
+
+    Args:
+        model: compiled (its `optimizer` built) under `strategy.scope()`.
+        dataset: a repeating `tf.data.Dataset` of global batches; distributed
+            here with `strategy.experimental_distribute_dataset`.
+        num_batches: int, batches to run.
+        strategy: the `tf.distribute.Strategy`.
+        callbacks: a `keras.callbacks.CallbackList` (the same callbacks the
+            `fit` path uses); given `loss` (running mean) in the logs.
+        steps_per_execution: int, batches per compiled call.
+        jit_compile: bool, XLA-compile each replica's gradient computation.
+
+    Returns:
+        float, the mean loss over the batches run.
+    """
+    distributed = strategy.experimental_distribute_dataset(dataset)
+    iterator = iter(distributed)
+    train = make_train_function(model, strategy, jit_compile)
+    loss_sum, done = 0.0, 0
+    callbacks.on_train_begin()
+    callbacks.on_epoch_begin(0)
+    while done < num_batches:
+        count = min(int(steps_per_execution), num_batches - done)
+        callbacks.on_train_batch_begin(done)
+        loss_sum += float(train(iterator, tf.constant(count, tf.int32)))
+        done += count
+        logs = {"loss": loss_sum / done}
+        callbacks.on_train_batch_end(done - 1, logs)
+    logs = {"loss": loss_sum / max(done, 1)}
+    callbacks.on_epoch_end(0, logs)
+    callbacks.on_train_end(logs)
+    return logs["loss"]
+
+
+def predict_on_this_worker(model, dataset):
+    """`model.predict` run by this worker alone, on all of `dataset`.
+
+    Keras 3 `predict` under a multi-worker strategy gathers outputs across
+    workers (so every worker must call it, on a shardable dataset); here each
+    worker reads the model's (mirrored, identical) weights locally instead.
+
+    Args:
+        model: a built Keras model.
+        dataset: batches of inputs, or of `(inputs, ...)` tuples.
+
+    Returns:
+        numpy arrays in the structure of the model's outputs, batches
+        concatenated along axis 0.
+    """
+    @tf.function(reduce_retracing=True)
+    def step(inputs):
+        return model(inputs, training=False)
+
+    outputs = []
+    for batch in dataset:
+        inputs, _, _ = keras.utils.unpack_x_y_sample_weight(batch)
+        outputs.append(tf.nest.map_structure(lambda t: t.numpy(), step(inputs)))
+    if not outputs:
+        raise ValueError("predict_on_this_worker: the dataset is empty.")
+    return tf.nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
