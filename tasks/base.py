@@ -41,9 +41,13 @@ class Task:
     """The common skeleton; subclasses add data, model, loss and metrics.
 
     Subclasses implement `build_model()`, `check_inputs()` (their own
-    preflight checks, reading data files for every requested mode) and
-    `run()`.
+    preflight checks, reading data files for every requested mode), the
+    mode methods, and list them in `modes` for `run()`.
     """
+
+    #: (config field, result key, method name) of each mode, in the order
+    #: the original script runs them.
+    modes = ()
 
     def __init__(self, config):
         self.config = config
@@ -168,3 +172,14 @@ class Task:
             self.model, self.config.output_dir, self.config.init_checkpoint)
         self._weights_ready = True
         return self.global_step
+
+    def run(self):
+        """Checks everything, then runs the requested modes in order.
+
+        Returns:
+            dict result key -> what the mode's method returned, for the
+            modes whose config field is true.
+        """
+        self.prepare()
+        return {key: getattr(self, method)() for field, key, method in self.modes
+                if getattr(self.config, field)}

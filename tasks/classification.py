@@ -66,6 +66,9 @@ class ClassificationTask(Task):
                            else len(self.label_list))
         self.examples = {}
 
+    modes = (("do_train", "train", "train"), ("do_eval", "eval", "evaluate"),
+             ("do_predict", "predict", "predict"))
+
     def build_model(self):
         from modeling import BertClassifier
 
@@ -283,20 +286,3 @@ class ClassificationTask(Task):
             write_text_atomically(path, "".join(lines))
             logging.info("Wrote %d predictions to %s", len(lines), path)
         return rows
-
-    def run(self):
-        """Checks everything, then the requested modes in the original order.
-
-        Returns:
-            dict with "train" ({loss, global_step}), "eval" (metrics) and
-            "predict" (probabilities) for the modes that ran.
-        """
-        self.prepare()
-        results = {}
-        if self.config.do_train:
-            results["train"] = self.train()
-        if self.config.do_eval:
-            results["eval"] = self.evaluate()
-        if self.config.do_predict:
-            results["predict"] = self.predict()
-        return results

@@ -43,6 +43,8 @@ class PretrainingTask(Task):
             checkpoint that does not fit, an unwritable output_dir.
     """
 
+    modes = (("do_train", "train", "train"), ("do_eval", "eval", "evaluate"))
+
     def build_model(self):
         from modeling import BertPretrainer
 
@@ -155,13 +157,3 @@ class PretrainingTask(Task):
             write_key_value_file(
                 os.path.join(config.output_dir, "eval_results.txt"), result)
         return result
-
-    def run(self):
-        """Checks everything, then trains and/or evaluates."""
-        self.prepare()
-        results = {}
-        if self.config.do_train:
-            results["train"] = self.train()
-        if self.config.do_eval:
-            results["eval"] = self.evaluate()
-        return results

@@ -68,6 +68,9 @@ class SquadTask(Task):
         super().__init__(config)
         self.examples = {}
 
+    modes = (("do_train", "train", "train"),
+             ("do_predict", "predict", "predict"))
+
     def build_model(self):
         from modeling import BertSquad
 
@@ -279,17 +282,3 @@ class SquadTask(Task):
         write_json_atomic(result, os.path.join(config.output_dir,
                                                "eval_results.json"))
         return result
-
-    def run(self):
-        """Checks everything, then trains and/or predicts.
-
-        Returns:
-            dict with "train" and/or "predict" results.
-        """
-        self.prepare()
-        results = {}
-        if self.config.do_train:
-            results["train"] = self.train()
-        if self.config.do_predict:
-            results["predict"] = self.predict()
-        return results

@@ -57,6 +57,7 @@ def test_predict_reproduces_original_test_results(fixture, mrpc_slice, tmp_path)
     assert task.global_step == 0  # weights from --init_checkpoint
 
 
+@pytest.mark.slow  # trains (model.fit compiles): ~10-20 s
 def test_train_then_evaluate_in_process(fixture, mrpc_slice, tmp_path):
     from data.glue.features import classifier_dataset
     from modeling import BertClassifier, BertConfig, checkpoints
@@ -95,6 +96,7 @@ def test_train_then_evaluate_in_process(fixture, mrpc_slice, tmp_path):
         fixture / "bert_model.ckpt")
 
 
+@pytest.mark.slow  # trains (model.fit compiles): ~10-20 s
 def test_rerun_resumes_and_conflicting_init_checkpoint_is_refused(
         fixture, fixtures_dir, mrpc_slice, tmp_path):
     output_dir = tmp_path / "out"

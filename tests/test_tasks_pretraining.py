@@ -59,6 +59,7 @@ def test_evaluate_reproduces_original_metrics(fixtures_dir, reference, records,
     assert written == pytest.approx(result, abs=1e-6)
 
 
+@pytest.mark.slow  # trains (model.fit compiles): ~10-20 s
 def test_train_moves_weights_and_evaluates(fixtures_dir, records, tmp_path):
     out = tmp_path / "out"
     task = PretrainingTask(make_config(

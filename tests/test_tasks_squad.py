@@ -48,6 +48,7 @@ def test_predict_is_byte_identical_to_original(fixture, tmp_path):
     assert not (out / "null_odds.json").exists()
 
 
+@pytest.mark.slow  # trains (model.fit compiles): ~10-20 s
 def test_train_then_predict_in_process(fixture, tmp_path):
     data = json.loads((fixture / "squad_v1_sample/input.json").read_text())
     data["data"] = data["data"][:1]
