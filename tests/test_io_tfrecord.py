@@ -19,17 +19,28 @@ def _int(values):
     return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
 
 
+def _as_written(original):
+    # The original serializes with protobuf's default map order, seeded per
+    # process (its bytes differ between runs); ours sorts the keys, so the
+    # same Example always gives the same bytes.
+    example = tf.train.Example(features=tf.train.Features(feature=original))
+    reversed_keys = collections.OrderedDict(reversed(list(original.items())))
+    assert tf.train.Example(features=tf.train.Features(
+        feature=reversed_keys)).SerializeToString(deterministic=True) == (
+            example.SerializeToString(deterministic=True))
+    return example.SerializeToString(deterministic=True)
+
+
 def test_classifier_bytes_equal_the_originals_encoding():
     # run_classifier.py file_based_convert_examples_to_features: an
-    # OrderedDict in this key order, SerializeToString().
+    # OrderedDict in this key order.
     original = collections.OrderedDict()
     original["input_ids"] = _int([101, 7, 102, 0])
     original["input_mask"] = _int([1, 1, 1, 0])
     original["segment_ids"] = _int([0, 0, 0, 0])
     original["label_ids"] = _int([1])
     original["is_real_example"] = _int([1])
-    expected = tf.train.Example(features=tf.train.Features(
-        feature=original)).SerializeToString()
+    expected = _as_written(original)
     ours = classifier_record_spec(4).serialize({
         "input_ids": [101, 7, 102, 0], "input_mask": [1, 1, 1, 0],
         "segment_ids": [0, 0, 0, 0], "label_ids": [1],
@@ -47,8 +58,7 @@ def test_squad_training_bytes_equal_the_originals_encoding():
     original["start_positions"] = _int([1])
     original["end_positions"] = _int([2])
     original["is_impossible"] = _int([0])
-    expected = tf.train.Example(features=tf.train.Features(
-        feature=original)).SerializeToString()
+    expected = _as_written(original)
     ours = squad_record_spec(3, is_training=True).serialize({
         "unique_ids": [1000000000], "input_ids": [101, 5, 102],
         "input_mask": [1, 1, 1], "segment_ids": [0, 1, 1],

@@ -3,7 +3,8 @@
 Each function returns a data.io.tfrecord.RecordSpec from which both the
 writer and the reader of that task are built. Keys, dtypes, lengths and key
 order are the original's, so files go both ways between google-research/bert
-and this project (and stay byte-identical to what this project wrote before).
+and this project. Every writer sorts the feature-map keys (see
+RecordSpec.serialize_example), so a rerun writes the same bytes.
 """
 from data.io.tfrecord import RecordField, RecordSpec
 
@@ -65,9 +66,7 @@ def pretraining_record_spec(max_seq_length, max_predictions_per_seq):
     input_ids, input_mask, segment_ids: int64 [max_seq_length];
     masked_lm_positions, masked_lm_ids: int64 [max_predictions_per_seq];
     masked_lm_weights: float [max_predictions_per_seq];
-    next_sentence_labels: int64 [1]. Serialized with sorted map keys: the
-    original orders them by a per-process hash, so its files differ from run
-    to run; sorted keys make ours the same on every run.
+    next_sentence_labels: int64 [1].
 
     Source: create_pretraining_data.py, write_instance_to_example_files;
     run_pretraining.py, input_fn_builder.
@@ -80,5 +79,4 @@ def pretraining_record_spec(max_seq_length, max_predictions_per_seq):
         RecordField("masked_lm_ids", "int64", PREDS),
         RecordField("masked_lm_weights", "float32", PREDS),
         RecordField("next_sentence_labels", "int64", 1),
-    ), {SEQ: max_seq_length, PREDS: max_predictions_per_seq},
-        deterministic=True)
+    ), {SEQ: max_seq_length, PREDS: max_predictions_per_seq})

@@ -60,16 +60,12 @@ class RecordSpec:
       task: str, for error messages ("classifier", "SQuAD", ...).
       fields: sequence of RecordField, in the order they are written.
       sizes: dict size name -> int (e.g. {"max_seq_length": 128}).
-      deterministic: serialize with sorted map keys (the pre-training
-        writer does; the others keep protobuf's default, as before, so
-        their bytes stay what they were).
     """
 
-    def __init__(self, task, fields, sizes=None, deterministic=False):
+    def __init__(self, task, fields, sizes=None):
         self.task = task
         self.fields = tuple(fields)
         self.sizes = dict(sizes or {})
-        self.deterministic = deterministic
         for field in self.fields:
             if field.dtype not in _DTYPES:
                 raise ValueError("field %s: dtype %r not in %s" % (
@@ -129,10 +125,14 @@ class RecordSpec:
         return tf.train.Example(features=tf.train.Features(feature=feature))
 
     def serialize_example(self, example):
-        """The bytes of a tf.train.Example, as this task writes them."""
-        if self.deterministic:
-            return example.SerializeToString(deterministic=True)
-        return example.SerializeToString()
+        """The bytes of a tf.train.Example, with sorted feature-map keys.
+
+        Protobuf's default orders the map by a hash seeded per process, so
+        the original's files (and ours, before) differed from run to run in
+        their bytes though not in their records; sorted keys make a rerun
+        give the same bytes. Readers see the same records either way.
+        """
+        return example.SerializeToString(deterministic=True)
 
     def serialize(self, values):
         """`to_example` then `serialize_example`."""
@@ -251,8 +251,9 @@ def usable_record_files(paths):
     kept, skipped = [], []
     for path in paths:
         name = os.path.basename(os.fspath(path).rstrip("/"))
+        # Folders: checked locally only (a stat per gs:// file is slow).
         if (atomic.is_temp_path(path) or name == atomic.TEMP_DIR_NAME
-                or tf.io.gfile.isdir(path)):
+                or ("://" not in path and os.path.isdir(path))):
             skipped.append(path)
         else:
             kept.append(path)

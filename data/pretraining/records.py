@@ -93,7 +93,7 @@ def features_to_example(features):
 
 
 def serialize_example(example):
-    """Serializes with sorted map keys (see pretraining_record_spec).
+    """Serializes with sorted map keys (data.io.tfrecord.RecordSpec).
 
     The original's bytes order the feature map by a per-process hash, so its
     files differ from run to run; sorting makes ours the same on every run.
