@@ -40,17 +40,13 @@ run_classifier.py, once the module defining it is imported) finds it.
 """
 import os
 
+from data.glue import processor_base
 from data.glue.processor_base import (  # noqa: F401  (re-exported)
     PROCESSORS, ClassifierDataError, DataProcessor, InputExample,
-    MissingDataFileError, PaddingInputExample, _TableProcessor, _line_error,
+    MissingDataFileError, PaddingInputExample, _TableProcessor,
     get_processor, register_processor)
 
-__all__ = [
-    "InputExample",
-    "PaddingInputExample",
-    "ClassifierDataError",
-    "MissingDataFileError",
-    "DataProcessor",
+__all__ = processor_base.__all__ + [
     "ColaProcessor",
     "MnliProcessor",
     "MnliMismatchedProcessor",
@@ -62,9 +58,6 @@ __all__ = [
     "QnliProcessor",
     "RteProcessor",
     "WnliProcessor",
-    "PROCESSORS",
-    "register_processor",
-    "get_processor",
 ]
 
 
