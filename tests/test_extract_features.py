@@ -14,7 +14,8 @@ from data.extraction.features import (InputFeatures, compute_layer_outputs,
                                      feature_json_line, parse_layer_indexes,
                                      read_examples)
 from data.tokenization import FullTokenizer
-from tests.script_runner import run_script
+from tasks.errors import one_line, user_error_types
+from tests.task_runner import run_task
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
 
@@ -119,7 +120,6 @@ def test_layer_outputs_match_original_encoder_layers(fixtures_dir):
         np.testing.assert_array_equal(first, second_last)
 
 
-@pytest.mark.slow
 def test_script_end_to_end(tmp_path, fixtures_dir):
     from modeling import BertConfig, BertModel, checkpoints
 
@@ -134,7 +134,7 @@ def test_script_end_to_end(tmp_path, fixtures_dir):
              "bert_config_file": fixture / "bert_config.json",
              "init_checkpoint": fixture / "bert_model.ckpt",
              "layers": "-1,-2", "max_seq_length": 16, "batch_size": 2}
-    run_script("extract_features.py", flags)
+    run_task("extract_features.py", flags)
     lines = output_file.read_text(encoding="ascii").splitlines()
     assert len(lines) == 3
     assert sorted(p.name for p in output_file.parent.iterdir()) == [
@@ -159,6 +159,8 @@ def test_script_end_to_end(tmp_path, fixtures_dir):
                                            atol=1e-5)
     assert json.loads(lines[2])["features"][1]["token"] == "[SEP]"
 
-    process = run_script("extract_features.py", dict(flags, layers="-3"),
-                         check=False)
-    assert process.returncode != 0 and "out of range" in process.stderr
+    with pytest.raises(user_error_types()) as error:
+        run_task("extract_features.py", dict(
+            flags, layers="-3", output_file=tmp_path / "out" / "other.jsonl"))
+    assert "out of range" in one_line(error.value)
+    assert not (tmp_path / "out" / "other.jsonl").exists()

@@ -1,11 +1,14 @@
-"""End-to-end runs of run_classifier.py against the original's outputs."""
+"""run_classifier.py's work (tasks.classification) against the original's outputs.
+
+Runs in-process from the script's flags (tests/task_runner.py); the script
+itself is run once in tests/test_script_smoke.py.
+"""
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from tests.script_runner import run_script
-
-pytestmark = pytest.mark.slow
+from tasks.errors import one_line, user_error_types
+from tests.task_runner import run_task
 
 
 @pytest.fixture
@@ -30,9 +33,13 @@ def test_predict_reproduces_original_test_results(mrpc_fixture, tmp_path):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     (data_dir / "test.tsv").write_bytes((mrpc_fixture / "mrpc_test64.tsv").read_bytes())
-    run_script("run_classifier.py", _base_flags(
+    results = run_task("run_classifier.py", _base_flags(
         mrpc_fixture, data_dir, tmp_path / "out", do_predict=True, max_seq_length=128))
     ours = (tmp_path / "out/test_results.tsv").read_text().splitlines()
+    # str(float32) round-trips: the file holds exactly the returned values.
+    np.testing.assert_array_equal(
+        np.array([line.split("\t") for line in ours], np.float32),
+        results["predict"])
     original = (mrpc_fixture / "mrpc_test64_test_results.tsv").read_text().splitlines()
     assert len(ours) == len(original) == 64
     for line_number, (mine, theirs) in enumerate(zip(ours, original), 1):
@@ -42,12 +49,13 @@ def test_predict_reproduces_original_test_results(mrpc_fixture, tmp_path):
         assert np.max(np.abs(mine - theirs)) <= 1e-5, f"line {line_number}"
 
 
+@pytest.mark.slow  # the real MRPC files: 11 steps, 408 + 1725 predictions
 def test_train_eval_predict_on_real_mrpc(mrpc_fixture, data_dir, tmp_path):
     from data.glue.features import classifier_dataset
     from modeling import BertClassifier, BertConfig, checkpoints
 
     output_dir = tmp_path / "out"
-    run_script("run_classifier.py", _base_flags(
+    run_task("run_classifier.py", _base_flags(
         mrpc_fixture, data_dir / "glue/MRPC", output_dir, do_train=True,
         do_eval=True, do_predict=True, max_seq_length=64, train_batch_size=32,
         num_train_epochs=0.1, save_checkpoints_steps=5, eval_batch_size=32,
@@ -95,17 +103,19 @@ def test_bad_input_gets_clear_error(mrpc_fixture, tmp_path, extra, message):
     flags.update(extra)
     if flags["bert_config_file"] == "TINY_CONFIG":
         flags["bert_config_file"] = mrpc_fixture.parent / "tf1_tiny_classifier/bert_config.json"
-    process = run_script("run_classifier.py", flags, check=False)
-    assert process.returncode != 0
-    assert message in process.stderr
+    # A user error: the script prints it as one line and exits with 1.
+    with pytest.raises(user_error_types()) as error:
+        run_task("run_classifier.py", flags)
+    assert message in one_line(error.value)
 
 
 def test_case_check_against_released_checkpoint_name(mrpc_fixture, tmp_path):
     flags = _base_flags(mrpc_fixture, tmp_path, tmp_path / "out", do_eval=True,
                         do_lower_case=False,
                         init_checkpoint="/models/uncased_L-12_H-768_A-12/bert_model.ckpt")
-    process = run_script("run_classifier.py", flags, check=False)
-    assert process.returncode != 0 and "--do_lower_case=True" in process.stderr
+    with pytest.raises(user_error_types()) as error:
+        run_task("run_classifier.py", flags)
+    assert "--do_lower_case=True" in one_line(error.value)
 
 
 def test_result_files_get_the_usual_mode(tmp_path):

@@ -1,4 +1,6 @@
-"""run_pretraining.py against the original's model outputs and file formats.
+"""run_pretraining.py's work (tasks.pretraining) against the original's
+model outputs and file formats, in-process from the script's flags
+(tests/task_runner.py); the script itself runs in tests/test_script_smoke.py.
 
 Ground truth: shared/fixtures/tf1_tiny_pretraining (checkpoint and the
 original model's log-probabilities and losses for three reference rows).
@@ -11,7 +13,9 @@ import tensorflow as tf
 
 from data.pretraining import records as pretraining_records
 from data.pretraining.metrics import PretrainingMetrics
-from tests.script_runner import run_script
+from tasks.errors import one_line, user_error_types
+from tasks.pretraining import PretrainingConfig, PretrainingTask
+from tests.task_runner import run_task
 
 FIXTURE = "tf1_tiny_pretraining"
 EVAL_KEYS = {"global_step", "loss", "masked_lm_accuracy", "masked_lm_loss",
@@ -109,12 +113,11 @@ def test_metrics_without_batches_raise():
         PretrainingMetrics().result()
 
 
-@pytest.mark.slow
 def test_eval_reproduces_original_metrics(tmp_path, fixtures_dir, reference):
     records = tmp_path / "reference.tfrecord"
     write_reference_records(reference, records)
     fixture = fixtures_dir / FIXTURE
-    run_script("run_pretraining.py", {
+    run_task("run_pretraining.py", {
         "input_file": records, "output_dir": tmp_path / "out",
         "bert_config_file": fixture / "bert_config.json",
         "init_checkpoint": fixture / "bert_model.ckpt", "do_eval": True,
@@ -130,9 +133,9 @@ def test_eval_reproduces_original_metrics(tmp_path, fixtures_dir, reference):
         assert results[key] == pytest.approx(value, abs=1e-5), key
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # trains 4 steps
 def test_train_checkpoints_and_dynamic_masking(tmp_path, fixtures_dir,
-                                                      reference):
+                                               reference, caplog):
     records = tmp_path / "reference.tfrecord"
     write_reference_records(reference, records)
     fixture = fixtures_dir / FIXTURE
@@ -152,7 +155,8 @@ def test_train_checkpoints_and_dynamic_masking(tmp_path, fixtures_dir,
         "num_warmup_steps": 1, "learning_rate": 1e-3,
         "save_checkpoints_steps": 2, "do_train": True,
     }
-    process = run_script("run_pretraining.py", dict(
+    caplog.set_level("INFO")
+    run_task("run_pretraining.py", dict(
         flags, num_train_steps=4, do_eval=True, dynamic_masking=True,
         vocab_file=vocab))
     results = read_eval_results(output_dir / "eval_results.txt")
@@ -168,10 +172,9 @@ def test_train_checkpoints_and_dynamic_masking(tmp_path, fixtures_dir,
     assert not np.allclose(reader.get_tensor(name), start.get_tensor(name))
 
     # Resuming is modeling/training.py's (tests/test_training.py).
-    assert "Training from step 0 to 4" in process.stderr
+    assert "Training from step 0 to 4" in caplog.text
 
 
-@pytest.mark.slow
 def test_flag_errors(tmp_path, fixtures_dir):
     fixture = fixtures_dir / FIXTURE
     records = tmp_path / "empty.tfrecord"
@@ -179,11 +182,42 @@ def test_flag_errors(tmp_path, fixtures_dir):
     base = {"input_file": records, "output_dir": tmp_path / "out",
             "bert_config_file": fixture / "bert_config.json",
             "max_seq_length": 24}
-    process = run_script("run_pretraining.py", base, check=False)
-    assert process.returncode != 0
-    assert "`do_train` or `do_eval`" in process.stderr
-    process = run_script("run_pretraining.py",
-                         dict(base, do_eval=True, max_seq_length=128),
-                         check=False)
-    assert process.returncode != 0
-    assert "max_position_embeddings" in process.stderr
+    # User errors: the script prints each as one line and exits with 1.
+    with pytest.raises(user_error_types()) as error:
+        run_task("run_pretraining.py", base)
+    assert "`do_train` or `do_eval`" in one_line(error.value)
+    with pytest.raises(user_error_types()) as error:
+        run_task("run_pretraining.py",
+                 dict(base, do_eval=True, max_seq_length=128))
+    assert "max_position_embeddings" in one_line(error.value)
+
+
+def _config(fixtures_dir, records, output_dir, **fields):
+    fixture = fixtures_dir / FIXTURE
+    values = dict(input_file=str(records), output_dir=str(output_dir),
+                  bert_config_file=str(fixture / "bert_config.json"),
+                  init_checkpoint=str(fixture / "bert_model.ckpt"),
+                  max_seq_length=24, max_predictions_per_seq=4)
+    values.update(fields)
+    return PretrainingConfig(**values)
+
+
+def test_input_checks_before_any_file(fixtures_dir, reference, tmp_path):
+    records = tmp_path / "reference.tfrecord"
+    write_reference_records(reference, records)
+    empty = tmp_path / "empty.tfrecord"
+    empty.write_bytes(b"")
+    cases = [
+        (dict(input_file=str(tmp_path / "none*.tfrecord")), "matches no file"),
+        (dict(input_file=str(empty)), "empty.tfrecord: file is empty"),
+        # Records written at 24 read with 16: named file, feature, lengths.
+        (dict(max_seq_length=16), r"reference\.tfrecord.*input_ids.* 24"),
+        (dict(dynamic_masking=True, do_train=True), "needs --vocab_file"),
+    ]
+    for fields, message in cases:
+        fields.setdefault("do_eval", True)
+        task = PretrainingTask(_config(fixtures_dir, records, tmp_path / "out",
+                                       **fields))
+        with pytest.raises(ValueError, match=message):
+            task.prepare()
+    assert not (tmp_path / "out").exists()

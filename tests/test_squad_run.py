@@ -1,12 +1,16 @@
-"""End-to-end runs of run_squad.py against the original's outputs."""
+"""run_squad.py's work (tasks.squad) against the original's outputs.
+
+Runs in-process from the script's flags (tests/task_runner.py); the script
+itself is run once in tests/test_script_smoke.py.
+"""
 import json
 
 import pytest
 import tensorflow as tf
 
-from tests.script_runner import run_script
-
-pytestmark = pytest.mark.slow
+from tasks.errors import UserError, one_line, user_error_types
+from tasks.squad import SquadConfig, SquadTask
+from tests.task_runner import run_task
 
 
 @pytest.fixture
@@ -33,7 +37,7 @@ def test_predict_reproduces_original_outputs(squad_fixture, tmp_path, name,
                                              max_seq_length, doc_stride, v2):
     folder = squad_fixture / name
     out = tmp_path / "out"
-    run_script("run_squad.py", _flags(
+    run_task("run_squad.py", _flags(
         squad_fixture, out, do_predict=True,
         predict_file=folder / "input.json", max_seq_length=max_seq_length,
         doc_stride=doc_stride, version_2_with_negative=v2,
@@ -62,6 +66,7 @@ def test_predict_reproduces_original_outputs(squad_fixture, tmp_path, name,
     assert ("best_f1_thresh" in results) == v2
 
 
+@pytest.mark.slow  # trains 4 steps, predicts 134 questions
 def test_train_then_predict(squad_fixture, tmp_path):
     # Training needs exactly one answer per question: keep the first.
     data = json.loads(
@@ -78,7 +83,7 @@ def test_train_then_predict(squad_fixture, tmp_path):
                    max_seq_length=128, doc_stride=64, train_batch_size=16,
                    num_train_epochs=0.5, save_checkpoints_steps=2,
                    learning_rate=1e-3)
-    run_script("run_squad.py", flags)
+    run_task("run_squad.py", flags)
     # 134 examples / 16 * 0.5 -> 4 steps, counted from examples.
     prefix = tf.train.latest_checkpoint(str(out))
     assert prefix.endswith("model.ckpt-4")
@@ -94,10 +99,32 @@ def test_train_then_predict(squad_fixture, tmp_path):
 
 
 def test_original_flag_checks(squad_fixture, tmp_path):
-    process = run_script("run_squad.py", _flags(
-        squad_fixture, tmp_path / "out", do_predict=True,
-        predict_file=squad_fixture / "squad_v1_sample/input.json",
-        max_seq_length=67, max_query_length=64), check=False)
-    assert process.returncode != 0
-    assert "must be greater than max_query_length" in process.stderr
+    with pytest.raises(user_error_types()) as error:
+        run_task("run_squad.py", _flags(
+            squad_fixture, tmp_path / "out", do_predict=True,
+            predict_file=squad_fixture / "squad_v1_sample/input.json",
+            max_seq_length=67, max_query_length=64))
+    assert "must be greater than max_query_length" in one_line(error.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_checks_come_before_any_file(squad_fixture, tmp_path):
+    fixture = squad_fixture
+    predict_file = str(fixture / "squad_v1_sample/input.json")
+    cases = [
+        (dict(do_predict=True, predict_file=predict_file, max_seq_length=67,
+              max_query_length=64), "must be greater than max_query_length"),
+        (dict(do_train=True), "`train_file` must be specified"),
+        (dict(do_predict=True, predict_file=str(tmp_path / "missing.json")),
+         "missing.json: file not found"),
+        (dict(do_predict=True, predict_file=predict_file, max_seq_length=1024),
+         "max_position_embeddings"),
+        ({}, "At least one of `do_train` or `do_predict`"),
+    ]
+    for fields, message in cases:
+        values = {key: str(value) for key, value in _flags(
+            fixture, tmp_path / "out").items()}
+        task = SquadTask(SquadConfig(**values, **fields))
+        with pytest.raises(UserError, match=message):
+            task.prepare()
     assert not (tmp_path / "out").exists()
