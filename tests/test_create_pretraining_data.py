@@ -304,3 +304,15 @@ def test_script_flags_and_defaults(repo_root):
     result = run_script(repo_root, "--input_file=x")
     assert result.returncode != 0
     assert "output_file" in result.stderr and "vocab_file" in result.stderr
+
+
+def test_gzipped_corpus_says_to_extract_it(tmp_path, tiny_vocab):
+    import gzip
+
+    corpus = tmp_path / "corpus.txt.gz"
+    corpus.write_bytes(gzip.compress(b"the cat sat on the mat .\n" * 50))
+    with pytest.raises(ValueError, match=r"corpus.txt.gz: is a gzip file, expected a "
+                       r"UTF-8 text corpus; gunzip it first"):
+        create_pretraining_files([str(corpus)], [str(tmp_path / "o.tfrecord")],
+                                 tiny_vocab, show_progress=False)
+    assert sorted(os.listdir(tmp_path)) == ["corpus.txt.gz", "vocab.txt"]

@@ -8,7 +8,7 @@ through tf.io.gfile, as the original's tf.gfile.
 """
 import os
 
-__all__ = ["TextFileError", "read_utf8_text"]
+__all__ = ["TextFileError", "archive_hint", "read_utf8_text"]
 
 # Leading bytes of archive formats people download data sets in.
 _ARCHIVES = (
@@ -22,6 +22,19 @@ _ARCHIVES = (
 
 class TextFileError(ValueError):
     """A file that should be UTF-8 text is an archive or another encoding."""
+
+
+def archive_hint(path, head, expected="UTF-8 text"):
+    """A message when `head` (a file's first bytes) starts an archive, else None.
+
+    E.g. "x.zip: is a zip archive, expected UTF-8 text; unzip it first and
+    pass the extracted file".
+    """
+    for magic, kind, action in _ARCHIVES:
+        if head.startswith(magic):
+            return ("%s: is %s, expected %s; %s first and pass the extracted "
+                    "file" % (path, kind, expected, action))
+    return None
 
 
 def _read_bytes(path):
@@ -52,11 +65,9 @@ def read_utf8_text(path, expected="UTF-8 text"):
     """
     path = os.fspath(path)
     data = _read_bytes(path)
-    for magic, kind, action in _ARCHIVES:
-        if data.startswith(magic):
-            raise TextFileError(
-                "%s: is %s, expected %s; %s first and pass the extracted "
-                "file" % (path, kind, expected, action))
+    hint = archive_hint(path, data[:8], expected)
+    if hint:
+        raise TextFileError(hint)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -11,6 +11,8 @@ import dataclasses
 
 import tensorflow as tf
 
+from data.io.text_files import archive_hint
+
 
 @dataclasses.dataclass(frozen=True)
 class TextRange:
@@ -50,7 +52,7 @@ def iter_lines(text_range):
 
     Raises:
       ValueError: a line is not valid UTF-8; the message names the file and
-        line number.
+        line number (a zip/gzip archive: says to extract it).
     """
     with _open(text_range.path, "rb") as reader:
         reader.seek(text_range.start)
@@ -64,7 +66,9 @@ def iter_lines(text_range):
             try:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as error:
-                raise ValueError("%s:%d: the line is not valid UTF-8 (%s)"
+                hint = position == len(raw) and archive_hint(
+                    text_range.path, raw[:8], "a UTF-8 text corpus")
+                raise ValueError(hint or "%s:%d: the line is not valid UTF-8 (%s)"
                                  % (text_range.path, line_number, error)
                                  ) from None
             line_number += 1
