@@ -37,6 +37,20 @@ class TaskConfig:
         default_factory=runtime_lib.RuntimeOptions)
 
 
+@dataclasses.dataclass(kw_only=True)
+class FineTuningConfig(TaskConfig):
+    """The flags run_classifier.py and run_squad.py share (same defaults)."""
+    vocab_file: str = None
+    do_lower_case: bool = True
+    do_train: bool = False
+    do_predict: bool = False
+    train_batch_size: int = 32
+    predict_batch_size: int = 8
+    learning_rate: float = 5e-5
+    num_train_epochs: float = 3.0
+    warmup_proportion: float = 0.1
+
+
 class Task:
     """The common skeleton; subclasses add data, model, loss and metrics.
 
@@ -109,6 +123,9 @@ class Task:
         self.check_inputs()
         if config.output_dir is not None:
             checks.check_output_dir_writable(config.output_dir)
+        # The devices are a check too: a TPU that does not answer must fail
+        # here (bounded wait), not after the output_dir was made.
+        self.strategy  # noqa: B018 (property: sets up the strategy once)
         self.checkpoint = checks.choose_checkpoint(config.output_dir,
                                                    config.init_checkpoint)
         if self.checkpoint.path:

@@ -79,6 +79,20 @@ def check_examples(examples, path, flag):
                         f"expected at least one for {flag}")
 
 
+def check_train_steps(num_train_steps, num_examples, path, config):
+    """At least one training step: examples / train_batch_size * epochs.
+
+    Raises:
+        UserError: the count gives 0 steps (names the file and the flags).
+    """
+    if num_train_steps < 1:
+        raise UserError(
+            "%s: %d examples / --train_batch_size=%d * --num_train_epochs=%g "
+            "gives no training step; expected at least 1" % (
+                path, num_examples, config.train_batch_size,
+                config.num_train_epochs))
+
+
 def check_input_files(input_file, flag="--input_file"):
     """Expands a comma-separated glob list; every match must be non-empty.
 

@@ -15,7 +15,7 @@ import numpy as np
 from absl import logging
 
 from tasks import checks
-from tasks.base import Task, TaskConfig
+from tasks.base import FineTuningConfig, Task
 from tasks.errors import UserError
 
 # (set, do_* field, processor method) for every mode that reads a data file.
@@ -25,21 +25,12 @@ _MODES = (("train", "do_train", "get_train_examples"),
 
 
 @dataclasses.dataclass(kw_only=True)
-class ClassificationConfig(TaskConfig):
+class ClassificationConfig(FineTuningConfig):
     """The original run_classifier.py flags (same names and defaults)."""
     task_name: str = None
     data_dir: str = None
-    vocab_file: str = None
-    do_lower_case: bool = True
-    do_train: bool = False
     do_eval: bool = False
-    do_predict: bool = False
-    train_batch_size: int = 32
     eval_batch_size: int = 8
-    predict_batch_size: int = 8
-    learning_rate: float = 5e-5
-    num_train_epochs: float = 3.0
-    warmup_proportion: float = 0.1
 
 
 class ClassificationTask(Task):
@@ -119,13 +110,10 @@ class ClassificationTask(Task):
         for set_type, field, _ in _MODES:
             if getattr(config, field):
                 self.read_examples(set_type)
-        if config.do_train and self.num_train_steps() < 1:
-            raise UserError(
-                "%s: %d examples / --train_batch_size=%d * "
-                "--num_train_epochs=%g gives no training step; expected at "
-                "least 1" % (self.data_file("train"),
-                             len(self.read_examples("train")),
-                             config.train_batch_size, config.num_train_epochs))
+        if config.do_train:
+            checks.check_train_steps(self.num_train_steps(),
+                                     len(self.read_examples("train")),
+                                     self.data_file("train"), config)
 
     # -- data -----------------------------------------------------------------
 

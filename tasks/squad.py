@@ -12,7 +12,7 @@ import numpy as np
 from absl import logging
 
 from tasks import checks
-from tasks.base import Task, TaskConfig
+from tasks.base import FineTuningConfig, Task
 from tasks.errors import UserError
 
 # The original's pre-shuffle of the training examples.
@@ -21,22 +21,13 @@ _LABEL_KEYS = ("start_positions", "end_positions")
 
 
 @dataclasses.dataclass(kw_only=True)
-class SquadConfig(TaskConfig):
+class SquadConfig(FineTuningConfig):
     """The original run_squad.py flags (same names and defaults)."""
-    vocab_file: str = None
     train_file: str = None
     predict_file: str = None
-    do_lower_case: bool = True
     max_seq_length: int = 384
     doc_stride: int = 128
     max_query_length: int = 64
-    do_train: bool = False
-    do_predict: bool = False
-    train_batch_size: int = 32
-    predict_batch_size: int = 8
-    learning_rate: float = 5e-5
-    num_train_epochs: float = 3.0
-    warmup_proportion: float = 0.1
     n_best_size: int = 20
     max_answer_length: int = 30
     verbose_logging: bool = False
@@ -131,15 +122,9 @@ class SquadTask(Task):
                                             self.bert_config,
                                             config.bert_config_file)
         if config.do_train:
-            self.read_examples(True)
-            if self.num_train_steps() < 1:
-                raise UserError(
-                    "%s: %d training examples / --train_batch_size=%d * "
-                    "--num_train_epochs=%g gives no training step; expected "
-                    "at least 1" % (config.train_file,
-                                    len(self.read_examples(True)),
-                                    config.train_batch_size,
-                                    config.num_train_epochs))
+            checks.check_train_steps(self.num_train_steps(),
+                                     len(self.read_examples(True)),
+                                     config.train_file, config)
         if config.do_predict:
             self.read_examples(False)
 
