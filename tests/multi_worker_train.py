@@ -31,8 +31,14 @@ def main():
     parser.add_argument("--num_train_steps", type=int, default=4)
     parser.add_argument("--strategy", default="one_device")
     parser.add_argument("--use_xla", action="store_true")
+    parser.add_argument("--logical_cpus", type=int, default=1)
     args = parser.parse_args()
     logging.set_verbosity(logging.INFO)
+    if args.logical_cpus > 1:
+        import tensorflow as tf
+        tf.config.set_logical_device_configuration(
+            tf.config.list_physical_devices("CPU")[0],
+            [tf.config.LogicalDeviceConfiguration()] * args.logical_cpus)
 
     options = runtime.RuntimeOptions(
         distribution_strategy=args.strategy, save_checkpoints_steps=2,

@@ -105,21 +105,41 @@ def _tensors(prefix):
             for name in reader.get_variable_to_shape_map()}
 
 
-@pytest.mark.slow
-def test_two_workers_match_one_process(fixtures_dir, tmp_path):
+@pytest.fixture(scope="module")
+def one_process_run(fixtures_dir, tmp_path_factory):
+    """(train_file, output_dir) of the one-process reference run."""
+    tmp_path = tmp_path_factory.mktemp("one_process")
     fixture_dir = fixtures_dir / "tf1_tiny_classifier"
     vocab_size = json.loads((fixture_dir / "bert_config.json").read_text())["vocab_size"]
     train_file = tmp_path / "train.tf_record"
     _write_records(train_file, vocab_size)
-    cluster_dir, single_dir = tmp_path / "cluster", tmp_path / "single"
-
-    texts = _run_cluster(cluster_dir, train_file, fixture_dir, tmp_path)
-    assert all("on strategy.run" in text for text in texts)
+    single_dir = tmp_path / "single"
     single = subprocess.run(
         _command(single_dir, train_file, fixture_dir, "one_device"),
         cwd=REPO_ROOT, env=_env(), capture_output=True, text=True,
         timeout=TIMEOUT_S)
     assert single.returncode == 0, single.stderr[-5000:]
+    return train_file, single_dir
+
+
+def _max_diff(prefix, reference_prefix):
+    cluster, reference = _tensors(prefix), _tensors(reference_prefix)
+    assert sorted(cluster) == sorted(reference)
+    diffs = {name: float(np.max(np.abs(cluster[name].astype(np.float64)
+                                       - reference[name])))
+             for name in reference}
+    worst = max(diffs, key=diffs.get)
+    return worst, diffs[worst]
+
+
+@pytest.mark.slow
+def test_two_workers_match_one_process(fixtures_dir, one_process_run, tmp_path):
+    fixture_dir = fixtures_dir / "tf1_tiny_classifier"
+    train_file, single_dir = one_process_run
+    cluster_dir = tmp_path / "cluster"
+
+    texts = _run_cluster(cluster_dir, train_file, fixture_dir, tmp_path)
+    assert all("on strategy.run" in text for text in texts)
 
     # One checkpoint set, written by the chief alone: no temp or worker files.
     # (`train/` holds the chief's TensorBoard events.)
@@ -130,21 +150,16 @@ def test_two_workers_match_one_process(fixtures_dir, tmp_path):
     state = tf.train.get_checkpoint_state(str(cluster_dir))
     assert os.path.basename(state.model_checkpoint_path) == "model.ckpt-4"
 
-    cluster = _tensors(cluster_dir / "model.ckpt-4")
+    assert int(_tensors(cluster_dir / "model.ckpt-4")["global_step"]) == 4
     reference = _tensors(single_dir / "model.ckpt-4")
-    assert sorted(cluster) == sorted(reference)
-    assert int(cluster["global_step"]) == 4
     start = _tensors(fixture_dir / "bert_model.ckpt")
     moved = max(float(np.max(np.abs(reference[name] - start[name])))
                 for name in reference if name in start and "adam" not in name
                 and name != "global_step")
     assert moved > 1e-4  # training changed the weights
-    diffs = {name: float(np.max(np.abs(cluster[name].astype(np.float64)
-                                       - reference[name])))
-             for name in reference}
-    worst = max(diffs, key=diffs.get)
-    print(f"multi-worker vs one process: max |diff| {diffs[worst]:.3g} ({worst})")
-    assert diffs[worst] <= TOLERANCE, (worst, diffs[worst])
+    worst, diff = _max_diff(cluster_dir / "model.ckpt-4", single_dir / "model.ckpt-4")
+    print(f"multi-worker vs one process: max |diff| {diff:.3g} ({worst})")
+    assert diff <= TOLERANCE, (worst, diff)
 
     # Predictions after training, each worker on its own: the chief's file.
     np.testing.assert_allclose(np.load(cluster_dir / "predictions.npy"),
@@ -157,3 +172,24 @@ def test_two_workers_match_one_process(fixtures_dir, tmp_path):
     model = BertClassifier(config, num_labels=3)
     status = checkpoints.load_tf1_checkpoint(model, str(cluster_dir), verbose=False)
     assert not status.missing
+
+
+@pytest.mark.slow
+def test_mirrored_with_xla_matches_one_process(fixtures_dir, one_process_run,
+                                               tmp_path):
+    # Keras 3 fit(jit_compile=True) over 2 replicas fails ("Trying to access
+    # resource .../replica_1 ... from device CPU:0"): the strategy.run loop
+    # compiles only each replica's gradients.
+    train_file, single_dir = one_process_run
+    output_dir = tmp_path / "mirrored_xla"
+    process = subprocess.run(
+        _command(output_dir, train_file, fixtures_dir / "tf1_tiny_classifier",
+                 "mirrored") + ["--use_xla", "--logical_cpus=2"],
+        cwd=REPO_ROOT, env=_env(), capture_output=True, text=True,
+        timeout=TIMEOUT_S)
+    assert process.returncode == 0, process.stderr[-5000:]
+    assert "with 2 replica(s)" in process.stderr
+    assert "on strategy.run" in process.stderr
+    worst, diff = _max_diff(output_dir / "model.ckpt-4", single_dir / "model.ckpt-4")
+    print(f"mirrored + XLA vs one process: max |diff| {diff:.3g} ({worst})")
+    assert diff <= TOLERANCE, (worst, diff)

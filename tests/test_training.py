@@ -7,7 +7,8 @@ from modeling import BertClassifier, BertConfig, checkpoints
 from modeling.naming import tf1_name
 from modeling.optimization import create_optimizer
 from modeling.runtime import RuntimeOptions
-from modeling.training import latest_training_checkpoint, run_training
+from modeling.training import (GOOD_STEPS, LOSS_SCALE, latest_training_checkpoint,
+                               run_training)
 
 
 def _dataset(config, batch_size=4, seq_length=8, seed=0):
@@ -117,3 +118,110 @@ def test_saver_catches_multiples_passed_between_callbacks(monkeypatch):
         saver.on_train_batch_end(0)
     saver.on_train_end()
     assert saved == [9, 13, 18, 19]
+
+
+# ----- precision, gradient accumulation ---------------------------------------
+
+def _no_dropout_classifier(fixtures_dir):
+    config = BertConfig.from_json_file(fixtures_dir / "tf1_tiny_classifier/bert_config.json")
+    config = BertConfig.from_dict(dict(config.to_dict(), hidden_dropout_prob=0.0,
+                                       attention_probs_dropout_prob=0.0))
+    model = BertClassifier(config, num_labels=3)
+    model.dropout.rate = 0.0
+    return model
+
+
+def _cycle(config, batch_size, count=8):
+    # `count` examples again and again, in order: a restart reads the same.
+    rng = np.random.default_rng(1)
+    features = {
+        "input_ids": rng.integers(1, config.vocab_size, (count, 8)).astype("int32"),
+        "input_mask": np.ones((count, 8), "int32"),
+        "segment_ids": np.zeros((count, 8), "int32"),
+    }
+    labels = rng.integers(0, 3, (count,)).astype("int32")
+    return tf.data.Dataset.from_tensor_slices((features, labels)).batch(
+        batch_size, drop_remainder=True).repeat()
+
+
+def _train_accumulating(fixtures_dir, output_dir, steps, accumulation, batch_size):
+    from modeling.training import create_training_optimizer
+    model = _no_dropout_classifier(fixtures_dir)
+    options = RuntimeOptions(save_checkpoints_steps=1, keep_checkpoint_max=0,
+                             gradient_accumulation_steps=accumulation)
+    optimizer = create_training_optimizer(options, 1e-3, 4, 1)
+    result = run_training(model, optimizer, _cycle(model.config, batch_size), steps,
+                          str(output_dir), options, batch_size=batch_size,
+                          init_checkpoint=str(fixtures_dir / "tf1_tiny_classifier"),
+                          verbose=0)
+    return model, result
+
+
+@pytest.mark.slow
+def test_gradient_accumulation_averages_batches_and_resumes(fixtures_dir, tmp_path):
+    # 2 steps of 2 accumulated batches of 4 == 2 steps of one batch of 8.
+    big, big_result = _train_accumulating(fixtures_dir, tmp_path / "big", 2, 1, 8)
+    small, small_result = _train_accumulating(fixtures_dir, tmp_path / "acc", 2, 2, 4)
+    assert big_result["global_step"] == small_result["global_step"] == 2
+    reader = tf.train.load_checkpoint(str(tmp_path / "acc/model.ckpt-2"))
+    assert int(reader.get_tensor("global_step")) == 2  # optimizer steps
+    worst = max(float(np.max(np.abs(a.numpy() - b.numpy())))
+                for a, b in zip(big.trainable_weights, small.trainable_weights))
+    assert worst < 1e-6, worst
+    # Stopped after step 1 and resumed: the same as straight through.
+    _train_accumulating(fixtures_dir, tmp_path / "resumed", 1, 2, 4)
+    resumed, result = _train_accumulating(fixtures_dir, tmp_path / "resumed", 2, 2, 4)
+    assert result["global_step"] == 2
+    worst = max(float(np.max(np.abs(a.numpy() - b.numpy())))
+                for a, b in zip(small.trainable_weights, resumed.trainable_weights))
+    assert worst < 1e-6, worst
+
+
+def _with_policy(policy, function):
+    import keras
+    previous = keras.config.dtype_policy()
+    keras.config.set_dtype_policy(policy)
+    try:
+        return function()
+    finally:
+        keras.config.set_dtype_policy(previous)
+
+
+def test_bfloat16_trains_on_cpu_with_float32_checkpoints(fixtures_dir, tmp_path):
+    def train():
+        model = _no_dropout_classifier(fixtures_dir)
+        assert model.compute_dtype == "bfloat16"
+        optimizer = create_optimizer(1e-3, 2, 1)
+        return run_training(model, optimizer, _cycle(model.config, 4), 2,
+                            str(tmp_path), RuntimeOptions(mixed_precision="bfloat16"),
+                            batch_size=4, verbose=0,
+                            init_checkpoint=str(fixtures_dir / "tf1_tiny_classifier"))
+
+    result = _with_policy("mixed_bfloat16", train)
+    assert result["global_step"] == 2 and np.isfinite(result["loss"])
+    assert 0.5 < result["loss"] < 2.0  # ~ln(3) for 3 random labels
+    reader = tf.train.load_checkpoint(str(tmp_path / "model.ckpt-2"))
+    assert reader.get_variable_to_dtype_map()["output_weights"] == tf.float32
+    assert LOSS_SCALE not in reader.get_variable_to_shape_map()
+
+
+@pytest.mark.slow
+def test_float16_loss_scale_is_saved_and_resumed(fixtures_dir, tmp_path):
+    def train(steps):
+        model = _no_dropout_classifier(fixtures_dir)
+        optimizer = create_optimizer(1e-3, 2, 1)
+        run_training(model, optimizer, _cycle(model.config, 4), steps,
+                     str(tmp_path), RuntimeOptions(mixed_precision="float16"),
+                     batch_size=4, verbose=0,
+                     init_checkpoint=str(fixtures_dir / "tf1_tiny_classifier"))
+        reader = tf.train.load_checkpoint(str(tmp_path / f"model.ckpt-{steps}"))
+        return float(reader.get_tensor(LOSS_SCALE)), int(reader.get_tensor(GOOD_STEPS))
+
+    scale, good = _with_policy("mixed_float16", lambda: train(1))
+    assert scale > 1 and good >= 1
+    # Resumed: the scale carries on (a fresh one would restart the count at 1).
+    assert _with_policy("mixed_float16", lambda: train(2)) == (scale, good + 1)
+    # Loaders that do not know the entries skip them.
+    status = checkpoints.load_tf1_checkpoint(
+        _no_dropout_classifier(fixtures_dir), str(tmp_path), verbose=False)
+    assert not status.unused and not status.missing
