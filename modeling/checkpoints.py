@@ -56,6 +56,33 @@ def _read_variables(prefix):
             "download the checkpoint again.") from None
 
 
+def _check_data_size(prefix, shapes):
+    """The `.data-*` files hold at least the bytes the index's tensors need.
+
+    A checkpoint's data files are its tensors' raw bytes one after another,
+    so a file cut short (an interrupted copy or download) is smaller than
+    the sum of the fixed-size tensors; found here without reading any
+    tensor, so before any work starts. String tensors (variable size) are
+    not counted.
+
+    Raises:
+        CheckpointCorruptError: fewer bytes than needed (names the files).
+    """
+    dtypes = tf.train.load_checkpoint(prefix).get_variable_to_dtype_map()
+    needed = sum(int(np.prod(shape)) * dtypes[name].size
+                 for name, shape in shapes.items()
+                 if dtypes[name] != tf.string)
+    files = _data_files(prefix)
+    found = sum(tf.io.gfile.stat(path).length for path in files
+                if tf.io.gfile.exists(path))
+    if found < needed:
+        raise CheckpointCorruptError(
+            f"{', '.join(files)}: checkpoint data is truncated or corrupt "
+            f"({found} bytes, expected at least {needed} for the tensors its "
+            "index lists). "
+            "Copy or download the checkpoint again.")
+
+
 def _read_tensors(prefix, names):
     """Reads `names` from a checkpoint; a short or damaged data file is named.
 
@@ -201,11 +228,14 @@ def check_compatible(model, checkpoint):
 
     Raises:
         FileNotFoundError: no checkpoint at `checkpoint`.
+        CheckpointCorruptError: the index is unreadable or the data files
+            hold fewer bytes than its tensors need.
         CheckpointMismatchError: no weight name matches, or some shapes differ
             (every differing weight is named with both shapes).
     """
     prefix = resolve_checkpoint(checkpoint)
     shapes = _read_variables(prefix)
+    _check_data_size(prefix, shapes)
     weights = model_weights_by_name(model)
     matched = [name for name in weights if name in shapes]
     if not matched:

@@ -16,8 +16,12 @@ import tensorflow as tf
 from absl import logging
 
 
-class TPUConnectionError(RuntimeError):
-    """No TPU answered at the address given (message: one line, what to do)."""
+class TPUConnectionError(ConnectionError):
+    """No TPU answered at the address given (message: one line, what to do).
+
+    A `ConnectionError` (an `OSError`), so the scripts report it as a user
+    error: one line, exit status 1, no traceback.
+    """
 
 
 def _grpc_host_port(address):
@@ -102,6 +106,8 @@ def connect_tpu(tpu_name, zone=None, project=None, timeout_s=120.0):
                 tpu=tpu_name, zone=zone, project=project),
             timeout_s - (time.monotonic() - start),
             f"Resolving the TPU {tpu_name!r}")
+    except TPUConnectionError:  # the timeout: its message says it all
+        raise
     except (OSError, ValueError) as error:  # URLError is an OSError
         reason = getattr(error, "reason", None) or error
         raise TPUConnectionError(

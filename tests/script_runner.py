@@ -28,3 +28,20 @@ def run_script(script, args, timeout=900, check=True):
         raise AssertionError(
             f"{script} exited with {process.returncode}:\n{process.stderr[-6000:]}")
     return process
+
+
+def assert_one_line_error(process, *names):
+    """The script failed as a user error should: exit 1, one line, no trace.
+
+    Exactly one `<script>: error: ...` line on stderr, the last line (no
+    usage text or log after it), containing every string of `names` (the
+    file, line, flag or field at fault); no "Traceback".
+    """
+    stderr = process.stderr
+    assert process.returncode == 1, (process.returncode, stderr[-3000:])
+    assert "Traceback" not in stderr, stderr[-3000:]
+    error_lines = [line for line in stderr.splitlines() if ": error: " in line]
+    assert len(error_lines) == 1, stderr[-3000:]
+    assert stderr.rstrip().splitlines()[-1] == error_lines[0], stderr[-3000:]
+    for name in names:
+        assert name in error_lines[0], (name, error_lines[0])

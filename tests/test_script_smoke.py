@@ -11,23 +11,11 @@ import sys
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.script_runner import run_script
+from tests.script_runner import assert_one_line_error, run_script
 
 pytestmark = pytest.mark.slow
 
 MRPC = "tf1_vocab_mrpc_classifier"
-
-
-def assert_one_line_error(process, *fragments):
-    assert process.returncode == 1, process.stderr[-3000:]
-    assert "Traceback" not in process.stderr
-    error_lines = [line for line in process.stderr.splitlines()
-                   if ": error: " in line]
-    assert len(error_lines) == 1, process.stderr[-3000:]
-    # The error is the last line: no usage text or log after it.
-    assert process.stderr.rstrip().splitlines()[-1] == error_lines[0]
-    for fragment in fragments:
-        assert fragment in error_lines[0]
 
 
 def test_run_classifier(fixtures_dir, tmp_path):
