@@ -63,13 +63,33 @@ def fixture_args(fixture, **extra):
                 init_checkpoint=str(fixture), **extra)
 
 
+def fake_training_output_dir(fixture, output_dir):
+    """An output_dir as run_classifier.py leaves it: an older model.ckpt-1
+    (other weights) and the newest, model.ckpt-7, holding the fixture's."""
+    from modeling import BertClassifier, BertConfig, checkpoints
+
+    model = BertClassifier(
+        BertConfig.from_json_file(fixture / "bert_config.json"), 2)
+    checkpoints.save_tf1_checkpoint(model, output_dir / "model.ckpt-1",
+                                    global_step=1)
+    checkpoints.load_tf1_checkpoint(model, fixture, verbose=False)
+    newest = checkpoints.save_tf1_checkpoint(model, output_dir / "model.ckpt-7",
+                                             global_step=7)
+    tf.compat.v1.train.update_checkpoint_state(
+        str(output_dir), newest,
+        all_model_checkpoint_paths=[str(output_dir / "model.ckpt-1"), newest])
+    return output_dir
+
+
 @pytest.mark.slow
 def test_classifier_export_matches_run_classifier_predictions(fixtures_dir,
                                                               tmp_path):
     fixture = fixtures_dir / "tf1_vocab_mrpc_classifier"
+    output_dir = fake_training_output_dir(fixture, tmp_path / "mrpc_output")
     export_dir = tmp_path / "mrpc_export"
     args = fixture_args(fixture, task_name="MRPC", do_lower_case=True,
                         max_seq_length=128, export_dir=str(export_dir))
+    args["init_checkpoint"] = str(output_dir)
     run_script("export_saved_model.py", args)
 
     rows = mrpc_rows(fixture)
@@ -103,7 +123,7 @@ def test_classifier_export_matches_run_classifier_predictions(fixtures_dir,
     again = run_script("export_saved_model.py", args, check=False)
     assert again.returncode == 1
     assert "already exists" in again.stderr.strip().splitlines()[-1]
-    assert sorted(p.name for p in tmp_path.iterdir() if "tmp" in p.name) == []
+    assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
 
     listing = subprocess.run(
         [str(REPO_ROOT / ".venv/bin/saved_model_cli"), "show", "--all",

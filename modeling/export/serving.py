@@ -1,7 +1,7 @@
 """SavedModels that serve BERT from raw text: classifier, SQuAD and encoder.
 
-    from modeling import serving
-    serving.export_saved_model(
+    from modeling.export import export_saved_model
+    export_saved_model(
         "export/mrpc", model_type="classifier",
         bert_config_file="bert_config.json", vocab_file="vocab.txt",
         init_checkpoint="/tmp/mrpc_output", do_lower_case=True,
@@ -40,7 +40,8 @@ MODEL_TYPES = ("classifier", "squad", "encoder")
 
 
 def _ids_signature(function):
-    """Wraps `function(self, features)` as a tf.function over int32 ids."""
+    """Wraps `function(self, input_ids, input_mask, segment_ids)` as a
+    tf.function over int32 [batch_size, seq_length] ids."""
     return tf.function(input_signature=[
         tf.TensorSpec([None, None], tf.int32, name="input_ids"),
         tf.TensorSpec([None, None], tf.int32, name="input_mask"),
@@ -53,7 +54,8 @@ class _TextServing(tf.Module):
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id):
         super().__init__()
         self.model = model
-        # Keras 3 variables are tracked through this list for tf.saved_model.
+        # Listed explicitly so tf.saved_model saves every weight, whatever
+        # Keras' own object tracking exposes.
         self.model_variables = list(model.variables)
         self.tokenizer = tokenizer
         self.max_seq_length = max_seq_length
@@ -129,9 +131,8 @@ class EncoderServing(_TextServing):
 
     def _outputs(self, features):
         outputs = self.model(features, training=False)
-        result = {"pooled_output": outputs["pooled_output"],
-                  "sequence_output": outputs["sequence_output"]}
-        return result
+        return {"pooled_output": outputs["pooled_output"],
+                "sequence_output": outputs["sequence_output"]}
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
     def encode_text(self, text):

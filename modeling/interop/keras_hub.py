@@ -34,6 +34,8 @@ import os
 
 import keras_hub
 
+from modeling.bert_model import BertModel
+from modeling.checkpoints import model_weights_by_name
 from modeling.config import BertConfig
 from modeling.export.atomic_dir import write_directory_atomically
 
@@ -151,8 +153,6 @@ def backbone_to_tf1(backbone):
     config = config_for_backbone(backbone)
     template = {}
     # TF1 names and shapes come from our own encoder for the same config.
-    from modeling.bert_model import BertModel
-    from modeling.checkpoints import model_weights_by_name
     for name, variable in model_weights_by_name(BertModel(config)).items():
         template[keras_hub_path(name)] = (name, tuple(variable.shape))
     weights = {}
