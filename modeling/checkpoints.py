@@ -235,7 +235,6 @@ def check_compatible(model, checkpoint):
     """
     prefix = resolve_checkpoint(checkpoint)
     shapes = _read_variables(prefix)
-    _check_data_size(prefix, shapes)
     weights = model_weights_by_name(model)
     matched = [name for name in weights if name in shapes]
     if not matched:
@@ -253,6 +252,9 @@ def check_compatible(model, checkpoint):
             f"Checkpoint {prefix} does not fit the model config; nothing was "
             f"loaded. {len(mismatches)} shape mismatch(es):\n"
             + "\n".join(mismatches) + _mismatch_hints(shapes, weights))
+    # After the shape checks: a config that does not fit is found from the
+    # index alone, even where the data files are absent or short.
+    _check_data_size(prefix, shapes)
     return prefix, shapes
 
 
