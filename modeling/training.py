@@ -215,6 +215,22 @@ class ExamplesPerSecond(keras.callbacks.Callback):
 
 
 
+class LastStepClock(keras.callbacks.Callback):
+    """When the last train step ended, to say what the time after it was.
+
+    The wrap-up after the last step (the final checkpoint, TensorBoard's
+    flush, shutting down the input pipeline) used to pass without a word;
+    `run_training` now logs how long it took.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.last_step_end = None
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.last_step_end = time.perf_counter()
+
+
 class StepLogger(keras.callbacks.Callback):
     """Logs the step, loss and examples per second every `every` steps.
 
@@ -390,6 +406,8 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
         verbose = 1 if sys.stdout.isatty() else 0
     callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
                            num_train_steps, chief, verbose)
+    clock = LastStepClock()
+    callbacks.append(clock)
     batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
     logging.info("Training from step %d to %d%s.", initial_step, num_train_steps,
                  " on strategy.run (Keras fit cannot run this setup)"
@@ -417,7 +435,10 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
                 f"No optimizer step was applied in {remaining} batches (every "
                 "gradient overflowed or was not finite); training diverged.")
         remaining = left
-    logging.info("Training done at step %d.", int(optimizer.iterations.numpy()))
+    logging.info("Training done at step %d; %.1f s after the last step for the "
+                 "final checkpoint, summaries and input pipeline shutdown.",
+                 int(optimizer.iterations.numpy()),
+                 time.perf_counter() - (clock.last_step_end or time.perf_counter()))
     return {"loss": losses[-1],
             "global_step": int(optimizer.iterations.numpy())}
 

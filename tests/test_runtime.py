@@ -118,3 +118,10 @@ def test_one_process_writes_into_output_dir(tmp_path):
     assert runtime.is_chief(strategy) and not runtime.is_multi_worker(strategy)
     with runtime.worker_output_dir(strategy, str(tmp_path)) as folder:
         assert folder == str(tmp_path)
+
+
+def test_unresolvable_tpu_name_is_one_clear_error():
+    # The resolver asks the GCE metadata server for a name; off GCE that is
+    # a urllib error, reported as one line.
+    with pytest.raises(TPUConnectionError, match="Could not find the TPU 'no-such-tpu'"):
+        connect_tpu("no-such-tpu", timeout_s=20)
