@@ -8,6 +8,7 @@ original `BertModel` (reference_outputs.npz).
 """
 import csv
 import json
+import pathlib
 import subprocess
 import sys
 import unicodedata
@@ -126,7 +127,7 @@ def test_classifier_export_matches_run_classifier_predictions(fixtures_dir,
     assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
 
     listing = subprocess.run(
-        [str(REPO_ROOT / ".venv/bin/saved_model_cli"), "show", "--all",
+        [str(pathlib.Path(sys.executable).parent / "saved_model_cli"), "show", "--all",
          "--dir", str(export_dir)], capture_output=True, text=True,
         timeout=300)
     for name in ("serving_default", "classify_text", "classify_pair",
@@ -169,6 +170,46 @@ def test_squad_export_matches_run_squad(fixtures_dir, tmp_path):
         original = predictions[qid]
         expected = "" if original == "empty" else _fold(original)
         assert _fold(text.decode("utf-8")) == expected, qid
+
+
+@pytest.mark.slow
+def test_squad_export_serves_the_first_window(fixtures_dir, tmp_path):
+    """max_seq_length 128: long contexts are cut where run_squad.py's first
+    window (doc_stride 48) ends."""
+    from data.squad.examples import read_squad_examples
+    from data.squad.features import convert_examples_to_features
+    from data.tokenization.full_tokenizer import FullTokenizer
+
+    fixture = fixtures_dir / "tf1_vocab_squad"
+    windows = fixture / "squad_v1_windows"
+    examples = read_squad_examples(str(windows / "input.json"), is_training=False)
+    features = []
+    convert_examples_to_features(
+        examples, FullTokenizer(str(fixture / "vocab.txt"), do_lower_case=True),
+        max_seq_length=128, doc_stride=48, max_query_length=64,
+        is_training=False, output_fn=features.append)
+    raw = np.load(windows / "raw_logits.npz")
+    row_of = {unique_id: row for row, unique_id in enumerate(raw["unique_ids"])}
+    first_window = {}
+    for feature in features:
+        first_window.setdefault(feature.example_index, row_of[feature.unique_id])
+    assert len(features) > len(examples)  # some contexts need several windows
+
+    export_dir = export_saved_model(
+        tmp_path / "squad128", model_type="squad", max_seq_length=128,
+        **fixture_args(fixture))
+    data = json.loads((windows / "input.json").read_text())["data"]
+    contexts = [paragraph["context"] for article in data
+                for paragraph in article["paragraphs"] for _ in paragraph["qas"]]
+    assert len(contexts) == len(examples)
+    outputs = run_signature(
+        export_dir, "squad", tmp_path,
+        question=[example.question_text for example in examples],
+        context=contexts)
+    rows = [first_window[index] for index in range(len(examples))]
+    for key in ("start_logits", "end_logits"):
+        np.testing.assert_allclose(outputs[key], raw[key][rows], rtol=0,
+                                   atol=TOLERANCE)
 
 
 @pytest.mark.slow
