@@ -1,4 +1,4 @@
-"""Converts BERT weights between the TF1 layout, keras-hub and Hugging Face.
+r"""Converts BERT weights between the TF1 layout, keras-hub and Hugging Face.
 
     # a released or fine-tuned TF1 checkpoint -> Hugging Face safetensors
     python convert_checkpoint.py --input_format=tf1 \

@@ -1,4 +1,4 @@
-"""Exports a trained BERT as a SavedModel that serves raw text.
+r"""Exports a trained BERT as a SavedModel that serves raw text.
 
 Give it the same vocab, case rule, config and max_seq_length as training:
 
