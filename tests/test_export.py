@@ -249,6 +249,12 @@ def test_export_refuses_checkpoint_without_the_head(fixtures_dir, tmp_path):
     assert not (tmp_path / "squad").exists()
 
 
+def test_squad_export_needs_room_for_the_question(fixtures_dir):
+    fixture = fixtures_dir / "tf1_vocab_squad"
+    with pytest.raises(ValueError, match=r"max_query_length \(64\) \+ 3"):
+        build_serving_module("squad", max_seq_length=67, **fixture_args(fixture))
+
+
 def test_classifier_export_needs_labels(fixtures_dir):
     fixture = fixtures_dir / "tf1_vocab_mrpc_classifier"
     with pytest.raises(ValueError, match="label_list or num_labels"):

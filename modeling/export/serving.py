@@ -289,7 +289,8 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
 
     Raises:
         ValueError: unknown model_type, no labels for a classifier,
-            max_seq_length above max_position_embeddings, the checkpoint
+            max_seq_length above max_position_embeddings (or, SQuAD, not
+            above max_query_length + 3), the checkpoint
             lacks weights the model needs, the vocab does not fit the config.
         FileNotFoundError: vocab, config or checkpoint missing.
         modeling.checkpoints.CheckpointMismatchError: shapes differ.
@@ -302,6 +303,10 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
         raise ValueError(
             f"max_seq_length {max_seq_length} exceeds max_position_embeddings "
             f"{config.max_position_embeddings} in {bert_config_file}.")
+    if model_type == "squad" and max_seq_length <= max_query_length + 3:
+        raise ValueError(
+            f"max_seq_length ({max_seq_length}) must be greater than "
+            f"max_query_length ({max_query_length}) + 3, as in run_squad.py.")
     python_tokenizer = full_tokenizer.tokenizer_for_model(
         vocab_file, do_lower_case, config.vocab_size, bert_config_file)
     vocab = python_tokenizer.vocab
