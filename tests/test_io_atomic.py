@@ -93,3 +93,29 @@ def test_multi_file_output_moves_index_last(tmp_path):
                 writer.write(suffix)
     assert sorted(os.listdir(tmp_path)) == ["model.ckpt-3.data",
                                             "model.ckpt-3.index"]
+
+
+def test_remote_paths_go_through_gfile():
+    # TF's in-memory file system stands in for gs:// (the same tf.io.gfile
+    # branch): the temp file lives under .bert-tmp/, a failure removes it,
+    # a live process's temp file is not taken for stale, a dead one's is.
+    folder = "ram://atomic_test_%d" % os.getpid()
+    atomic.write_text_atomically(folder + "/eval_results.txt", "a = 1\n")
+    with tf.io.gfile.GFile(folder + "/eval_results.txt") as reader:
+        assert reader.read() == "a = 1\n"
+    with pytest.raises(RuntimeError):
+        with atomic.atomic_output(folder + "/b.txt") as temp:
+            assert temp.startswith(folder + "/" + atomic.TEMP_DIR_NAME + "/")
+            with tf.io.gfile.GFile(temp, "w") as writer:
+                writer.write("half")
+            raise RuntimeError("killed")
+    assert not tf.io.gfile.exists(folder + "/b.txt")
+    assert tf.io.gfile.glob(folder + "/" + atomic.TEMP_DIR_NAME + "/*") == []
+    live = atomic.temp_path_for(folder + "/c.txt")
+    dead = "%s/%s/%d.abc.%s.partial" % (folder, atomic.TEMP_DIR_NAME,
+                                        _dead_pid(), atomic._host())
+    for path in (live, dead):
+        with tf.io.gfile.GFile(path, "w") as writer:
+            writer.write("x")
+    assert atomic.remove_stale_temp_files(folder + "/c.txt") == [dead]
+    assert tf.io.gfile.exists(live)

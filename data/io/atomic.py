@@ -153,8 +153,9 @@ def _is_stale(temp_dir, name, now):
     fields = name[:-len(TEMP_SUFFIX)].split(".", 2) if name.endswith(
         TEMP_SUFFIX) else name.split(".")
     path = os.path.join(temp_dir, name)
-    if (len(fields) == 3 and fields[0].isdigit() and fields[2] == _host()
-            and not _is_remote(temp_dir)):
+    if len(fields) == 3 and fields[0].isdigit() and fields[2] == _host():
+        # Written from this host (local or remote folder): stale once its
+        # process is gone.
         return not _pid_alive(int(fields[0]))
     try:
         if _is_remote(temp_dir):
@@ -163,7 +164,8 @@ def _is_stale(temp_dir, name, now):
             mtime = os.stat(path).st_mtime
     except Exception:  # Gone meanwhile.
         return False
-    return now - mtime > STALE_AFTER_SECONDS
+    # A file system without modification times (0) never looks stale.
+    return mtime > 0 and now - mtime > STALE_AFTER_SECONDS
 
 
 def remove_stale_temp_files(path):
