@@ -75,15 +75,19 @@ def define_runtime_flags(flag_values=None):
     flags.DEFINE_string(
         "tpu_zone", None,
         "[Optional] GCE zone where the Cloud TPU is located in. If not "
-        "specified, we will attempt to automatically detect it from metadata.", flag_values=flag_values)
+        "specified, we will attempt to automatically detect it from metadata.",
+        flag_values=flag_values)
     flags.DEFINE_string(
         "gcp_project", None,
         "[Optional] Project name for the Cloud TPU-enabled project. If not "
-        "specified, we will attempt to automatically detect it from metadata.", flag_values=flag_values)
-    flags.DEFINE_string("master", None, "[Optional] TensorFlow master URL.", flag_values=flag_values)
+        "specified, we will attempt to automatically detect it from metadata.",
+        flag_values=flag_values)
+    flags.DEFINE_string("master", None, "[Optional] TensorFlow master URL.",
+                        flag_values=flag_values)
     flags.DEFINE_integer(
         "num_tpu_cores", 8,
-        "Only used if `use_tpu` is True. Total number of TPU cores to use.", flag_values=flag_values)
+        "Only used if `use_tpu` is True. Total number of TPU cores to use.",
+        flag_values=flag_values)
     flags.DEFINE_integer("save_checkpoints_steps", 1000,
                          "How often to save the model checkpoint.", flag_values=flag_values)
     flags.DEFINE_integer(
@@ -104,13 +108,16 @@ def define_runtime_flags(flag_values=None):
         "Compute dtype, with float32 weights: float32 (default), bfloat16 "
         "(CPU with AMX, GPU, TPU) or float16 (GPU; with dynamic loss "
         "scaling, its state kept in checkpoints).", flag_values=flag_values)
-    flags.DEFINE_bool("use_xla", False, "Compile the train step with XLA.", flag_values=flag_values)
+    flags.DEFINE_bool("use_xla", False, "Compile the train step with XLA.",
+                      flag_values=flag_values)
     flags.DEFINE_integer("keep_checkpoint_max", 5,
-                         "How many recent `model.ckpt-N` to keep in output_dir.", flag_values=flag_values)
+                         "How many recent `model.ckpt-N` to keep in output_dir.",
+                         flag_values=flag_values)
     flags.DEFINE_integer(
         "gradient_accumulation_steps", 1,
         "Average the gradients of this many batches of --train_batch_size "
-        "per optimizer step (global_step counts optimizer steps).", lower_bound=1, flag_values=flag_values)
+        "per optimizer step (global_step counts optimizer steps).", lower_bound=1,
+        flag_values=flag_values)
     flags.DEFINE_integer(
         "steps_per_execution", None,
         "Train steps per compiled call (default: --iterations_per_loop under "
@@ -122,7 +129,8 @@ def define_runtime_flags(flag_values=None):
         "--optimizer_type is an alias.)", flag_values=flag_values)
     flags.DEFINE_float(
         "tpu_timeout_s", 120.0,
-        "How long to wait for the TPU of --tpu_name to answer.", lower_bound=0, flag_values=flag_values)
+        "How long to wait for the TPU of --tpu_name to answer.", lower_bound=0,
+        flag_values=flag_values)
 
 
 def runtime_options_from_flags(flag_values=None):
@@ -135,7 +143,7 @@ def runtime_options_from_flags(flag_values=None):
         ValueError: `--optimizer` and `--optimizer_type` disagree, or
             `--use_mixed_precision` is given with `--mixed_precision=float32`.
     """
-    flag_values = flag_values or flags.FLAGS
+    flag_values = flag_values if flag_values is not None else flags.FLAGS
     values = {field.name: flag_values[field.name].value
               for field in dataclasses.fields(RuntimeOptions)
               if field.name in flag_values}
