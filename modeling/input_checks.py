@@ -33,11 +33,13 @@ def require_input_dict(inputs, model_name):
         TypeError: `inputs` is not a dict; the message says what is expected.
     """
     if not isinstance(inputs, dict):
+        found = type(inputs).__name__
+        if getattr(inputs, "shape", None) is not None:
+            found += f" of shape {static_shape(inputs)}"
         raise TypeError(
             f"{model_name} inputs must be a dict of int32 [batch_size, "
             f"seq_length] tensors with `input_ids` (and optionally "
-            f"`input_mask`, `segment_ids`), got {type(inputs).__name__}"
-            f"{'' if getattr(inputs, 'shape', None) is None else ' of shape ' + str(static_shape(inputs))}.")
+            f"`input_mask`, `segment_ids`), got {found}.")
 
 
 def check_encoder_inputs(inputs, max_position_embeddings):
