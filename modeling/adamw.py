@@ -50,11 +50,34 @@ class AdamWeightDecay(TF1StyleOptimizer):
         """Applies one original AdamWeightDecay update to `variable`."""
         m, v, decays, _ = self._slots_and_flags(variable)
         dtype = variable.dtype
-        next_m, next_v = self._moments(gradient, variable, m, v)
-        update = next_m / (tf.sqrt(next_v) + tf.cast(self.epsilon, dtype))
-        if decays:
-            update += tf.cast(self.weight_decay_rate, dtype) * variable
-        update_with_lr = tf.cast(learning_rate, dtype) * update
-        self.assign(variable, variable - update_with_lr)
+
+        def constant(value):
+            return tf.cast(value, dtype)
+        next_variable, next_m, next_v = _adamw_arithmetic(
+            tf.convert_to_tensor(variable),
+            self._dense_gradient(gradient, variable),
+            tf.convert_to_tensor(m), tf.convert_to_tensor(v),
+            constant(learning_rate), constant(self.beta_1),
+            constant(1.0 - self.beta_1), constant(self.beta_2),
+            constant(1.0 - self.beta_2), constant(self.epsilon),
+            constant(self.weight_decay_rate), decays)
+        self.assign(variable, next_variable)
         self.assign(m, next_m)
         self.assign(v, next_v)
+
+
+# XLA fuses these ~10 element-wise ops into one pass over memory; run one by
+# one, each reads and writes whole tensors, which made the update ~15% of a
+# BERT-Base fine-tuning step on CPU. The results agree to float32 rounding.
+@tf.function(jit_compile=True)
+def _adamw_arithmetic(variable, gradient, m, v, learning_rate, beta_1,
+                      one_minus_beta_1, beta_2, one_minus_beta_2, epsilon,
+                      weight_decay_rate, decays):
+    """The original's update ops; returns (next variable, next_m, next_v)."""
+    next_m = tf.multiply(beta_1, m) + tf.multiply(one_minus_beta_1, gradient)
+    next_v = (tf.multiply(beta_2, v)
+              + tf.multiply(one_minus_beta_2, tf.square(gradient)))
+    update = next_m / (tf.sqrt(next_v) + epsilon)
+    if decays:  # a Python bool: one compiled function for each value
+        update += weight_decay_rate * variable
+    return variable - learning_rate * update, next_m, next_v

@@ -221,8 +221,8 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         return (self._adam_m[index], self._adam_v[index],
                 self._decay_flags[index], self._excluded_flags[index])
 
-    def _moments(self, gradient, variable, m, v):
-        """The original's `next_m`, `next_v`, op for op (float32)."""
+    def _dense_gradient(self, gradient, variable):
+        """`gradient` as a dense tensor of `variable`'s dtype."""
         if isinstance(gradient, tf.IndexedSlices):
             # The original's `tf.multiply(1 - beta_1, grad)` densifies too,
             # summing repeated rows.
@@ -230,7 +230,11 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
                 gradient = tf.IndexedSlices(gradient.values, gradient.indices,
                                             tf.shape(variable))
             gradient = tf.convert_to_tensor(gradient)
-        gradient = tf.cast(gradient, variable.dtype)
+        return tf.cast(gradient, variable.dtype)
+
+    def _moments(self, gradient, variable, m, v):
+        """The original's `next_m`, `next_v`, op for op (float32)."""
+        gradient = self._dense_gradient(gradient, variable)
         next_m = (tf.multiply(tf.cast(self.beta_1, variable.dtype), m)
                   + tf.multiply(tf.cast(1.0 - self.beta_1, variable.dtype),
                                 gradient))
