@@ -22,10 +22,12 @@ Nothing is downloaded; the output is written to a temporary name and renamed,
 and an existing --output_path is never overwritten. Name tables:
 modeling/interop/keras_hub.py and modeling/interop/huggingface.py.
 """
-import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+from tasks.quiet_start import start_tensorflow  # noqa: E402
+
+# Before anything else imports TensorFlow: its start-up lines would bury
+# the one-line errors (see tasks/quiet_start.py).
+start_tensorflow()
 
 from absl import flags  # noqa: E402
 

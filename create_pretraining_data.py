@@ -76,6 +76,8 @@ cli.define_common_flags(checkpoint_flags=False)
 def main():
     """Flags -> `PretrainingOptions` -> `create_pretraining_files`."""
     # Imported here so that --help answers without loading TensorFlow.
+    from tasks.quiet_start import start_tensorflow
+    start_tensorflow()
     from data.pretraining.pipeline import (PretrainingOptions,
                                            create_pretraining_files)
     from tasks.checks import check_input_files

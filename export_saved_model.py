@@ -27,10 +27,12 @@ The export is written to a temporary directory and renamed; an existing
 `--export_dir` is never overwritten. Load it with `import tensorflow_text`
 first (the in-graph tokenizer uses its ops).
 """
-import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+from tasks.quiet_start import start_tensorflow  # noqa: E402
+
+# Before anything else imports TensorFlow: its start-up lines would bury
+# the one-line errors (see tasks/quiet_start.py).
+start_tensorflow()
 
 from absl import flags  # noqa: E402
 

@@ -15,10 +15,12 @@ to a temporary file and moved into place at the end. The work is
 `tasks.feature_extraction`; every check runs before the model is run, and an
 error is one line on stderr (--verbose_errors for the traceback).
 """
-import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+from tasks.quiet_start import start_tensorflow  # noqa: E402
+
+# Before anything else imports TensorFlow: its start-up lines would bury
+# the one-line errors (see tasks/quiet_start.py).
+start_tensorflow()
 
 from absl import flags  # noqa: E402
 

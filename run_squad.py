@@ -21,10 +21,12 @@ training from the newest checkpoint in `output_dir`. The work is
 `tasks.squad`; every check runs before anything is written, and an error is
 one line on stderr (--verbose_errors for the traceback).
 """
-import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+from tasks.quiet_start import start_tensorflow  # noqa: E402
+
+# Before anything else imports TensorFlow: its start-up lines would bury
+# the one-line errors (see tasks/quiet_start.py).
+start_tensorflow()
 
 from absl import flags  # noqa: E402
 

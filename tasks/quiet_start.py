@@ -1,0 +1,70 @@
+"""Start TensorFlow without its start-up noise on stderr.
+
+TensorFlow 2.21 prints its start-up lines (the "before absl::InitializeLog"
+warning, the oneDNN notice, "Could not find cuda drivers", "failed call to
+cuInit" on a machine without a GPU) from C++ before its logging is set up, so
+`TF_CPP_MIN_LOG_LEVEL` does not silence them, and they bury a script's one-line
+error. `start_tensorflow` imports TensorFlow with file descriptor 2 pointed at
+a temporary file, then writes back every line that is not one of those
+start-up lines: real warnings and errors still reach the user.
+
+Nothing is filtered when the user set `TF_CPP_MIN_LOG_LEVEL` themselves
+(they asked for TensorFlow's own logging).
+"""
+import os
+import re
+import sys
+import tempfile
+
+# Only TensorFlow's start-up lines: info/warning lines of its C++ logging,
+# absl's pre-initialisation warning, the CPU-feature notice, and cuInit's
+# error on machines without a GPU driver.
+_STARTUP_NOISE = re.compile(
+    r"^(WARNING: All log messages before absl::InitializeLog"
+    r"|[IW]\d{4} \d\d:\d\d:\d\d"
+    r"|E\d{4} .*failed call to cuInit"
+    r"|To enable the following instructions:"
+    r"|.*rebuild TensorFlow with the appropriate compiler flags)")
+
+
+def start_tensorflow():
+    """Sets the environment defaults and imports TensorFlow quietly.
+
+    Call at the top of a script, before anything imports TensorFlow. Sets
+    `TF_CPP_MIN_LOG_LEVEL=2` and `KERAS_BACKEND=tensorflow` unless already
+    set, imports TensorFlow and lists the physical devices (which is when
+    CUDA is probed), and replays on stderr whatever else was printed.
+
+    Returns:
+        the `tensorflow` module.
+    """
+    user_set_level = "TF_CPP_MIN_LOG_LEVEL" in os.environ
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+    if user_set_level or "tensorflow" in sys.modules:
+        import tensorflow as tf
+        return tf
+    sys.stderr.flush()
+    saved_stderr = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            import tensorflow as tf
+            tf.config.list_physical_devices()
+        finally:
+            os.dup2(saved_stderr, 2)
+            os.close(saved_stderr)
+            captured.seek(0)
+            text = captured.read().decode("utf-8", errors="replace")
+            kept = startup_lines_to_keep(text)
+            if kept:
+                sys.stderr.write("\n".join(kept) + "\n")
+                sys.stderr.flush()
+    return tf
+
+
+def startup_lines_to_keep(text):
+    """The lines of captured start-up output that are not TensorFlow's
+    start-up noise (list of str, in order; blank lines dropped)."""
+    return [line for line in text.splitlines()
+            if line.strip() and not _STARTUP_NOISE.match(line)]

@@ -1,0 +1,43 @@
+"""Tests for tasks/quiet_start.py: TensorFlow's start-up lines do not bury a
+script's one-line error, and nothing else is swallowed."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tasks.quiet_start import startup_lines_to_keep
+from tests.conftest import FIXTURES_DIR, REPO_ROOT
+
+STARTUP_OUTPUT = """\
+WARNING: All log messages before absl::InitializeLog() is called are written to STDERR
+I0000 00:00:1796097237.634508   12926 port.cc:153] oneDNN custom operations are on.
+I0000 00:00:1796097237.636940   12926 cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used.
+E0000 00:00:1796097242.618688   12926 cuda_platform.cc:52] failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)
+E0000 00:00:1796097242.618700   12926 some_op.cc:10] a real error from TensorFlow
+/venv/lib/python3.11/site-packages/x.py:3: UserWarning: a Python warning
+"""
+
+
+def test_only_startup_noise_is_dropped():
+    assert startup_lines_to_keep(STARTUP_OUTPUT) == [
+        "E0000 00:00:1796097242.618700   12926 some_op.cc:10] a real error from TensorFlow",
+        "/venv/lib/python3.11/site-packages/x.py:3: UserWarning: a Python warning",
+    ]
+
+
+@pytest.mark.slow
+def test_script_error_is_the_only_stderr_line_by_default(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    fixture = os.path.join(FIXTURES_DIR, "tf1_vocab_mrpc_classifier")
+    result = subprocess.run(
+        [sys.executable, "run_classifier.py", "--task_name=no-such-task",
+         f"--data_dir={tmp_path}", "--do_train=true",
+         f"--vocab_file={fixture}/vocab.txt",
+         f"--bert_config_file={fixture}/bert_config.json",
+         f"--output_dir={tmp_path}/out"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("run_classifier.py: error: --task_name")
