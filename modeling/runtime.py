@@ -209,7 +209,15 @@ def get_strategy(options):
             devices = cpus if len(cpus) > 1 else None
         strategy = tf.distribute.MirroredStrategy(devices)
     elif name == "multi_worker_mirrored":
-        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        try:
+            strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        except RuntimeError as error:
+            if "program startup" not in str(error):
+                raise
+            raise RuntimeError(
+                "multi_worker_mirrored: the strategy must be created before "
+                "any other TensorFlow work in the process (call "
+                "modeling.runtime.setup first).") from error
         if is_multi_worker(strategy):
             resolver = strategy.cluster_resolver
             logging.info("Worker %s:%s of %d; shuffles seeded with %d.",

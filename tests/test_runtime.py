@@ -125,3 +125,30 @@ def test_unresolvable_tpu_name_is_one_clear_error():
     # a urllib error, reported as one line.
     with pytest.raises(TPUConnectionError, match="Could not find the TPU 'no-such-tpu'"):
         connect_tpu("no-such-tpu", timeout_s=20)
+
+
+_LATE_STRATEGY = """
+import tensorflow as tf
+from modeling import runtime
+tf.constant(1) + 1  # TensorFlow work before the strategy
+try:
+    runtime.setup(runtime.RuntimeOptions(distribution_strategy="multi_worker_mirrored"))
+except RuntimeError as error:
+    print("RAISED", error)
+"""
+
+
+@pytest.mark.slow
+def test_multi_worker_strategy_created_late_says_what_to_do(repo_root):
+    import json
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=str(repo_root), TF_CPP_MIN_LOG_LEVEL="2",
+               TF_CONFIG=json.dumps({
+                   "cluster": {"worker": ["127.0.0.1:1", "127.0.0.1:2"]},
+                   "task": {"type": "worker", "index": 0}}))
+    process = subprocess.run([sys.executable, "-c", _LATE_STRATEGY], cwd=repo_root,
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert "RAISED multi_worker_mirrored: the strategy must be created before" \
+        in process.stdout, process.stderr[-3000:]
