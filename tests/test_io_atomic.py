@@ -119,3 +119,30 @@ def test_remote_paths_go_through_gfile():
             writer.write("x")
     assert atomic.remove_stale_temp_files(folder + "/c.txt") == [dead]
     assert tf.io.gfile.exists(live)
+
+
+def _write_two_files(folder):
+    os.makedirs(folder)
+    for name in ("saved_model.pb", "config.json"):
+        with open(os.path.join(folder, name), "w") as writer:
+            writer.write(name)
+
+
+def test_directory_appears_whole_and_is_never_replaced(tmp_path):
+    out = tmp_path / "export"
+    assert atomic.write_directory_atomically(str(out) + "/", _write_two_files) == str(out)
+    assert sorted(os.listdir(out)) == ["config.json", "saved_model.pb"]
+    assert os.listdir(tmp_path) == ["export"]
+    with pytest.raises(FileExistsError, match="export already exists"):
+        atomic.write_directory_atomically(out, _write_two_files)
+    assert sorted(os.listdir(out)) == ["config.json", "saved_model.pb"]
+
+
+def test_failed_directory_write_leaves_nothing(tmp_path):
+    def fail_halfway(folder):
+        _write_two_files(folder)
+        raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError):
+        atomic.write_directory_atomically(tmp_path / "export", fail_halfway)
+    assert os.listdir(tmp_path) == []

@@ -44,6 +44,7 @@ __all__ = [
     "atomic_output",
     "write_text_atomically",
     "write_bytes_atomically",
+    "write_directory_atomically",
 ]
 
 
@@ -275,3 +276,47 @@ def write_bytes_atomically(path, data):
         opener = _gfile().GFile if _is_remote(path) else open
         with opener(temp, "wb") as writer:
             writer.write(data)
+
+
+def write_directory_atomically(output_dir, write):
+    """Calls `write(temp_dir)`, then renames `temp_dir` to `output_dir`, so
+    `output_dir` is either complete or absent (SavedModels, converted models).
+
+    The temporary directory lives in `.bert-tmp/` beside `output_dir` (same
+    rules as files: removed on failure, and by the next run after a kill).
+
+    Args:
+      output_dir: str or os.PathLike, the directory to create (local or any
+        tf.io.gfile file system that renames directories).
+      write: callable taking the temporary directory's path; it writes the
+        files, and may create the directory itself (tf.saved_model.save does).
+
+    Returns:
+      str, `output_dir` without a trailing "/".
+
+    Raises:
+      FileExistsError: `output_dir` exists (a user's files are never replaced).
+    """
+    output_dir = os.fspath(output_dir).rstrip("/")
+    remote = _is_remote(output_dir)
+    exists = _gfile().exists if remote else os.path.exists
+    if exists(output_dir):
+        raise FileExistsError(f"Output {output_dir} already exists; not "
+                              "overwriting it. Choose a new path.")
+    remove_stale_temp_files(output_dir)
+    temp_dir = temp_path_for(output_dir)
+    try:
+        write(temp_dir)
+        if remote:
+            _gfile().rename(temp_dir, output_dir)
+        else:
+            os.rename(temp_dir, output_dir)
+    finally:
+        if exists(temp_dir):
+            if remote:
+                _gfile().rmtree(temp_dir)
+            else:
+                import shutil
+                shutil.rmtree(temp_dir, ignore_errors=True)
+        remove_empty_temp_dir(os.path.dirname(temp_dir))
+    return output_dir

@@ -33,7 +33,7 @@ from modeling import checkpoints
 from modeling.bert_model import BertModel
 from modeling.config import BertConfig
 from modeling.models import BertClassifier, BertSquad
-from modeling.export.atomic_dir import write_directory_atomically
+from data.io.atomic import write_directory_atomically
 from modeling.export.squad_span import best_spans, span_text
 
 MODEL_TYPES = ("classifier", "squad", "encoder")

@@ -45,7 +45,7 @@ import numpy as np
 from safetensors.numpy import load_file, save_file
 
 from modeling.config import BertConfig
-from modeling.export.atomic_dir import write_directory_atomically
+from data.io.atomic import write_directory_atomically
 
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"

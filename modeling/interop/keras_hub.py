@@ -37,7 +37,7 @@ import keras_hub
 from modeling.bert_model import BertModel
 from modeling.checkpoints import model_weights_by_name
 from modeling.config import BertConfig
-from modeling.export.atomic_dir import write_directory_atomically
+from data.io.atomic import atomic_output, write_directory_atomically
 
 WEIGHTS_SUFFIX = ".weights.h5"
 
@@ -183,13 +183,11 @@ def save_backbone(backbone, path, vocab_file=None, do_lower_case=True):
         if os.path.exists(path):
             raise FileExistsError(f"Output {path} already exists; not "
                                   "overwriting it. Choose a new path.")
-        tmp = f"{path[:-len(WEIGHTS_SUFFIX)]}.tmp-{os.getpid()}{WEIGHTS_SUFFIX}"
-        try:
-            backbone.save_weights(tmp)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+        # Keras wants the `.weights.h5` ending on the file it writes: keep it
+        # as the suffix moved into place.
+        with atomic_output(path[:-len(WEIGHTS_SUFFIX)],
+                           suffixes=(WEIGHTS_SUFFIX,)) as temp:
+            backbone.save_weights(temp + WEIGHTS_SUFFIX)
         return path
 
     def write(tmp_dir):

@@ -13,7 +13,7 @@ import tensorflow as tf
 from modeling import checkpoints
 from modeling.bert_model import BertModel
 from modeling.config import BertConfig
-from modeling.export.atomic_dir import write_directory_atomically
+from data.io.atomic import write_directory_atomically
 from modeling.models import BertClassifier, BertPretrainer, BertSquad
 
 CONFIG_NAME = "bert_config.json"
