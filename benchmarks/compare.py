@@ -18,7 +18,8 @@ bfloat16 compute (Keras policy `mixed_bfloat16`; `torch.autocast` in PyTorch).
 (Keras policy `bfloat16`; `model.to(torch.bfloat16)`), inference only.
 
 Keras models run as `tf.function` graphs (as `predict`/`fit` run them, no XLA);
-PyTorch runs eagerly. PyTorch is optional: without `torch` and
+PyTorch runs eagerly, in a child process (benchmarks/torch_bert.py) that
+never loads TensorFlow. PyTorch is optional: without `torch` and
 `transformers` installed its columns are empty (they are never dependencies of
 this project).
 
@@ -27,13 +28,20 @@ round-robin repetitions (each repetition runs every variant once, in turn), so
 load changes from other processes hit all alike; the table gives medians.
 "vs" columns are speedups: the other's median time / ours (>1: ours faster).
 "% limit" is model FLOPs / time / the FLOP rate of a plain matmul chain of
-BERT's own feed-forward shapes ([tokens, hidden] x [hidden, intermediate] x
-[intermediate, hidden], TensorFlow, same precision) with about the same FLOPs,
-timed in the same round robin. Training counts 3x the forward FLOPs.
+BERT's own feed-forward shapes ([1024, hidden] x [hidden, intermediate] x
+[intermediate, hidden], each + bias, TensorFlow, same precision) with about
+the same FLOPs, timed in the same round robin. Training counts 3x the forward FLOPs.
+"load" is the 1-minute load average when the row finished: on a shared
+machine above its core count, PyTorch's OpenMP threads lose more than
+TensorFlow's work-stealing pool, so compare rows measured at low load.
 """
 import gc
+import importlib.util
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -160,65 +168,54 @@ def keras_hub(config, mode, precision, data):
     return lambda: model.train_on_batch(features, labels)
 
 
+def _torch_installed():
+    return (importlib.util.find_spec("torch") is not None
+            and importlib.util.find_spec("transformers") is not None)
+
+
+class TorchProcess:
+    """transformers' BERT in PyTorch eager mode, in a child process.
+
+    Not in this process: with TensorFlow loaded, PyTorch's OpenMP threads and
+    TensorFlow's pools contend (see benchmarks/torch_bert.py). Calling the
+    object runs one step there and waits for it.
+    """
+
+    def __init__(self, config, mode, precision, batch_size, seq_length):
+        settings = dict(config.to_dict(), mode=mode, precision=precision,
+                        batch_size=batch_size, seq_length=seq_length)
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.join(os.path.dirname(__file__),
+                                          "torch_bert.py"),
+             json.dumps(settings)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self._expect("ready")
+
+    def _expect(self, word):
+        line = self.process.stdout.readline().strip()
+        if line != word:
+            self.close()
+            raise RuntimeError(
+                f"benchmarks/torch_bert.py answered {line!r}, expected {word!r} "
+                "(its error is printed above).")
+
+    def __call__(self):
+        self.process.stdin.write("run\n")
+        self.process.stdin.flush()
+        self._expect("done")
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=60)
+
+
 def pytorch(config, mode, precision, data):
-    """transformers' BERT in PyTorch eager mode, or None if not installed."""
-    try:
-        import torch
-        import transformers
-    except ImportError:
+    """A `TorchProcess`, or None if torch/transformers are not installed."""
+    if not _torch_installed() or (mode == "train" and precision == "bf16w"):
         return None
-    hf_config = transformers.BertConfig(
-        vocab_size=config.vocab_size, hidden_size=config.hidden_size,
-        num_hidden_layers=config.num_hidden_layers,
-        num_attention_heads=config.num_attention_heads,
-        intermediate_size=config.intermediate_size,
-        hidden_act="gelu_new",  # the tanh form, as the original
-        hidden_dropout_prob=config.hidden_dropout_prob,
-        attention_probs_dropout_prob=config.attention_probs_dropout_prob,
-        max_position_embeddings=config.max_position_embeddings,
-        type_vocab_size=config.type_vocab_size, num_labels=2)
-    features = {
-        "input_ids": torch.from_numpy(data["input_ids"].astype("int64")),
-        "attention_mask": torch.from_numpy(data["input_mask"].astype("int64")),
-        "token_type_ids": torch.from_numpy(data["segment_ids"].astype("int64")),
-    }
-    autocast = precision == "bf16"
-
-    def context():
-        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast)
-
-    if mode == "infer":
-        model = transformers.BertModel(hf_config).eval()
-        if precision == "bf16w":
-            model = model.to(torch.bfloat16)
-
-        def infer():
-            with torch.inference_mode(), context():
-                outputs = model(**features)
-                return outputs.last_hidden_state, outputs.pooler_output
-        return infer
-    if precision == "bf16w":
-        return None
-    model = transformers.BertForSequenceClassification(hf_config).train()
-    labels = torch.from_numpy(data["label_ids"].astype("int64"))
-    no_decay = [p for n, p in model.named_parameters()
-                if "LayerNorm" in n or n.endswith("bias")]
-    decay = [p for n, p in model.named_parameters()
-             if not ("LayerNorm" in n or n.endswith("bias"))]
-    optimizer = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": 0.01},
-         {"params": no_decay, "weight_decay": 0.0}], lr=2e-5, eps=1e-6)
-
-    def train_step():
-        with context():
-            logits = model(**features).logits
-        loss = torch.nn.functional.cross_entropy(logits.float(), labels)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        return loss
-    return train_step
+    batch_size, seq_length = data["input_ids"].shape
+    return TorchProcess(config, mode, precision, batch_size, seq_length)
 
 
 def matmul_limit(config, mode, precision, flops):
@@ -230,14 +227,23 @@ def matmul_limit(config, mode, precision, flops):
     pairs = max(1, round(flops / per_pair))
     dtype = tf.float32 if precision == "fp32" else tf.bfloat16
     rng = np.random.default_rng(1)
+    # Variables and an argument, not constants, which grappler would fold.
     x = tf.constant(rng.normal(size=(tokens, hidden)), dtype)
-    w1 = tf.constant(rng.normal(size=(hidden, inner)) / np.sqrt(hidden), dtype)
-    w2 = tf.constant(rng.normal(size=(inner, hidden)) / np.sqrt(inner), dtype)
+    w1 = tf.Variable(tf.constant(
+        rng.normal(size=(hidden, inner)) / np.sqrt(hidden), dtype))
+    w2 = tf.Variable(tf.constant(
+        rng.normal(size=(inner, hidden)) / np.sqrt(inner), dtype))
 
+    b1 = tf.Variable(tf.zeros((inner,), dtype))
+    b2 = tf.Variable(tf.zeros((hidden,), dtype))
+
+    # With a bias add, as in the model: oneDNN then runs its fused MatMul
+    # kernel, which is faster here than a bare MatMul.
     @tf.function
     def chain(x):
         for _ in range(pairs):
-            x = tf.matmul(tf.matmul(x, w1), w2)
+            x = tf.nn.bias_add(tf.matmul(x, w1), b1)
+            x = tf.nn.bias_add(tf.matmul(x, w2), b2)
         return x
     return (lambda: chain(x).numpy()), pairs * per_pair
 
@@ -282,6 +288,9 @@ def measure_row(config, case, precision, reps):
     limit_rate = limit_flops / medians.pop("matmul")
     percent = {name: 100.0 * model_flops / seconds / limit_rate
                for name, seconds in medians.items()}
+    for run in runs.values():
+        if isinstance(run, TorchProcess):
+            run.close()
     del runs
     gc.collect()
     return medians, percent, limit_rate
@@ -294,18 +303,23 @@ def _cell(value, fmt):
 def main(_):
     config = BertConfig.from_json_file(FLAGS.bert_config_file)
     reps = 3 if FLAGS.quick else FLAGS.reps
-    try:
-        import torch
-        torch_note = f"torch {torch.__version__} ({torch.get_num_threads()} threads)"
-    except ImportError:
-        torch_note = "torch not installed"
+    if _torch_installed():
+        versions = subprocess.run(
+            [sys.executable, "-c", "import torch, transformers; print("
+             "torch.__version__, torch.get_num_threads(), transformers.__version__)"],
+            capture_output=True, text=True, check=True).stdout.split()
+        torch_note = (f"torch {versions[0]} ({versions[1]} threads, own process), "
+                      f"transformers {versions[2]}")
+    else:
+        torch_note = "torch/transformers not installed"
     print(f"model: L={config.num_hidden_layers} H={config.hidden_size} "
           f"A={config.num_attention_heads} I={config.intermediate_size}; "
           f"tensorflow {tf.__version__}, keras {keras.__version__}, {torch_note}; "
           f"{os.cpu_count()} CPUs; median of {reps} interleaved repetitions")
     print("| row | ours ms | keras-hub ms | torch ms | vs keras-hub | vs torch "
-          "| ours % limit | keras-hub % limit | torch % limit | limit GFLOP/s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| ours % limit | keras-hub % limit | torch % limit | limit GFLOP/s "
+          "| load |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for case in FLAGS.cases:
         for precision in FLAGS.precisions:
             label = f"{case}_{precision}"
@@ -329,7 +343,8 @@ def main(_):
                   f"| {_cell(percent.get('ours'), '.0f')} "
                   f"| {_cell(percent.get('keras_hub'), '.0f')} "
                   f"| {_cell(percent.get('torch'), '.0f')} "
-                  f"| {limit_rate / 1e9:.0f} |", flush=True)
+                  f"| {limit_rate / 1e9:.0f} | {os.getloadavg()[0]:.1f} |",
+                  flush=True)
 
 
 if __name__ == "__main__":
