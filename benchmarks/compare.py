@@ -52,7 +52,10 @@ import tensorflow as tf  # noqa: E402
 import keras  # noqa: E402
 from absl import app, flags  # noqa: E402
 
+from keras_hub import models as keras_hub_models  # noqa: E402
+
 from modeling import BertClassifier, BertConfig  # noqa: E402
+from modeling.interop.keras_hub import backbone_for_config  # noqa: E402
 from modeling.optimization import create_optimizer  # noqa: E402
 
 _BASE_CONFIG = os.path.join(
@@ -134,25 +137,16 @@ def ours(config, mode, precision, data):
 
 
 def keras_hub(config, mode, precision, data):
-    import keras_hub as hub
     features = {"token_ids": tf.constant(data["input_ids"]),
                 "segment_ids": tf.constant(data["segment_ids"]),
                 "padding_mask": tf.constant(data["input_mask"])}
 
     def build():
-        backbone = hub.models.BertBackbone(
-            vocabulary_size=config.vocab_size,
-            num_layers=config.num_hidden_layers,
-            num_heads=config.num_attention_heads,
-            hidden_dim=config.hidden_size,
-            intermediate_dim=config.intermediate_size,
-            dropout=config.hidden_dropout_prob,
-            max_sequence_length=config.max_position_embeddings,
-            num_segments=config.type_vocab_size)
+        backbone = backbone_for_config(config)
         if mode == "infer":
             return backbone
-        return hub.models.BertTextClassifier(backbone, num_classes=2,
-                                             preprocessor=None)
+        return keras_hub_models.BertTextClassifier(
+            backbone, num_classes=2, preprocessor=None)
 
     model = _with_policy(POLICIES[precision], build)
     if mode == "infer":
