@@ -36,7 +36,7 @@ start_tensorflow()
 
 from absl import flags  # noqa: E402
 
-from tasks import cli  # noqa: E402
+from tasks import cli, script_flags  # noqa: E402
 from tasks.errors import UserError  # noqa: E402
 
 FLAGS = flags.FLAGS
@@ -44,27 +44,11 @@ FLAGS = flags.FLAGS
 flags.DEFINE_enum("model_type", "classifier", ["classifier", "squad", "encoder"],
                   "What the checkpoint holds: a run_classifier.py classifier, "
                   "a run_squad.py span predictor, or just the encoder.")
-flags.DEFINE_string(
-    "bert_config_file", None,
-    "The config json file corresponding to the pre-trained BERT model. "
-    "This specifies the model architecture.")
-flags.DEFINE_string("vocab_file", None,
-                    "The vocabulary file that the BERT model was trained on.")
-flags.DEFINE_string(
-    "init_checkpoint", None,
-    "The checkpoint to export: a prefix (model.ckpt-N, bert_model.ckpt) or a "
-    "directory (an output_dir: its newest checkpoint).")
+script_flags.define_model_flags(
+    init_checkpoint_help="The checkpoint to export: a prefix (model.ckpt-N, "
+    "bert_model.ckpt) or a directory (an output_dir: its newest checkpoint).")
 flags.DEFINE_string("export_dir", None,
                     "The SavedModel directory to create (must not exist).")
-flags.DEFINE_bool(
-    "do_lower_case", True,
-    "Whether to lower case the input text. Should be True for uncased "
-    "models and False for cased models.")
-flags.DEFINE_integer(
-    "max_seq_length", 128,
-    "The maximum total input sequence length after WordPiece tokenization. "
-    "Sequences longer than this will be truncated, and sequences shorter "
-    "than this will be padded.")
 flags.DEFINE_string("task_name", None,
                     "Classifier: the run_classifier.py task (its label list).")
 flags.DEFINE_list("label_list", None,

@@ -24,7 +24,7 @@ start_tensorflow()
 
 from absl import flags  # noqa: E402
 
-from tasks import cli  # noqa: E402
+from tasks import cli, script_flags  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -33,40 +33,15 @@ flags.DEFINE_string("input_file", None, "Text file, one example per line "
 flags.DEFINE_string("output_file", None, "JSON lines file to write.")
 flags.DEFINE_string("layers", "-1,-2,-3,-4",
                     "Encoder layers to output (-1 is the last).")
-flags.DEFINE_string(
-    "bert_config_file", None,
-    "The config json file corresponding to the pre-trained BERT model. "
-    "This specifies the model architecture.")
-flags.DEFINE_integer(
-    "max_seq_length", 128,
-    "The maximum total input sequence length after WordPiece tokenization. "
-    "Sequences longer than this will be truncated, and sequences shorter "
-    "than this will be padded.")
-flags.DEFINE_string(
-    "init_checkpoint", None,
-    "Initial checkpoint (usually from a pre-trained BERT model).")
-flags.DEFINE_string("vocab_file", None,
-                    "The vocabulary file that the BERT model was trained on.")
-flags.DEFINE_bool(
-    "do_lower_case", True,
-    "Whether to lower case the input text. Should be True for uncased "
-    "models and False for cased models.")
+script_flags.define_model_flags()
 flags.DEFINE_integer("batch_size", 32, "Batch size for predictions.")
-flags.DEFINE_bool("use_tpu", False, "Whether to use TPU or GPU/CPU. Here "
-                  "the model runs on the default device; kept for the "
-                  "original's command lines.")
-flags.DEFINE_string("master", None,
-                    "If using a TPU, the address of the master (unused).")
-flags.DEFINE_integer(
-    "num_tpu_cores", 8,
-    "Only used if `use_tpu` is True. Total number of TPU cores to use "
-    "(unused).")
 flags.DEFINE_bool(
     "use_one_hot_embeddings", False,
     "Accepted for the original's command lines; the embedding lookup is "
     "the same either way.")
-cli.define_common_flags()
-flags.adopt_module_key_flags(cli)
+# The original's use_tpu, master and num_tpu_cores come with the runtime
+# flags (devices, precision), which build FeatureExtractionConfig.runtime.
+script_flags.define_runtime_and_error_flags()
 
 for _name in ("input_file", "vocab_file", "bert_config_file",
               "init_checkpoint", "output_file"):

@@ -27,8 +27,7 @@ start_tensorflow()
 from absl import flags  # noqa: E402
 
 from data.glue.processors import PROCESSORS  # noqa: E402
-from modeling import runtime  # noqa: E402
-from tasks import cli  # noqa: E402
+from tasks import cli, script_flags  # noqa: E402
 from tasks.classification import (  # noqa: E402
     ClassificationConfig, ClassificationTask)
 
@@ -37,54 +36,17 @@ __doc__ += "\nKnown --task_name values: %s.\n" % ", ".join(sorted(PROCESSORS))
 
 FLAGS = flags.FLAGS
 
-# Required parameters (the original's).
+# The original's flags (the shared ones from tasks/script_flags.py).
 flags.DEFINE_string(
     "data_dir", None,
     "The input data dir. Should contain the .tsv files (or other data files) "
     "for the task.")
-flags.DEFINE_string(
-    "bert_config_file", None,
-    "The config json file corresponding to the pre-trained BERT model. "
-    "This specifies the model architecture.")
 flags.DEFINE_string("task_name", None, "The name of the task to train.")
-flags.DEFINE_string("vocab_file", None,
-                    "The vocabulary file that the BERT model was trained on.")
-flags.DEFINE_string(
-    "output_dir", None,
-    "The output directory where the model checkpoints will be written.")
-
-# Other parameters (the original's).
-flags.DEFINE_string(
-    "init_checkpoint", None,
-    "Initial checkpoint (usually from a pre-trained BERT model).")
-flags.DEFINE_bool(
-    "do_lower_case", True,
-    "Whether to lower case the input text. Should be True for uncased "
-    "models and False for cased models.")
-flags.DEFINE_integer(
-    "max_seq_length", 128,
-    "The maximum total input sequence length after WordPiece tokenization. "
-    "Sequences longer than this will be truncated, and sequences shorter "
-    "than this will be padded.")
-flags.DEFINE_bool("do_train", False, "Whether to run training.")
-flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
-flags.DEFINE_bool(
-    "do_predict", False,
-    "Whether to run the model in inference mode on the test set.")
-flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
-flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
-flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.")
-flags.DEFINE_float("learning_rate", 5e-5, "The initial learning rate for Adam.")
-flags.DEFINE_float("num_train_epochs", 3.0,
-                   "Total number of training epochs to perform.")
-flags.DEFINE_float(
-    "warmup_proportion", 0.1,
-    "Proportion of training to perform linear learning rate warmup for. "
-    "E.g., 0.1 = 10% of training.")
-runtime.define_runtime_flags()
-cli.define_common_flags()
-flags.adopt_module_key_flags(runtime)
-flags.adopt_module_key_flags(cli)
+script_flags.define_output_dir_flag()
+script_flags.define_model_flags()
+script_flags.define_mode_flags(("train", "eval", "predict"))
+script_flags.define_learning_rate_flags()
+script_flags.define_runtime_and_error_flags()
 
 for _name in ("data_dir", "task_name", "vocab_file", "bert_config_file",
               "output_dir"):

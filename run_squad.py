@@ -30,41 +30,19 @@ start_tensorflow()
 
 from absl import flags  # noqa: E402
 
-from modeling import runtime  # noqa: E402
-from tasks import cli  # noqa: E402
+from tasks import cli, script_flags  # noqa: E402
 from tasks.squad import SquadConfig, SquadTask  # noqa: E402
 
 FLAGS = flags.FLAGS
 
-# Required parameters (the original's).
-flags.DEFINE_string(
-    "bert_config_file", None,
-    "The config json file corresponding to the pre-trained BERT model. "
-    "This specifies the model architecture.")
-flags.DEFINE_string("vocab_file", None,
-                    "The vocabulary file that the BERT model was trained on.")
-flags.DEFINE_string(
-    "output_dir", None,
-    "The output directory where the model checkpoints will be written.")
-
-# Other parameters (the original's).
+# The original's flags (shared ones with its defaults and wording).
+script_flags.define_model_flags(max_seq_length=384)
+script_flags.define_output_dir_flag()
 flags.DEFINE_string("train_file", None,
                     "SQuAD json for training. E.g., train-v1.1.json")
 flags.DEFINE_string(
     "predict_file", None,
     "SQuAD json for predictions. E.g., dev-v1.1.json or test-v1.1.json")
-flags.DEFINE_string(
-    "init_checkpoint", None,
-    "Initial checkpoint (usually from a pre-trained BERT model).")
-flags.DEFINE_bool(
-    "do_lower_case", True,
-    "Whether to lower case the input text. Should be True for uncased "
-    "models and False for cased models.")
-flags.DEFINE_integer(
-    "max_seq_length", 384,
-    "The maximum total input sequence length after WordPiece tokenization. "
-    "Sequences longer than this will be truncated, and sequences shorter "
-    "than this will be padded.")
 flags.DEFINE_integer(
     "doc_stride", 128,
     "When splitting up a long document into chunks, how much stride to "
@@ -73,19 +51,11 @@ flags.DEFINE_integer(
     "max_query_length", 64,
     "The maximum number of tokens for the question. Questions longer than "
     "this will be truncated to this length.")
-flags.DEFINE_bool("do_train", False, "Whether to run training.")
-flags.DEFINE_bool("do_predict", False, "Whether to run eval on the dev set.")
-flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
-flags.DEFINE_integer("predict_batch_size", 8,
-                     "Total batch size for predictions.")
-flags.DEFINE_float("learning_rate", 5e-5,
-                   "The initial learning rate for Adam.")
-flags.DEFINE_float("num_train_epochs", 3.0,
-                   "Total number of training epochs to perform.")
-flags.DEFINE_float(
-    "warmup_proportion", 0.1,
-    "Proportion of training to perform linear learning rate warmup for. "
-    "E.g., 0.1 = 10% of training.")
+script_flags.define_mode_flags(
+    ("train", "predict"),
+    do_predict_help="Whether to run eval on the dev set.",
+    predict_batch_size_help="Total batch size for predictions.")
+script_flags.define_learning_rate_flags()
 flags.DEFINE_integer(
     "n_best_size", 20,
     "The total number of n-best predictions to generate in the "
@@ -107,10 +77,7 @@ flags.DEFINE_float(
     "null_score_diff_threshold", 0.0,
     "If null_score - best_non_null is greater than the threshold predict "
     "null.")
-runtime.define_runtime_flags()
-cli.define_common_flags()
-flags.adopt_module_key_flags(runtime)
-flags.adopt_module_key_flags(cli)
+script_flags.define_runtime_and_error_flags()
 
 for _name in ("vocab_file", "bert_config_file", "output_dir"):
     flags.mark_flag_as_required(_name)

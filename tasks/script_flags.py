@@ -1,0 +1,120 @@
+"""The flags several scripts share, defined once (the original's names,
+defaults and help strings).
+
+Each `define_*` function defines its flags for the script that calls it: this
+module disclaims its flag definitions (`flags.disclaim_key_flags`), so absl
+lists them under the script's own name in `--help`, exactly as when the
+script defined them itself. Where the original scripts differ (run_squad.py's
+max_seq_length of 384, its do_predict help) the caller passes the difference.
+Scripts still mark their required flags themselves.
+
+Sources: google-research/bert run_classifier.py, run_squad.py,
+run_pretraining.py, extract_features.py (flag blocks).
+"""
+from absl import flags
+
+from tasks import cli
+
+# From here on, flags defined in this module belong to the calling script.
+flags.disclaim_key_flags()
+
+INIT_CHECKPOINT_HELP = (
+    "Initial checkpoint (usually from a pre-trained BERT model).")
+MAX_SEQ_LENGTH_HELP = (
+    "The maximum total input sequence length after WordPiece tokenization. "
+    "Sequences longer than this will be truncated, and sequences shorter "
+    "than this will be padded.")
+DO_LOWER_CASE_HELP = (
+    "Whether to lower case the input text. Should be True for uncased "
+    "models and False for cased models.")
+
+# (mode, do_<mode> help, <mode>_batch_size default, its help) as in
+# run_classifier.py; run_squad.py words do_predict and predict_batch_size
+# differently (its callers pass their own help).
+_MODES = {
+    "train": ("Whether to run training.", 32, "Total batch size for training."),
+    "eval": ("Whether to run eval on the dev set.", 8,
+             "Total batch size for eval."),
+    "predict": ("Whether to run the model in inference mode on the test set.",
+                8, "Total batch size for predict."),
+}
+
+
+def define_model_flags(max_seq_length=128, max_seq_length_help=None,
+                       vocab_file=True, do_lower_case=True,
+                       init_checkpoint_help=INIT_CHECKPOINT_HELP):
+    """Defines bert_config_file, init_checkpoint, max_seq_length and (unless
+    turned off) vocab_file and do_lower_case.
+
+    Args:
+        max_seq_length: its default (run_squad.py: 384).
+        max_seq_length_help: its help, default `MAX_SEQ_LENGTH_HELP`.
+        vocab_file: define --vocab_file with the original's help (False: the
+            script defines its own).
+        do_lower_case: define --do_lower_case.
+        init_checkpoint_help: the --init_checkpoint help.
+    """
+    flags.DEFINE_string(
+        "bert_config_file", None,
+        "The config json file corresponding to the pre-trained BERT model. "
+        "This specifies the model architecture.")
+    if vocab_file:
+        flags.DEFINE_string(
+            "vocab_file", None,
+            "The vocabulary file that the BERT model was trained on.")
+    flags.DEFINE_string("init_checkpoint", None, init_checkpoint_help)
+    if do_lower_case:
+        flags.DEFINE_bool("do_lower_case", True, DO_LOWER_CASE_HELP)
+    flags.DEFINE_integer("max_seq_length", max_seq_length,
+                         max_seq_length_help or MAX_SEQ_LENGTH_HELP)
+
+
+def define_output_dir_flag():
+    """Defines --output_dir (checkpoints and result files)."""
+    flags.DEFINE_string(
+        "output_dir", None,
+        "The output directory where the model checkpoints will be written.")
+
+
+def define_mode_flags(modes, do_predict_help=None,
+                      predict_batch_size_help=None):
+    """Defines do_<mode> and <mode>_batch_size for each mode.
+
+    Args:
+        modes: some of "train", "eval", "predict".
+        do_predict_help, predict_batch_size_help: run_squad.py's wording
+            (default: run_classifier.py's).
+    """
+    for mode in modes:
+        do_help, batch_size, batch_size_help = _MODES[mode]
+        if mode == "predict":
+            do_help = do_predict_help or do_help
+            batch_size_help = predict_batch_size_help or batch_size_help
+        flags.DEFINE_bool("do_" + mode, False, do_help)
+        flags.DEFINE_integer(mode + "_batch_size", batch_size, batch_size_help)
+
+
+def define_learning_rate_flags(epochs=True):
+    """Defines --learning_rate and, for fine-tuning, --num_train_epochs and
+    --warmup_proportion (pre-training counts steps instead)."""
+    flags.DEFINE_float("learning_rate", 5e-5,
+                       "The initial learning rate for Adam.")
+    if epochs:
+        flags.DEFINE_float("num_train_epochs", 3.0,
+                           "Total number of training epochs to perform.")
+        flags.DEFINE_float(
+            "warmup_proportion", 0.1,
+            "Proportion of training to perform linear learning rate warmup "
+            "for. E.g., 0.1 = 10% of training.")
+
+
+def define_runtime_and_error_flags():
+    """Defines the runtime flags (devices, precision, checkpoints) and
+    `cli.define_common_flags()`, and lists both in the script's `--help`."""
+    from modeling import runtime
+
+    runtime.define_runtime_flags()
+    cli.define_common_flags()
+    # Adoption counts for the calling script (this module is disclaimed).
+    flags.adopt_module_key_flags(runtime)
+    flags.adopt_module_key_flags(cli)
