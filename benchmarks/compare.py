@@ -79,6 +79,11 @@ flags.DEFINE_list(
 flags.DEFINE_bool("quick", False, "3 repetitions instead of --reps.")
 flags.DEFINE_integer("reps", 10, "Timed round-robin repetitions per row.")
 flags.DEFINE_integer("warmup", 2, "Untimed calls per variant before timing.")
+flags.DEFINE_integer(
+    "threads", 0, "Threads per framework (TensorFlow intra- and inter-op, "
+    "PyTorch intra-op); 0 keeps each framework's default. 1 compares work per "
+    "core and is robust on a loaded machine, where multi-threaded PyTorch "
+    "waits at OpenMP barriers for descheduled threads.")
 FLAGS = flags.FLAGS
 
 
@@ -177,7 +182,8 @@ class TorchProcess:
 
     def __init__(self, config, mode, precision, batch_size, seq_length):
         settings = dict(config.to_dict(), mode=mode, precision=precision,
-                        batch_size=batch_size, seq_length=seq_length)
+                        batch_size=batch_size, seq_length=seq_length,
+                        threads=FLAGS.threads)
         self.process = subprocess.Popen(
             [sys.executable, os.path.join(os.path.dirname(__file__),
                                           "torch_bert.py"),
@@ -295,21 +301,26 @@ def _cell(value, fmt):
 
 
 def main(_):
+    if FLAGS.threads:
+        tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
     config = BertConfig.from_json_file(FLAGS.bert_config_file)
     reps = 3 if FLAGS.quick else FLAGS.reps
     if _torch_installed():
         versions = subprocess.run(
             [sys.executable, "-c", "import torch, transformers; print("
-             "torch.__version__, torch.get_num_threads(), transformers.__version__)"],
+             "torch.__version__, transformers.__version__)"],
             capture_output=True, text=True, check=True).stdout.split()
-        torch_note = (f"torch {versions[0]} ({versions[1]} threads, own process), "
-                      f"transformers {versions[2]}")
+        torch_note = (f"torch {versions[0]} (own process), "
+                      f"transformers {versions[1]}")
     else:
         torch_note = "torch/transformers not installed"
     print(f"model: L={config.num_hidden_layers} H={config.hidden_size} "
           f"A={config.num_attention_heads} I={config.intermediate_size}; "
           f"tensorflow {tf.__version__}, keras {keras.__version__}, {torch_note}; "
-          f"{os.cpu_count()} CPUs; median of {reps} interleaved repetitions")
+          f"{os.cpu_count()} CPUs, threads per framework: "
+          f"{FLAGS.threads or 'default'}; median of {reps} interleaved "
+          "repetitions")
     print("| row | ours ms | keras-hub ms | torch ms | vs keras-hub | vs torch "
           "| ours % limit | keras-hub % limit | torch % limit | limit GFLOP/s "
           "| load |")

@@ -13,7 +13,7 @@ num_attention_heads, intermediate_size, hidden_dropout_prob,
 attention_probs_dropout_prob, max_position_embeddings, type_vocab_size (as in
 bert_config.json), mode ("infer" or "train"), precision ("fp32", "bf16" for
 autocast with float32 weights, "bf16w" for bfloat16 weights), batch_size,
-seq_length.
+seq_length, threads (0: PyTorch's default).
 """
 import json
 import sys
@@ -84,7 +84,10 @@ def build(settings):
 
 
 def main():
-    run = build(json.loads(sys.argv[1]))
+    settings = json.loads(sys.argv[1])
+    if settings.get("threads"):
+        torch.set_num_threads(settings["threads"])
+    run = build(settings)
     print("ready", flush=True)
     for line in sys.stdin:
         if line.strip() == "run":
