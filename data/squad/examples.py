@@ -4,6 +4,7 @@ Reproduces `SquadExample` and `read_squad_examples` of google-research/bert
 `run_squad.py`, with clear errors for malformed files instead of bare
 KeyError/IndexError, and no crash on empty contexts.
 """
+import dataclasses
 import json
 
 from absl import logging
@@ -11,7 +12,9 @@ from absl import logging
 from data.io.text_files import read_utf8_text
 
 
-class SquadExample(object):
+# A plain record (eq=False: compared by identity, as before).
+@dataclasses.dataclass(eq=False, repr=False)
+class SquadExample:
     """One SQuAD question with its whitespace-split context.
 
     Source: run_squad.py `SquadExample`.
@@ -30,16 +33,13 @@ class SquadExample(object):
         (only read when training with version_2_with_negative).
     """
 
-    def __init__(self, qas_id, question_text, doc_tokens,
-                 orig_answer_text=None, start_position=None,
-                 end_position=None, is_impossible=False):
-        self.qas_id = qas_id
-        self.question_text = question_text
-        self.doc_tokens = doc_tokens
-        self.orig_answer_text = orig_answer_text
-        self.start_position = start_position
-        self.end_position = end_position
-        self.is_impossible = is_impossible
+    qas_id: str
+    question_text: str
+    doc_tokens: list
+    orig_answer_text: str = None
+    start_position: int = None
+    end_position: int = None
+    is_impossible: bool = False
 
     def __repr__(self):
         parts = [

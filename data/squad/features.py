@@ -7,6 +7,7 @@ label rules are the original's exactly (own code: no library reproduces
 them); reading uses tf.data.
 """
 import collections
+import dataclasses
 import os
 
 from absl import logging
@@ -23,7 +24,9 @@ _NUM_LOGGED_EXAMPLES = 20
 DocSpan = collections.namedtuple("DocSpan", ["start", "length"])
 
 
-class InputFeatures(object):
+# A plain record (eq=False: compared by identity, as before).
+@dataclasses.dataclass(eq=False)
+class InputFeatures:
     """One window ("feature") of one SquadExample.
 
     Source: run_squad.py `InputFeatures`.
@@ -44,22 +47,18 @@ class InputFeatures(object):
       is_impossible: bool.
     """
 
-    def __init__(self, unique_id, example_index, doc_span_index, tokens,
-                 token_to_orig_map, token_is_max_context, input_ids,
-                 input_mask, segment_ids, start_position=None,
-                 end_position=None, is_impossible=None):
-        self.unique_id = unique_id
-        self.example_index = example_index
-        self.doc_span_index = doc_span_index
-        self.tokens = tokens
-        self.token_to_orig_map = token_to_orig_map
-        self.token_is_max_context = token_is_max_context
-        self.input_ids = input_ids
-        self.input_mask = input_mask
-        self.segment_ids = segment_ids
-        self.start_position = start_position
-        self.end_position = end_position
-        self.is_impossible = is_impossible
+    unique_id: int
+    example_index: int
+    doc_span_index: int
+    tokens: list
+    token_to_orig_map: dict
+    token_is_max_context: dict
+    input_ids: list
+    input_mask: list
+    segment_ids: list
+    start_position: int = None
+    end_position: int = None
+    is_impossible: bool = None
 
 
 def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
