@@ -41,6 +41,19 @@ def make_task(script, flags):
     return task_class(config_class(runtime=runtime, **values))
 
 
+def fixture_flags(fixture, output_dir, **extra):
+    """Flags for a fixture model folder: its vocab.txt, bert_config.json and
+    bert_model.ckpt, then `output_dir`; `extra` adds or overrides flags."""
+    flags = {
+        "vocab_file": fixture / "vocab.txt",
+        "bert_config_file": fixture / "bert_config.json",
+        "init_checkpoint": fixture / "bert_model.ckpt",
+        "output_dir": output_dir,
+    }
+    flags.update(extra)
+    return flags
+
+
 def run_task(script, flags):
     """Builds the task for `flags` and runs it; returns its results dict."""
     return make_task(script, flags).run()

@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 from tasks.errors import one_line, user_error_types
-from tests.task_runner import run_task
+from tests.task_runner import fixture_flags, run_task
 
 
 @pytest.fixture
@@ -17,16 +17,8 @@ def mrpc_fixture(fixtures_dir):
 
 
 def _base_flags(fixture, data_dir, output_dir, **extra):
-    flags = {
-        "task_name": "MRPC",
-        "data_dir": data_dir,
-        "vocab_file": fixture / "vocab.txt",
-        "bert_config_file": fixture / "bert_config.json",
-        "init_checkpoint": fixture / "bert_model.ckpt",
-        "output_dir": output_dir,
-    }
-    flags.update(extra)
-    return flags
+    return fixture_flags(fixture, output_dir, **{
+        "task_name": "MRPC", "data_dir": data_dir, **extra})
 
 
 def test_predict_reproduces_original_test_results(mrpc_fixture, tmp_path):

@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from tasks.errors import UserError, one_line, user_error_types
 from tasks.squad import SquadConfig, SquadTask
-from tests.task_runner import run_task
+from tests.task_runner import fixture_flags, run_task
 
 
 @pytest.fixture
@@ -18,15 +18,7 @@ def squad_fixture(fixtures_dir):
     return fixtures_dir / "tf1_vocab_squad"
 
 
-def _flags(fixture, output_dir, **extra):
-    flags = {
-        "vocab_file": fixture / "vocab.txt",
-        "bert_config_file": fixture / "bert_config.json",
-        "init_checkpoint": fixture / "bert_model.ckpt",
-        "output_dir": output_dir,
-    }
-    flags.update(extra)
-    return flags
+_flags = fixture_flags
 
 
 @pytest.mark.parametrize("name,max_seq_length,doc_stride,v2", [
