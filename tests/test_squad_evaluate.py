@@ -32,20 +32,22 @@ OFFICIAL_V2 = collections.OrderedDict([
 ])
 
 
+def _unzipped(data_dir, tmp_path_factory, name):
+    """shared/data/squad/<name>.zip extracted to a fresh folder."""
+    folder = tmp_path_factory.mktemp("squad")
+    with zipfile.ZipFile(data_dir / "squad" / (name + ".zip")) as archive:
+        archive.extract(name, folder)
+    return folder / name
+
+
 @pytest.fixture(scope="module")
 def dev_v2(data_dir, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("squad_v2")
-    with zipfile.ZipFile(data_dir / "squad/dev-v2.0.json.zip") as archive:
-        archive.extract("dev-v2.0.json", folder)
-    return folder / "dev-v2.0.json"
+    return _unzipped(data_dir, tmp_path_factory, "dev-v2.0.json")
 
 
 @pytest.fixture(scope="module")
 def dev_v1(data_dir, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("squad_v1")
-    with zipfile.ZipFile(data_dir / "squad/dev-v1.1.json.zip") as archive:
-        archive.extract("dev-v1.1.json", folder)
-    return folder / "dev-v1.1.json"
+    return _unzipped(data_dir, tmp_path_factory, "dev-v1.1.json")
 
 
 def _example_outputs(data_dir):
