@@ -14,8 +14,9 @@ defaults, input pipeline, loss and `eval_results.txt`), with Keras
 Writes TF1 checkpoints `model.ckpt-N` in output_dir (a rerun resumes from the
 newest) and, with --do_eval, `eval_results.txt`. Added: --dynamic_masking
 (new masks each time an instance is read) and --optimizer_type (adamw or
-lamb; an alias of the runtime flag --optimizer). The work is `tasks.pretraining`; every check (input files, their
-sequence length, checkpoint vs config) runs before training, and an error is
+lamb; an alias of the runtime flag --optimizer). The work is
+`tasks.pretraining`; every check (input files, their sequence length,
+checkpoint vs config) runs before training, and an error is
 one line on stderr (--verbose_errors for the traceback).
 """
 

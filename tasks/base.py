@@ -111,21 +111,24 @@ class Task:
     def prepare(self):
         """Runs every check once, before any file is written.
 
-        Order: flags and config, data files, output_dir writable, then the
-        model is built and the checkpoint it will use is chosen and checked
-        against it (shapes, layers), and stated in the log.
+        Order: the strategy (devices, precision), flags and config, data
+        files, output_dir writable, then the model is built and the
+        checkpoint it will use is chosen and checked against it (shapes,
+        layers), and stated in the log.
         """
         if self._prepared:
             return
         config = self.config
+        # The strategy comes before any other TensorFlow work (record-file
+        # checks, vocab, gfile): a multi-worker strategy can only be made at
+        # program start-up. It is a check too: a TPU that does not answer
+        # fails here (bounded wait), before anything is written.
+        self.strategy  # noqa: B018 (property: sets up the strategy once)
         checks.check_sequence_length(config.max_seq_length, self.bert_config,
                                      config.bert_config_file)
         self.check_inputs()
         if config.output_dir is not None:
             checks.check_output_dir_writable(config.output_dir)
-        # The devices are a check too: a TPU that does not answer must fail
-        # here (bounded wait), not after the output_dir was made.
-        self.strategy  # noqa: B018 (property: sets up the strategy once)
         self.checkpoint = checks.choose_checkpoint(config.output_dir,
                                                    config.init_checkpoint)
         if self.checkpoint.path:
@@ -142,14 +145,33 @@ class Task:
 
     # -- training and inference ------------------------------------------------
 
-    def train_model(self, dataset, num_train_steps, batch_size, make_optimizer):
+    def worker_folder(self):
+        """Context manager: where this worker writes intermediate files.
+
+        output_dir (made here) on the chief; on the other workers of a
+        multi-worker run a temporary folder, removed when the block ends, so
+        anything reading a file written there must be consumed inside it.
+        """
+        self.make_output_dir()
+        return runtime_lib.worker_output_dir(self.strategy,
+                                             self.config.output_dir)
+
+    def train_model(self, dataset, num_train_steps, batch_size, learning_rate,
+                    num_warmup_steps, optimizer_model=None):
         """Trains `self.model` with `modeling.training.run_training`.
+
+        The optimizer is `training.create_training_optimizer` (the runtime's
+        --optimizer and --gradient_accumulation_steps), made under the
+        strategy's scope.
 
         Args:
             dataset: repeating `(features, labels)` batches.
             num_train_steps: int, total optimizer steps.
             batch_size: int, global examples per step.
-            make_optimizer: callable () -> optimizer, called under the scope.
+            learning_rate: float, peak learning rate.
+            num_warmup_steps: int, linear warm-up steps.
+            optimizer_model: the model whose variable names the optimizer
+                reads (see `modeling.optimization.create_optimizer`), or None.
 
         Returns:
             dict with `loss` and `global_step`.
@@ -164,7 +186,9 @@ class Task:
             checks.record_init_checkpoint(config.output_dir,
                                           config.init_checkpoint)
         with self.strategy.scope():
-            optimizer = make_optimizer()
+            optimizer = training.create_training_optimizer(
+                config.runtime, learning_rate, num_train_steps,
+                num_warmup_steps, model=optimizer_model)
         result = training.run_training(
             self.model, optimizer, dataset, num_train_steps, config.output_dir,
             config.runtime, batch_size, strategy=self.strategy,
@@ -177,6 +201,16 @@ class Task:
             training.latest_training_checkpoint(config.output_dir),
             "output_dir")
         return result
+
+    def predict_outputs(self, dataset):
+        """The model's outputs on `dataset` (`modeling.training.predict`).
+
+        Under a multi-worker strategy each worker predicts all of `dataset`
+        on its own (no collective), so the chief alone can write results.
+        """
+        from modeling import training
+
+        return training.predict(self.model, dataset, self.strategy)
 
     def restore_weights(self):
         """Loads the chosen checkpoint for inference (once); sets global_step."""

@@ -117,10 +117,10 @@ class ClassificationTask(Task):
 
     # -- data -----------------------------------------------------------------
 
-    def _write_features(self, examples, file_name):
+    def _write_features(self, examples, folder, file_name):
         from data.glue.features import file_based_convert_examples_to_features
 
-        path = os.path.join(self.config.output_dir, file_name)
+        path = os.path.join(folder, file_name)
         file_based_convert_examples_to_features(
             examples, self.label_list, self.config.max_seq_length,
             self.tokenizer, path)
@@ -133,23 +133,27 @@ class ClassificationTask(Task):
                                   is_training, batch_size,
                                   is_regression=self.processor.is_regression)
 
-    def inference_dataset(self, set_type, batch_size, file_name, title):
+    def inference_dataset(self, set_type, batch_size, folder, file_name, title):
         """Writes eval/predict features and reads them back, every example kept.
+
+        Args:
+            folder: where the features file goes (`Task.worker_folder`); the
+                dataset reads it, so use it before that folder is removed.
 
         Returns:
             (dataset of (features, label_ids, is_real_example) batches,
             number of real examples before TPU padding).
         """
         from data.glue.processors import PaddingInputExample
+        from modeling import runtime
 
         examples = list(self.read_examples(set_type))
         num_actual = len(examples)
-        if self.config.runtime.use_tpu:
+        if runtime.is_tpu_strategy(self.strategy):
             # On TPU every batch is full: pad with weight-0 examples.
             while len(examples) % batch_size:
                 examples.append(PaddingInputExample())
-        self.make_output_dir()
-        path = self._write_features(examples, file_name)
+        path = self._write_features(examples, folder, file_name)
         logging.info("***** Running %s *****", title)
         logging.info("  Num examples = %d (%d actual, %d padding)",
                      len(examples), num_actual, len(examples) - num_actual)
@@ -160,25 +164,24 @@ class ClassificationTask(Task):
 
     def train(self):
         """Featurizes train.tsv and fine-tunes; returns {loss, global_step}."""
-        from modeling.optimization import create_optimizer
-
         self.prepare()
         config = self.config
         examples = self.read_examples("train")
         num_train_steps = self.num_train_steps()
         num_warmup_steps = int(num_train_steps * config.warmup_proportion)
-        self.make_output_dir()
-        train_file = self._write_features(examples, "train.tf_record")
-        logging.info("***** Running training *****")
-        logging.info("  Num examples = %d", len(examples))
-        logging.info("  Batch size = %d", config.train_batch_size)
-        logging.info("  Num steps = %d", num_train_steps)
-        dataset = self._dataset(train_file, True, config.train_batch_size).map(
-            lambda features, labels, weights: (features, labels))
-        return self.train_model(
-            dataset, num_train_steps, config.train_batch_size,
-            lambda: create_optimizer(config.learning_rate, num_train_steps,
-                                     num_warmup_steps))
+        with self.worker_folder() as folder:
+            train_file = self._write_features(examples, folder,
+                                              "train.tf_record")
+            logging.info("***** Running training *****")
+            logging.info("  Num examples = %d", len(examples))
+            logging.info("  Batch size = %d", config.train_batch_size)
+            logging.info("  Num steps = %d", num_train_steps)
+            dataset = self._dataset(train_file, True,
+                                    config.train_batch_size).map(
+                lambda features, labels, weights: (features, labels))
+            return self.train_model(dataset, num_train_steps,
+                                    config.train_batch_size,
+                                    config.learning_rate, num_warmup_steps)
 
     def predict_logits(self, dataset):
         """Logits [N, num_labels], labels [N] and weights [N] of every example.
@@ -187,8 +190,8 @@ class ClassificationTask(Task):
             RuntimeError: the model returned another number of rows than the
                 file holds (they would be paired with the wrong labels).
         """
-        logits = np.asarray(self.model.predict(
-            dataset.map(lambda x, y, w: x), verbose=0), np.float32)
+        logits = np.asarray(self.predict_outputs(
+            dataset.map(lambda x, y, w: x)), np.float32)
         labels, weights = [], []
         for _, y, w in dataset.as_numpy_iterator():
             labels.append(y)
@@ -213,9 +216,11 @@ class ClassificationTask(Task):
         self.prepare()
         self.restore_weights()
         config = self.config
-        dataset, _ = self.inference_dataset(
-            "dev", config.eval_batch_size, "eval.tf_record", "evaluation")
-        logits, labels, weights = self.predict_logits(dataset)
+        with self.worker_folder() as folder:
+            dataset, _ = self.inference_dataset(
+                "dev", config.eval_batch_size, folder, "eval.tf_record",
+                "evaluation")
+            logits, labels, weights = self.predict_logits(dataset)
         if self.processor.is_regression:
             per_example_loss = losses.per_example_regression_loss(logits, labels)
         else:
@@ -259,10 +264,11 @@ class ClassificationTask(Task):
         self.prepare()
         self.restore_weights()
         config = self.config
-        dataset, num_actual = self.inference_dataset(
-            "test", config.predict_batch_size, "predict.tf_record",
-            "prediction")
-        logits, _, _ = self.predict_logits(dataset)
+        with self.worker_folder() as folder:
+            dataset, num_actual = self.inference_dataset(
+                "test", config.predict_batch_size, folder,
+                "predict.tf_record", "prediction")
+            logits, _, _ = self.predict_logits(dataset)
         if self.processor.is_regression:
             rows = logits[:num_actual, :1]
         else:

@@ -79,7 +79,11 @@ class FeatureExtractionTask(Task):
         """Writes output_file; returns the number of examples written.
 
         Each line: `{"linex_index": N, "features": [{"token": ...,
-        "layers": [{"index": -1, "values": [...]}, ...]}, ...]}`.
+        "layers": [{"index": -1, "values": [...]}, ...]}, ...]}`. Under a
+        multi-worker strategy the chief alone runs the model and writes (the
+        others only build the model with it, which the strategy needs).
+        Batches stream to the file (as `training.predict` would run them on
+        one worker) rather than holding every example's layers in memory.
         """
         import tensorflow as tf
 
@@ -92,6 +96,8 @@ class FeatureExtractionTask(Task):
         config = self.config
         features = self.features()
         checkpoints.load_tf1_checkpoint(self.model, self.checkpoint.path)
+        if not self.is_chief:
+            return len(features)
         folder = os.path.dirname(config.output_file)
         if folder:
             tf.io.gfile.makedirs(folder)

@@ -16,7 +16,8 @@ from tasks.errors import UserError
 @dataclasses.dataclass(kw_only=True)
 class PretrainingConfig(TaskConfig):
     """The original run_pretraining.py flags plus this project's additions
-    (`dynamic_masking`, `masked_lm_prob`, `vocab_file`, `optimizer_type`)."""
+    (`dynamic_masking`, `masked_lm_prob`, `vocab_file`). The optimizer is
+    `runtime.optimizer` (--optimizer, or its alias --optimizer_type)."""
     input_file: str = None
     max_predictions_per_seq: int = 20
     do_train: bool = False
@@ -30,7 +31,6 @@ class PretrainingConfig(TaskConfig):
     dynamic_masking: bool = False
     masked_lm_prob: float = 0.15
     vocab_file: str = None
-    optimizer_type: str = "adamw"
 
 
 class PretrainingTask(Task):
@@ -52,6 +52,7 @@ class PretrainingTask(Task):
 
     def check_inputs(self):
         from data.io.record_specs import pretraining_record_spec
+        from modeling import runtime
 
         config = self.config
         if not config.do_train and not config.do_eval:
@@ -60,9 +61,9 @@ class PretrainingTask(Task):
         if config.dynamic_masking and not config.vocab_file:
             raise UserError("--dynamic_masking needs --vocab_file (for the "
                             "ids of [MASK], [CLS] and [SEP]).")
-        if config.optimizer_type not in ("adamw", "lamb"):
-            raise UserError(f"--optimizer_type={config.optimizer_type}: "
-                            "expected adamw or lamb")
+        if config.runtime.optimizer not in runtime.OPTIMIZERS:
+            raise UserError(f"--optimizer={config.runtime.optimizer}: "
+                            f"expected one of {', '.join(runtime.OPTIMIZERS)}")
         checks.check_positive(train_batch_size=config.train_batch_size,
                               eval_batch_size=config.eval_batch_size,
                               max_predictions_per_seq=config.max_predictions_per_seq)
@@ -97,7 +98,6 @@ class PretrainingTask(Task):
 
         from data.pretraining.dataset import split_inputs_and_labels
         from data.pretraining.dynamic_masking import DynamicMasking
-        from modeling.optimization import create_optimizer
 
         self.prepare()
         config = self.config
@@ -111,10 +111,8 @@ class PretrainingTask(Task):
         dataset = dataset.map(split_inputs_and_labels)
         return self.train_model(
             dataset, config.num_train_steps, config.train_batch_size,
-            lambda: create_optimizer(
-                config.learning_rate, config.num_train_steps,
-                config.num_warmup_steps, optimizer_type=config.optimizer_type,
-                model=self.model))
+            config.learning_rate, config.num_warmup_steps,
+            optimizer_model=self.model)
 
     def evaluate(self):
         """The original's eval metrics over max_eval_steps batches.
@@ -137,6 +135,10 @@ class PretrainingTask(Task):
         logging.info("  Batch size = %d", config.eval_batch_size)
         dataset = self._dataset(config.eval_batch_size, is_training=False)
         model = self.model
+        # Batch by batch, as `training.predict` runs a worker's own
+        # inference (no collective): all outputs at once would hold
+        # max_eval_steps x [batch, max_predictions_per_seq, vocab_size]
+        # log-probabilities.
         predict = tf.function(lambda inputs: model(inputs, training=False))
         metrics = PretrainingMetrics()
         for features in dataset.take(config.max_eval_steps):

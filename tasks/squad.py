@@ -141,7 +141,6 @@ class SquadTask(Task):
     def train(self):
         """Shuffles and featurizes train_file, then trains."""
         from data.squad.features import FeatureWriter, squad_dataset
-        from modeling.optimization import create_optimizer
 
         self.prepare()
         config = self.config
@@ -149,23 +148,22 @@ class SquadTask(Task):
         num_train_steps = self.num_train_steps()
         num_warmup_steps = int(num_train_steps * config.warmup_proportion)
         random.Random(TRAIN_SHUFFLE_SEED).shuffle(train_examples)
-        self.make_output_dir()
-        train_file = os.path.join(config.output_dir, "train.tf_record")
-        with FeatureWriter(train_file, is_training=True) as writer:
-            self._convert(train_examples, True, writer.process_feature)
-        logging.info("***** Running training *****")
-        logging.info("  Num orig examples = %d", len(train_examples))
-        logging.info("  Num split examples = %d", writer.num_features)
-        logging.info("  Batch size = %d", config.train_batch_size)
-        logging.info("  Num steps = %d", num_train_steps)
-        dataset = squad_dataset(train_file, config.max_seq_length,
-                                is_training=True,
-                                batch_size=config.train_batch_size).map(
-                                    _split_labels)
-        return self.train_model(
-            dataset, num_train_steps, config.train_batch_size,
-            lambda: create_optimizer(config.learning_rate, num_train_steps,
-                                     num_warmup_steps))
+        with self.worker_folder() as folder:
+            train_file = os.path.join(folder, "train.tf_record")
+            with FeatureWriter(train_file, is_training=True) as writer:
+                self._convert(train_examples, True, writer.process_feature)
+            logging.info("***** Running training *****")
+            logging.info("  Num orig examples = %d", len(train_examples))
+            logging.info("  Num split examples = %d", writer.num_features)
+            logging.info("  Batch size = %d", config.train_batch_size)
+            logging.info("  Num steps = %d", num_train_steps)
+            dataset = squad_dataset(train_file, config.max_seq_length,
+                                    is_training=True,
+                                    batch_size=config.train_batch_size).map(
+                                        _split_labels)
+            return self.train_model(dataset, num_train_steps,
+                                    config.train_batch_size,
+                                    config.learning_rate, num_warmup_steps)
 
     def predict_raw_results(self):
         """Featurizes predict_file and runs the model on every window.
@@ -181,28 +179,28 @@ class SquadTask(Task):
         config = self.config
         eval_examples = self.read_examples(False)
         eval_features = []
-        self.make_output_dir()
-        eval_file = os.path.join(config.output_dir, "eval.tf_record")
-        with FeatureWriter(eval_file, is_training=False) as writer:
-            def append_feature(feature):
-                eval_features.append(feature)
-                writer.process_feature(feature)
+        with self.worker_folder() as folder:
+            eval_file = os.path.join(folder, "eval.tf_record")
+            with FeatureWriter(eval_file, is_training=False) as writer:
+                def append_feature(feature):
+                    eval_features.append(feature)
+                    writer.process_feature(feature)
 
-            self._convert(eval_examples, False, append_feature)
-        logging.info("***** Running predictions *****")
-        logging.info("  Num orig examples = %d", len(eval_examples))
-        logging.info("  Num split examples = %d", len(eval_features))
-        logging.info("  Batch size = %d", config.predict_batch_size)
-        if not eval_features:
-            return eval_examples, eval_features, []
-        # drop_remainder=False: every window gets logits.
-        dataset = squad_dataset(eval_file, config.max_seq_length,
-                                is_training=False,
-                                batch_size=config.predict_batch_size)
-        num_batches = -(-len(eval_features) // config.predict_batch_size)
-        dataset = dataset.apply(
-            tf.data.experimental.assert_cardinality(num_batches))
-        outputs = self.model.predict(dataset, verbose=0)
+                self._convert(eval_examples, False, append_feature)
+            logging.info("***** Running predictions *****")
+            logging.info("  Num orig examples = %d", len(eval_examples))
+            logging.info("  Num split examples = %d", len(eval_features))
+            logging.info("  Batch size = %d", config.predict_batch_size)
+            if not eval_features:
+                return eval_examples, eval_features, []
+            # drop_remainder=False: every window gets logits.
+            dataset = squad_dataset(eval_file, config.max_seq_length,
+                                    is_training=False,
+                                    batch_size=config.predict_batch_size)
+            num_batches = -(-len(eval_features) // config.predict_batch_size)
+            dataset = dataset.apply(
+                tf.data.experimental.assert_cardinality(num_batches))
+            outputs = self.predict_outputs(dataset)
         start_logits = np.asarray(outputs["start_logits"], np.float32)
         end_logits = np.asarray(outputs["end_logits"], np.float32)
         if len(start_logits) != len(eval_features):
@@ -217,8 +215,8 @@ class SquadTask(Task):
     def predict(self):
         """Answers for predict_file, written as the original's JSON files.
 
-        Every worker runs the model (distributed predict needs them all);
-        only the chief writes.
+        Every worker runs the model on all of predict_file by itself; only
+        the chief writes.
 
         Returns:
             dict with "predictions" ({qas_id: answer text}), "null_odds"

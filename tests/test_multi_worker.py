@@ -7,7 +7,6 @@ checkpoint every 2 steps.
 """
 import json
 import os
-import socket
 import subprocess
 import sys
 
@@ -16,6 +15,7 @@ import pytest
 import tensorflow as tf
 
 from tests.conftest import REPO_ROOT
+from tests.local_cluster import run_workers, worker_env
 
 WORKER = REPO_ROOT / "tests" / "multi_worker_train.py"
 SEQ_LENGTH = 16
@@ -47,56 +47,15 @@ def _write_records(path, vocab_size):
             writer.write(example.SerializeToString())
 
 
-def _free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
-
-
 def _command(output_dir, train_file, fixture_dir, strategy):
     return [sys.executable, str(WORKER), f"--output_dir={output_dir}",
             f"--train_file={train_file}", f"--fixture_dir={fixture_dir}",
             f"--seq_length={SEQ_LENGTH}", f"--strategy={strategy}"]
 
 
-def _env(tf_config=None):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="",
-               PYTHONPATH=str(REPO_ROOT))
-    env.pop("TF_CONFIG", None)
-    if tf_config:
-        env["TF_CONFIG"] = json.dumps(tf_config)
-    return env
-
-
 def _run_cluster(output_dir, train_file, fixture_dir, tmp_path):
-    ports = _free_ports(2)
-    cluster = {"worker": [f"127.0.0.1:{port}" for port in ports]}
-    processes, logs = [], []
-    try:
-        for index in range(2):
-            log = open(tmp_path / f"worker{index}.log", "w")
-            logs.append(log)
-            processes.append(subprocess.Popen(
-                _command(output_dir, train_file, fixture_dir,
-                         "multi_worker_mirrored"),
-                cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
-                env=_env({"cluster": cluster,
-                          "task": {"type": "worker", "index": index}})))
-        codes = [process.wait(timeout=TIMEOUT_S) for process in processes]
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-        for log in logs:
-            log.close()
-    texts = [(tmp_path / f"worker{index}.log").read_text() for index in range(2)]
-    assert codes == [0, 0], "\n\n".join(text[-5000:] for text in texts)
-    return texts
+    return run_workers(_command(output_dir, train_file, fixture_dir,
+                                "multi_worker_mirrored"), tmp_path, TIMEOUT_S)
 
 
 def _tensors(prefix):
@@ -116,7 +75,7 @@ def one_process_run(fixtures_dir, tmp_path_factory):
     single_dir = tmp_path / "single"
     single = subprocess.run(
         _command(single_dir, train_file, fixture_dir, "one_device"),
-        cwd=REPO_ROOT, env=_env(), capture_output=True, text=True,
+        cwd=REPO_ROOT, env=worker_env(), capture_output=True, text=True,
         timeout=TIMEOUT_S)
     assert single.returncode == 0, single.stderr[-5000:]
     return train_file, single_dir
@@ -185,7 +144,7 @@ def test_mirrored_with_xla_matches_one_process(fixtures_dir, one_process_run,
     process = subprocess.run(
         _command(output_dir, train_file, fixtures_dir / "tf1_tiny_classifier",
                  "mirrored") + ["--use_xla", "--logical_cpus=2"],
-        cwd=REPO_ROOT, env=_env(), capture_output=True, text=True,
+        cwd=REPO_ROOT, env=worker_env(), capture_output=True, text=True,
         timeout=TIMEOUT_S)
     assert process.returncode == 0, process.stderr[-5000:]
     assert "with 2 replica(s)" in process.stderr
