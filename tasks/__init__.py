@@ -7,7 +7,8 @@
 Tasks: `classification` (run_classifier.py), `squad` (run_squad.py),
 `pretraining` (run_pretraining.py), `feature_extraction`
 (extract_features.py). `tasks.cli` is the scripts' shared skeleton (flags ->
-config -> task, one error path); `tasks.checks` holds the checks run before
+config -> task, one error path); `tasks.script_flags` defines the flags
+several scripts share; `tasks.checks` holds the checks run before
 any work; `tasks.errors.UserError` is the one user-error type.
 
 Names are imported on first use, so `import tasks.cli` (every script's first
