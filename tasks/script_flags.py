@@ -42,7 +42,8 @@ _MODES = {
 
 def define_model_flags(max_seq_length=128, max_seq_length_help=None,
                        vocab_file=True, do_lower_case=True,
-                       init_checkpoint_help=INIT_CHECKPOINT_HELP):
+                       init_checkpoint_help=INIT_CHECKPOINT_HELP,
+                       flag_values=flags.FLAGS):
     """Defines bert_config_file, init_checkpoint, max_seq_length and (unless
     turned off) vocab_file and do_lower_case.
 
@@ -53,31 +54,37 @@ def define_model_flags(max_seq_length=128, max_seq_length_help=None,
             script defines its own).
         do_lower_case: define --do_lower_case.
         init_checkpoint_help: the --init_checkpoint help.
+        flag_values: where to define them (tests pass a fresh FlagValues).
     """
     flags.DEFINE_string(
         "bert_config_file", None,
         "The config json file corresponding to the pre-trained BERT model. "
-        "This specifies the model architecture.")
+        "This specifies the model architecture.", flag_values=flag_values)
     if vocab_file:
         flags.DEFINE_string(
             "vocab_file", None,
-            "The vocabulary file that the BERT model was trained on.")
-    flags.DEFINE_string("init_checkpoint", None, init_checkpoint_help)
+            "The vocabulary file that the BERT model was trained on.",
+            flag_values=flag_values)
+    flags.DEFINE_string("init_checkpoint", None, init_checkpoint_help,
+                        flag_values=flag_values)
     if do_lower_case:
-        flags.DEFINE_bool("do_lower_case", True, DO_LOWER_CASE_HELP)
+        flags.DEFINE_bool("do_lower_case", True, DO_LOWER_CASE_HELP,
+                          flag_values=flag_values)
     flags.DEFINE_integer("max_seq_length", max_seq_length,
-                         max_seq_length_help or MAX_SEQ_LENGTH_HELP)
+                         max_seq_length_help or MAX_SEQ_LENGTH_HELP,
+                         flag_values=flag_values)
 
 
-def define_output_dir_flag():
+def define_output_dir_flag(flag_values=flags.FLAGS):
     """Defines --output_dir (checkpoints and result files)."""
     flags.DEFINE_string(
         "output_dir", None,
-        "The output directory where the model checkpoints will be written.")
+        "The output directory where the model checkpoints will be written.",
+        flag_values=flag_values)
 
 
 def define_mode_flags(modes, do_predict_help=None,
-                      predict_batch_size_help=None):
+                      predict_batch_size_help=None, flag_values=flags.FLAGS):
     """Defines do_<mode> and <mode>_batch_size for each mode.
 
     Args:
@@ -90,22 +97,26 @@ def define_mode_flags(modes, do_predict_help=None,
         if mode == "predict":
             do_help = do_predict_help or do_help
             batch_size_help = predict_batch_size_help or batch_size_help
-        flags.DEFINE_bool("do_" + mode, False, do_help)
-        flags.DEFINE_integer(mode + "_batch_size", batch_size, batch_size_help)
+        flags.DEFINE_bool("do_" + mode, False, do_help,
+                          flag_values=flag_values)
+        flags.DEFINE_integer(mode + "_batch_size", batch_size, batch_size_help,
+                             flag_values=flag_values)
 
 
-def define_learning_rate_flags(epochs=True):
+def define_learning_rate_flags(epochs=True, flag_values=flags.FLAGS):
     """Defines --learning_rate and, for fine-tuning, --num_train_epochs and
     --warmup_proportion (pre-training counts steps instead)."""
     flags.DEFINE_float("learning_rate", 5e-5,
-                       "The initial learning rate for Adam.")
+                       "The initial learning rate for Adam.",
+                       flag_values=flag_values)
     if epochs:
         flags.DEFINE_float("num_train_epochs", 3.0,
-                           "Total number of training epochs to perform.")
+                           "Total number of training epochs to perform.",
+                           flag_values=flag_values)
         flags.DEFINE_float(
             "warmup_proportion", 0.1,
             "Proportion of training to perform linear learning rate warmup "
-            "for. E.g., 0.1 = 10% of training.")
+            "for. E.g., 0.1 = 10% of training.", flag_values=flag_values)
 
 
 def define_runtime_and_error_flags():
