@@ -73,6 +73,12 @@ def _check_data_size(prefix, shapes):
                  for name, shape in shapes.items()
                  if dtypes[name] != tf.string)
     files = _data_files(prefix)
+    missing = [path for path in files if not tf.io.gfile.exists(path)]
+    if missing and needed:
+        raise CheckpointCorruptError(
+            f"{', '.join(missing)}: checkpoint data file is missing (the index "
+            f"{prefix}.index lists tensors stored there). Copy the whole "
+            "checkpoint: the .index and every .data-* file.")
     found = sum(tf.io.gfile.stat(path).length for path in files
                 if tf.io.gfile.exists(path))
     if found < needed:
@@ -161,6 +167,10 @@ def resolve_checkpoint(path):
         return path
     if path.endswith(".index") and tf.io.gfile.exists(path):
         return path[:-len(".index")]
+    # A data file named instead of the prefix (model.ckpt.data-00000-of-00001).
+    data_suffix = re.search(r"\.data-\d+-of-\d+$", path)
+    if data_suffix and tf.io.gfile.exists(path[:data_suffix.start()] + ".index"):
+        return path[:data_suffix.start()]
     raise FileNotFoundError(
         f"Checkpoint not found: {path} (looked for {path}.index, or a directory "
         "holding one).")

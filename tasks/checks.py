@@ -257,7 +257,9 @@ def _shorten_mismatch(message, shown=3):
     if len(weights) > shown:
         weights = weights[:shown] + [f"... {len(weights) - shown} more"]
     head, tail = others[:1], others[1:]
-    return "; ".join(head + weights + tail)
+    # The head ends with "mismatch(es):", which introduces the list.
+    head = [line.rstrip(":") + ":" for line in head]
+    return " ".join(head[:1] + ["; ".join(weights + tail)])
 
 
 def check_checkpoint_fits(model, checkpoint, bert_config_file,

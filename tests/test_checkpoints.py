@@ -45,6 +45,10 @@ def test_accepts_prefix_directory_and_checkpoint_state_file(fixtures_dir, tmp_pa
     assert checkpoints.resolve_checkpoint(fixture_dir) == str(fixture_dir / "bert_model.ckpt")
     assert checkpoints.resolve_checkpoint(fixture_dir / "bert_model.ckpt") == str(
         fixture_dir / "bert_model.ckpt")
+    # A file of the checkpoint named instead of its prefix.
+    for suffix in (".index", ".data-00000-of-00001"):
+        assert checkpoints.resolve_checkpoint(
+            str(fixture_dir / "bert_model.ckpt") + suffix) == str(fixture_dir / "bert_model.ckpt")
     # An Estimator-style output_dir: model.ckpt-N plus a `checkpoint` file.
     for suffix in (".index", ".data-00000-of-00001"):
         shutil.copy(fixture_dir / f"bert_model.ckpt{suffix}", tmp_path / f"model.ckpt-7{suffix}")
@@ -192,6 +196,17 @@ def test_truncated_data_file_is_named_and_nothing_assigned(fixtures_dir, tmp_pat
         checkpoints.load_tf1_checkpoint(model, str(prefix), verbose=False)
     for old, weight in zip(before, model.weights):
         np.testing.assert_array_equal(old, weight.numpy())
+
+
+def test_missing_data_file_is_named_as_missing(fixtures_dir, tmp_path):
+    fixture_dir = fixtures_dir / "tf1_tiny_classifier"
+    prefix = _copy_checkpoint(fixture_dir, tmp_path, "bert_model.ckpt")
+    (tmp_path / "bert_model.ckpt.data-00000-of-00001").unlink()
+    with pytest.raises(checkpoints.CheckpointCorruptError,
+                       match=r"bert_model.ckpt.data-00000-of-00001: checkpoint data "
+                             r"file is missing"):
+        checkpoints.load_tf1_checkpoint(build_model(fixture_dir), str(prefix),
+                                        verbose=False)
 
 
 def test_truncated_index_is_named(fixtures_dir, tmp_path):

@@ -141,6 +141,7 @@ def test_checkpoint_fits_shapes_and_layers(tmp_path, fixtures_dir):
         checks.check_checkpoint_fits(model_with(hidden_size=64), checkpoint, "c.json")
     message = str(error.value)
     assert "\n" not in message and "... 35 more" in message
+    assert "38 shape mismatch(es): " in message and ":;" not in message
     assert "hidden_size: the checkpoint has 32, the config 64" in message
     # A new task head the checkpoint lacks (and a head the model does not
     # use) is normal fine-tuning: accepted.
