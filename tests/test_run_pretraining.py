@@ -155,7 +155,10 @@ def test_train_checkpoints_and_dynamic_masking(tmp_path, fixtures_dir,
         "num_warmup_steps": 1, "learning_rate": 1e-3,
         "save_checkpoints_steps": 2, "do_train": True,
     }
+    # absl's own logger too: an earlier test in the session may have left it
+    # at a higher level than the root logger's.
     caplog.set_level("INFO")
+    caplog.set_level("INFO", logger="absl")
     run_task("run_pretraining.py", dict(
         flags, num_train_steps=4, do_eval=True, dynamic_masking=True,
         vocab_file=vocab))
