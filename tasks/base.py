@@ -108,6 +108,16 @@ class Task:
     def check_inputs(self):
         """Task-specific checks (data files for each requested mode)."""
 
+    def load_tokenizer(self, do_lower_case=None):
+        """`FullTokenizer` of `config.vocab_file`, its ids checked against the
+        config's `vocab_size` (`checks.check_vocab`); `do_lower_case`
+        defaults to the config's."""
+        config = self.config
+        if do_lower_case is None:
+            do_lower_case = config.do_lower_case
+        return checks.check_vocab(config.vocab_file, do_lower_case,
+                                  self.bert_config, config.bert_config_file)
+
     def prepare(self):
         """Runs every check once, before any file is written.
 

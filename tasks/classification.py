@@ -103,10 +103,7 @@ class ClassificationTask(Task):
         checks.check_positive(train_batch_size=config.train_batch_size,
                               eval_batch_size=config.eval_batch_size,
                               predict_batch_size=config.predict_batch_size)
-        self.tokenizer = checks.check_vocab(config.vocab_file,
-                                            config.do_lower_case,
-                                            self.bert_config,
-                                            config.bert_config_file)
+        self.tokenizer = self.load_tokenizer()
         for set_type, field, _ in _MODES:
             if getattr(config, field):
                 self.read_examples(set_type)

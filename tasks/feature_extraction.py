@@ -55,10 +55,7 @@ class FeatureExtractionTask(Task):
                             "a randomly initialised model mean nothing")
         if not config.output_file:
             raise UserError("--output_file is required")
-        self.tokenizer = checks.check_vocab(config.vocab_file,
-                                            config.do_lower_case,
-                                            self.bert_config,
-                                            config.bert_config_file)
+        self.tokenizer = self.load_tokenizer()
         checks.check_data_file(config.input_file, "--input_file")
         checks.check_output_dir_writable(
             os.path.dirname(os.path.abspath(config.output_file))

@@ -77,9 +77,7 @@ class PretrainingTask(Task):
                                     self.input_files)
         self.tokenizer = None
         if config.dynamic_masking:
-            self.tokenizer = checks.check_vocab(config.vocab_file, True,
-                                                self.bert_config,
-                                                config.bert_config_file)
+            self.tokenizer = self.load_tokenizer(do_lower_case=True)
         logging.info("*** Input Files ***")
         for input_file in self.input_files:
             logging.info("  %s", input_file)

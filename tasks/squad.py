@@ -117,10 +117,7 @@ class SquadTask(Task):
                               predict_batch_size=config.predict_batch_size,
                               n_best_size=config.n_best_size,
                               max_answer_length=config.max_answer_length)
-        self.tokenizer = checks.check_vocab(config.vocab_file,
-                                            config.do_lower_case,
-                                            self.bert_config,
-                                            config.bert_config_file)
+        self.tokenizer = self.load_tokenizer()
         if config.do_train:
             checks.check_train_steps(self.num_train_steps(),
                                      len(self.read_examples(True)),

@@ -217,4 +217,5 @@ def load_backbone(path, config=None):
         backbone = backbone_for_config(config)
         backbone.load_weights(path)
         return backbone
+    # A local folder only (checked above): nothing is downloaded.
     return keras_hub.models.BertBackbone.from_preset(path)
