@@ -5,14 +5,7 @@ exit with status 1; any other exception is a bug and keeps its traceback.
 """
 import re
 
-
-class UserError(ValueError):
-    """A flag, file or config the user supplied is wrong.
-
-    Subclasses `ValueError`, so code that caught the `ValueError`s the checks
-    used to raise still catches it. The message names the file, line or
-    field, what was found and what was expected.
-    """
+from data.io.errors import UserError  # noqa: F401 (the one base, re-exported)
 
 
 def user_error_types():
