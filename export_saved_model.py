@@ -100,7 +100,7 @@ def classifier_labels():
 
 def run():
     from data.tokenization import full_tokenizer
-    from modeling.export import export_saved_model
+    from serving import export_saved_model
 
     full_tokenizer.validate_case_matches_checkpoint(FLAGS.do_lower_case,
                                                     FLAGS.init_checkpoint)

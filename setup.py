@@ -12,7 +12,8 @@ setup(
         "TensorFlow 2 / Keras 3 BERT that loads and writes the original "
         "google-research/bert TF1 checkpoints"
     ),
-    packages=find_packages(include=["modeling", "modeling.*", "data", "data.*", "tasks", "tasks.*"]),
+    packages=find_packages(include=["modeling", "modeling.*", "data", "data.*",
+                                    "serving", "serving.*", "tasks", "tasks.*"]),
     python_requires=">=3.10,<3.14",
     install_requires=[
         # One mutually compatible set: TF Text and TF must share the minor version.

@@ -5,8 +5,18 @@
     model = BertModel(config)
     checkpoints.load_tf1_checkpoint(model, "uncased_L-12_H-768_A-12/")
 
+Subpackages, each one concept: `layers` (embeddings, attention, transformer,
+heads), `models` (the encoder and the task models, their losses),
+`checkpoints` (TF1 checkpoint files, loading, saving), `interop` (keras-hub
+and Hugging Face converters), `optimization` (the original optimizer, LAMB,
+the schedule), `training` (the fit loop, callbacks, training checkpoints,
+strategies and precision). `config.py`, `naming.py` (the TF1 name of a
+weight) and `keras_internals.py` (every private Keras/TF hook) serve them all.
+Imports go one way: nothing here imports `tasks/`, `serving/` or a script,
+and of `data/` only `data/io` (tests/test_import_layers.py).
+
 Importing `modeling` registers every layer and model with Keras (package
-`bert_tf1`, see `modeling/serialization.py`), so `model.save("m.keras")` and
+`bert_tf1`, see `modeling/layers/serialization.py`), so `model.save("m.keras")` and
 `keras.models.load_model("m.keras")` work without `custom_objects`.
 """
 import os
@@ -14,9 +24,9 @@ import os
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 from modeling import checkpoints  # noqa: E402
-from modeling.bert_model import BertModel  # noqa: E402
 from modeling.config import BertConfig, BertConfigError  # noqa: E402
-from modeling.models import BertClassifier, BertPretrainer, BertSquad  # noqa: E402
+from modeling.models import (BertClassifier, BertModel,  # noqa: E402
+                             BertPretrainer, BertSquad)
 
 __all__ = ["BertConfig", "BertConfigError", "BertModel", "BertClassifier",
            "BertPretrainer", "BertSquad", "checkpoints"]

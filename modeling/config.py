@@ -12,7 +12,8 @@ import json
 import os
 
 from data.io.atomic import write_text_atomically
-from modeling.activations import ACTIVATION_NAMES
+from data.io.errors import UserError
+from modeling.layers.activations import ACTIVATION_NAMES
 
 # The fields the model reads, with the original constructor's defaults.
 _DEFAULTS = {
@@ -46,8 +47,12 @@ _POSITIVE_INTS = ("vocab_size", "hidden_size", "num_hidden_layers",
 _PROBABILITIES = ("hidden_dropout_prob", "attention_probs_dropout_prob")
 
 
-class BertConfigError(ValueError):
+class BertConfigError(UserError):
     """A `bert_config.json` value is missing or out of range."""
+
+
+class SequenceLengthError(UserError):
+    """A sequence is longer than the model's position table (or too short)."""
 
 
 class BertConfig:
@@ -104,6 +109,38 @@ class BertConfig:
     def head_size(self):
         """Width of one attention head: `hidden_size // num_attention_heads`."""
         return self.hidden_size // self.num_attention_heads
+
+    def check_sequence_length(self, length, what="--max_seq_length",
+                              source=None, minimum=1):
+        """The one rule for a sequence length against this config.
+
+        Every place a length meets the model (the scripts' --max_seq_length,
+        the serving export, the encoder's inputs) asks here.
+
+        Args:
+            length: int, tokens per sequence (after WordPiece, with [CLS] and
+                [SEP]).
+            what: str naming where the length comes from, for the message
+                (a flag, or an input and its shape).
+            source: the config file, for the message (default: "the BERT
+                config").
+            minimum: int, the shortest length that place can use (3 for
+                `[CLS] token [SEP]`).
+        Raises:
+            SequenceLengthError: `length > max_position_embeddings` (the
+                original run_classifier.py's message) or `length < minimum`.
+        """
+        source = source or "the BERT config"
+        if length > self.max_position_embeddings:
+            raise SequenceLengthError(
+                f"{what}: cannot use sequence length {length} because the "
+                "BERT model was only trained up to sequence length "
+                f"{self.max_position_embeddings} (max_position_embeddings in "
+                f"{source}); use at most {self.max_position_embeddings} tokens")
+        if length < minimum:
+            raise SequenceLengthError(
+                f"{what}={length}: expected at least {minimum}"
+                + (" ([CLS], one token, [SEP])" if minimum == 3 else ""))
 
     def validate(self, source="BertConfig"):
         """Checks every field; `source` (e.g. a file name) prefixes errors."""
@@ -171,7 +208,7 @@ class BertConfig:
         """
         json_file = os.fspath(json_file)
         if not os.path.isfile(json_file):
-            raise FileNotFoundError(f"BERT config file not found: {json_file}")
+            raise UserError(f"BERT config file not found: {json_file}")
         with open(json_file, encoding="utf-8") as reader:
             text = reader.read()
         try:

@@ -9,7 +9,7 @@ import dataclasses
 
 from absl import logging
 
-from modeling import runtime as runtime_lib
+from modeling.training import runtime as runtime_lib
 from tasks import checks
 from tasks.errors import UserError
 
@@ -25,7 +25,7 @@ class TaskConfig:
         max_seq_length: int, tokens per sequence after WordPiece.
         allow_partial_checkpoint: accept a checkpoint whose encoder layers
             differ from the config's.
-        runtime: `modeling.runtime.RuntimeOptions` (devices, precision,
+        runtime: `modeling.training.runtime.RuntimeOptions` (devices, precision,
             checkpoint cadence).
     """
     bert_config_file: str = None
@@ -134,8 +134,9 @@ class Task:
         # program start-up. It is a check too: a TPU that does not answer
         # fails here (bounded wait), before anything is written.
         self.strategy  # noqa: B018 (property: sets up the strategy once)
-        checks.check_sequence_length(config.max_seq_length, self.bert_config,
-                                     config.bert_config_file)
+        self.bert_config.check_sequence_length(
+            config.max_seq_length, "--max_seq_length", config.bert_config_file,
+            minimum=3)
         self.check_inputs()
         if config.output_dir is not None:
             checks.check_output_dir_writable(config.output_dir)
@@ -170,9 +171,10 @@ class Task:
                     num_warmup_steps, optimizer_model=None):
         """Trains `self.model` with `modeling.training.run_training`.
 
-        The optimizer is `training.create_training_optimizer` (the runtime's
-        --optimizer and --gradient_accumulation_steps), made under the
-        strategy's scope.
+        Training starts from `self.checkpoint`, the choice `prepare()` checked
+        and logged. The optimizer is `modeling.optimization.create_optimizer`
+        with the runtime's --optimizer and --gradient_accumulation_steps,
+        made under the strategy's scope.
 
         Args:
             dataset: repeating `(features, labels)` batches.
@@ -180,15 +182,16 @@ class Task:
             batch_size: int, global examples per step.
             learning_rate: float, peak learning rate.
             num_warmup_steps: int, linear warm-up steps.
-            optimizer_model: the model whose variable names the optimizer
-                reads (see `modeling.optimization.create_optimizer`), or None.
+            optimizer_model: the model whose variables the optimizer's
+                weight-decay rule reads (see `create_optimizer`), or None.
 
         Returns:
             dict with `loss` and `global_step`.
         """
-        from modeling import training
+        from modeling import optimization, training
 
         config = self.config
+        self.prepare()
         self.make_output_dir()
         if self.checkpoint.source != "output_dir" and self.is_chief:
             # A rerun resumes from output_dir; the record tells a later
@@ -196,18 +199,20 @@ class Task:
             checks.record_init_checkpoint(config.output_dir,
                                           config.init_checkpoint)
         with self.strategy.scope():
-            optimizer = training.create_training_optimizer(
-                config.runtime, learning_rate, num_train_steps,
-                num_warmup_steps, model=optimizer_model)
+            optimizer = optimization.create_optimizer(
+                learning_rate, num_train_steps, num_warmup_steps,
+                optimizer_type=config.runtime.optimizer, model=optimizer_model,
+                gradient_accumulation_steps=(
+                    config.runtime.gradient_accumulation_steps))
         result = training.run_training(
             self.model, optimizer, dataset, num_train_steps, config.output_dir,
             config.runtime, batch_size, strategy=self.strategy,
-            init_checkpoint=config.init_checkpoint)
+            start_from=self.checkpoint)
         self.global_step = result["global_step"]
         self._weights_ready = True
         # After training, inference uses the weights in memory, which are the
         # newest checkpoint in output_dir.
-        self.checkpoint = checks.CheckpointChoice(
+        self.checkpoint = training.CheckpointChoice(
             training.latest_training_checkpoint(config.output_dir),
             "output_dir")
         return result
@@ -223,14 +228,15 @@ class Task:
         return training.predict(self.model, dataset, self.strategy)
 
     def restore_weights(self):
-        """Loads the chosen checkpoint for inference (once); sets global_step."""
+        """Loads `self.checkpoint` (the choice `prepare()` checked and logged)
+        for inference, once; sets global_step."""
         from modeling import training
 
         if self._weights_ready:
             return self.global_step
         self.prepare()
-        self.global_step = training.restore_for_inference(
-            self.model, self.config.output_dir, self.config.init_checkpoint)
+        self.global_step = training.restore_for_inference(self.model,
+                                                          self.checkpoint)
         self._weights_ready = True
         return self.global_step
 

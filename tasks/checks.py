@@ -11,7 +11,6 @@ started from in `output_dir/init_checkpoint.txt`; passing `--init_checkpoint`
 with an output_dir whose training started from something else is an error
 that says which checkpoint would be used and how to choose.
 """
-import dataclasses
 import os
 import re
 
@@ -28,24 +27,6 @@ def check_positive(**values):
     for name, value in values.items():
         if value is None or value <= 0:
             raise UserError(f"--{name}={value}: expected a value > 0")
-
-
-def check_sequence_length(max_seq_length, bert_config, bert_config_file):
-    """`max_seq_length` must fit the model's position table.
-
-    Raises:
-        UserError: `max_seq_length` > `max_position_embeddings` of the config
-            (the original's message, plus the config file), or < 3.
-    """
-    if max_seq_length > bert_config.max_position_embeddings:
-        raise UserError(
-            "Cannot use sequence length %d because the BERT model was only "
-            "trained up to sequence length %d (max_position_embeddings in %s)"
-            % (max_seq_length, bert_config.max_position_embeddings,
-               bert_config_file))
-    if max_seq_length < 3:
-        raise UserError(f"--max_seq_length={max_seq_length}: expected at "
-                        "least 3 ([CLS], one token, [SEP])")
 
 
 def check_data_file(path, flag):
@@ -143,26 +124,6 @@ def check_output_dir_writable(output_dir, flag="--output_dir"):
         raise UserError(f"{flag}={output_dir}: {existing} is not writable")
 
 
-@dataclasses.dataclass
-class CheckpointChoice:
-    """Which checkpoint a run uses.
-
-    Attributes:
-        path: the checkpoint prefix, or None (random initialisation).
-        source: "output_dir" (a training checkpoint: resume / fine-tuned
-            weights), "init_checkpoint", or "none".
-    """
-    path: str
-    source: str
-
-    def describe(self):
-        if self.source == "output_dir":
-            return f"the newest training checkpoint in output_dir, {self.path}"
-        if self.source == "init_checkpoint":
-            return f"--init_checkpoint {self.path}"
-        return "no checkpoint: the model starts from random values"
-
-
 def _canonical(prefix):
     return prefix if "://" in prefix else os.path.abspath(prefix)
 
@@ -198,14 +159,16 @@ def record_init_checkpoint(output_dir, init_checkpoint):
 def choose_checkpoint(output_dir, init_checkpoint):
     """The checkpoint a run will use, checked against `--init_checkpoint`.
 
-    Rule: a training checkpoint in `output_dir` wins (a rerun resumes, an
-    eval/predict run uses the fine-tuned weights). With `--init_checkpoint`
-    given as well, that is only accepted when the output_dir's training was
-    started from that same checkpoint (recorded in init_checkpoint.txt) or
-    `--init_checkpoint` names the newest training checkpoint itself.
+    The rule is `modeling.training.choose_start` (a training checkpoint in
+    `output_dir` wins: a rerun resumes, an eval/predict run uses the
+    fine-tuned weights). With `--init_checkpoint` given as well, that is
+    only accepted when the output_dir's training was started from that same
+    checkpoint (recorded in init_checkpoint.txt) or `--init_checkpoint`
+    names the newest training checkpoint itself. The task keeps the result
+    and restores exactly it (`Task.train_model`, `Task.restore_weights`).
 
     Returns:
-        CheckpointChoice.
+        `modeling.training.CheckpointChoice`.
 
     Raises:
         UserError: `--init_checkpoint` names no checkpoint, or conflicts
@@ -213,30 +176,26 @@ def choose_checkpoint(output_dir, init_checkpoint):
     """
     from modeling import checkpoints, training
 
-    init_prefix = None
-    if init_checkpoint:
-        try:
-            init_prefix = checkpoints.resolve_checkpoint(init_checkpoint)
-        except FileNotFoundError as error:
-            raise UserError(f"--init_checkpoint: {error}") from None
-    latest = training.latest_training_checkpoint(output_dir) if output_dir else None
-    if latest:
-        if init_prefix and _canonical(init_prefix) != _canonical(latest):
-            recorded = read_init_checkpoint_record(output_dir)
-            if recorded != _canonical(init_prefix):
-                started = ("an unrecorded checkpoint" if recorded is None else
-                           repr(recorded) if recorded else "random values")
-                raise UserError(
-                    f"--output_dir {output_dir} already holds the training "
-                    f"checkpoint {latest} (started from {started}), which "
-                    f"would be used instead of --init_checkpoint "
-                    f"{init_checkpoint}. To start from {init_checkpoint}, use "
-                    "a fresh --output_dir; to continue from or use "
-                    f"{os.path.basename(latest)}, drop --init_checkpoint")
-        return CheckpointChoice(latest, "output_dir")
-    if init_prefix:
-        return CheckpointChoice(init_prefix, "init_checkpoint")
-    return CheckpointChoice(None, "none")
+    try:
+        choice = training.choose_start(output_dir, init_checkpoint)
+    except checkpoints.CheckpointNotFoundError as error:
+        raise UserError(f"--init_checkpoint: {error}") from None
+    if choice.source != "output_dir" or not init_checkpoint:
+        return choice
+    init_prefix = _canonical(checkpoints.resolve_checkpoint(init_checkpoint))
+    if init_prefix != _canonical(choice.path):
+        recorded = read_init_checkpoint_record(output_dir)
+        if recorded != init_prefix:
+            started = ("an unrecorded checkpoint" if recorded is None else
+                       repr(recorded) if recorded else "random values")
+            raise UserError(
+                f"--output_dir {output_dir} already holds the training "
+                f"checkpoint {choice.path} (started from {started}), which "
+                f"would be used instead of --init_checkpoint "
+                f"{init_checkpoint}. To start from {init_checkpoint}, use "
+                "a fresh --output_dir; to continue from or use "
+                f"{os.path.basename(choice.path)}, drop --init_checkpoint")
+    return choice
 
 
 def _encoder_layers(names):

@@ -142,7 +142,7 @@ class ClassificationTask(Task):
             number of real examples before TPU padding).
         """
         from data.glue.processors import PaddingInputExample
-        from modeling import runtime
+        from modeling.training import runtime
 
         examples = list(self.read_examples(set_type))
         num_actual = len(examples)
@@ -208,7 +208,7 @@ class ClassificationTask(Task):
         """
         from data.glue.metrics import task_metrics
         from data.io.results import write_key_value_file
-        from modeling import losses
+        from modeling.models import losses
 
         self.prepare()
         self.restore_weights()

@@ -4,11 +4,13 @@ A script defines its flags (the original's names, defaults and help), calls
 `define_common_flags()`, and ends with `cli.main(run)`, where `run()` builds
 the task's config with `config_from_flags` and calls `task.run()`. Here:
 
-- flag parsing errors and user errors (`tasks.errors.user_error_types()`: a
-  bad flag value, a missing or malformed file, a config that does not fit the
-  checkpoint) end in ONE line on stderr, `<script>: error: <message>`, and
-  exit status 1: no traceback, no usage text. `--verbose_errors` (or the
-  environment variable BERT_VERBOSE_ERRORS=1) shows the traceback instead;
+- flag parsing errors and user errors (`UserError`: a bad flag value, a
+  missing or malformed file, a config that does not fit the checkpoint) end
+  in ONE line on stderr, `<script>: error: <message>`, and exit status 1: no
+  traceback, no usage text. `--verbose_errors` (or the environment variable
+  BERT_VERBOSE_ERRORS=1) shows the traceback instead;
+- any other exception is a bug in this project: its traceback is printed,
+  then one line saying so and where to report it (exit status 1);
 - TensorFlow's C++ log noise is off unless the user set TF_CPP_MIN_LOG_LEVEL
   (the scripts also set it before their first import, which is what counts);
 - `--help` lists the project's runtime flags with the script's own.
@@ -17,6 +19,7 @@ import dataclasses
 import os
 import re
 import sys
+import traceback
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -33,7 +36,7 @@ def define_common_flags(checkpoint_flags=True):
 
     absl's `--help` lists only the main module's flags: a script that wants
     these and the runtime flags listed calls
-    `flags.adopt_module_key_flags(cli)` (and `(runtime)`) itself, since
+    `flags.adopt_module_key_flags(cli)` (and `(runtime_flags)`) itself, since
     adoption counts for the module that calls it.
 
     Args:
@@ -67,17 +70,17 @@ def config_from_flags(config_class, flag_values=None, **overrides):
     """Builds a task config dataclass from the flags of the same names.
 
     Fields without a flag keep their default; a `runtime` field is filled by
-    `modeling.runtime.runtime_options_from_flags` when the runtime flags are
-    defined. `overrides` win over flags.
+    `tasks.runtime_flags.runtime_options_from_flags` when the runtime flags
+    are defined. `overrides` win over flags.
     """
-    from modeling import runtime
+    from tasks import runtime_flags
 
     flag_values = flag_values or flags.FLAGS
     values = {}
     for field in dataclasses.fields(config_class):
         if field.name == "runtime":
             if "use_tpu" in flag_values and "distribution_strategy" in flag_values:
-                values["runtime"] = runtime.runtime_options_from_flags(flag_values)
+                values["runtime"] = runtime_flags.runtime_options_from_flags(flag_values)
         elif field.name in flag_values:
             values[field.name] = flag_values[field.name].value
     values.update(overrides)
@@ -109,11 +112,29 @@ def parse_flags(argv):
         fail(f"{one_line(error)} (see --help for the flags)")
 
 
+BUG_REPORT_HINT = (
+    "this is a bug in bert-keras-tf1compat, not a problem with your input; "
+    "please report it with the command line and the traceback above "
+    "(README, \"Reporting a bug\")")
+
+
+def report_bug(error):
+    """Prints `error`'s traceback, then one line saying it is a bug; exit 1."""
+    program = os.path.basename(sys.argv[0]) if sys.argv else "bert"
+    sys.stdout.flush()
+    traceback.print_exception(error)
+    sys.stderr.write(f"{program}: internal error: {type(error).__name__}: "
+                     f"{one_line(error)[:500]}; {BUG_REPORT_HINT}\n")
+    sys.stderr.flush()
+    sys.exit(1)
+
+
 def call_reporting_user_errors(function, *args, **kwargs):
     """Calls `function`; a user error becomes one line on stderr and exit 1.
 
-    Other exceptions (bugs) propagate with their traceback, as do user errors
-    when `verbose_errors()`.
+    Any other exception is a bug: `report_bug` prints its traceback and a
+    line saying so. With `verbose_errors()` user errors keep their traceback
+    too.
     """
     try:
         return function(*args, **kwargs)
@@ -121,6 +142,8 @@ def call_reporting_user_errors(function, *args, **kwargs):
         if verbose_errors():
             raise
         fail(one_line(error))
+    except Exception as error:  # noqa: BLE001 (a bug: say so, keep the trace)
+        report_bug(error)
 
 
 def main(run):

@@ -2,6 +2,8 @@
 
 Scripts print a user error as one line (what, where, what was expected) and
 exit with status 1; any other exception is a bug and keeps its traceback.
+`UserError` itself lives in `data/io/errors.py`, the bottom of the import
+graph, so every layer can derive its errors from it.
 """
 import re
 
@@ -9,22 +11,15 @@ from data.io.errors import UserError  # noqa: F401 (the one base, re-exported)
 
 
 def user_error_types():
-    """Exception classes that mean "bad input", not "bug".
+    """Exception classes that mean "bad input", not "bug": `UserError` only.
 
-    The data and model layers raise their own classes (a bad config, a
-    checkpoint that does not fit, a token missing from the vocab, a malformed
-    GLUE/SQuAD file, a missing file); all are `ValueError`, `OSError` or
-    `KeyError` subclasses named here. TensorFlow's own input errors (a
-    truncated record file, a record of another shape) are included as well.
+    Every check for bad input raises a `UserError` subclass (they are
+    `ValueError`s; a few are also `FileNotFoundError`, `KeyError`, ...), and
+    TensorFlow or OS errors are translated into one where the file is known.
+    Anything else reaching a script is a bug in this project and keeps its
+    traceback (`tasks.cli.report_bug`).
     """
-    import tensorflow as tf
-
-    from data.tokenization.full_tokenizer import VocabLookupError
-
-    return (ValueError, OSError, VocabLookupError, UnicodeError,
-            tf.errors.NotFoundError, tf.errors.DataLossError,
-            tf.errors.InvalidArgumentError, tf.errors.OutOfRangeError,
-            tf.errors.PermissionDeniedError, tf.errors.FailedPreconditionError)
+    return (UserError,)
 
 
 def one_line(error):

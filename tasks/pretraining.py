@@ -52,7 +52,7 @@ class PretrainingTask(Task):
 
     def check_inputs(self):
         from data.io.record_specs import pretraining_record_spec
-        from modeling import runtime
+        from modeling.training import runtime
 
         config = self.config
         if not config.do_train and not config.do_eval:
@@ -124,7 +124,7 @@ class PretrainingTask(Task):
 
         from data.io.results import write_key_value_file
         from data.pretraining.dataset import split_inputs_and_labels
-        from data.pretraining.metrics import PretrainingMetrics
+        from tasks.pretraining_metrics import PretrainingMetrics
 
         self.prepare()
         self.restore_weights()

@@ -122,10 +122,10 @@ def define_learning_rate_flags(epochs=True, flag_values=flags.FLAGS):
 def define_runtime_and_error_flags():
     """Defines the runtime flags (devices, precision, checkpoints) and
     `cli.define_common_flags()`, and lists both in the script's `--help`."""
-    from modeling import runtime
+    from tasks import runtime_flags
 
-    runtime.define_runtime_flags()
+    runtime_flags.define_runtime_flags()
     cli.define_common_flags()
     # Adoption counts for the calling script (this module is disclaimed).
-    flags.adopt_module_key_flags(runtime)
+    flags.adopt_module_key_flags(runtime_flags)
     flags.adopt_module_key_flags(cli)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from modeling import BertClassifier, BertConfig, BertPretrainer, BertSquad, checkpoints
-from modeling import losses
+from modeling.models import losses
 
 # fixture folder -> task model class
 FIXTURE_MODELS = {

@@ -18,7 +18,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import numpy as np  # noqa: E402
 from absl import logging  # noqa: E402
 
-from modeling import runtime  # noqa: E402
+from modeling.training import runtime  # noqa: E402
 
 
 def main():
@@ -52,7 +52,8 @@ def main():
 
     from data.glue.features import classifier_dataset
     from modeling import BertClassifier, BertConfig
-    from modeling.training import create_training_optimizer, predict, run_training
+    from modeling.optimization import create_optimizer
+    from modeling.training import predict, run_training
 
     config = BertConfig.from_dict(dict(
         BertConfig.from_json_file(
@@ -61,7 +62,9 @@ def main():
     with strategy.scope():
         model = BertClassifier(config, num_labels=3)
         model.dropout.rate = 0.0  # the head's fixed 0.1 (run_classifier's) too
-        optimizer = create_training_optimizer(options, 1e-3, args.num_train_steps, 1)
+        optimizer = create_optimizer(
+            1e-3, args.num_train_steps, 1, optimizer_type=options.optimizer,
+            gradient_accumulation_steps=options.gradient_accumulation_steps)
     dataset = classifier_dataset(
         args.train_file, args.seq_length, True, args.batch_size, seed=7).map(
             lambda features, labels, weights: (features, labels))

@@ -8,7 +8,7 @@ this process, so its results and errors can be inspected directly.
 import dataclasses
 import os
 
-from modeling.runtime import RuntimeOptions
+from modeling.training.runtime import RuntimeOptions
 
 
 def _task_classes(script):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertConfig, BertModel, BertPretrainer, checkpoints
+from modeling import BertConfig, BertModel, BertPretrainer, checkpoints, training
 from modeling.naming import tf1_name
 from tests.fixture_models import build_model, compute_outputs, reference_outputs
 
@@ -235,7 +235,7 @@ def test_unlisted_training_checkpoints_are_removed(fixtures_dir, tmp_path):
         'all_model_checkpoint_paths: "model.ckpt-4"\n'
         'all_model_checkpoint_paths: "model.ckpt-6"\n')
     (tmp_path / "model.ckpt-best.index").write_bytes(b"user's")
-    removed = checkpoints.remove_unlisted_checkpoints(tmp_path)
+    removed = training.remove_unlisted_checkpoints(tmp_path)
     assert sorted(os.path.basename(p) for p in removed) == [
         "model.ckpt-2.data-00000-of-00001", "model.ckpt-2.index"]
     assert sorted(os.listdir(tmp_path)) == sorted(
@@ -244,4 +244,4 @@ def test_unlisted_training_checkpoints_are_removed(fixtures_dir, tmp_path):
          "model.ckpt-6.data-00000-of-00001", "model.ckpt-6.index"])
     # Without a state file nothing says which files belong to a run.
     (tmp_path / "checkpoint").unlink()
-    assert checkpoints.remove_unlisted_checkpoints(tmp_path) == []
+    assert training.remove_unlisted_checkpoints(tmp_path) == []

@@ -18,12 +18,12 @@ def mrpc_config(fixtures_dir):
 
 
 def test_sequence_length(mrpc_config):
-    checks.check_sequence_length(512, mrpc_config, "c.json")
+    mrpc_config.check_sequence_length(512, "--max_seq_length", "c.json", minimum=3)
     with pytest.raises(UserError, match=r"sequence length 513 .* up to "
                                         r"sequence length 512 .*c\.json"):
-        checks.check_sequence_length(513, mrpc_config, "c.json")
+        mrpc_config.check_sequence_length(513, "--max_seq_length", "c.json", minimum=3)
     with pytest.raises(UserError, match="at least 3"):
-        checks.check_sequence_length(2, mrpc_config, "c.json")
+        mrpc_config.check_sequence_length(2, "--max_seq_length", "c.json", minimum=3)
 
 
 def test_data_files(tmp_path):
@@ -189,7 +189,7 @@ def test_user_error_is_one_line_and_exit_1(capsys, monkeypatch):
 def test_config_from_flags():
     from absl import flags
 
-    from modeling import runtime
+    from modeling.training import runtime
     from tasks.classification import ClassificationConfig
 
     values = flags.FlagValues()

@@ -1,4 +1,4 @@
-"""export_saved_model.py and modeling.export: SavedModels serving raw text.
+"""export_saved_model.py and serving: SavedModels serving raw text.
 
 The exports are loaded in a fresh Python process (as a server would) and must
 give the original's numbers: MRPC probabilities of `run_classifier.py
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling.export import build_serving_module, export_saved_model
-from modeling.export.squad_span import best_spans
+from serving import build_serving_module, export_saved_model
+from serving.squad_span import best_spans
 from tests.conftest import REPO_ROOT
 from tests.script_runner import run_script
 

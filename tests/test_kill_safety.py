@@ -198,6 +198,7 @@ def test_resume_removes_checkpoints_not_listed_in_the_state_file(
         'all_model_checkpoint_paths: "model.ckpt-4"\n')
     model = build_model(fixture)
     optimizer = optimization.create_optimizer(1e-4, 10, 1)
-    training.restore_or_initialize(model, optimizer, str(tmp_path))
+    training.restore_for_training(
+        model, optimizer, training.choose_start(str(tmp_path)))
     assert sorted(os.listdir(tmp_path)) == [
         "checkpoint", "model.ckpt-4.data-00000-of-00001", "model.ckpt-4.index"]

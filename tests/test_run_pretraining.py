@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 
 from data.pretraining import records as pretraining_records
-from data.pretraining.metrics import PretrainingMetrics
+from tasks.pretraining_metrics import PretrainingMetrics
 from tasks.errors import one_line, user_error_types
 from tasks.pretraining import PretrainingConfig, PretrainingTask
 from tests.task_runner import run_task
@@ -174,7 +174,7 @@ def test_train_checkpoints_and_dynamic_masking(tmp_path, fixtures_dir,
     name = "cls/seq_relationship/output_weights"
     assert not np.allclose(reader.get_tensor(name), start.get_tensor(name))
 
-    # Resuming is modeling/training.py's (tests/test_training.py).
+    # Resuming is modeling/training.s (tests/modeling/training/test_training.py).
     assert "Training from step 0 to 4" in caplog.text
 
 

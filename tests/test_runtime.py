@@ -8,14 +8,15 @@ import pytest
 import tensorflow as tf
 from absl import flags
 
-from modeling import runtime
-from modeling.runtime import RuntimeOptions
-from modeling.tpu_connection import TPUConnectionError, connect_tpu
+from modeling.training import runtime
+from modeling.training.runtime import RuntimeOptions
+from tasks import runtime_flags
+from modeling.training.tpu_connection import TPUConnectionError, connect_tpu
 
 
 def _flag_values(argv, alias=False):
     values = flags.FlagValues()
-    runtime.define_runtime_flags(values)
+    runtime_flags.define_runtime_flags(values)
     if alias:  # run_pretraining.py's own name for --optimizer
         flags.DEFINE_enum("optimizer_type", "adamw", ["adamw", "lamb"], "alias",
                           flag_values=values)
@@ -24,22 +25,22 @@ def _flag_values(argv, alias=False):
 
 
 def test_new_flags_reach_runtime_options():
-    options = runtime.runtime_options_from_flags(_flag_values([
+    options = runtime_flags.runtime_options_from_flags(_flag_values([
         "--mixed_precision=bfloat16", "--gradient_accumulation_steps=4",
         "--steps_per_execution=8", "--optimizer=lamb", "--tpu_timeout_s=3"]))
     assert (options.mixed_precision, options.gradient_accumulation_steps,
             options.steps_per_execution, options.optimizer,
             options.tpu_timeout_s) == ("bfloat16", 4, 8, "lamb", 3.0)
-    defaults = runtime.runtime_options_from_flags(_flag_values([]))
+    defaults = runtime_flags.runtime_options_from_flags(_flag_values([]))
     assert defaults == RuntimeOptions()
 
 
 def test_optimizer_type_is_an_alias_of_optimizer():
     values = _flag_values(["--optimizer_type=lamb"], alias=True)
-    assert runtime.runtime_options_from_flags(values).optimizer == "lamb"
+    assert runtime_flags.runtime_options_from_flags(values).optimizer == "lamb"
     values = _flag_values(["--optimizer_type=lamb", "--optimizer=adamw"], alias=True)
     with pytest.raises(ValueError, match="disagree"):
-        runtime.runtime_options_from_flags(values)
+        runtime_flags.runtime_options_from_flags(values)
 
 
 def test_use_mixed_precision_alias_follows_the_strategy():
@@ -53,7 +54,7 @@ def test_use_mixed_precision_alias_follows_the_strategy():
     assert runtime.resolve_precision(
         RuntimeOptions(mixed_precision="bfloat16"), default) == "bfloat16"
     with pytest.raises(ValueError, match="contradicts"):
-        runtime.runtime_options_from_flags(_flag_values(
+        runtime_flags.runtime_options_from_flags(_flag_values(
             ["--use_mixed_precision", "--mixed_precision=float32"]))
 
 
@@ -129,7 +130,7 @@ def test_unresolvable_tpu_name_is_one_clear_error():
 
 _LATE_STRATEGY = """
 import tensorflow as tf
-from modeling import runtime
+from modeling.training import runtime
 tf.constant(1) + 1  # TensorFlow work before the strategy
 try:
     runtime.setup(runtime.RuntimeOptions(distribution_strategy="multi_worker_mirrored"))

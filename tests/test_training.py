@@ -6,7 +6,7 @@ import tensorflow as tf
 from modeling import BertClassifier, BertConfig, checkpoints
 from modeling.naming import tf1_name
 from modeling.optimization import create_optimizer
-from modeling.runtime import RuntimeOptions
+from modeling.training.runtime import RuntimeOptions
 from modeling.training import (GOOD_STEPS, LOSS_SCALE, latest_training_checkpoint,
                                run_training)
 
@@ -101,17 +101,17 @@ def test_saver_catches_multiples_passed_between_callbacks(monkeypatch):
     # With steps_per_execution > 1 (TPU iterations_per_loop) the callback
     # sees every k-th step only; a save is still due whenever a multiple of
     # save_checkpoints_steps was passed.
-    from modeling import training
+    from modeling.training import callbacks
 
     saved = []
-    monkeypatch.setattr(training, "save_training_checkpoint",
+    monkeypatch.setattr(callbacks, "save_training_checkpoint",
                         lambda model, optimizer, output_dir, keep: saved.append(
                             int(optimizer.iterations.numpy())))
 
     class FakeOptimizer:
         iterations = tf.Variable(5, dtype=tf.int64)
 
-    saver = training.TF1CheckpointSaver(None, FakeOptimizer, "/unused", 4)
+    saver = callbacks.TF1CheckpointSaver(None, FakeOptimizer, "/unused", 4)
     saver.on_train_begin()  # resumed at step 5: nothing due yet
     for step in (7, 9, 11, 13, 18, 19):
         FakeOptimizer.iterations.assign(step)
@@ -145,11 +145,13 @@ def _cycle(config, batch_size, count=8):
 
 
 def _train_accumulating(fixtures_dir, output_dir, steps, accumulation, batch_size):
-    from modeling.training import create_training_optimizer
+    from modeling.optimization import create_optimizer
     model = _no_dropout_classifier(fixtures_dir)
     options = RuntimeOptions(save_checkpoints_steps=1, keep_checkpoint_max=0,
                              gradient_accumulation_steps=accumulation)
-    optimizer = create_training_optimizer(options, 1e-3, 4, 1)
+    optimizer = create_optimizer(
+        1e-3, 4, 1, optimizer_type=options.optimizer,
+        gradient_accumulation_steps=options.gradient_accumulation_steps)
     result = run_training(model, optimizer, _cycle(model.config, batch_size), steps,
                           str(output_dir), options, batch_size=batch_size,
                           init_checkpoint=str(fixtures_dir / "tf1_tiny_classifier"),

@@ -13,6 +13,7 @@ import re
 import numpy as np
 from absl import logging
 
+from data.io.errors import UserError
 from data.tokenization.packing import truncate_seq_pair
 from data.pretraining.corpus import TextRange, iter_lines
 
@@ -124,11 +125,11 @@ def parse_layer_indexes(layers, num_hidden_layers):
     try:
         indexes = [int(x) for x in layers.split(",")]
     except ValueError:
-        raise ValueError("--layers must be comma-separated integers, got %r"
-                         % layers) from None
+        raise UserError("--layers must be comma-separated integers, got %r"
+                        % layers) from None
     for index in indexes:
         if not -num_hidden_layers <= index < num_hidden_layers:
-            raise ValueError(
+            raise UserError(
                 "layer index %d is out of range: the model has %d encoder "
                 "layers (use %d..%d)" % (index, num_hidden_layers,
                                          -num_hidden_layers,

@@ -15,6 +15,7 @@ from absl import logging
 import tensorflow as tf
 
 from data.glue.processors import PaddingInputExample
+from data.io.errors import UserError
 from data.io.record_specs import classifier_record_spec
 from data.io.tfrecord import RecordFileWriter
 from data.tokenization.packing import truncate_seq_pair
@@ -60,12 +61,12 @@ def _label_id(example, label_list):
         try:
             return float(example.label)
         except (TypeError, ValueError):
-            raise ValueError(
+            raise UserError(
                 "example %s: label %r is not a number (regression task, "
                 "label_list=None)" % (example.guid, example.label)) from None
     label_map = {label: i for i, label in enumerate(label_list)}
     if example.label not in label_map:
-        raise ValueError("example %s: label %r is not in the label list %r" % (
+        raise UserError("example %s: label %r is not in the label list %r" % (
             example.guid, example.label, list(label_list)))
     return label_map[example.label]
 
@@ -120,13 +121,13 @@ def convert_single_example(ex_index, example, label_list, max_seq_length,
 
     if tokens_b:
         if max_seq_length < 3:
-            raise ValueError(
+            raise UserError(
                 "max_seq_length=%d leaves no room for [CLS] a [SEP] b [SEP] "
                 "(need >= 3)" % max_seq_length)
         truncate_seq_pair(tokens_a, tokens_b, max_seq_length - 3)
     else:
         if max_seq_length < 2:
-            raise ValueError(
+            raise UserError(
                 "max_seq_length=%d leaves no room for [CLS] a [SEP] "
                 "(need >= 2)" % max_seq_length)
         tokens_a = tokens_a[:max_seq_length - 2]

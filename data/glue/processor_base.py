@@ -10,6 +10,7 @@ import csv
 import os
 
 import tensorflow as tf
+from data.io.errors import UserError
 
 __all__ = [
     "InputExample",
@@ -63,7 +64,7 @@ class PaddingInputExample(object):
     """
 
 
-class ClassifierDataError(ValueError):
+class ClassifierDataError(UserError):
     """A task data file is missing or does not have the expected layout."""
 
 
@@ -329,5 +330,5 @@ def get_processor(task_name):
     for name, cls in PROCESSORS.items():
         if _normalize_task_name(name) == key:
             return cls()
-    raise ValueError("Task not found: %s (known tasks: %s)" % (
+    raise UserError("Task not found: %s (known tasks: %s)" % (
         task_name, ", ".join(sorted(PROCESSORS))))

@@ -8,6 +8,8 @@ through tf.io.gfile, as the original's tf.gfile.
 """
 import os
 
+from data.io.errors import UserError
+
 __all__ = ["TextFileError", "archive_hint", "read_utf8_text"]
 
 # Leading bytes of archive formats people download data sets in.
@@ -20,7 +22,7 @@ _ARCHIVES = (
 )
 
 
-class TextFileError(ValueError):
+class TextFileError(UserError):
     """A file that should be UTF-8 text is an archive or another encoding."""
 
 

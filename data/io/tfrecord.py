@@ -22,6 +22,7 @@ import os
 import tensorflow as tf
 
 from data.io import atomic
+from data.io.errors import UserError
 
 __all__ = ["RecordField", "RecordSpec", "RecordFormatError",
            "RecordFileWriter", "usable_record_files"]
@@ -29,7 +30,7 @@ __all__ = ["RecordField", "RecordSpec", "RecordFormatError",
 _DTYPES = {"int64": tf.int64, "float32": tf.float32}
 
 
-class RecordFormatError(ValueError):
+class RecordFormatError(UserError):
     """A TFRecord file does not hold the records a reader expects."""
 
 

@@ -11,6 +11,7 @@ import dataclasses
 
 import tensorflow as tf
 
+from data.io.errors import UserError
 from data.io.text_files import archive_hint
 
 
@@ -68,9 +69,9 @@ def iter_lines(text_range):
             except UnicodeDecodeError as error:
                 hint = position == len(raw) and archive_hint(
                     text_range.path, raw[:8], "a UTF-8 text corpus")
-                raise ValueError(hint or "%s:%d: the line is not valid UTF-8 (%s)"
-                                 % (text_range.path, line_number, error)
-                                 ) from None
+                raise UserError(hint or "%s:%d: the line is not valid UTF-8 (%s)"
+                                % (text_range.path, line_number, error)
+                                ) from None
             line_number += 1
 
 

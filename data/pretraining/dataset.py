@@ -8,6 +8,7 @@ replaces `map_and_batch`.
 from absl import logging
 import tensorflow as tf
 
+from data.io.errors import UserError
 from data.io.record_specs import pretraining_record_spec
 from data.io.tfrecord import usable_record_files
 
@@ -42,12 +43,12 @@ def expand_input_files(input_files):
                 "files of an unfinished write: %s", len(skipped), pattern,
                 ", ".join(skipped[:5]))
         if not matches:
-            raise ValueError("input file pattern %r matches no file%s"
-                             % (pattern, " (only temp files or folders)"
+            raise UserError("input file pattern %r matches no file%s"
+                            % (pattern, " (only temp files or folders)"
                                 if skipped else ""))
         files.extend(matches)
     if not files:
-        raise ValueError("no input files given")
+        raise UserError("no input files given")
     return files
 
 

@@ -7,6 +7,7 @@ and seed, the instances equal the original's one for one. The algorithm is
 kept as plain Python on purpose: no library reproduces the original's rng
 call order, and that order is what makes parity with its output possible.
 """
+from data.io.errors import UserError
 import dataclasses
 import sys
 
@@ -110,7 +111,7 @@ def create_training_instances(documents, vocab_words, rng, max_seq_length=128,
     Source: create_pretraining_data.py, create_training_instances.
     """
     if max_seq_length < 5:
-        raise ValueError(
+        raise UserError(
             "max_seq_length must be at least 5 ([CLS] A [SEP] B [SEP] with "
             "a target length of at least 2), got %d" % max_seq_length)
     documents = list(documents)

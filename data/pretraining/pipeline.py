@@ -28,6 +28,7 @@ from absl import logging
 import tensorflow as tf
 
 from data.io import atomic
+from data.io.errors import UserError
 from data.pretraining import corpus as pretraining_corpus
 from data.pretraining import instances as pretraining_instances
 from data.pretraining import records as pretraining_records
@@ -37,6 +38,10 @@ from data.tokenization import FullTokenizer
 # instances; the rest is writing. Only used to move the progress bar evenly.
 _READ_SHARE = 0.6
 _BUILD_SHARE = 0.3
+
+
+class MissingInputError(UserError, FileNotFoundError):
+    """An input text file named on the command line does not exist."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,20 +60,20 @@ class PretrainingOptions:
     def validate(self):
         """Raises ValueError naming the first bad option."""
         if self.max_seq_length < 5:
-            raise ValueError(
+            raise UserError(
                 "max_seq_length must be at least 5 ([CLS] A [SEP] B [SEP]), "
                 "got %d" % self.max_seq_length)
         if self.max_predictions_per_seq < 1:
-            raise ValueError("max_predictions_per_seq must be at least 1, "
-                             "got %d" % self.max_predictions_per_seq)
+            raise UserError("max_predictions_per_seq must be at least 1, "
+                            "got %d" % self.max_predictions_per_seq)
         if self.dupe_factor < 1:
-            raise ValueError("dupe_factor must be at least 1, got %d"
-                             % self.dupe_factor)
+            raise UserError("dupe_factor must be at least 1, got %d"
+                            % self.dupe_factor)
         for name in ("masked_lm_prob", "short_seq_prob"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
-                raise ValueError("%s must be in [0, 1], got %r"
-                                 % (name, value))
+                raise UserError("%s must be in [0, 1], got %r"
+                                % (name, value))
 
 
 def shard_seed(random_seed, shard_index):
@@ -91,8 +96,8 @@ def check_vocab(tokenizer):
                                    pretraining_instances.MASK_TOKEN)
                if token not in tokenizer.vocab]
     if missing:
-        raise ValueError("vocab file %s lacks %s, which pre-training data "
-                         "needs" % (getattr(tokenizer, "vocab_file", "?"),
+        raise UserError("vocab file %s lacks %s, which pre-training data "
+                        "needs" % (getattr(tokenizer, "vocab_file", "?"),
                                     ", ".join(missing)))
 
 
@@ -339,13 +344,13 @@ def create_pretraining_files(input_files, output_files, vocab_file,
     options = options or PretrainingOptions()
     options.validate()
     if num_workers < 1:
-        raise ValueError("num_workers must be at least 1, got %d"
-                         % num_workers)
+        raise UserError("num_workers must be at least 1, got %d"
+                        % num_workers)
     if not output_files:
-        raise ValueError("no output file given")
+        raise UserError("no output file given")
     for path in input_files:
         if not tf.io.gfile.exists(path):
-            raise FileNotFoundError("input file not found: %s" % path)
+            raise MissingInputError("input file not found: %s" % path)
     tokenizer = FullTokenizer(vocab_file, do_lower_case)
     check_vocab(tokenizer)
     # Temp files of an earlier, killed run (its pid is gone) go first.

@@ -13,6 +13,7 @@ import tensorflow as tf
 # temp_path_for, replace_file and remove_quietly were defined here before
 # data.io.atomic; they stay importable from this module.
 from data.io.atomic import remove_quietly, replace_file, temp_path_for  # noqa: F401
+from data.io.errors import UserError
 from data.io.record_specs import pretraining_record_spec
 from data.io.tfrecord import RecordFileWriter
 
@@ -139,7 +140,7 @@ class RoundRobinRecordWriter(RecordFileWriter):
 
     def __init__(self, output_files, inv_vocab=None, num_logged=20):
         if not output_files:
-            raise ValueError("no output files given")
+            raise UserError("no output files given")
         super().__init__(output_files)
         self.inv_vocab = inv_vocab
         self.num_logged = num_logged if inv_vocab is not None else 0

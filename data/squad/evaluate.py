@@ -30,6 +30,7 @@ import re
 import string
 import sys
 
+from data.io.errors import UserError
 from data.io.results import write_text_atomically
 from data.io.text_files import read_utf8_text
 
@@ -87,18 +88,18 @@ def _questions(dataset):
     """
     for article_index, article in enumerate(dataset):
         if not isinstance(article, dict) or "paragraphs" not in article:
-            raise ValueError("data[%d] has no \"paragraphs\"" % article_index)
+            raise UserError("data[%d] has no \"paragraphs\"" % article_index)
         for paragraph_index, paragraph in enumerate(article["paragraphs"]):
             if not isinstance(paragraph, dict) or "qas" not in paragraph:
-                raise ValueError("data[%d].paragraphs[%d] has no \"qas\"" % (
+                raise UserError("data[%d].paragraphs[%d] has no \"qas\"" % (
                     article_index, paragraph_index))
             for qa in paragraph["qas"]:
                 if not isinstance(qa, dict) or "id" not in qa:
-                    raise ValueError(
+                    raise UserError(
                         "data[%d].paragraphs[%d]: a question has no \"id\""
                         % (article_index, paragraph_index))
                 if not isinstance(qa.get("answers"), list):
-                    raise ValueError(
+                    raise UserError(
                         "question %r has no \"answers\" list (evaluation "
                         "needs the gold answers)" % qa["id"])
                 yield qa
@@ -198,11 +199,11 @@ def _check_na_probs(na_probs, qid_to_has_ans, source):
     """Raises ValueError unless every question has a numeric null odds."""
     for qid in qid_to_has_ans:
         if qid not in na_probs:
-            raise ValueError("%s: no null odds for question %r" % (
+            raise UserError("%s: no null odds for question %r" % (
                 source, qid))
         value = na_probs[qid]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(
+            raise UserError(
                 "%s: null odds for question %r should be a number, got %r"
                 % (source, qid, value))
 
@@ -243,7 +244,7 @@ def evaluate_with_missing(dataset, preds, na_probs=None, na_prob_thresh=1.0,
     """As `evaluate`, and also returns the list of qids without prediction."""
     qid_to_has_ans = make_qid_to_has_ans(dataset)
     if not qid_to_has_ans:
-        raise ValueError("The SQuAD data holds no questions.")
+        raise UserError("The SQuAD data holds no questions.")
     if na_probs is not None:
         _check_na_probs(na_probs, qid_to_has_ans, na_probs_source)
         thresh_probs = na_probs
@@ -288,7 +289,7 @@ def _load_json(path):
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError("%s: not valid JSON (line %d, column %d): %s" % (
+        raise UserError("%s: not valid JSON (line %d, column %d): %s" % (
             path, err.lineno, err.colno, err.msg)) from None
 
 
@@ -296,7 +297,7 @@ def _load_json_object(path, what):
     """Loads a JSON object {qid: value}; ValueError naming the file."""
     obj = _load_json(path)
     if not isinstance(obj, dict):
-        raise ValueError("%s: expected a JSON object {question id: %s}" % (
+        raise UserError("%s: expected a JSON object {question id: %s}" % (
             path, what))
     return obj
 
@@ -309,8 +310,8 @@ def load_dataset(path):
     """
     obj = _load_json(path)
     if not isinstance(obj, dict) or not isinstance(obj.get("data"), list):
-        raise ValueError("%s: expected a JSON object with a \"data\" list "
-                         "(SQuAD format)" % path)
+        raise UserError("%s: expected a JSON object with a \"data\" list "
+                        "(SQuAD format)" % path)
     return obj["data"]
 
 
@@ -319,8 +320,8 @@ def load_predictions(path):
     preds = _load_json_object(path, "answer text")
     for qid, text in preds.items():
         if not isinstance(text, str):
-            raise ValueError("%s: prediction for question %r should be a "
-                             "string, got %r" % (path, qid, text))
+            raise UserError("%s: prediction for question %r should be a "
+                            "string, got %r" % (path, qid, text))
     return preds
 
 
@@ -345,7 +346,7 @@ def evaluate_files(data_file, pred_file, na_prob_file=None,
     try:
         make_qid_to_has_ans(dataset)
     except ValueError as err:
-        raise ValueError("%s: %s" % (data_file, err)) from None
+        raise UserError("%s: %s" % (data_file, err)) from None
     preds = load_predictions(pred_file)
     na_probs = None
     if na_prob_file:

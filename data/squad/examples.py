@@ -9,6 +9,7 @@ import json
 
 from absl import logging
 
+from data.io.errors import UserError
 from data.io.text_files import read_utf8_text
 
 
@@ -109,11 +110,11 @@ def load_squad_json(input_file):
     try:
         input_json = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ValueError("%s: not valid JSON (line %d, column %d): %s" % (
+        raise UserError("%s: not valid JSON (line %d, column %d): %s" % (
             input_file, err.lineno, err.colno, err.msg)) from None
     if not isinstance(input_json, dict) or not isinstance(
             input_json.get("data"), list):
-        raise ValueError(
+        raise UserError(
             "%s: expected a JSON object with a \"data\" list (SQuAD format)"
             % input_file)
     return input_json["data"]
@@ -122,11 +123,11 @@ def load_squad_json(input_file):
 def _field(container, key, expected_type, input_file, where):
     """Returns container[key], raising a ValueError that says where."""
     if not isinstance(container, dict) or key not in container:
-        raise ValueError("%s: %s has no \"%s\" field" % (
+        raise UserError("%s: %s has no \"%s\" field" % (
             input_file, where, key))
     value = container[key]
     if not isinstance(value, expected_type):
-        raise ValueError("%s: %s: field \"%s\" should be %s, got %s" % (
+        raise UserError("%s: %s: field \"%s\" should be %s, got %s" % (
             input_file, where, key, expected_type.__name__,
             type(value).__name__))
     return value
@@ -155,7 +156,7 @@ def _answer_words(qa, qas_id, paragraph_text, doc_tokens,
         return None
     end_offset = answer_offset + answer_length - 1
     if answer_offset < 0 or end_offset >= len(paragraph_text):
-        raise ValueError(
+        raise UserError(
             "%s: question %r: answer_start %d with an answer of %d "
             "characters lies outside the context (%d characters)" % (
                 input_file, qas_id, answer_offset, answer_length,
@@ -233,7 +234,7 @@ def read_squad_examples(input_file, is_training,
                         answers = _field(qa, "answers", list, input_file,
                                          q_where)
                         if len(answers) != 1:
-                            raise ValueError(
+                            raise UserError(
                                 "%s: question %r has %d answers; for "
                                 "training, each question should have exactly "
                                 "1 answer." % (input_file, qas_id,

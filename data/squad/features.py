@@ -13,6 +13,7 @@ import os
 from absl import logging
 import tensorflow as tf
 
+from data.io.errors import UserError
 from data.io.record_specs import squad_record_spec
 from data.io.tfrecord import RecordFileWriter
 
@@ -210,7 +211,7 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
     skipped with a warning (the original writes labels with start > end).
     """
     if doc_stride < 1:
-        raise ValueError("doc_stride must be at least 1, got %d" % doc_stride)
+        raise UserError("doc_stride must be at least 1, got %d" % doc_stride)
 
     unique_id = FIRST_UNIQUE_ID
     # Questions of one paragraph share one doc_tokens list: tokenize it once.
@@ -251,7 +252,7 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
         # The 3 places are [CLS], [SEP] and [SEP].
         max_tokens_for_doc = max_seq_length - len(query_tokens) - 3
         if max_tokens_for_doc < 1:
-            raise ValueError(
+            raise UserError(
                 "Question %r: max_seq_length %d leaves no room for context "
                 "after %d query tokens; use max_seq_length > max_query_length "
                 "(%d) + 3" % (example.qas_id, max_seq_length,

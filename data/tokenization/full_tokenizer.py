@@ -21,6 +21,7 @@ import unicodedata
 
 from absl import logging
 
+from data.io.errors import UserError
 from data.tokenization.vocab import (  # noqa: F401  (public here too)
     highest_reachable_id, load_vocab, validate_vocab_size,
     vocab_file_warnings)
@@ -59,7 +60,7 @@ _CASED_MODELS = (
 )
 
 
-class VocabLookupError(KeyError):
+class VocabLookupError(UserError, KeyError):
     """A token or id is not in the vocabulary.
 
     Subclasses `KeyError` because the original's conversion functions are
@@ -118,7 +119,7 @@ def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
         expected_flag, model_kind = "False", "cased"
     else:
         return
-    raise ValueError(
+    raise UserError(
         "do_lower_case=%s does not match the checkpoint %r: %s is a %s model, "
         "so pass --do_lower_case=%s (or remove this check if you are sure the "
         "mismatch is intended)." % (do_lower_case, init_checkpoint,

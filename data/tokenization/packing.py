@@ -16,6 +16,7 @@ import collections
 import keras_hub
 import tensorflow as tf
 import tensorflow_text as tf_text
+from data.io.errors import UserError
 
 PackedInputs = collections.namedtuple(
     "PackedInputs", ["tokens", "input_ids", "input_mask", "segment_ids"])
@@ -57,7 +58,7 @@ def truncate_seq_pair(tokens_a, tokens_b, max_length):
 def _check_max_seq_length(max_seq_length, is_pair):
     minimum = 3 if is_pair else 2
     if max_seq_length < minimum:
-        raise ValueError(
+        raise UserError(
             "max_seq_length must be at least %d for %s ([CLS], [SEP]%s), "
             "got %d" % (minimum, "a pair" if is_pair else "one segment",
                         ", [SEP]" if is_pair else "", max_seq_length))

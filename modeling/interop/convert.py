@@ -10,6 +10,7 @@ import os
 
 from absl import logging
 
+from data.io.errors import UserError
 from modeling.config import BertConfig
 from modeling.interop import huggingface, keras_hub, tf1
 
@@ -35,8 +36,8 @@ def read_weights(input_format, input_path, bert_config_file=None):
         return keras_hub.backbone_to_tf1(keras_hub.load_backbone(input_path, config))
     if input_format == "huggingface":
         return huggingface.load_hf(input_path)
-    raise ValueError(f"Unknown format {input_format!r}; expected one of "
-                     f"{', '.join(FORMATS)}.")
+    raise UserError(f"Unknown format {input_format!r}; expected one of "
+                    f"{', '.join(FORMATS)}.")
 
 
 def _vocab_beside(input_format, input_path):
@@ -72,11 +73,11 @@ def convert(input_format, input_path, output_format, output_path,
     """
     for name in (input_format, output_format):
         if name not in FORMATS:
-            raise ValueError(f"Unknown format {name!r}; expected one of "
-                             f"{', '.join(FORMATS)}.")
+            raise UserError(f"Unknown format {name!r}; expected one of "
+                            f"{', '.join(FORMATS)}.")
     if input_format == output_format:
-        raise ValueError(f"Input and output are both {input_format}; nothing "
-                         "to convert.")
+        raise UserError(f"Input and output are both {input_format}; nothing "
+                        "to convert.")
     if os.path.exists(output_path):
         raise FileExistsError(f"Output {output_path} already exists; not "
                               "overwriting it. Choose a new path.")

@@ -44,6 +44,7 @@ import re
 import numpy as np
 from safetensors.numpy import load_file, save_file
 
+from data.io.errors import UserError
 from modeling.config import BertConfig
 from data.io.atomic import write_directory_atomically
 
@@ -94,7 +95,7 @@ def hf_name(tf1_name, prefix="bert."):
         if tf1_name == ours:
             return theirs, False
     if not _KNOWN_TF1.match(tf1_name):
-        raise ValueError(f"No Hugging Face name for TF1 weight {tf1_name!r}.")
+        raise UserError(f"No Hugging Face name for TF1 weight {tf1_name!r}.")
     if tf1_name.endswith("_embeddings"):
         return prefix + tf1_name[len("bert/"):].replace("/", ".") + ".weight", False
     scope, _, leaf = tf1_name.rpartition("/")
@@ -132,7 +133,7 @@ def tf1_name(name):
         result = (f"{scope}/kernel", True) if leaf == "weight" else (
             f"{scope}/{leaf}", False)
     if not _KNOWN_TF1.match(result[0]):
-        raise ValueError(f"No TF1 name for Hugging Face tensor {name!r}.")
+        raise UserError(f"No TF1 name for Hugging Face tensor {name!r}.")
     return result
 
 
@@ -181,8 +182,8 @@ def hf_to_tf1(tensors):
         if word not in weights:
             weights[word] = tensors[_DECODER_WEIGHT]
         elif not np.array_equal(weights[word], tensors[_DECODER_WEIGHT]):
-            raise ValueError(f"{_DECODER_WEIGHT} differs from the word "
-                             "embeddings; this model ties them.")
+            raise UserError(f"{_DECODER_WEIGHT} differs from the word "
+                            "embeddings; this model ties them.")
     if _DECODER_BIAS in tensors and "cls/predictions/output_bias" not in weights:
         weights["cls/predictions/output_bias"] = tensors[_DECODER_BIAS]
     pooler = ("bert/pooler/dense/kernel", "bert/pooler/dense/bias")
@@ -198,8 +199,8 @@ def hf_to_tf1(tensors):
 def hf_config(config, architecture_name, num_labels=None):
     """HF `config.json` dict for a `BertConfig`."""
     if config.hidden_act.lower() not in _ACTIVATIONS_TO_HF:
-        raise ValueError(f"hidden_act {config.hidden_act!r} has no Hugging "
-                         "Face equivalent.")
+        raise UserError(f"hidden_act {config.hidden_act!r} has no Hugging "
+                        "Face equivalent.")
     result = {
         "architectures": [architecture_name], "model_type": "bert",
         "vocab_size": config.vocab_size, "hidden_size": config.hidden_size,
@@ -230,16 +231,16 @@ def config_from_hf(hf, source=CONFIG_NAME):
     """
     act = str(hf.get("hidden_act", "gelu")).lower()
     if act not in _ACTIVATIONS_FROM_HF:
-        raise ValueError(f"{source}: hidden_act {act!r} is not supported "
-                         f"(known: {sorted(_ACTIVATIONS_FROM_HF)}).")
+        raise UserError(f"{source}: hidden_act {act!r} is not supported "
+                        f"(known: {sorted(_ACTIVATIONS_FROM_HF)}).")
     eps = hf.get("layer_norm_eps", 1e-12)
     if abs(eps - 1e-12) > 1e-15:
-        raise ValueError(f"{source}: layer_norm_eps {eps}; this model uses "
-                         "1e-12 only.")
+        raise UserError(f"{source}: layer_norm_eps {eps}; this model uses "
+                        "1e-12 only.")
     position = hf.get("position_embedding_type", "absolute")
     if position != "absolute":
-        raise ValueError(f"{source}: position_embedding_type {position!r}; "
-                         "only 'absolute' is supported.")
+        raise UserError(f"{source}: position_embedding_type {position!r}; "
+                        "only 'absolute' is supported.")
     values = {key: hf[key] for key in ("vocab_size",) if key in hf}
     return BertConfig.from_dict(dict(values, **{
         "hidden_size": hf.get("hidden_size", 768),
@@ -309,8 +310,8 @@ def load_hf(path):
     path = os.fspath(path)
     config_path = os.path.join(path, CONFIG_NAME)
     if not os.path.isfile(config_path):
-        raise FileNotFoundError(f"No {CONFIG_NAME} in {path} (expected a "
-                                "Hugging Face model directory).")
+        raise UserError(f"No {CONFIG_NAME} in {path} (expected a "
+                        "Hugging Face model directory).")
     with open(config_path, encoding="utf-8") as reader:
         config = config_from_hf(json.load(reader), source=config_path)
     index_path = os.path.join(path, INDEX_NAME)
@@ -320,7 +321,7 @@ def load_hf(path):
     elif os.path.isfile(os.path.join(path, WEIGHTS_NAME)):
         shards = [WEIGHTS_NAME]
     else:
-        raise FileNotFoundError(
+        raise UserError(
             f"No {WEIGHTS_NAME} or {INDEX_NAME} in {path}; a pytorch_model.bin "
             "must first be saved as safetensors (transformers: "
             "save_pretrained(..., safe_serialization=True)).")

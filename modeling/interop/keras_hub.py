@@ -34,7 +34,8 @@ import os
 
 import keras_hub
 
-from modeling.bert_model import BertModel
+from data.io.errors import UserError
+from modeling.models.bert_model import BertModel
 from modeling.checkpoints import model_weights_by_name
 from modeling.config import BertConfig
 from data.io.atomic import atomic_output, write_directory_atomically
@@ -81,7 +82,7 @@ def backbone_for_config(config):
             activation).
     """
     if config.hidden_act.lower() != "gelu":
-        raise ValueError(
+        raise UserError(
             f"keras-hub's BertBackbone uses tanh-gelu only; this config has "
             f"hidden_act {config.hidden_act!r}.")
     return keras_hub.models.BertBackbone(
@@ -133,13 +134,13 @@ def tf1_to_backbone(weights, config):
                if keras_hub_path(name) is not None}
     missing = sorted(set(by_path) - set(sources))
     if missing:
-        raise ValueError(f"The TF1 weights lack {len(missing)} backbone "
-                         f"weight(s), e.g. {missing[:3]}.")
+        raise UserError(f"The TF1 weights lack {len(missing)} backbone "
+                        f"weight(s), e.g. {missing[:3]}.")
     for path, variable in by_path.items():
         value = weights[sources[path]]
         if value.size != math.prod(variable.shape):
-            raise ValueError(f"{sources[path]} {list(value.shape)} does not fit "
-                             f"{path} {list(variable.shape)}.")
+            raise UserError(f"{sources[path]} {list(value.shape)} does not fit "
+                            f"{path} {list(variable.shape)}.")
         variable.assign(value.reshape(variable.shape))
     return backbone
 
@@ -209,11 +210,11 @@ def load_backbone(path, config=None):
     """
     path = os.fspath(path)
     if not os.path.exists(path):
-        raise FileNotFoundError(f"No keras-hub preset or weights file at {path}.")
+        raise UserError(f"No keras-hub preset or weights file at {path}.")
     if path.endswith(WEIGHTS_SUFFIX):
         if config is None:
-            raise ValueError(f"{path} holds weights only; give the BertConfig "
-                             "(--bert_config_file) it was saved with.")
+            raise UserError(f"{path} holds weights only; give the BertConfig "
+                            "(--bert_config_file) it was saved with.")
         backbone = backbone_for_config(config)
         backbone.load_weights(path)
         return backbone

@@ -10,8 +10,9 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from data.io.errors import UserError
 from modeling import checkpoints
-from modeling.bert_model import BertModel
+from modeling.models.bert_model import BertModel
 from modeling.config import BertConfig
 from data.io.atomic import write_directory_atomically
 from modeling.models import BertClassifier, BertPretrainer, BertSquad
@@ -49,7 +50,7 @@ def find_config(checkpoint_prefix, bert_config_file=None):
         return BertConfig.from_json_file(bert_config_file)
     beside = os.path.join(os.path.dirname(checkpoint_prefix), CONFIG_NAME)
     if not os.path.isfile(beside):
-        raise FileNotFoundError(
+        raise UserError(
             f"No {CONFIG_NAME} beside {checkpoint_prefix}; pass "
             "bert_config_file (--bert_config_file).")
     return BertConfig.from_json_file(beside)
@@ -77,7 +78,7 @@ def model_for_weights(weights, config):
     missing = sorted(expected - set(weights))
     unexpected = sorted(set(weights) - expected)
     if missing or unexpected:
-        raise ValueError(
+        raise UserError(
             f"The weights do not form a {type(model).__name__}: missing "
             f"{missing[:5] or 'none'}, unexpected {unexpected[:5] or 'none'} "
             f"({len(missing)} and {len(unexpected)} in all). Use encoder_only "
@@ -114,8 +115,8 @@ def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None):
     for name, variable in variables.items():
         value = np.asarray(weights[name])
         if tuple(value.shape) != tuple(variable.shape):
-            raise ValueError(f"{name}: shape {list(value.shape)} does not fit "
-                             f"the config's {list(variable.shape)}.")
+            raise UserError(f"{name}: shape {list(value.shape)} does not fit "
+                            f"the config's {list(variable.shape)}.")
         variable.assign(value.astype(variable.dtype))
 
     def write(tmp_dir):

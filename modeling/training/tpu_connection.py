@@ -14,9 +14,10 @@ import urllib.parse
 
 import tensorflow as tf
 from absl import logging
+from data.io.errors import UserError
 
 
-class TPUConnectionError(ConnectionError):
+class TPUConnectionError(UserError, ConnectionError):
     """No TPU answered at the address given (message: one line, what to do).
 
     A `ConnectionError` (an `OSError`), so the scripts report it as a user

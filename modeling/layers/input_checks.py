@@ -42,19 +42,36 @@ def require_input_dict(inputs, model_name):
             f"`input_mask`, `segment_ids`), got {found}.")
 
 
-def check_encoder_inputs(inputs, max_position_embeddings):
+def encoder_inputs(inputs, model):
+    """The encoder's inputs out of a task model's input dict.
+
+    Args:
+        inputs: dict of tensors; other keys (e.g. `masked_lm_positions`,
+            `unique_ids`) are left out.
+        model: the task model (its class name goes into the error).
+    Returns:
+        dict with those of `input_ids`, `input_mask`, `segment_ids` present.
+    Raises:
+        TypeError: `inputs` is not a dict (see `require_input_dict`).
+    """
+    require_input_dict(inputs, type(model).__name__)
+    return {key: inputs[key] for key in ENCODER_INPUTS if key in inputs}
+
+
+def check_encoder_inputs(inputs, config):
     """Checks `input_ids`, `input_mask`, `segment_ids` before the encoder runs.
 
     Args:
         inputs: dict with `input_ids` and optionally `input_mask`,
             `segment_ids`: tensors or arrays [batch_size, seq_length].
-        max_position_embeddings: int, the config's longest sequence.
+        config: the `BertConfig` (its `check_sequence_length` is the rule).
 
     Raises:
         ValueError: `input_ids` is not of rank 2; `input_mask` or
-            `segment_ids` differ from `input_ids` in shape; the static
-            sequence length exceeds `max_position_embeddings`. The message
+            `segment_ids` differ from `input_ids` in shape. The message
             names the input, its shape and what is expected.
+        modeling.config.SequenceLengthError: the static sequence length
+            exceeds `max_position_embeddings`.
         tf.errors.InvalidArgumentError: (when run) the sequence length,
             unknown while tracing, exceeds `max_position_embeddings`.
     """
@@ -67,13 +84,10 @@ def check_encoder_inputs(inputs, max_position_embeddings):
             f"BertModel input `input_ids` has shape {shape} (rank {len(shape)}); "
             f"expected rank 2, [batch_size, seq_length].{hint}")
     seq_length = None if shape is None else shape[1]
+    max_position_embeddings = config.max_position_embeddings
     if seq_length is not None:
-        if seq_length > max_position_embeddings:
-            raise ValueError(
-                f"BertModel input `input_ids` has shape {shape}: seq_length "
-                f"{seq_length} exceeds max_position_embeddings "
-                f"({max_position_embeddings}) of the BERT config; use sequences "
-                f"of at most {max_position_embeddings} tokens (max_seq_length).")
+        config.check_sequence_length(
+            seq_length, f"BertModel input `input_ids` of shape {shape}")
     elif isinstance(input_ids, tf.Tensor) and not tf.executing_eagerly():
         tf.debugging.assert_less_equal(
             tf.shape(input_ids)[1], max_position_embeddings,

@@ -2,7 +2,7 @@
 import keras
 import tensorflow as tf
 
-from modeling.tf1_optimizer import TF1StyleOptimizer
+from modeling.optimization.tf1_optimizer import TF1StyleOptimizer
 
 
 @keras.saving.register_keras_serializable(package="bert")

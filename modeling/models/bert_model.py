@@ -9,13 +9,13 @@ first called.
 import keras
 from keras import ops
 
-from modeling.attention import attention_bias_from_mask
+from modeling.layers.attention import attention_bias_from_mask
 from modeling.config import BertConfig
-from modeling.embeddings import BertEmbeddings
-from modeling.initializers import create_initializer
-from modeling.input_checks import check_encoder_inputs, require_input_dict
-from modeling.serialization import BertConfigSerializable, register
-from modeling.transformer import TransformerLayer
+from modeling.layers.embeddings import BertEmbeddings
+from modeling.layers.initializers import create_initializer
+from modeling.layers.input_checks import check_encoder_inputs, require_input_dict
+from modeling.layers.serialization import BertConfigSerializable, register
+from modeling.layers.transformer import TransformerLayer
 
 
 @register
@@ -143,7 +143,7 @@ class BertModel(BertConfigSerializable, keras.Model):
             raise KeyError(
                 "BertModel inputs need `input_ids`; got keys "
                 f"{sorted(inputs)}.")
-        check_encoder_inputs(inputs, self.config.max_position_embeddings)
+        check_encoder_inputs(inputs, self.config)
         input_ids = inputs["input_ids"]
         input_mask = inputs.get("input_mask")
         if input_mask is None:

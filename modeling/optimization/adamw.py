@@ -2,7 +2,7 @@
 import keras
 import tensorflow as tf
 
-from modeling.tf1_optimizer import TF1StyleOptimizer
+from modeling.optimization.tf1_optimizer import TF1StyleOptimizer, adam_moments
 
 
 @keras.saving.register_keras_serializable(package="bert")
@@ -57,9 +57,8 @@ class AdamWeightDecay(TF1StyleOptimizer):
             tf.convert_to_tensor(variable),
             self._dense_gradient(gradient, variable),
             tf.convert_to_tensor(m), tf.convert_to_tensor(v),
-            constant(learning_rate), constant(self.beta_1),
-            constant(1.0 - self.beta_1), constant(self.beta_2),
-            constant(1.0 - self.beta_2), constant(self.epsilon),
+            constant(learning_rate), *self.moment_constants(dtype),
+            constant(self.epsilon),
             constant(self.weight_decay_rate), decays)
         self.assign(variable, next_variable)
         self.assign(m, next_m)
@@ -74,9 +73,8 @@ def _adamw_arithmetic(variable, gradient, m, v, learning_rate, beta_1,
                       one_minus_beta_1, beta_2, one_minus_beta_2, epsilon,
                       weight_decay_rate, decays):
     """The original's update ops; returns (next variable, next_m, next_v)."""
-    next_m = tf.multiply(beta_1, m) + tf.multiply(one_minus_beta_1, gradient)
-    next_v = (tf.multiply(beta_2, v)
-              + tf.multiply(one_minus_beta_2, tf.square(gradient)))
+    next_m, next_v = adam_moments(gradient, m, v, beta_1, one_minus_beta_1,
+                                  beta_2, one_minus_beta_2)
     update = next_m / (tf.sqrt(next_v) + epsilon)
     if decays:  # a Python bool: one compiled function for each value
         update += weight_decay_rate * variable

@@ -4,8 +4,8 @@ import math
 import keras
 from keras import ops
 
-from modeling.initializers import create_initializer
-from modeling.serialization import BertConfigSerializable, register
+from modeling.layers.initializers import create_initializer
+from modeling.layers.serialization import BertConfigSerializable, register
 
 # The original adds this to the logits of masked keys (not -inf), so a row whose
 # keys are all masked still gets a uniform softmax instead of NaNs.

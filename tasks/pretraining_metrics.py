@@ -3,12 +3,12 @@
 Reproduces the metric_fn of google-research/bert `run_pretraining.py` plus
 the Estimator's `loss`, accumulated over evaluation batches in float64 with
 numpy (the values are sums and means, no library metric needed). The
-per-example losses are the training loss's own (`modeling.losses`), applied
+per-example losses are the training loss's own (`modeling.models.losses`), applied
 to float64 log-probabilities.
 """
 import numpy as np
 
-from modeling.losses import per_example_log_prob_loss
+from modeling.models.losses import per_example_log_prob_loss
 
 
 def _per_example_loss(log_probs, labels):

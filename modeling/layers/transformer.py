@@ -2,11 +2,11 @@
 import keras
 from keras import ops
 
-from modeling.activations import get_activation
-from modeling.attention import SelfAttention
-from modeling.embeddings import LAYER_NORM_EPSILON
-from modeling.initializers import create_initializer
-from modeling.serialization import BertConfigSerializable, register
+from modeling.layers.activations import get_activation
+from modeling.layers.attention import SelfAttention
+from modeling.layers.embeddings import LAYER_NORM_EPSILON
+from modeling.layers.initializers import create_initializer
+from modeling.layers.serialization import BertConfigSerializable, register
 
 
 @register

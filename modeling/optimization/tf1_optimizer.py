@@ -5,11 +5,36 @@ TensorFlow backend only (it uses `tf.clip_by_global_norm` and tf.distribute).
 import keras
 import tensorflow as tf
 
+from modeling import keras_internals
 from modeling.naming import tf1_name
-from modeling.weight_decay import matches_exclusion
+from modeling.optimization.weight_decay import matches_exclusion
 
 ADAM_M = "adam_m"
 ADAM_V = "adam_v"
+
+
+def adam_moments(gradient, m, v, beta_1, one_minus_beta_1, beta_2,
+                 one_minus_beta_2):
+    """The original's Adam moment update, op for op; the one copy of it.
+
+    next_m = beta_1 * m + (1 - beta_1) * g
+    next_v = beta_2 * v + (1 - beta_2) * g^2
+
+    Args:
+        gradient, m, v: dense tensors of one float dtype and the variable's
+            shape.
+        beta_1, one_minus_beta_1, beta_2, one_minus_beta_2: scalars of that
+            dtype (see `TF1StyleOptimizer.moment_constants`).
+    Returns:
+        (next_m, next_v).
+
+    Source: `AdamWeightDecayOptimizer.apply_gradients` in the original
+    `optimization.py`.
+    """
+    next_m = tf.multiply(beta_1, m) + tf.multiply(one_minus_beta_1, gradient)
+    next_v = (tf.multiply(beta_2, v)
+              + tf.multiply(one_minus_beta_2, tf.square(gradient)))
+    return next_m, next_v
 
 
 class TF1StyleOptimizer(keras.optimizers.Optimizer):
@@ -75,7 +100,7 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
                 "exclude_from_weight_decay() must be called before the "
                 "optimizer is built.")
         for variable in var_list or ():
-            self._excluded_ids.add(self._var_key(variable))
+            self._excluded_ids.add(keras_internals.variable_key(self, variable))
         if isinstance(var_names, str):
             var_names = (var_names,)
         self._exclude_patterns += tuple(var_names or ())
@@ -89,7 +114,7 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         ignoring case, and a variable called `gamma` or `beta` (a Keras
         normalization layer's) is also matched as `LayerNorm/gamma` or
         `LayerNorm/beta`, so the default patterns exclude it wherever its
-        layer sits (`modeling.weight_decay.matches_exclusion`); for the
+        layer sits (`modeling.optimization.weight_decay.matches_exclusion`); for the
         original's own names this picks exactly the same variables.
         Variables passed in `exclude_from_weight_decay(var_list=...)` are
         excluded too.
@@ -104,7 +129,7 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         return not self._is_excluded(variable)
 
     def _is_excluded(self, variable):
-        if self._var_key(variable) in self._excluded_ids:
+        if keras_internals.variable_key(self, variable) in self._excluded_ids:
             return True
         return matches_exclusion(variable, self._exclude_patterns)
 
@@ -143,7 +168,7 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
             raise ValueError(
                 f"{type(self).__name__} has no slots yet: call "
                 "optimizer.build(model.trainable_variables) first.")
-        index = self._trainable_variables_indices.get(self._var_key(variable))
+        index = keras_internals.variable_index(self, variable)
         if index is None:
             raise ValueError(
                 f"{type(self).__name__} was not built with variable "
@@ -162,7 +187,7 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
                 f"{type(self).__name__} has no slots yet: call "
                 "optimizer.build(model.trainable_variables) first.")
         slots = {}
-        for variable, m, v in zip(self._trainable_variables, self._adam_m,
+        for variable, m, v in zip(keras_internals.built_variables(self), self._adam_m,
                                   self._adam_v):
             name = tf1_name(variable)
             if f"{name}/{ADAM_M}" in slots:
@@ -181,10 +206,10 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         # fixture checkpoints (2 steps, lr 1e-3, warmup 2 of 10) the updates
         # used the rates of steps 1 and 2 (5e-4, 8e-4), i.e. the step after
         # the increment. `schedule_step_offset=1` reproduces that.
-        if isinstance(self._learning_rate,
+        schedule = keras_internals.learning_rate_setting(self)
+        if isinstance(schedule,
                       keras.optimizers.schedules.LearningRateSchedule):
-            return self._learning_rate(
-                self.iterations + self.schedule_step_offset)
+            return schedule(self.iterations + self.schedule_step_offset)
         return super()._get_current_learning_rate()
 
     # ----- clipping ----------------------------------------------------------
@@ -204,20 +229,18 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         # repeated rows included, exactly as the original did.
         variables = [v.value if isinstance(v, keras.Variable) else v
                      for v in trainable_variables]
-        grads_and_vars = self._all_reduce_sum_gradients(
-            list(zip(grads, variables)))
+        grads_and_vars = keras_internals.all_reduce_sum_gradients(
+            self, list(zip(grads, variables)))
         if self.global_clipnorm:
             clipped, _ = tf.clip_by_global_norm(
                 [g for g, _ in grads_and_vars], self.global_clipnorm)
             grads_and_vars = list(zip(clipped, [v for _, v in grads_and_vars]))
-        tf.__internal__.distribute.interim.maybe_merge_call(
-            self._distributed_tf_update_step, self._distribution_strategy,
-            grads_and_vars, learning_rate)
+        keras_internals.distributed_update(self, grads_and_vars, learning_rate)
 
     # ----- the update --------------------------------------------------------
 
     def _slots_and_flags(self, variable):
-        index = self._get_variable_index(variable)
+        index = keras_internals.variable_index(self, variable)
         return (self._adam_m[index], self._adam_v[index],
                 self._decay_flags[index], self._excluded_flags[index])
 
@@ -232,16 +255,21 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
             gradient = tf.convert_to_tensor(gradient)
         return tf.cast(gradient, variable.dtype)
 
+    def moment_constants(self, dtype):
+        """beta_1, 1 - beta_1, beta_2, 1 - beta_2 as tensors of `dtype`.
+
+        The differences are taken in Python (float64) and then cast, as the
+        original's `1.0 - self.beta_1`: in float32, 1 - 0.9 would differ in
+        the last bit.
+        """
+        return tuple(tf.cast(value, dtype) for value in (
+            self.beta_1, 1.0 - self.beta_1, self.beta_2, 1.0 - self.beta_2))
+
     def _moments(self, gradient, variable, m, v):
-        """The original's `next_m`, `next_v`, op for op (float32)."""
-        gradient = self._dense_gradient(gradient, variable)
-        next_m = (tf.multiply(tf.cast(self.beta_1, variable.dtype), m)
-                  + tf.multiply(tf.cast(1.0 - self.beta_1, variable.dtype),
-                                gradient))
-        next_v = (tf.multiply(tf.cast(self.beta_2, variable.dtype), v)
-                  + tf.multiply(tf.cast(1.0 - self.beta_2, variable.dtype),
-                                tf.square(gradient)))
-        return next_m, next_v
+        """The original's `next_m`, `next_v` for `variable` (see
+        `adam_moments`)."""
+        return adam_moments(self._dense_gradient(gradient, variable), m, v,
+                            *self.moment_constants(variable.dtype))
 
     def get_config(self):
         config = super().get_config()

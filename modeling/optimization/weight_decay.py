@@ -18,6 +18,7 @@ import re
 
 import keras
 
+from modeling import keras_internals
 from modeling.naming import tf1_name
 
 # The original `create_optimizer`'s exclusion list, matched with `re.search`.
@@ -92,7 +93,7 @@ def normalization_variables(model):
     found = []
     # `_flatten_layers` walks nested layers and models (Keras has no public
     # recursive walk); it includes `model` itself.
-    for layer in model._flatten_layers(include_self=True, recursive=True):
+    for layer in keras_internals.all_layers(model):
         if isinstance(layer, norm_types):
             found.extend(layer.weights)
     return found

@@ -6,10 +6,10 @@ with a transposed matmul; every `*/kernel` is `[in, out]`.
 import keras
 from keras import ops
 
-from modeling.activations import get_activation
-from modeling.embeddings import LAYER_NORM_EPSILON
-from modeling.initializers import create_initializer
-from modeling.serialization import BertConfigSerializable, register
+from modeling.layers.activations import get_activation
+from modeling.layers.embeddings import LAYER_NORM_EPSILON
+from modeling.layers.initializers import create_initializer
+from modeling.layers.serialization import BertConfigSerializable, register
 
 
 def gather_positions(sequence_output, positions):

@@ -22,14 +22,16 @@ TensorFlow backend only (it uses `tf.clip_by_global_norm` and tf.distribute).
 
 The pieces live in `lr_schedule` (WarmupLinearDecay), `weight_decay` (which
 variables are decayed), `tf1_optimizer` (the shared base: slots, clipping,
-schedule step), `adamw` (AdamWeightDecay) and `lamb` (LambWeightDecay); they
-are importable from here as before.
+schedule step, the Adam moments), `adamw` (AdamWeightDecay) and `lamb`
+(LambWeightDecay); they are importable from here. Private Keras hooks are
+reached only through `modeling/keras_internals.py`.
 """
-from modeling.adamw import AdamWeightDecay
-from modeling.lamb import LambWeightDecay
-from modeling.lr_schedule import WarmupLinearDecay
-from modeling.tf1_optimizer import ADAM_M, ADAM_V, TF1StyleOptimizer
-from modeling.weight_decay import (DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY,
+from data.io.errors import UserError
+from modeling.optimization.adamw import AdamWeightDecay
+from modeling.optimization.lamb import LambWeightDecay
+from modeling.optimization.lr_schedule import WarmupLinearDecay
+from modeling.optimization.tf1_optimizer import ADAM_M, ADAM_V, TF1StyleOptimizer
+from modeling.optimization.weight_decay import (DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY,
                                    matches_exclusion, normalization_variables)
 
 __all__ = ["ADAM_M", "ADAM_V", "AdamWeightDecay",
@@ -42,7 +44,7 @@ def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
                      optimizer_type="adamw", weight_decay_rate=0.01,
                      model=None,
                      exclude_from_weight_decay=DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY,
-                     global_clipnorm=1.0):
+                     global_clipnorm=1.0, gradient_accumulation_steps=1):
     """The original `create_optimizer`'s optimizer, schedule and clipping.
 
     Args:
@@ -57,20 +59,26 @@ def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
         names (`normalization_variables`).
       exclude_from_weight_decay: regex patterns (the original's by default).
       global_clipnorm: float or None (1.0 as the original).
+      gradient_accumulation_steps: int >= 1; with k > 1 the gradients of k
+        batches are averaged per update (Keras' optimizer option), and
+        `iterations`, i.e. `global_step`, counts updates, so
+        `num_train_steps` and the schedule stay in updates. Call under the
+        strategy's scope.
 
     Returns:
       `AdamWeightDecay` or `LambWeightDecay` with beta_1 0.9, beta_2 0.999,
       epsilon 1e-6 and a `WarmupLinearDecay` learning rate.
 
     Raises:
-      ValueError: unknown `optimizer_type`, or bad schedule arguments.
+      ValueError: unknown `optimizer_type`, bad schedule arguments, or
+        `gradient_accumulation_steps` < 1.
 
     Source: `create_optimizer` in the original `optimization.py`.
     """
     classes = {"adamw": AdamWeightDecay, "lamb": LambWeightDecay}
     key = str(optimizer_type).lower()
     if key not in classes:
-        raise ValueError(
+        raise UserError(
             f"optimizer_type must be one of {sorted(classes)}, got "
             f"{optimizer_type!r}.")
     schedule = WarmupLinearDecay(init_lr, num_train_steps, num_warmup_steps)
@@ -82,4 +90,11 @@ def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
     if model is not None:
         optimizer.exclude_from_weight_decay(
             var_list=normalization_variables(model))
+    steps = int(gradient_accumulation_steps or 1)
+    if steps < 1:
+        raise UserError(f"gradient_accumulation_steps must be >= 1, got "
+                        f"{gradient_accumulation_steps}.")
+    if steps > 1:
+        # Read by Keras' `build` (accumulators) and `apply`; set before build.
+        optimizer.gradient_accumulation_steps = steps
     return optimizer

@@ -4,6 +4,7 @@ Source: `create_optimizer` in the original `optimization.py`.
 """
 import keras
 import tensorflow as tf
+from data.io.errors import UserError
 
 
 @keras.saving.register_keras_serializable(package="bert")
@@ -41,13 +42,13 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
     def __init__(self, init_lr, num_train_steps, num_warmup_steps, name=None):
         super().__init__()
         if int(num_train_steps) <= 0:
-            raise ValueError(
+            raise UserError(
                 f"num_train_steps must be > 0, got {num_train_steps}.")
         if num_warmup_steps is None or int(num_warmup_steps) < 0:
-            raise ValueError(
+            raise UserError(
                 f"num_warmup_steps must be >= 0, got {num_warmup_steps}.")
         if float(init_lr) < 0:
-            raise ValueError(f"init_lr must be >= 0, got {init_lr}.")
+            raise UserError(f"init_lr must be >= 0, got {init_lr}.")
         self.init_lr = float(init_lr)
         self.num_train_steps = int(num_train_steps)
         self.num_warmup_steps = int(num_warmup_steps)

@@ -20,6 +20,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from data.io.errors import UserError
+
 
 def _gradient_function(model, optimizer, jit_compile):
     def compute(x, y, sample_weight):
@@ -42,7 +44,7 @@ def make_train_function(model, strategy, jit_compile=False):
 
     Each step takes one distributed batch `(x, y)` or `(x, y, sample_weight)`
     from `iterator`, computes `model.compute_loss` (already divided by the
-    number of replicas, see `modeling.losses.scale_for_replicas`) and applies
+    number of replicas, see `modeling.models.losses.scale_for_replicas`) and applies
     `model.optimizer`. The returned float32 scalar is the sum over the steps
     of the global-batch loss (the per-replica losses summed).
     """
@@ -90,7 +92,7 @@ def check_same_step(strategy, step):
             strategy.run(replica_fn, args=(value,)))[0]
 
     if float(spread(tf.constant(float(step), tf.float64))) != 0.0:
-        raise RuntimeError(
+        raise UserError(
             f"The workers resume from different global steps (this one from "
             f"{step}): output_dir must be one folder shared by all workers.")
 

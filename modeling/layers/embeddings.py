@@ -2,8 +2,8 @@
 import keras
 from keras import ops
 
-from modeling.initializers import create_initializer
-from modeling.serialization import BertConfigSerializable, register
+from modeling.layers.initializers import create_initializer
+from modeling.layers.serialization import BertConfigSerializable, register
 
 # `tf.contrib.layers.layer_norm`, which the original uses, hard-codes this epsilon.
 LAYER_NORM_EPSILON = 1e-12
@@ -27,7 +27,8 @@ class BertEmbeddings(BertConfigSerializable, keras.layers.Layer):
         float [batch_size, seq_length, hidden_size].
 
     Raises:
-        ValueError: a static `seq_length` exceeds `max_position_embeddings`.
+        SequenceLengthError: a static `seq_length` exceeds
+            `max_position_embeddings` (`BertConfig.check_sequence_length`).
 
     Source: `embedding_lookup` and `embedding_postprocessor` in the original
     `modeling.py`.
@@ -60,12 +61,9 @@ class BertEmbeddings(BertConfigSerializable, keras.layers.Layer):
         self.layer_norm.build((None, None, config.hidden_size))
 
     def call(self, input_ids, segment_ids, training=None):
-        static_length = input_ids.shape[1]
-        if (static_length is not None
-                and static_length > self.config.max_position_embeddings):
-            raise ValueError(
-                f"Sequence length {static_length} exceeds max_position_embeddings "
-                f"({self.config.max_position_embeddings}) of the BERT config.")
+        if input_ids.shape[1] is not None:
+            self.config.check_sequence_length(
+                input_ids.shape[1], "BertEmbeddings input_ids")
         seq_length = ops.shape(input_ids)[1]
         embeddings = ops.take(self.word_embeddings, input_ids, axis=0)
         # A one-hot matmul, as the original: same sums as a gather, but a dense

@@ -1,0 +1,29 @@
+"""The original's TF1 name-based checkpoints, read and written by our models.
+
+    from modeling import checkpoints
+    checkpoints.load_tf1_checkpoint(model, "uncased_L-12_H-768_A-12/")
+    checkpoints.save_tf1_checkpoint(model, "out/bert_model.ckpt")
+
+Modules: `files` (finding a checkpoint, reading its index and tensors, with
+errors that name the file), `loading` (what fits, and loading into a model,
+optimizer slots included), `saving` (writing the same layout).
+"""
+from modeling.checkpoints.files import (GLOBAL_STEP,
+                                        RELEASED_CHECKPOINT_NAME, SLOT_NAMES,
+                                        CheckpointCorruptError,
+                                        CheckpointNotFoundError,
+                                        is_optimizer_state, list_checkpoint,
+                                        resolve_checkpoint)
+from modeling.checkpoints.loading import (CheckpointMismatchError, LoadStatus,
+                                          check_compatible,
+                                          load_tf1_checkpoint,
+                                          model_weights_by_name)
+from modeling.checkpoints.saving import (CheckpointExistsError,
+                                         save_tf1_checkpoint)
+
+__all__ = ["GLOBAL_STEP", "RELEASED_CHECKPOINT_NAME", "SLOT_NAMES",
+           "CheckpointCorruptError", "CheckpointExistsError",
+           "CheckpointMismatchError", "CheckpointNotFoundError", "LoadStatus",
+           "check_compatible", "is_optimizer_state", "list_checkpoint",
+           "load_tf1_checkpoint", "model_weights_by_name",
+           "resolve_checkpoint", "save_tf1_checkpoint"]

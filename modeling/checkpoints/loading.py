@@ -1,0 +1,204 @@
+"""Loading TF1 checkpoints into our Keras models (and checking they fit).
+
+A released BERT checkpoint (`bert_model.ckpt.{index,data-*}`) and one written by
+the original scripts (`model.ckpt-N` + a `checkpoint` file, with `*/adam_m`,
+`*/adam_v` and `global_step`) load into our Keras models directly: each Keras
+weight's TF1 name comes from its path by the rule in `modeling/naming.py`, so no
+table of names is needed. Our heads keep every `output_weights` in the original
+`[out, in]` orientation, so tensors are copied without any transposition.
+"""
+import dataclasses
+
+import numpy as np
+from absl import logging
+
+from data.io.errors import UserError
+from modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
+                                        check_data_size, is_optimizer_state,
+                                        read_tensors, read_variables,
+                                        resolve_checkpoint)
+from modeling.naming import tf1_name
+
+
+class CheckpointMismatchError(UserError):
+    """The checkpoint does not fit the model: nothing was assigned."""
+
+
+@dataclasses.dataclass
+class LoadStatus:
+    """What `load_tf1_checkpoint` did.
+
+    Attributes:
+        checkpoint: the resolved checkpoint prefix.
+        loaded: TF1 names assigned from the checkpoint.
+        missing: model weights absent from the checkpoint (left as initialised).
+        unused: checkpoint weights the model has no place for (optimizer state
+            excluded).
+        optimizer_restored: True when slots and `global_step` were restored.
+    """
+    checkpoint: str
+    loaded: list
+    missing: list
+    unused: list
+    optimizer_restored: bool = False
+
+
+def model_weights_by_name(model):
+    """`{TF1 name: Keras variable}` for every weight of `model`.
+
+    Raises:
+        ValueError: two weights map to the same TF1 name (a model built so its
+            paths do not follow the naming rule).
+    """
+    weights = {}
+    for variable in model.weights:
+        name = tf1_name(variable)
+        if name in weights and weights[name] is not variable:
+            raise ValueError(
+                f"Two weights of {model.name} map to the TF1 name {name!r}: "
+                f"{weights[name].path} and {variable.path}.")
+        weights[name] = variable
+    return weights
+
+
+def optimizer_slots(optimizer, variable):
+    slots = optimizer.slot_variables(variable)
+    return {f"{tf1_name(variable)}/{slot}": slots[slot] for slot in SLOT_NAMES
+            if slot in slots}
+
+
+def _mismatch_hints(shapes, weights):
+    """Says which config field most likely differs, when it is clear."""
+    hints = []
+    word = "bert/embeddings/word_embeddings"
+    if word in shapes and word in weights:
+        (ckpt_vocab, ckpt_hidden) = shapes[word]
+        (model_vocab, model_hidden) = weights[word].shape
+        if ckpt_hidden != model_hidden:
+            hints.append(f"hidden_size: the checkpoint has {ckpt_hidden}, the "
+                         f"config {model_hidden} (wrong bert_config.json for "
+                         "this checkpoint?)")
+        elif ckpt_vocab != model_vocab:
+            hints.append(f"vocab_size: the checkpoint has {ckpt_vocab}, the "
+                         f"config {model_vocab}")
+    for name in ("output_bias", "cls/squad/output_bias"):
+        if name in shapes and name in weights and (
+                list(shapes[name]) != list(weights[name].shape)):
+            hints.append(f"number of labels: the checkpoint's head has "
+                         f"{shapes[name][0]}, the model "
+                         f"{weights[name].shape[0]}")
+    if not hints:
+        return ""
+    return "\nLikely cause: " + "; ".join(hints) + "."
+
+
+def check_compatible(model, checkpoint):
+    """Checks names and shapes without assigning anything.
+
+    Returns:
+        (prefix, {name: shape}) of the checkpoint.
+
+    Raises:
+        CheckpointNotFoundError: no checkpoint at `checkpoint`.
+        CheckpointCorruptError: the index is unreadable or the data files
+            hold fewer bytes than its tensors need.
+        CheckpointMismatchError: no weight name matches, or some shapes differ
+            (every differing weight is named with both shapes).
+    """
+    prefix = resolve_checkpoint(checkpoint)
+    shapes = read_variables(prefix)
+    weights = model_weights_by_name(model)
+    matched = [name for name in weights if name in shapes]
+    if not matched:
+        sample = sorted(n for n in shapes if not is_optimizer_state(n))[:5]
+        raise CheckpointMismatchError(
+            f"Checkpoint {prefix} matches no weight of model {model.name!r}. "
+            f"It holds e.g. {sample}; the model expects e.g. "
+            f"{sorted(weights)[:5]}.")
+    mismatches = [
+        f"  {name}: checkpoint {list(shapes[name])} vs model "
+        f"{list(weights[name].shape)}"
+        for name in matched if list(shapes[name]) != list(weights[name].shape)]
+    if mismatches:
+        raise CheckpointMismatchError(
+            f"Checkpoint {prefix} does not fit the model config; nothing was "
+            f"loaded. {len(mismatches)} shape mismatch(es):\n"
+            + "\n".join(mismatches) + _mismatch_hints(shapes, weights))
+    # After the shape checks: a config that does not fit is found from the
+    # index alone, even where the data files are absent or short.
+    check_data_size(prefix, shapes)
+    return prefix, shapes
+
+
+def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True):
+    """Loads a TF1 BERT checkpoint into a model built from this package.
+
+    Optimizer state (`*/adam_m`, `*/adam_v`, `global_step`, ...) is skipped,
+    unless `optimizer` is given: then its slots and `iterations` are restored
+    too, so training resumes where the checkpoint left off. Weights the
+    checkpoint lacks (e.g. a new classifier head) keep their initial values.
+
+    Args:
+        model: a `BertModel` or task model (`modeling.models`).
+        checkpoint: a prefix, or a directory (see `resolve_checkpoint`).
+        optimizer: optional `modeling.optimization.AdamWeightDecay` whose
+            variables are built (`optimizer.build(model.trainable_variables)`).
+        verbose: log loaded, missing and unused names (absl logging, INFO).
+
+    Returns:
+        LoadStatus.
+
+    Raises:
+        CheckpointNotFoundError: no checkpoint there.
+        CheckpointMismatchError: no weight name matches, or any shape differs;
+            checked before anything is assigned.
+        CheckpointCorruptError: the index or data file is truncated or
+            damaged (names the file); nothing is assigned.
+
+    Source: `get_assignment_map_from_checkpoint` plus
+    `tf.train.init_from_checkpoint` in the original scripts (same-name mapping,
+    extras ignored, missing ones left initialised).
+    """
+    prefix, shapes = check_compatible(model, checkpoint)
+    weights = model_weights_by_name(model)
+    loaded = sorted(name for name in weights if name in shapes)
+    missing = sorted(name for name in weights if name not in shapes)
+    unused = sorted(name for name in shapes
+                    if name not in weights and not is_optimizer_state(name))
+    slot_pairs = []
+    if optimizer is not None:
+        for name in loaded:
+            for slot_name, slot in optimizer_slots(optimizer, weights[name]).items():
+                if slot_name in shapes:
+                    slot_pairs.append((slot, slot_name))
+    restore_optimizer = bool(slot_pairs) and GLOBAL_STEP in shapes
+    # Everything is read before anything is assigned, so a damaged file
+    # leaves the model as it was.
+    values = read_tensors(prefix, loaded + (
+        [slot_name for _, slot_name in slot_pairs] + [GLOBAL_STEP]
+        if restore_optimizer else []))
+    assignments = [(weights[name], values[name]) for name in loaded]
+    optimizer_restored = False
+    if restore_optimizer:
+        assignments.extend((slot, values[slot_name]) for slot, slot_name in slot_pairs)
+        assignments.append((optimizer.iterations, values[GLOBAL_STEP]))
+        optimizer_restored = True
+
+    for variable, value in assignments:
+        variable.assign(np.asarray(value).astype(variable.dtype))
+
+    if verbose:
+        logging.info("Loaded %d weights from %s.", len(loaded), prefix)
+        for name in loaded:
+            logging.info("  %s, shape = %s, *INIT_FROM_CKPT*", name,
+                         list(shapes[name]))
+        if missing:
+            logging.info("%d weights not in the checkpoint, freshly "
+                         "initialised: %s", len(missing), ", ".join(missing))
+        if unused:
+            logging.info("%d checkpoint weights unused by the model: %s",
+                         len(unused), ", ".join(unused))
+        if optimizer_restored:
+            logging.info("Restored optimizer state at global_step %d.",
+                         int(values[GLOBAL_STEP]))
+    return LoadStatus(prefix, loaded, missing, unused, optimizer_restored)

@@ -1,0 +1,81 @@
+"""Writing TF1 checkpoints the original code can load.
+
+Writing produces the original's names, shapes and orientation, so the original
+code (`tf.train.init_from_checkpoint`, `tf.train.Saver`) can load our
+checkpoints; files are written atomically (`data/io/atomic.py`).
+"""
+import os
+
+import tensorflow as tf
+
+from data.io.atomic import atomic_output
+from data.io.errors import UserError
+from modeling.checkpoints.files import GLOBAL_STEP
+from modeling.checkpoints.loading import model_weights_by_name, optimizer_slots
+
+
+class CheckpointExistsError(UserError, FileExistsError):
+    """A checkpoint is already at the path asked for; it is never replaced."""
+
+
+def _tensors_to_save(model, optimizer, global_step):
+    tensors = {name: tf.convert_to_tensor(variable.value)
+               for name, variable in model_weights_by_name(model).items()}
+    if optimizer is not None:
+        for variable in model.trainable_weights:
+            for slot_name, slot in optimizer_slots(optimizer, variable).items():
+                tensors[slot_name] = tf.convert_to_tensor(slot.value)
+        if global_step is None:
+            global_step = int(optimizer.iterations.numpy())
+    if global_step is not None:
+        tensors[GLOBAL_STEP] = tf.constant(int(global_step), tf.int64)
+    return tensors
+
+
+def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
+                        overwrite=False, extra_tensors=None):
+    """Writes a TF1 name-based checkpoint the original code can load.
+
+    Writes `<prefix>.index` and `<prefix>.data-00000-of-00001` with the
+    original variable names, shapes and orientation. Written under a temporary
+    name and renamed, index last, so a crash never leaves a half checkpoint
+    under `prefix`.
+
+    Args:
+        model: a `BertModel` or task model.
+        prefix: e.g. `out/bert_model.ckpt` or `out/model.ckpt-343`.
+        optimizer: optional; adds `<name>/adam_m`, `<name>/adam_v` for each
+            trainable weight and `global_step` (as the original's training
+            checkpoints).
+        global_step: optional int written as `global_step` (int64); defaults to
+            `optimizer.iterations` when an optimizer is given.
+        overwrite: allow replacing an existing checkpoint at `prefix`.
+        extra_tensors: optional `{name: tensor}` written as well (e.g. the
+            float16 loss scale, `loss_scale`/`good_steps`, which loaders skip).
+
+    Returns:
+        str, the prefix written.
+
+    Raises:
+        CheckpointExistsError: a checkpoint already exists at `prefix` and
+            `overwrite` is False (a user's checkpoint is never replaced by
+            accident).
+    """
+    prefix = os.fspath(prefix)
+    if tf.io.gfile.exists(prefix + ".index") and not overwrite:
+        raise CheckpointExistsError(
+            f"A checkpoint already exists at {prefix}; not overwriting it. "
+            "Choose another path or pass overwrite=True.")
+    directory = os.path.dirname(prefix)
+    if directory:
+        tf.io.gfile.makedirs(directory)
+    tensors = _tensors_to_save(model, optimizer, global_step)
+    tensors.update(extra_tensors or {})
+    names = sorted(tensors)
+    # Index last: a reader never finds an index without its data.
+    with atomic_output(prefix, suffixes=(".data-00000-of-00001", ".index")) as tmp_prefix:
+        tf.raw_ops.SaveV2(
+            prefix=tmp_prefix, tensor_names=names,
+            shape_and_slices=[""] * len(names),
+            tensors=[tensors[name] for name in names])
+    return prefix

@@ -1,0 +1,52 @@
+"""The SQuAD span predictor of the original `run_squad.py`."""
+import keras
+
+from modeling.layers.heads import SquadHead
+from modeling.layers.serialization import BertConfigSerializable, register
+from modeling.models import losses
+from modeling.models.bert_model import BertModel
+from modeling.layers.input_checks import encoder_inputs
+
+
+@register
+class BertSquad(BertConfigSerializable, keras.Model):
+    """Span predictor of the original `run_squad.py`.
+
+    Weights: the encoder, plus `cls/squad/output_weights` [2, hidden_size] and
+    `cls/squad/output_bias` [2].
+
+    Call args:
+        inputs: dict of int32 [batch_size, seq_length] `input_ids`,
+            `input_mask`, `segment_ids` (other keys, e.g. `unique_ids`, are
+            ignored).
+        training: bool; enables the encoder's dropout.
+    Returns:
+        dict with `start_logits` and `end_logits`, float32
+        [batch_size, seq_length] (padding is not masked, as the original).
+    """
+
+    def __init__(self, config, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.bert = BertModel(config, dtype=self.dtype_policy)
+        self.squad = SquadHead(config, name="squad", dtype=self.dtype_policy)
+        self.build()
+
+    def build(self, input_shape=None):
+        with keras.name_scope("cls"):
+            self.squad.build()
+
+    def call(self, inputs, training=None):
+        sequence_output = self.bert(
+            encoder_inputs(inputs, self), training=training)["sequence_output"]
+        start_logits, end_logits = self.squad(sequence_output)
+        return {"start_logits": start_logits, "end_logits": end_logits}
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                     training=True):
+        """The original's loss; `y` holds `start_positions`, `end_positions`."""
+        if y is None:
+            return None
+        return losses.scale_for_replicas(losses.squad_loss(
+            y_pred["start_logits"], y_pred["end_logits"],
+            y["start_positions"], y["end_positions"]))

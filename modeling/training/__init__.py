@@ -1,0 +1,33 @@
+"""Training and inference runs: the loop, its callbacks, checkpoints, devices.
+
+    from modeling.training import run_training, predict
+    result = run_training(model, optimizer, dataset, num_train_steps,
+                          output_dir, RuntimeOptions(), batch_size)
+
+Modules: `loop` (`run_training` on `model.fit`, `predict`), `strategy_loop`
+(the `strategy.run` loop where `fit` cannot run: multi-worker, XLA over
+several replicas), `callbacks` (checkpoint saver, throughput, step logs),
+`checkpoint_state` (`model.ckpt-N` + the `checkpoint` file in output_dir),
+`resume` (which checkpoint a run starts from: `CheckpointChoice`), `runtime`
+(`RuntimeOptions`, strategies, precision), `tpu_connection`.
+"""
+from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
+                                         StepLogger, TF1CheckpointSaver)
+from modeling.training.checkpoint_state import (GOOD_STEPS, LOSS_SCALE,
+                                                TRAINING_CHECKPOINT_PREFIX,
+                                                latest_training_checkpoint,
+                                                remove_unlisted_checkpoints,
+                                                restore_loss_scale,
+                                                save_training_checkpoint)
+from modeling.training.loop import needs_strategy_loop, predict, run_training
+from modeling.training.resume import (CheckpointChoice, choose_start,
+                                      restore_for_inference,
+                                      restore_for_training)
+
+__all__ = ["CheckpointChoice", "ExamplesPerSecond", "GOOD_STEPS",
+           "LOSS_SCALE", "LastStepClock", "StepLogger", "TF1CheckpointSaver",
+           "TRAINING_CHECKPOINT_PREFIX", "choose_start",
+           "latest_training_checkpoint", "needs_strategy_loop", "predict",
+           "remove_unlisted_checkpoints", "restore_for_inference",
+           "restore_for_training", "restore_loss_scale", "run_training",
+           "save_training_checkpoint"]

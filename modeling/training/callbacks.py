@@ -1,0 +1,110 @@
+"""The Keras callbacks of a training run: checkpoints, throughput, step logs."""
+import time
+
+import keras
+from absl import logging
+
+from modeling.training.checkpoint_state import save_training_checkpoint
+
+
+class TF1CheckpointSaver(keras.callbacks.Callback):
+    """Saves a training checkpoint every `save_checkpoints_steps` and at the end."""
+
+    def __init__(self, model, optimizer, output_dir, save_checkpoints_steps,
+                 keep_checkpoint_max=5, chief=True):
+        super().__init__()
+        self._bert_model = model
+        self._optimizer = optimizer
+        self._output_dir = output_dir
+        self._every = max(1, int(save_checkpoints_steps))
+        self._keep = keep_checkpoint_max
+        self._chief = chief
+        self._last_saved = None
+
+    def _save(self):
+        step = int(self._optimizer.iterations.numpy())
+        if self._chief and step != self._last_saved:
+            save_training_checkpoint(self._bert_model, self._optimizer,
+                                     self._output_dir, self._keep)
+            self._last_saved = step
+
+    def on_train_begin(self, logs=None):
+        # Count from the step training starts at (a resumed run's included).
+        if self._last_saved is None:
+            self._last_saved = int(self._optimizer.iterations.numpy())
+
+    def on_train_batch_end(self, batch, logs=None):
+        # With steps_per_execution > 1 this runs once per several steps, so
+        # save whenever a multiple of `every` was passed since the last save.
+        step = int(self._optimizer.iterations.numpy())
+        if step // self._every > self._last_saved // self._every:
+            self._save()
+
+    def on_train_end(self, logs=None):
+        if self._chief and int(self._optimizer.iterations.numpy()) != self._last_saved:
+            # Weights and Adam slots: 3x the model (1.3 GB for BERT-Base),
+            # which can take a while; say so before the pause.
+            logging.info("Training finished; writing the final checkpoint.")
+        self._save()
+
+
+class ExamplesPerSecond(keras.callbacks.Callback):
+    """Adds `examples_per_sec` (training throughput) to the progress bar."""
+
+    def __init__(self, batch_size):
+        super().__init__()
+        self._batch_size = batch_size
+        self._start = None
+        self._batches = 0
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if self._start is None:
+            self._start = time.perf_counter()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._batches = batch + 1
+        elapsed = time.perf_counter() - self._start
+        if logs is not None and elapsed > 0:
+            logs["examples_per_sec"] = self._batches * self._batch_size / elapsed
+
+
+class LastStepClock(keras.callbacks.Callback):
+    """When the last train step ended, to say what the time after it was.
+
+    The wrap-up after the last step (the final checkpoint, TensorBoard's
+    flush, shutting down the input pipeline) used to pass without a word;
+    `run_training` now logs how long it took.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.last_step_end = None
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.last_step_end = time.perf_counter()
+
+
+class StepLogger(keras.callbacks.Callback):
+    """Logs the step, loss and examples per second every `every` steps.
+
+    Used instead of the progress bar when output goes to a file or pipe,
+    where a bar would write one endless line.
+    """
+
+    def __init__(self, optimizer, num_train_steps, every):
+        super().__init__()
+        self._optimizer = optimizer
+        self._total = num_train_steps
+        self._every = max(1, int(every))
+        self._logged = None
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = int(self._optimizer.iterations.numpy())
+        # Once per step: with gradient accumulation a step spans batches.
+        if step != self._logged and (step % self._every == 0
+                                     or step == self._total):
+            self._logged = step
+            logs = logs or {}
+            logging.info("step %d/%d: loss = %.6g, examples/sec = %.1f", step,
+                         self._total, logs.get("loss", float("nan")),
+                         logs.get("examples_per_sec", float("nan")))

@@ -1,0 +1,181 @@
+"""The training loop shared by the scripts: `model.fit` with TF1 checkpoints.
+
+What it keeps from the original Estimator setup: checkpoints named
+`model.ckpt-<global_step>` plus a `checkpoint` state file in `output_dir`
+(every `save_checkpoints_steps` and at the end, the newest
+`keep_checkpoint_max` kept), with the optimizer state under the original names
+(`<var>/adam_m`, `<var>/adam_v`, `global_step`); a rerun of the same command
+resumes from the newest one. What it adds: a Keras progress bar with the loss and
+examples per second, and TensorBoard logs in `output_dir`.
+
+Where Keras 3 `fit` cannot run (multi-worker, or XLA over several local
+replicas) the same callbacks drive `modeling.training.strategy_loop` instead.
+Only the chief writes checkpoints and summaries. A float16 run's loss scale is
+saved with its checkpoints (`loss_scale`, `good_steps`) and restored on resume.
+"""
+import sys
+import time
+
+import keras
+import tensorflow as tf
+from absl import logging
+
+from data.io.errors import UserError
+from modeling.training import strategy_loop
+from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
+                                         StepLogger, TF1CheckpointSaver)
+from modeling.training.checkpoint_state import restore_loss_scale
+from modeling.training.resume import choose_start, restore_for_training
+from modeling.training.runtime import (is_chief, is_multi_worker,
+                                       shard_for_workers, steps_per_execution)
+
+
+def needs_strategy_loop(strategy, options):
+    """True where Keras `fit` cannot train (see `modeling.training.strategy_loop`)."""
+    return is_multi_worker(strategy) or (
+        bool(options.use_xla) and strategy.num_replicas_in_sync > 1)
+
+
+def _callbacks(model, optimizer, output_dir, options, batch_size,
+               num_train_steps, chief, verbose):
+    callbacks = [
+        ExamplesPerSecond(batch_size),
+        TF1CheckpointSaver(model, optimizer, output_dir,
+                           options.save_checkpoints_steps,
+                           options.keep_checkpoint_max, chief=chief),
+    ]
+    if not verbose:
+        callbacks.append(StepLogger(optimizer, num_train_steps,
+                                    min(100, options.save_checkpoints_steps)))
+    if chief:
+        callbacks.append(keras.callbacks.TensorBoard(
+            log_dir=output_dir, update_freq=min(100, options.save_checkpoints_steps)))
+    return callbacks
+
+
+def run_training(model, optimizer, dataset, num_train_steps, output_dir, options,
+                 batch_size, strategy=None, start_from=None,
+                 init_checkpoint=None, verbose="auto"):
+    """Trains `model` to `num_train_steps` global steps.
+
+    With `model.fit`, or where fit cannot run (several workers; XLA over
+    several local replicas) with `modeling.training.strategy_loop`: same loss,
+    optimizer, callbacks and checkpoints. Under a multi-worker strategy the
+    dataset is DATA-sharded (`runtime.shard_for_workers`) unless its options
+    chose a policy, every worker must see the same `output_dir` (a shared
+    folder, as for the original Estimator), and only the chief writes there.
+
+    Args:
+        model: a task model whose `compute_loss` takes the dataset's labels;
+            built (with `optimizer`) under `strategy.scope()`.
+        optimizer: a Keras optimizer with `slot_variables` (see
+            `modeling.optimization.create_optimizer`).
+        dataset: a repeating `tf.data.Dataset` of `(features, labels)` global
+            batches of `batch_size`.
+        num_train_steps: int, the total number of optimizer steps.
+        output_dir: where checkpoints and TensorBoard logs go.
+        options: `modeling.training.runtime.RuntimeOptions`.
+        batch_size: int, global examples per batch (for examples/sec).
+        strategy: the `tf.distribute.Strategy` (decides who writes files).
+        start_from: the `resume.CheckpointChoice` to restore (a task passes
+            the one its `prepare()` checked and logged).
+        init_checkpoint: without `start_from`, the choice is made here by
+            the same rule (`resume.choose_start`): output_dir's newest
+            checkpoint, else this one.
+        verbose: Keras `fit` verbosity; "auto" shows a progress bar on a
+            terminal and logs every 100 steps otherwise.
+
+    Returns:
+        dict with `loss` (mean training loss of this run, or None when there
+        was nothing left to do) and `global_step`.
+
+    Raises:
+        ValueError: `batch_size` does not split evenly over the replicas of a
+            multi-worker run.
+        RuntimeError: no optimizer step was applied (float16 overflow), or
+            the workers resume from different steps.
+        checkpoints.CheckpointMismatchError: output_dir holds another model's
+            checkpoint.
+    """
+    strategy = strategy or tf.distribute.get_strategy()
+    tf.io.gfile.makedirs(output_dir)
+    chief = is_chief(strategy)
+    use_loop = needs_strategy_loop(strategy, options)
+    if is_multi_worker(strategy):
+        if batch_size % strategy.num_replicas_in_sync:
+            raise UserError(
+                f"The train batch size {batch_size} must be a multiple of the "
+                f"{strategy.num_replicas_in_sync} replicas of all workers.")
+        dataset = shard_for_workers(dataset)
+    executions = steps_per_execution(options, strategy)
+    with strategy.scope():
+        if start_from is None:
+            start_from = choose_start(output_dir, init_checkpoint)
+        initial_step = restore_for_training(model, optimizer, start_from,
+                                            chief=chief)
+        if is_multi_worker(strategy):
+            strategy_loop.check_same_step(strategy, initial_step)
+        remaining = num_train_steps - initial_step
+        if remaining <= 0:
+            logging.info("Checkpoint in %s is at step %d >= num_train_steps %d; "
+                         "nothing to train.", output_dir, initial_step,
+                         num_train_steps)
+            return {"loss": None, "global_step": initial_step}
+        model.compile(optimizer=optimizer,
+                      jit_compile=bool(options.use_xla) and not use_loop,
+                      steps_per_execution=executions)
+        model.optimizer.build(model.trainable_variables)
+        if start_from.source == "output_dir":
+            restore_loss_scale(model, start_from.path)
+    if verbose == "auto":
+        # A progress bar on a terminal; step logs in files and pipes.
+        verbose = 1 if sys.stdout.isatty() else 0
+    callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
+                           num_train_steps, chief, verbose)
+    clock = LastStepClock()
+    callbacks.append(clock)
+    batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
+    logging.info("Training from step %d to %d%s.", initial_step, num_train_steps,
+                 " on strategy.run (Keras fit cannot run this setup)"
+                 if use_loop else "")
+    # With float16 loss scaling, steps whose gradients overflow are skipped
+    # and not counted; train on until the step count is really reached.
+    losses = []
+    while remaining > 0:
+        if use_loop:
+            callback_list = keras.callbacks.CallbackList(
+                callbacks, add_progbar=verbose != 0, model=model,
+                verbose=verbose, epochs=1, steps=remaining * batches_per_step)
+            losses.append(strategy_loop.train_with_strategy_run(
+                model, dataset, remaining * batches_per_step, strategy,
+                callback_list, executions, jit_compile=bool(options.use_xla)))
+        else:
+            history = model.fit(dataset, epochs=1,
+                                steps_per_epoch=remaining * batches_per_step,
+                                shuffle=False, callbacks=callbacks,
+                                verbose=verbose)
+            losses.append(float(history.history["loss"][-1]))
+        left = num_train_steps - int(optimizer.iterations.numpy())
+        if left >= remaining:
+            raise UserError(
+                f"No optimizer step was applied in {remaining} batches (every "
+                "gradient overflowed or was not finite); training diverged.")
+        remaining = left
+    logging.info("Training done at step %d; %.1f s after the last step for the "
+                 "final checkpoint, summaries and input pipeline shutdown.",
+                 int(optimizer.iterations.numpy()),
+                 time.perf_counter() - (clock.last_step_end or time.perf_counter()))
+    return {"loss": losses[-1],
+            "global_step": int(optimizer.iterations.numpy())}
+
+
+def predict(model, dataset, strategy=None):
+    """`model.predict(dataset)`; under a multi-worker strategy, this worker's own.
+
+    Returns:
+        numpy arrays in the structure of the model's outputs.
+    """
+    strategy = strategy or tf.distribute.get_strategy()
+    if is_multi_worker(strategy):
+        return strategy_loop.predict_on_this_worker(model, dataset)
+    return model.predict(dataset, verbose=0)

@@ -1,0 +1,53 @@
+"""Serving a `BertClassifier` (run_classifier.py) from raw text."""
+import tensorflow as tf
+
+from serving.text_module import TextServing, ids_signature
+
+
+class ClassifierServing(TextServing):
+    """Signatures of a `BertClassifier` (run_classifier.py).
+
+    - `classify_text(text)`, `classify_pair(text_a, text_b)`: tf.string [batch];
+    - `classify_ids(input_ids, input_mask, segment_ids)`: int32
+      [batch, seq_length].
+    Outputs (classification): `logits`, `probabilities` float32
+    [batch, num_labels] (softmax, the values of `test_results.tsv`),
+    `label_id` int32 [batch] (argmax) and `label` tf.string [batch].
+    Outputs (regression, num_labels 1): `score` float32 [batch].
+    """
+
+    def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,
+                 label_list):
+        super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
+        self.label_list = tf.constant(list(label_list or []), tf.string)
+        self.is_regression = model.num_labels == 1 and not label_list
+
+    def _outputs(self, features):
+        logits = self.model(features, training=False)
+        if self.is_regression:
+            return {"score": logits[:, 0]}
+        label_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        return {"logits": logits, "probabilities": tf.nn.softmax(logits),
+                "label_id": label_id,
+                "label": tf.gather(self.label_list, label_id)}
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    def classify_text(self, text):
+        return self._outputs(self._pack(text))
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None], tf.string, name="text_a"),
+        tf.TensorSpec([None], tf.string, name="text_b")])
+    def classify_pair(self, text_a, text_b):
+        return self._outputs(self._pack(text_a, text_b))
+
+    @ids_signature
+    def classify_ids(self, input_ids, input_mask, segment_ids):
+        return self._outputs({"input_ids": input_ids, "input_mask": input_mask,
+                              "segment_ids": segment_ids})
+
+    def signatures(self):
+        return {"serving_default": self.classify_text,
+                "classify_text": self.classify_text,
+                "classify_pair": self.classify_pair,
+                "classify_ids": self.classify_ids}

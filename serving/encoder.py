@@ -1,0 +1,44 @@
+"""Serving a `BertModel` encoder from raw text."""
+import tensorflow as tf
+
+from serving.text_module import TextServing, ids_signature
+
+
+class EncoderServing(TextServing):
+    """Signatures of a `BertModel`.
+
+    - `encode_text(text)`, `encode_pair(text_a, text_b)`: tf.string [batch];
+    - `encode_ids(input_ids, input_mask, segment_ids)`.
+    Outputs: `pooled_output` float32 [batch, hidden_size], `sequence_output`
+    float32 [batch, max_seq_length, hidden_size], and (text signatures) the
+    packed `input_ids`, `input_mask`, `segment_ids` int32
+    [batch, max_seq_length], so padding rows can be told apart.
+    """
+
+    def _outputs(self, features):
+        outputs = self.model(features, training=False)
+        return {"pooled_output": outputs["pooled_output"],
+                "sequence_output": outputs["sequence_output"]}
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    def encode_text(self, text):
+        features = self._pack(text)
+        return dict(self._outputs(features), **features)
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None], tf.string, name="text_a"),
+        tf.TensorSpec([None], tf.string, name="text_b")])
+    def encode_pair(self, text_a, text_b):
+        features = self._pack(text_a, text_b)
+        return dict(self._outputs(features), **features)
+
+    @ids_signature
+    def encode_ids(self, input_ids, input_mask, segment_ids):
+        return self._outputs({"input_ids": input_ids, "input_mask": input_mask,
+                              "segment_ids": segment_ids})
+
+    def signatures(self):
+        return {"serving_default": self.encode_text,
+                "encode_text": self.encode_text,
+                "encode_pair": self.encode_pair,
+                "encode_ids": self.encode_ids}

@@ -1,0 +1,179 @@
+"""SavedModels that serve BERT from raw text: classifier, SQuAD and encoder.
+
+    from serving import export_saved_model
+    export_saved_model(
+        "export/mrpc", model_type="classifier",
+        bert_config_file="bert_config.json", vocab_file="vocab.txt",
+        init_checkpoint="/tmp/mrpc_output", do_lower_case=True,
+        max_seq_length=128, label_list=["0", "1"])
+
+    import tensorflow as tf, tensorflow_text  # registers the tokenizer ops
+    served = tf.saved_model.load("export/mrpc")
+    served.signatures["classify_pair"](text_a=tf.constant([...]),
+                                       text_b=tf.constant([...]))
+
+The tokenizer (`InGraphFullTokenizer`, the original `FullTokenizer`'s ids) and
+packing (`[CLS] A [SEP] B [SEP]`, the original's truncation) run inside the
+graph, so a served text gets the same input_ids as `run_classifier.py` /
+`run_squad.py` give it. Each export also has a signature taking
+already-tokenized `input_ids`/`input_mask`/`segment_ids` int32
+[batch_size, seq_length]. Loading needs `import tensorflow_text` first (the
+tokenizer uses its ops).
+"""
+import os
+
+import tensorflow as tf
+from absl import logging
+
+from data.io.atomic import write_directory_atomically
+from data.io.errors import UserError
+from data.tokenization import full_tokenizer
+from data.tokenization.in_graph import InGraphFullTokenizer
+from modeling import checkpoints
+from modeling.config import BertConfig
+from modeling.models import BertClassifier, BertModel, BertSquad
+from serving.classifier import ClassifierServing
+from serving.encoder import EncoderServing
+from serving.squad import SquadServing
+
+MODEL_TYPES = ("classifier", "squad", "encoder")
+
+
+class ExportExistsError(UserError, FileExistsError):
+    """The export directory exists; an export never replaces one."""
+
+
+def _restore(model, init_checkpoint, head_name):
+    """Loads every weight of `model`; a missing one is an error here (a
+    served model with a freshly initialised head would answer at random)."""
+    status = checkpoints.load_tf1_checkpoint(model, init_checkpoint,
+                                             verbose=False)
+    if status.missing:
+        hint = ""
+        if head_name and head_name in status.missing:
+            hint = (f" It has no `{head_name}`: export a checkpoint fine-tuned "
+                    "for this task (the output_dir of run_classifier.py / "
+                    "run_squad.py), or export it as model_type encoder.")
+        raise UserError(
+            f"Checkpoint {status.checkpoint} lacks {len(status.missing)} "
+            f"weight(s) of the {model.name} model, e.g. "
+            f"{', '.join(status.missing[:3])}.{hint}")
+    logging.info("Loaded %d weights from %s.", len(status.loaded),
+                 status.checkpoint)
+    return status
+
+
+def build_serving_module(model_type, bert_config_file, vocab_file,
+                         init_checkpoint, do_lower_case=True,
+                         max_seq_length=128, label_list=None, num_labels=None,
+                         max_query_length=64, max_answer_length=30,
+                         n_best_size=20):
+    """The tf.Module that `export_saved_model` saves; usable eagerly too.
+
+    Args:
+        model_type: "classifier", "squad" or "encoder".
+        bert_config_file, vocab_file, do_lower_case, max_seq_length: as used
+            for training (the flags of run_classifier.py / run_squad.py).
+        init_checkpoint: a checkpoint prefix, an output_dir (its newest
+            `model.ckpt-N`), or a directory holding `bert_model.ckpt`.
+        label_list: classifier labels, index = label id (e.g. ["0", "1"]);
+            None with `num_labels` 1 means regression.
+        num_labels: used when `label_list` is None; labels are then "0",
+            "1", ...
+        max_query_length, max_answer_length, n_best_size: SQuAD, as
+            run_squad.py.
+
+    Returns:
+        ClassifierServing, SquadServing or EncoderServing; `.signatures()`
+        maps signature names to tf.functions.
+
+    Raises:
+        UserError: unknown model_type, no labels for a classifier,
+            max_seq_length above max_position_embeddings (or, SQuAD, not
+            above max_query_length + 3), the checkpoint
+            lacks weights the model needs, the vocab does not fit the config.
+        (all `UserError`s) vocab, config or checkpoint missing;
+        modeling.checkpoints.CheckpointMismatchError: shapes differ.
+    """
+    if model_type not in MODEL_TYPES:
+        raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)}; "
+                        f"got {model_type!r}.")
+    config = BertConfig.from_json_file(bert_config_file)
+    config.check_sequence_length(max_seq_length, "--max_seq_length",
+                                 bert_config_file, minimum=3)
+    if model_type == "squad" and max_seq_length <= max_query_length + 3:
+        raise UserError(
+            f"max_seq_length ({max_seq_length}) must be greater than "
+            f"max_query_length ({max_query_length}) + 3, as in run_squad.py.")
+    python_tokenizer = full_tokenizer.tokenizer_for_model(
+        vocab_file, do_lower_case, config.vocab_size, bert_config_file)
+    vocab = python_tokenizer.vocab
+    for token in ("[CLS]", "[SEP]"):
+        if token not in vocab:
+            raise UserError(f"Vocab file {vocab_file} has no {token} token.")
+    special = dict(cls_id=vocab["[CLS]"], sep_id=vocab["[SEP]"])
+
+    # The model first: a checkpoint that does not fit fails in a second,
+    # before the tokenizer's tables are built.
+    if model_type == "classifier":
+        if label_list is None:
+            if not num_labels:
+                raise UserError("A classifier export needs label_list or "
+                                "num_labels (e.g. --task_name=MRPC).")
+            label_list = ([str(i) for i in range(num_labels)]
+                          if num_labels > 1 else None)
+        model = BertClassifier(config, len(label_list) if label_list else 1)
+        _restore(model, init_checkpoint, "output_weights")
+    elif model_type == "squad":
+        model = BertSquad(config)
+        _restore(model, init_checkpoint, "cls/squad/output_weights")
+    else:
+        model = BertModel(config)
+        _restore(model, init_checkpoint, None)
+
+    tokenizer = InGraphFullTokenizer(vocab_file, do_lower_case=do_lower_case)
+    if model_type == "classifier":
+        return ClassifierServing(model, tokenizer, max_seq_length,
+                                 label_list=label_list, **special)
+    if model_type == "squad":
+        vocab_tokens = [""] * (max(vocab.values()) + 1)
+        for token, index in vocab.items():
+            vocab_tokens[index] = token
+        return SquadServing(model, tokenizer, max_seq_length,
+                            vocab_tokens=vocab_tokens,
+                            max_query_length=max_query_length,
+                            max_answer_length=max_answer_length,
+                            n_best_size=n_best_size, **special)
+    return EncoderServing(model, tokenizer, max_seq_length, **special)
+
+
+def export_saved_model(export_dir, **kwargs):
+    """Writes a SavedModel serving raw text (see `build_serving_module`).
+
+    Written to a temporary sibling directory, then renamed, so `export_dir`
+    is either complete or absent. The vocab file is stored in the export's
+    `assets/`.
+
+    Args:
+        export_dir: the SavedModel directory to create; must not exist.
+        **kwargs: `build_serving_module` arguments.
+
+    Returns:
+        str, export_dir.
+
+    Raises:
+        ExportExistsError: export_dir already exists (never overwritten).
+        The errors of `build_serving_module`.
+    """
+    export_dir = os.fspath(export_dir).rstrip("/")
+    if tf.io.gfile.exists(export_dir):
+        raise ExportExistsError(
+            f"Export directory {export_dir} already exists; not overwriting "
+            "it. Choose a new directory.")
+    module = build_serving_module(**kwargs)
+    write_directory_atomically(
+        export_dir, lambda tmp_dir: tf.saved_model.save(
+            module, tmp_dir, signatures=module.signatures()))
+    logging.info("Wrote SavedModel %s with signatures %s.", export_dir,
+                 ", ".join(sorted(module.signatures())))
+    return export_dir

@@ -1,0 +1,91 @@
+"""Serving a `BertSquad` (run_squad.py) from a question and a context."""
+import keras_hub
+import tensorflow as tf
+
+from serving.squad_span import best_spans, span_text
+from serving.text_module import TextServing, ids_signature
+
+
+class SquadServing(TextServing):
+    """Signatures of a `BertSquad` (run_squad.py), one window per question.
+
+    The features are the original's first window: `[CLS] question [SEP]
+    context [SEP]` with the question cut to `max_query_length` tokens and
+    the context to what is left of `max_seq_length` (the original slides
+    further windows over longer contexts with `doc_stride`; a served context
+    gets only the first).
+
+    - `squad(question, context)`: tf.string [batch] -> `start_logits`,
+      `end_logits` float32 [batch, max_seq_length] and the packed
+      `input_ids`, `input_mask`, `segment_ids`;
+    - `squad_answer(question, context)`: the best span (see
+      `serving.squad_span.best_spans`): `start_position`, `end_position`
+      int32 [batch] (token positions in the packed sequence), `score`
+      float32 [batch] and `answer_text` tf.string [batch], the span's
+      WordPiece tokens joined as the original's `tok_text` (lower-cased for
+      uncased models; the original's `get_final_text` maps it back to the
+      context's own characters, which needs offsets the in-graph tokenizer
+      does not give);
+    - `squad_ids(input_ids, input_mask, segment_ids)`: the logits.
+    """
+
+    def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,
+                 vocab_tokens, max_query_length, max_answer_length,
+                 n_best_size):
+        super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
+        self.max_query_length = int(max_query_length)
+        self.max_answer_length = int(max_answer_length)
+        self.n_best_size = int(n_best_size)
+        self.vocab_tokens = tf.constant(vocab_tokens, tf.string)
+        # Question first in full (already cut to max_query_length), then
+        # the context gets what is left: the original's budget rule.
+        self.squad_packer = keras_hub.layers.MultiSegmentPacker(
+            sequence_length=max_seq_length, start_value=cls_id,
+            end_value=sep_id, pad_value=-1, truncate="waterfall",
+            dtype="int32")
+
+    def _pack_squad(self, question, context):
+        question_ids = self.tokenizer(question)[:, :self.max_query_length]
+        token_ids, segment_ids = self.squad_packer(
+            (question_ids, self.tokenizer(context)))
+        real = tf.not_equal(token_ids, -1)
+        return {"input_ids": tf.where(real, token_ids, 0),
+                "input_mask": tf.cast(real, tf.int32),
+                "segment_ids": tf.where(real, tf.cast(segment_ids, tf.int32), 0)}
+
+    def _logits(self, features):
+        return self.model(features, training=False)
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None], tf.string, name="question"),
+        tf.TensorSpec([None], tf.string, name="context")])
+    def squad(self, question, context):
+        features = self._pack_squad(question, context)
+        return dict(self._logits(features), **features)
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None], tf.string, name="question"),
+        tf.TensorSpec([None], tf.string, name="context")])
+    def squad_answer(self, question, context):
+        features = self._pack_squad(question, context)
+        logits = self._logits(features)
+        # Context tokens: segment 1 before the final [SEP].
+        last = tf.reduce_sum(features["input_mask"], axis=1, keepdims=True) - 1
+        is_context = tf.logical_and(
+            tf.equal(features["segment_ids"], 1),
+            tf.range(self.max_seq_length)[tf.newaxis, :] < last)
+        start, end, score = best_spans(
+            logits["start_logits"], logits["end_logits"], is_context,
+            self.max_answer_length, self.n_best_size)
+        return {"start_position": start, "end_position": end, "score": score,
+                "answer_text": span_text(features["input_ids"], start, end,
+                                         self.vocab_tokens)}
+
+    @ids_signature
+    def squad_ids(self, input_ids, input_mask, segment_ids):
+        return self._logits({"input_ids": input_ids, "input_mask": input_mask,
+                             "segment_ids": segment_ids})
+
+    def signatures(self):
+        return {"serving_default": self.squad, "squad": self.squad,
+                "squad_answer": self.squad_answer, "squad_ids": self.squad_ids}
