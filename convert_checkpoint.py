@@ -31,7 +31,7 @@ start_tensorflow()
 
 from absl import flags  # noqa: E402
 
-from tasks import cli  # noqa: E402
+from tasks import cli, script_flags  # noqa: E402
 
 FORMATS = ["tf1", "keras_hub", "huggingface"]
 FLAGS = flags.FLAGS
@@ -46,15 +46,12 @@ flags.DEFINE_string(
     "bert_config_file", None,
     "The config json file corresponding to the pre-trained BERT model, when "
     "the input does not carry one.")
-flags.DEFINE_string(
-    "vocab_file", None,
-    "The vocabulary file to store with the output (default: the input's own, "
-    "if any).")
-flags.DEFINE_bool(
-    "do_lower_case", True,
-    "Whether the vocab is lower-cased (stored with keras-hub and Hugging "
-    "Face tokenizers). Should be True for uncased models and False for cased "
-    "models.")
+script_flags.define_vocab_flags(
+    vocab_help="The vocabulary file to store with the output (default: the "
+    "input's own, if any).",
+    do_lower_case_help="Whether the vocab is lower-cased (stored with keras-hub "
+    "and Hugging Face tokenizers). Should be True for uncased models and False "
+    "for cased models.")
 flags.DEFINE_bool("encoder_only", False,
                   "Drop the heads (cls/*, output_*); keep bert/* only.")
 cli.define_common_flags(checkpoint_flags=False)
@@ -64,13 +61,10 @@ for _name in ("input_path", "output_format", "output_path"):
 
 
 def run():
-    from modeling.interop import convert
+    """Flags -> `ConversionConfig` -> `ConversionTask.run()`."""
+    from tasks.conversion import ConversionConfig, ConversionTask
 
-    path = convert(FLAGS.input_format, FLAGS.input_path, FLAGS.output_format,
-                   FLAGS.output_path, bert_config_file=FLAGS.bert_config_file,
-                   vocab_file=FLAGS.vocab_file,
-                   do_lower_case=FLAGS.do_lower_case,
-                   encoder_only=FLAGS.encoder_only)
+    path = ConversionTask(cli.config_from_flags(ConversionConfig)).run()
     print(f"Wrote {path}")
 
 

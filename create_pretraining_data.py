@@ -22,8 +22,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from absl import flags  # noqa: E402
 
-from tasks import cli  # noqa: E402
-from tasks.errors import UserError  # noqa: E402
+from tasks import cli, script_flags  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -33,13 +32,7 @@ flags.DEFINE_string(
 flags.DEFINE_string(
     "output_file", None,
     "Output TF example file (or comma-separated list of files).")
-flags.DEFINE_string(
-    "vocab_file", None, "The vocabulary file that the BERT model was trained "
-    "on.")
-flags.DEFINE_bool(
-    "do_lower_case", True,
-    "Whether to lower case the input text. Should be True for uncased models "
-    "and False for cased models.")
+script_flags.define_vocab_flags()
 flags.DEFINE_bool(
     "do_whole_word_mask", False,
     "Whether to use whole word masking rather than per-WordPiece masking.")
@@ -74,37 +67,14 @@ cli.define_common_flags(checkpoint_flags=False)
 
 
 def main():
-    """Flags -> `PretrainingOptions` -> `create_pretraining_files`."""
+    """Flags -> `PretrainingDataConfig` -> `PretrainingDataTask.run()`."""
     # Imported here so that --help answers without loading TensorFlow.
     from tasks.quiet_start import start_tensorflow
     start_tensorflow()
-    from data.pretraining.pipeline import (PretrainingOptions,
-                                           create_pretraining_files)
-    from tasks.checks import check_input_files
+    from tasks.pretraining_data import (PretrainingDataConfig,
+                                        PretrainingDataTask)
 
-    options = PretrainingOptions(
-        max_seq_length=FLAGS.max_seq_length,
-        max_predictions_per_seq=FLAGS.max_predictions_per_seq,
-        dupe_factor=FLAGS.dupe_factor,
-        masked_lm_prob=FLAGS.masked_lm_prob,
-        short_seq_prob=FLAGS.short_seq_prob,
-        do_whole_word_mask=FLAGS.do_whole_word_mask)
-    output_files = [p for p in FLAGS.output_file.split(",") if p]
-    options.validate()
-    if FLAGS.num_workers < 1:
-        raise UserError("--num_workers must be at least 1, got %d"
-                        % FLAGS.num_workers)
-    if FLAGS.shard_size_mb < 0:
-        raise UserError("--shard_size_mb must be >= 0, got %r"
-                        % FLAGS.shard_size_mb)
-    if not output_files:
-        raise UserError("--output_file names no file")
-    input_files = check_input_files(FLAGS.input_file)
-    create_pretraining_files(
-        input_files, output_files, FLAGS.vocab_file,
-        do_lower_case=FLAGS.do_lower_case, options=options,
-        random_seed=FLAGS.random_seed, num_workers=FLAGS.num_workers,
-        shard_size_bytes=int(FLAGS.shard_size_mb * (1 << 20)))
+    PretrainingDataTask(cli.config_from_flags(PretrainingDataConfig)).run()
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ start_tensorflow()
 from absl import flags  # noqa: E402
 
 from tasks import cli, script_flags  # noqa: E402
-from tasks.errors import UserError  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -73,50 +72,12 @@ for _name in ("bert_config_file", "vocab_file", "init_checkpoint", "export_dir")
     flags.mark_flag_as_required(_name)
 
 
-def classifier_labels():
-    """(label_list, num_labels) from --task_name, --label_list or --num_labels.
-
-    Raises:
-        UserError: none or more than one of them is given.
-    """
-    given = [name for name in ("task_name", "label_list", "num_labels")
-             if FLAGS[name].value is not None]
-    if len(given) != 1:
-        raise UserError(
-            "--model_type=classifier needs exactly one of --task_name, "
-            f"--label_list, --num_labels; got {given or 'none'}.")
-    if FLAGS.task_name is not None:
-        from data.glue.processors import get_processor
-        processor = get_processor(FLAGS.task_name)
-        if processor.is_regression:
-            return None, 1
-        return processor.get_labels(), None
-    if FLAGS.label_list is not None:
-        return FLAGS.label_list, None
-    if FLAGS.num_labels < 1:
-        raise UserError(f"--num_labels must be >= 1, got {FLAGS.num_labels}.")
-    return None, FLAGS.num_labels
-
-
 def run():
-    from data.tokenization import full_tokenizer
-    from serving import export_saved_model
+    """Flags -> `ExportConfig` -> `ExportTask.run()`."""
+    from tasks.export import ExportConfig, ExportTask
 
-    full_tokenizer.validate_case_matches_checkpoint(FLAGS.do_lower_case,
-                                                    FLAGS.init_checkpoint)
-    label_list, num_labels = None, None
-    if FLAGS.model_type == "classifier":
-        label_list, num_labels = classifier_labels()
-    export_saved_model(
-        FLAGS.export_dir, model_type=FLAGS.model_type,
-        bert_config_file=FLAGS.bert_config_file, vocab_file=FLAGS.vocab_file,
-        init_checkpoint=FLAGS.init_checkpoint,
-        do_lower_case=FLAGS.do_lower_case, max_seq_length=FLAGS.max_seq_length,
-        label_list=label_list, num_labels=num_labels,
-        max_query_length=FLAGS.max_query_length,
-        max_answer_length=FLAGS.max_answer_length,
-        n_best_size=FLAGS.n_best_size)
-    print(f"Wrote {FLAGS.export_dir}")
+    export_dir = ExportTask(cli.config_from_flags(ExportConfig)).run()
+    print(f"Wrote {export_dir}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from absl import logging
 from modeling.training import runtime as runtime_lib
 from tasks import checks
 from tasks.errors import UserError
+from tasks.modes import requested
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -56,10 +57,10 @@ class Task:
 
     Subclasses implement `build_model()`, `check_inputs()` (their own
     preflight checks, reading data files for every requested mode), the
-    mode methods, and list them in `modes` for `run()`.
+    mode methods, and name their modes in `modes` for `run()`.
     """
 
-    #: (config field, result key, method name) of each mode, in the order
+    #: Names of the modes this task has (`tasks.modes.MODES`), in the order
     #: the original script runs them.
     modes = ()
 
@@ -248,5 +249,5 @@ class Task:
             modes whose config field is true.
         """
         self.prepare()
-        return {key: getattr(self, method)() for field, key, method in self.modes
-                if getattr(self.config, field)}
+        return {mode.name: getattr(self, mode.method)()
+                for mode in requested(self.config, self.modes)}

@@ -2,7 +2,7 @@
 
 Each raises `tasks.errors.UserError` with one message naming the file or flag,
 what was found and what was expected. The tasks call them from `prepare()`;
-`tests/test_checks.py` calls them directly.
+`tests/tasks/test_checks.py` calls them directly.
 
 Checkpoint choice (the Estimator's rule, stated in the log every time): the
 newest `model.ckpt-N` in `output_dir` wins over `--init_checkpoint`. So that a

@@ -17,12 +17,7 @@ from absl import logging
 from tasks import checks
 from tasks.base import FineTuningConfig, Task
 from tasks.errors import UserError
-
-# (set, do_* field, processor method) for every mode that reads a data file.
-_MODES = (("train", "do_train", "get_train_examples"),
-          ("dev", "do_eval", "get_dev_examples"),
-          ("test", "do_predict", "get_test_examples"))
-
+from tasks.modes import MODES, requested
 
 @dataclasses.dataclass(kw_only=True)
 class ClassificationConfig(FineTuningConfig):
@@ -57,8 +52,7 @@ class ClassificationTask(Task):
                            else len(self.label_list))
         self.examples = {}
 
-    modes = (("do_train", "train", "train"), ("do_eval", "eval", "evaluate"),
-             ("do_predict", "predict", "predict"))
+    modes = ("train", "eval", "predict")
 
     def build_model(self):
         from modeling import BertClassifier
@@ -76,11 +70,12 @@ class ClassificationTask(Task):
     def read_examples(self, set_type):
         """The examples of "train", "dev" or "test" (read once)."""
         if set_type not in self.examples:
-            flag = {s: f"--{f}" for s, f, _ in _MODES}[set_type]
-            method = {s: m for s, _, m in _MODES}[set_type]
+            mode = next(m for m in MODES.values() if m.split == set_type)
+            flag = "--" + mode.flag
             if not self.config.data_dir:
                 raise UserError(f"{flag} needs --data_dir")
-            examples = getattr(self.processor, method)(self.config.data_dir)
+            read = getattr(self.processor, f"get_{set_type}_examples")
+            examples = read(self.config.data_dir)
             checks.check_examples(examples, self.data_file(set_type), flag)
             self.examples[set_type] = examples
         return self.examples[set_type]
@@ -104,9 +99,8 @@ class ClassificationTask(Task):
                               eval_batch_size=config.eval_batch_size,
                               predict_batch_size=config.predict_batch_size)
         self.tokenizer = self.load_tokenizer()
-        for set_type, field, _ in _MODES:
-            if getattr(config, field):
-                self.read_examples(set_type)
+        for mode in requested(config, self.modes):
+            self.read_examples(mode.split)
         if config.do_train:
             checks.check_train_steps(self.num_train_steps(),
                                      len(self.read_examples("train")),

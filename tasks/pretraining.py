@@ -43,7 +43,7 @@ class PretrainingTask(Task):
             checkpoint that does not fit, an unwritable output_dir.
     """
 
-    modes = (("do_train", "train", "train"), ("do_eval", "eval", "evaluate"))
+    modes = ("train", "eval")
 
     def build_model(self):
         from modeling import BertPretrainer

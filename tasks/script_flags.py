@@ -14,6 +14,7 @@ run_pretraining.py, extract_features.py (flag blocks).
 from absl import flags
 
 from tasks import cli
+from tasks.modes import MODES
 
 # From here on, flags defined in this module belong to the calling script.
 flags.disclaim_key_flags()
@@ -24,20 +25,28 @@ MAX_SEQ_LENGTH_HELP = (
     "The maximum total input sequence length after WordPiece tokenization. "
     "Sequences longer than this will be truncated, and sequences shorter "
     "than this will be padded.")
+VOCAB_FILE_HELP = "The vocabulary file that the BERT model was trained on."
 DO_LOWER_CASE_HELP = (
     "Whether to lower case the input text. Should be True for uncased "
     "models and False for cased models.")
 
-# (mode, do_<mode> help, <mode>_batch_size default, its help) as in
-# run_classifier.py; run_squad.py words do_predict and predict_batch_size
-# differently (its callers pass their own help).
-_MODES = {
-    "train": ("Whether to run training.", 32, "Total batch size for training."),
-    "eval": ("Whether to run eval on the dev set.", 8,
-             "Total batch size for eval."),
-    "predict": ("Whether to run the model in inference mode on the test set.",
-                8, "Total batch size for predict."),
-}
+def define_vocab_flags(vocab_help=None, do_lower_case=True,
+                       do_lower_case_help=None, flag_values=flags.FLAGS):
+    """Defines --vocab_file and --do_lower_case (the one definition of each).
+
+    Args:
+        vocab_help: the --vocab_file help, default the original's
+            (`VOCAB_FILE_HELP`).
+        do_lower_case: the --do_lower_case default (True as the original
+            scripts; a cased model's script, e.g. run_ner.py, passes False).
+        do_lower_case_help: its help, default `DO_LOWER_CASE_HELP`.
+        flag_values: where to define them (tests pass a fresh FlagValues).
+    """
+    flags.DEFINE_string("vocab_file", None, vocab_help or VOCAB_FILE_HELP,
+                        flag_values=flag_values)
+    flags.DEFINE_bool("do_lower_case", do_lower_case,
+                      do_lower_case_help or DO_LOWER_CASE_HELP,
+                      flag_values=flag_values)
 
 
 def define_model_flags(max_seq_length=128, max_seq_length_help=None,
@@ -50,9 +59,9 @@ def define_model_flags(max_seq_length=128, max_seq_length_help=None,
     Args:
         max_seq_length: its default (run_squad.py: 384).
         max_seq_length_help: its help, default `MAX_SEQ_LENGTH_HELP`.
-        vocab_file: define --vocab_file with the original's help (False: the
-            script defines its own).
-        do_lower_case: define --do_lower_case.
+        vocab_file: define --vocab_file and --do_lower_case
+            (`define_vocab_flags`); False: the script has no vocab.
+        do_lower_case: the --do_lower_case default (True as the original).
         init_checkpoint_help: the --init_checkpoint help.
         flag_values: where to define them (tests pass a fresh FlagValues).
     """
@@ -61,15 +70,10 @@ def define_model_flags(max_seq_length=128, max_seq_length_help=None,
         "The config json file corresponding to the pre-trained BERT model. "
         "This specifies the model architecture.", flag_values=flag_values)
     if vocab_file:
-        flags.DEFINE_string(
-            "vocab_file", None,
-            "The vocabulary file that the BERT model was trained on.",
-            flag_values=flag_values)
+        define_vocab_flags(do_lower_case=do_lower_case,
+                           flag_values=flag_values)
     flags.DEFINE_string("init_checkpoint", None, init_checkpoint_help,
                         flag_values=flag_values)
-    if do_lower_case:
-        flags.DEFINE_bool("do_lower_case", True, DO_LOWER_CASE_HELP,
-                          flag_values=flag_values)
     flags.DEFINE_integer("max_seq_length", max_seq_length,
                          max_seq_length_help or MAX_SEQ_LENGTH_HELP,
                          flag_values=flag_values)
@@ -88,19 +92,19 @@ def define_mode_flags(modes, do_predict_help=None,
     """Defines do_<mode> and <mode>_batch_size for each mode.
 
     Args:
-        modes: some of "train", "eval", "predict".
+        modes: some of "train", "eval", "predict" (`tasks.modes.MODES`).
         do_predict_help, predict_batch_size_help: run_squad.py's wording
             (default: run_classifier.py's).
     """
-    for mode in modes:
-        do_help, batch_size, batch_size_help = _MODES[mode]
-        if mode == "predict":
+    for name in modes:
+        mode = MODES[name]
+        do_help, batch_size_help = mode.do_help, mode.batch_size_help
+        if name == "predict":
             do_help = do_predict_help or do_help
             batch_size_help = predict_batch_size_help or batch_size_help
-        flags.DEFINE_bool("do_" + mode, False, do_help,
-                          flag_values=flag_values)
-        flags.DEFINE_integer(mode + "_batch_size", batch_size, batch_size_help,
-                             flag_values=flag_values)
+        flags.DEFINE_bool(mode.flag, False, do_help, flag_values=flag_values)
+        flags.DEFINE_integer(name + "_batch_size", mode.batch_size,
+                             batch_size_help, flag_values=flag_values)
 
 
 def define_learning_rate_flags(epochs=True, flag_values=flags.FLAGS):

@@ -59,8 +59,7 @@ class SquadTask(Task):
         super().__init__(config)
         self.examples = {}
 
-    modes = (("do_train", "train", "train"),
-             ("do_predict", "predict", "predict"))
+    modes = ("train", "predict")
 
     def build_model(self):
         from modeling import BertSquad

@@ -7,6 +7,9 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 import pytest  # noqa: E402
 
+# Asserts inside the shared helpers are rewritten like the tests' own.
+pytest.register_assert_rewrite("tests.helpers")
+
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED_DIR = pathlib.Path(
       os.environ.get("BERT_SHARED_DIR", REPO_ROOT.parent / "shared")).resolve()

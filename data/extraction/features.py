@@ -15,7 +15,7 @@ from absl import logging
 
 from data.io.errors import UserError
 from data.tokenization.packing import truncate_seq_pair
-from data.pretraining.corpus import TextRange, iter_lines
+from data.io.text_files import TextRange, iter_lines
 
 # The split is at the last " ||| " because the first group is greedy.
 _PAIR_PATTERN = re.compile(r"^(.*) \|\|\| (.*)$")

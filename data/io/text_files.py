@@ -6,11 +6,13 @@ codec can't decode byte 0x8b in position 1`) names neither the file nor
 what to do; these errors do. TF-free for local paths; gs:// paths go
 through tf.io.gfile, as the original's tf.gfile.
 """
+import dataclasses
 import os
 
 from data.io.errors import UserError
 
-__all__ = ["TextFileError", "archive_hint", "read_utf8_text"]
+__all__ = ["TextFileError", "TextRange", "archive_hint", "file_size",
+           "iter_lines", "open_file", "read_utf8_text"]
 
 # Leading bytes of archive formats people download data sets in.
 _ARCHIVES = (
@@ -78,3 +80,70 @@ def read_utf8_text(path, expected="UTF-8 text"):
             "%s, line %d (byte %d): not UTF-8 text (%s); expected %s saved "
             "as UTF-8" % (path, line, error.start, error.reason, expected)
         ) from None
+
+
+@dataclasses.dataclass(frozen=True)
+class TextRange:
+    """A run of whole lines of one file.
+
+    Attributes:
+      path: str, the file.
+      start: int, byte offset of the first line.
+      end: int or None, byte offset just after the last line (None: to the
+        end of the file).
+      first_line: int, 1-based line number of the first line (for errors).
+    """
+    path: str
+    start: int = 0
+    end: int = None
+    first_line: int = 1
+
+
+def open_file(path, mode="rb"):
+    """`open(path, mode)` for local paths, `tf.io.gfile.GFile` for remote ones."""
+    # Built-in open for local files (fast line iteration); tf.io.gfile for
+    # remote ones (gs://, ...), which the original also reads.
+    if "://" in path:
+        import tensorflow as tf  # Only remote paths need TensorFlow.
+
+        return tf.io.gfile.GFile(path, mode)
+    return open(path, mode)
+
+
+def file_size(path):
+    """Size of `path` in bytes."""
+    if "://" not in path:
+        return os.path.getsize(path)
+    import tensorflow as tf  # Only remote paths need TensorFlow.
+
+    return tf.io.gfile.stat(path).length
+
+
+def iter_lines(text_range):
+    """Yields the decoded lines of a TextRange (line ends kept).
+
+    Lines end at b"\\n" only, like GFile.readline (a lone "\\r" stays inside
+    the line, where the tokenizer treats it as a space).
+
+    Raises:
+      TextFileError: a line is not valid UTF-8; the message names the file and
+        line number (a zip/gzip archive: says to extract it).
+    """
+    with open_file(text_range.path, "rb") as reader:
+        reader.seek(text_range.start)
+        position = text_range.start
+        line_number = text_range.first_line
+        while text_range.end is None or position < text_range.end:
+            raw = reader.readline()
+            if not raw:
+                break
+            position += len(raw)
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                hint = position == len(raw) and archive_hint(
+                    text_range.path, raw[:8], "a UTF-8 text corpus")
+                raise TextFileError(
+                    hint or "%s:%d: the line is not valid UTF-8 (%s)"
+                    % (text_range.path, line_number, error)) from None
+            line_number += 1

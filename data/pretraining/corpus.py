@@ -9,70 +9,10 @@ lines are exactly the original's.
 """
 import dataclasses
 
-import tensorflow as tf
-
-from data.io.errors import UserError
-from data.io.text_files import archive_hint
-
-
-@dataclasses.dataclass(frozen=True)
-class TextRange:
-    """A run of whole lines of one file.
-
-    Attributes:
-      path: str, the file.
-      start: int, byte offset of the first line.
-      end: int or None, byte offset just after the last line (None: to the
-        end of the file).
-      first_line: int, 1-based line number of the first line (for errors).
-    """
-    path: str
-    start: int = 0
-    end: int = None
-    first_line: int = 1
-
-
-def _open(path, mode):
-    # Built-in open for local files (fast line iteration); tf.io.gfile for
-    # remote ones (gs://, ...), which the original also reads.
-    if "://" in path:
-        return tf.io.gfile.GFile(path, mode)
-    return open(path, mode)
-
-
-def file_size(path):
-    """Size of `path` in bytes."""
-    return tf.io.gfile.stat(path).length
-
-
-def iter_lines(text_range):
-    """Yields the decoded lines of a TextRange (line ends kept).
-
-    Lines end at b"\\n" only, like GFile.readline (a lone "\\r" stays inside
-    the line, where the tokenizer treats it as a space).
-
-    Raises:
-      ValueError: a line is not valid UTF-8; the message names the file and
-        line number (a zip/gzip archive: says to extract it).
-    """
-    with _open(text_range.path, "rb") as reader:
-        reader.seek(text_range.start)
-        position = text_range.start
-        line_number = text_range.first_line
-        while text_range.end is None or position < text_range.end:
-            raw = reader.readline()
-            if not raw:
-                break
-            position += len(raw)
-            try:
-                yield raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                hint = position == len(raw) and archive_hint(
-                    text_range.path, raw[:8], "a UTF-8 text corpus")
-                raise UserError(hint or "%s:%d: the line is not valid UTF-8 (%s)"
-                                % (text_range.path, line_number, error)
-                                ) from None
-            line_number += 1
+# Reading line ranges of a text file is shared with extract_features.py's
+# input; it lives in data/io/text_files.py and is used from here.
+from data.io.text_files import (TextRange, file_size,  # noqa: F401
+                                iter_lines, open_file)
 
 
 def iter_shard_lines(shard):
@@ -122,7 +62,7 @@ def plan_shards(input_files, shard_size_bytes):
         start_line = 1
         position = 0
         line_number = 0
-        with _open(path, "rb") as reader:
+        with open_file(path, "rb") as reader:
             for raw in reader:
                 position += len(raw)
                 line_number += 1

@@ -26,7 +26,7 @@ character classes are written out from Python's own `unicodedata` (see
      the others go through tensorflow_text.FastWordpieceTokenizer (greedy
      longest-match-first, the original's algorithm).
 
-Known limits (pinned by tests/test_tf_tokenization.py):
+Known limits (pinned by tests/data/tokenization/test_in_graph.py):
   * characters whose NFD by TF Text's ICU differs from Python's (today: 20
     code points that are unassigned in Python's Unicode 14 and decomposable
     in ICU's newer tables) are replaced before NFD by a private-use character
@@ -45,6 +45,7 @@ import tensorflow_text as tf_text
 
 from data.tokenization import full_tokenizer as tokenization
 from data.tokenization import unicode_tables as unicode_tables
+from data.io.errors import UserError
 
 _SUFFIX_INDICATOR = "##"
 
@@ -99,7 +100,7 @@ class InGraphFullTokenizer(tf.Module):
         self.max_input_chars_per_word = int(max_input_chars_per_word)
         vocab = tokenization.load_vocab(self.vocab_file)
         if unk_token not in vocab:
-            raise ValueError("unk_token %r is not in the vocab file %s"
+            raise UserError("unk_token %r is not in the vocab file %s"
                              % (unk_token, self.vocab_file))
         self.unk_id = vocab[unk_token]
         self.vocab_size = max(vocab.values()) + 1

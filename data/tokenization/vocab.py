@@ -9,6 +9,8 @@ whose ids do not fit the model's embedding table.
 import collections
 import os
 
+from data.io.errors import UserError
+
 __all__ = ["load_vocab", "highest_reachable_id", "validate_vocab_size",
            "vocab_file_warnings"]
 
@@ -98,13 +100,13 @@ def validate_vocab_size(vocab, vocab_size, vocab_file=None, config_file=None):
       vocab_file, config_file: paths, for the message.
 
     Raises:
-      ValueError: the vocab gives an id >= `vocab_size`.
+      UserError: the vocab gives an id >= `vocab_size`.
     """
     highest = highest_reachable_id(vocab)
     if highest >= vocab_size:
         token = next(t for t, i in vocab.items() if i == highest)
         # "tokens" counts lines (ids), as the original numbers them.
-        raise ValueError(
+        raise UserError(
             "vocab file %s has %d tokens but the BERT config %s has "
             "vocab_size %d: ids from %d on have no embedding (id %d is %r, "
             "line %d). Use the vocab.txt that came with the checkpoint." % (

@@ -23,11 +23,13 @@ from modeling.training.loop import needs_strategy_loop, predict, run_training
 from modeling.training.resume import (CheckpointChoice, choose_start,
                                       restore_for_inference,
                                       restore_for_training)
+from modeling.training.runtime import RuntimeOptions
 
 __all__ = ["CheckpointChoice", "ExamplesPerSecond", "GOOD_STEPS",
            "LOSS_SCALE", "LastStepClock", "StepLogger", "TF1CheckpointSaver",
            "TRAINING_CHECKPOINT_PREFIX", "choose_start",
            "latest_training_checkpoint", "needs_strategy_loop", "predict",
            "remove_unlisted_checkpoints", "restore_for_inference",
-           "restore_for_training", "restore_loss_scale", "run_training",
+           "restore_for_training", "restore_loss_scale", "RuntimeOptions",
+           "run_training",
            "save_training_checkpoint"]

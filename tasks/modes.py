@@ -1,0 +1,54 @@
+"""The modes a task runs (train, eval, predict): one table for every task.
+
+Each mode has its `do_<mode>` flag/config field, its `<mode>_batch_size`
+flag with the original run_classifier.py's default and help, the task method
+that runs it, the key of its result in `Task.run()`, and the data split it
+reads (GLUE's file names). `tasks/script_flags.py` defines the flags from it,
+`Task.run()` runs the modes from it, and tasks that read one file per split
+look the split up here.
+
+Source: the flag blocks of google-research/bert run_classifier.py (run_squad.py
+words do_predict and predict_batch_size differently; its callers pass theirs).
+"""
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Mode:
+    """One mode of a task.
+
+    Attributes:
+        name: "train", "eval" or "predict" (also the result key).
+        method: the `Task` method that runs it.
+        split: the data split it reads ("train", "dev", "test").
+        do_help: help of `--do_<name>`.
+        batch_size: default of `--<name>_batch_size`.
+        batch_size_help: its help.
+    """
+    name: str
+    method: str
+    split: str
+    do_help: str
+    batch_size: int
+    batch_size_help: str
+
+    @property
+    def flag(self):
+        """The config field and flag that switch the mode on: `do_<name>`."""
+        return "do_" + self.name
+
+
+MODES = {mode.name: mode for mode in (
+    Mode("train", "train", "train", "Whether to run training.", 32,
+         "Total batch size for training."),
+    Mode("eval", "evaluate", "dev", "Whether to run eval on the dev set.", 8,
+         "Total batch size for eval."),
+    Mode("predict", "predict", "test",
+         "Whether to run the model in inference mode on the test set.", 8,
+         "Total batch size for predict."),
+)}
+
+
+def requested(config, names):
+    """The modes among `names` whose `do_<mode>` field is true in `config`."""
+    return [MODES[name] for name in names if getattr(config, MODES[name].flag)]

@@ -1,0 +1,87 @@
+"""Pre-training data from raw text: the original create_pretraining_data.py.
+
+    task = PretrainingDataTask(PretrainingDataConfig(
+        input_file="sample_text.txt", output_file="/tmp/tf_examples.tfrecord",
+        vocab_file="vocab.txt"))
+    task.run()
+
+Same instances as the original for the same input, vocab and random_seed
+(`data.pretraining.pipeline`); larger input is cut into shards, each with a
+seed of its own, built in a process pool.
+"""
+import dataclasses
+
+from tasks import checks
+from tasks.errors import UserError
+
+
+@dataclasses.dataclass(kw_only=True)
+class PretrainingDataConfig:
+    """The original create_pretraining_data.py flags (same names, defaults),
+    plus `num_workers` and `shard_size_mb`."""
+    input_file: str = None
+    output_file: str = None
+    vocab_file: str = None
+    do_lower_case: bool = True
+    do_whole_word_mask: bool = False
+    max_seq_length: int = 128
+    max_predictions_per_seq: int = 20
+    random_seed: int = 12345
+    dupe_factor: int = 10
+    masked_lm_prob: float = 0.15
+    short_seq_prob: float = 0.1
+    num_workers: int = 1
+    shard_size_mb: float = 16.0
+
+
+class PretrainingDataTask:
+    """Checks everything (`prepare`), then writes the TFRecords (`run`).
+
+    Raises (from `prepare()`, before anything is written):
+        UserError: an option out of range, no output file, an input glob
+            matching no (non-empty) file, a missing vocab file.
+    """
+
+    def __init__(self, config):
+        self.config = config
+        self.options = None
+        self.input_files = None
+        self.output_files = None
+
+    def prepare(self):
+        """Every check, before any file is read for work or written."""
+        from data.pretraining.pipeline import PretrainingOptions
+
+        config = self.config
+        self.options = PretrainingOptions(
+            max_seq_length=config.max_seq_length,
+            max_predictions_per_seq=config.max_predictions_per_seq,
+            dupe_factor=config.dupe_factor,
+            masked_lm_prob=config.masked_lm_prob,
+            short_seq_prob=config.short_seq_prob,
+            do_whole_word_mask=config.do_whole_word_mask)
+        self.options.validate()
+        if config.num_workers < 1:
+            raise UserError("--num_workers must be at least 1, got %d"
+                            % config.num_workers)
+        if config.shard_size_mb < 0:
+            raise UserError("--shard_size_mb must be >= 0, got %r"
+                            % config.shard_size_mb)
+        self.output_files = [p for p in (config.output_file or "").split(",")
+                             if p]
+        if not self.output_files:
+            raise UserError("--output_file names no file")
+        self.input_files = checks.check_input_files(config.input_file)
+        checks.check_data_file(config.vocab_file, "--vocab_file")
+
+    def run(self):
+        """Writes the records; returns what `create_pretraining_files` does."""
+        from data.pretraining.pipeline import create_pretraining_files
+
+        self.prepare()
+        config = self.config
+        return create_pretraining_files(
+            self.input_files, self.output_files, config.vocab_file,
+            do_lower_case=config.do_lower_case, options=self.options,
+            random_seed=config.random_seed, num_workers=config.num_workers,
+            shard_size_bytes=int(config.shard_size_mb * (1 << 20)))

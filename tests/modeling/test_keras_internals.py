@@ -1,0 +1,147 @@
+"""Contract tests for modeling/keras_internals.py: one per private hook.
+
+Each test checks that the hook exists, has the signature we call it with,
+and does what the project relies on, so a Keras or TensorFlow upgrade that
+changes one fails here, by name, before a training run would.
+"""
+import os
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from modeling import keras_internals
+from modeling.optimization import AdamWeightDecay, create_optimizer
+from tests.conftest import REPO_ROOT
+
+
+def _variables():
+    return [keras.Variable(np.ones((2, 3), "float32"), name="kernel"),
+            keras.Variable(np.zeros((3,), "float32"), name="bias")]
+
+
+class _Recorder(keras.optimizers.SGD):
+    """SGD that records which private hooks Keras calls, and with what."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.calls = []
+
+    def _backend_update_step(self, grads, trainable_variables, learning_rate):
+        self.calls.append("_backend_update_step")
+        return super()._backend_update_step(grads, trainable_variables,
+                                            learning_rate)
+
+    def _clip_gradients(self, grads):
+        self.calls.append("_clip_gradients")
+        return super()._clip_gradients(grads)
+
+    def _get_current_learning_rate(self):
+        self.calls.append("_get_current_learning_rate")
+        return super()._get_current_learning_rate()
+
+
+@pytest.mark.parametrize("name", sorted(keras_internals.OVERRIDDEN_HOOKS))
+def test_overridden_hook_exists_with_the_parameters_keras_passes(name):
+    assert keras_internals.hook_parameters(name) == \
+        keras_internals.OVERRIDDEN_HOOKS[name]
+
+
+def test_keras_calls_every_overridden_hook_when_applying_gradients():
+    optimizer = _Recorder(learning_rate=0.5)
+    variables = _variables()
+    optimizer.apply([tf.ones((2, 3)), tf.ones((3,))], variables)
+    assert set(optimizer.calls) == set(keras_internals.OVERRIDDEN_HOOKS)
+    np.testing.assert_allclose(variables[0].numpy(), 0.5)
+
+
+def test_variable_key_and_index_follow_build_order():
+    optimizer = AdamWeightDecay(learning_rate=1e-3)
+    variables = _variables()
+    optimizer.build(variables)
+    assert keras_internals.variable_key(optimizer, variables[1]) == \
+        keras_internals.variable_key(optimizer, variables[1])
+    assert keras_internals.variable_key(optimizer, variables[0]) != \
+        keras_internals.variable_key(optimizer, variables[1])
+    assert [keras_internals.variable_index(optimizer, v) for v in variables] \
+        == [0, 1]
+    assert keras_internals.variable_index(optimizer, _variables()[0]) is None
+    assert keras_internals.built_variables(optimizer) == variables
+
+
+def test_learning_rate_setting_is_the_schedule_given():
+    optimizer = create_optimizer(1e-3, 10, 2)
+    setting = keras_internals.learning_rate_setting(optimizer)
+    assert isinstance(setting, keras.optimizers.schedules.LearningRateSchedule)
+    # Step 1 of warm-up 2: half the peak rate.
+    assert float(setting(1)) == pytest.approx(5e-4)
+
+
+def test_batch_counter_counts_batches_under_accumulation():
+    optimizer = create_optimizer(1e-3, 10, 0, gradient_accumulation_steps=2)
+    variables = _variables()
+    optimizer.build(variables)
+    counter = keras_internals.batch_counter(optimizer)
+    assert counter.dtype == "int64"
+    for _ in range(3):
+        optimizer.apply([tf.ones((2, 3)), tf.ones((3,))], variables)
+    # Three batches, one full update: `iterations` = batches // 2.
+    assert int(counter.numpy()) == 3
+    assert int(optimizer.iterations.numpy()) == 1
+
+
+def test_all_reduce_sum_and_distributed_update_apply_update_step():
+    optimizer = keras.optimizers.SGD(learning_rate=0.25)
+    variables = _variables()
+    optimizer.build(variables)
+    pairs = keras_internals.all_reduce_sum_gradients(
+        optimizer, [(tf.ones((2, 3)), variables[0].value),
+                    (tf.ones((3,)), variables[1].value)])
+    assert [tuple(g.shape) for g, _ in pairs] == [(2, 3), (3,)]
+    keras_internals.distributed_update(optimizer, pairs, tf.constant(0.25))
+    np.testing.assert_allclose(variables[0].numpy(), 0.75)
+    np.testing.assert_allclose(variables[1].numpy(), -0.25)
+
+
+def test_all_layers_reaches_nested_layers():
+    inner = keras.Sequential([keras.layers.LayerNormalization(name="ln")],
+                             name="inner")
+    outer = keras.Sequential([keras.layers.Dense(2), inner], name="outer")
+    outer.build((None, 3))
+    names = [layer.name for layer in keras_internals.all_layers(outer)]
+    assert names[0] == "outer"
+    assert "ln" in names and "inner" in names
+
+
+def test_multi_worker_probes_on_a_local_strategy():
+    assert keras_internals.in_multi_worker_mode(tf.distribute.get_strategy()) \
+        is False
+    mirrored = tf.distribute.MirroredStrategy(["/cpu:0"])
+    assert keras_internals.in_multi_worker_mode(mirrored) is False
+
+
+def test_num_workers_of_a_multi_worker_strategy():
+    # The strategy must be the first TensorFlow work of a process: a fresh
+    # one, without TF_CONFIG (one worker).
+    code = ("import tensorflow as tf\n"
+            "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+            "from modeling import keras_internals as k\n"
+            "print(k.num_workers(strategy), k.in_multi_worker_mode(strategy))\n")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("TF_CONFIG", None)
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT,
+                            env=env, capture_output=True, text=True,
+                            timeout=120, check=True)
+    assert result.stdout.split()[-2:] == ["1", "False"]
+
+
+def test_a_missing_hook_is_named_in_the_error():
+    class Bare:
+        pass
+
+    with pytest.raises(keras_internals.KerasInternalsError,
+                       match="'_var_key'.*keras_internals"):
+        keras_internals.variable_key(Bare(), None)

@@ -1,0 +1,235 @@
+"""One harness every model runs (as keras-hub's backbone test case does).
+
+For BertModel, BertClassifier, BertSquad and BertPretrainer: config round trip,
+`.keras` round trip (in this process and in a fresh one), variable sequence
+length, mixed precision and input (rank, shape, length) errors.
+"""
+import json
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from modeling import (BertClassifier, BertConfig, BertModel, BertPretrainer,
+                      BertSquad)
+from modeling.naming import tf1_name
+from tests.helpers.keras_reload_worker import flatten_outputs, model_inputs
+
+CONFIG = BertConfig(
+    vocab_size=64, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+    intermediate_size=32, max_position_embeddings=24, type_vocab_size=2)
+
+# name -> builder(config, **keras_kwargs)
+MODELS = {
+    "BertModel": lambda config, **kwargs: BertModel(config, **kwargs),
+    "BertClassifier": lambda config, **kwargs: BertClassifier(config, 3, **kwargs),
+    "BertSquad": lambda config, **kwargs: BertSquad(config, **kwargs),
+    "BertPretrainer": lambda config, **kwargs: BertPretrainer(config, **kwargs),
+}
+NAMES = sorted(MODELS)
+NUM_MASKED = 3
+
+
+def make_inputs(batch_size=2, seq_length=8, num_padding=2, seed=0):
+    """Random ids, the last `num_padding` tokens of row 1 padded, two segments."""
+    rng = np.random.default_rng(seed)
+    input_ids = rng.integers(0, CONFIG.vocab_size, (batch_size, seq_length))
+    input_mask = np.ones((batch_size, seq_length))
+    input_mask[1, seq_length - num_padding:] = 0
+    segment_ids = np.zeros((batch_size, seq_length))
+    segment_ids[:, seq_length // 2:] = 1
+    positions = np.stack([rng.choice(seq_length - num_padding, NUM_MASKED,
+                                     replace=False)
+                          for _ in range(batch_size)])
+    return {"input_ids": input_ids.astype("int32"),
+            "input_mask": input_mask.astype("int32"),
+            "segment_ids": segment_ids.astype("int32"),
+            "masked_lm_positions": positions.astype("int32")}
+
+
+def run(model, inputs):
+    return flatten_outputs(model(model_inputs(model, inputs), training=False))
+
+
+def max_diff(ours, theirs):
+    assert sorted(ours) == sorted(theirs)
+    return max(float(np.max(np.abs(ours[key] - theirs[key]))) for key in ours)
+
+
+def tf1_names(model):
+    return [tf1_name(variable) for variable in model.weights]
+
+
+@pytest.fixture(scope="module", params=NAMES)
+def name(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def model(name):
+    """One model per class for the whole module; no test changes it."""
+    return MODELS[name](CONFIG)
+
+
+# ----- config and .keras round trips -------------------------------------------
+
+def test_config_round_trip(model):
+    config = model.get_config()
+    json.dumps(keras.saving.serialize_keras_object(model))  # plain JSON
+    assert config["config"] == CONFIG.to_dict()
+    clone = type(model).from_config(config)
+    assert clone.get_config() == config
+    assert tf1_names(clone) == tf1_names(model)
+    inputs = make_inputs()
+    # Freshly initialised, the clone computes something else (guards the test).
+    assert max_diff(run(clone, inputs), run(model, inputs)) > 1e-3
+    clone.set_weights(model.get_weights())
+    assert max_diff(run(clone, inputs), run(model, inputs)) <= 1e-6
+
+
+def test_keras_round_trip(model, tmp_path):
+    inputs = make_inputs()
+    expected = run(model, inputs)
+    path = tmp_path / "model.keras"
+    model.save(path)
+    loaded = keras.models.load_model(path)  # no custom_objects
+    assert type(loaded) is type(model)
+    assert tf1_names(loaded) == tf1_names(model)
+    assert loaded.get_config() == model.get_config()
+    assert max_diff(run(loaded, inputs), expected) == 0.0
+    if isinstance(loaded, BertPretrainer):
+        # The MLM decoder is still the word embedding table itself.
+        table = loaded.bert.embedding_table
+        table.assign(table * 2.0)
+        assert max_diff(run(loaded, inputs), expected) > 1e-3
+        assert "cls/predictions/word_embeddings" not in tf1_names(loaded)
+
+
+@pytest.mark.slow
+def test_keras_round_trip_in_fresh_process(tmp_path, repo_root):
+    """Each model saved here, loaded by a process that imports only Keras
+    and `modeling` (tests/helpers/keras_reload_worker.py): same outputs and names."""
+    inputs = make_inputs()
+    np.savez(tmp_path / "inputs.npz", **inputs)
+    expected = {}
+    paths = []
+    for name in NAMES:
+        model = MODELS[name](CONFIG)
+        expected[name] = (run(model, inputs), tf1_names(model))
+        paths.append(str(tmp_path / f"{name}.keras"))
+        model.save(paths[-1])
+    process = subprocess.run(
+        [sys.executable, str(repo_root / "tests/helpers/keras_reload_worker.py"),
+         str(tmp_path / "inputs.npz"), str(tmp_path), *paths],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(repo_root),
+             "CUDA_VISIBLE_DEVICES": "", "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert process.returncode == 0, process.stderr[-4000:]
+    for name in NAMES:
+        outputs = dict(np.load(tmp_path / f"{name}.npz"))
+        info = json.loads((tmp_path / f"{name}.json").read_text())
+        assert info["class"] == name
+        assert info["tf1_names"] == expected[name][1]
+        assert max_diff(outputs, expected[name][0]) == 0.0, name
+
+
+# ----- sequence length ---------------------------------------------------------
+
+def test_variable_sequence_length(model):
+    """One model runs at 8 and at 20 tokens; 8 real tokens padded to 20 give
+    the outputs of the 8 (padded keys get -10000 on their logits, as the
+    original: exp underflows to exactly 0)."""
+    short = make_inputs(seq_length=8, num_padding=0)
+    long = {key: np.pad(value, ((0, 0), (0, 12))) if key != "masked_lm_positions"
+            else value for key, value in short.items()}
+    short_out, long_out = run(model, short), run(model, long)
+    for key, value in short_out.items():
+        other = long_out[key]
+        if other.ndim >= 2 and other.shape[1] == 20:  # per-token outputs
+            other = other[:, :8]
+        np.testing.assert_allclose(other, value, atol=1e-5, err_msg=key)
+    # The same Keras model object, traced with an unknown length, too.
+    traced = tf.function(
+        lambda x: model(x, training=False),
+        input_signature=[{key: tf.TensorSpec([None, None], tf.int32)
+                          for key in model_inputs(model, short)}])
+    for seq_length in (8, 20):
+        inputs = make_inputs(seq_length=seq_length)
+        assert max_diff(flatten_outputs(traced(model_inputs(model, inputs))),
+                        run(model, inputs)) <= 1e-5
+
+
+# ----- mixed precision ---------------------------------------------------------
+
+# Outputs documented as float32 whatever the policy (log-softmax and logits
+# are computed in float32); BertModel's outputs are in the compute dtype.
+FLOAT32_OUTPUTS = {"BertClassifier": True, "BertSquad": True,
+                   "BertPretrainer": True, "BertModel": False}
+
+
+@pytest.mark.parametrize("policy, tolerance", [
+    ("mixed_float16", 1e-2), ("mixed_bfloat16", 5e-2)])
+def test_mixed_precision(name, policy, tolerance):
+    reference = MODELS[name](CONFIG)
+    model = MODELS[name](CONFIG, dtype=policy)
+    compute_dtype = keras.mixed_precision.Policy(policy).compute_dtype
+    # Every sub-layer follows the model's policy; variables stay float32.
+    query = model.layers[0] if name != "BertModel" else model
+    query = query.encoder.transformer_layers[0].attention.self_attention.query
+    assert query.compute_dtype == compute_dtype
+    assert {v.dtype for v in model.weights} == {"float32"}
+    model.set_weights(reference.get_weights())
+    inputs = make_inputs()
+    outputs = model(model_inputs(model, inputs), training=False)
+    for value in keras.tree.flatten(outputs):
+        expected = "float32" if FLOAT32_OUTPUTS[name] else compute_dtype
+        assert keras.backend.standardize_dtype(value.dtype) == expected
+    diff = max_diff(flatten_outputs(outputs), run(reference, inputs))
+    assert 0 < diff <= tolerance, f"{name} {policy}: max abs diff {diff}"
+    # The policy survives a config round trip.
+    clone = type(model).from_config(model.get_config())
+    assert clone.dtype_policy.name == policy
+    assert clone.layers[-1].dtype_policy.name == policy
+
+
+# ----- input errors ------------------------------------------------------------
+
+@pytest.mark.parametrize("change, error, pattern", [
+    ({"input_ids": np.zeros((8,), "int32")}, ValueError,
+     r"`input_ids` has shape \(8,\) \(rank 1\); expected rank 2, "
+     r"\[batch_size, seq_length\]"),
+    ({"input_ids": np.zeros((2, 8, 1), "int32")}, ValueError,
+     r"`input_ids` has shape \(2, 8, 1\) \(rank 3\)"),
+    ({"input_ids": np.zeros((2, 30), "int32")}, ValueError,
+     r"`input_ids` of shape \(2, 30\): cannot use sequence length 30 "
+     r"because .* up to sequence length 24"),
+    ({"input_mask": np.ones((2, 9), "int32")}, ValueError,
+     r"`input_mask` has shape \(2, 9\); expected the shape of `input_ids`, "
+     r"\(2, 8\)"),
+    ({"segment_ids": np.ones((8,), "int32")}, ValueError,
+     r"`segment_ids` has shape \(8,\)"),
+])
+def test_input_errors_name_the_input(model, change, error, pattern):
+    inputs = dict(model_inputs(model, make_inputs()), **change)
+    with pytest.raises(error, match=pattern):
+        model(inputs)
+
+
+def test_non_dict_input_is_a_type_error(model, name):
+    with pytest.raises(TypeError, match=rf"{name} inputs must be a dict .* "
+                       r"got .* of shape \(2, 8\)"):
+        model(np.zeros((2, 8), "int32"))
+
+
+def test_too_long_with_unknown_length_fails_at_run_time(model):
+    traced = tf.function(
+        lambda x: model(x, training=False),
+        input_signature=[{key: tf.TensorSpec([None, None], tf.int32)
+                          for key in model_inputs(model, make_inputs())}])
+    inputs = make_inputs(seq_length=30)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="seq_length exceeds max_position_embeddings"):
+        traced(model_inputs(model, inputs))

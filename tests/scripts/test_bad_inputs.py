@@ -1,0 +1,477 @@
+"""Issue #10's table of bad inputs: one clear line, exit 1, nothing written.
+
+Each case writes tiny data into a folder of its own, runs one of the five
+scripts as a user would (a subprocess from the repository root, with the
+tiny checkpoints of ../shared/fixtures) and checks:
+
+- exit status 1 and exactly one `<script>: error: ...` line, the last line
+  of stderr, naming the place at fault (file, line, flag or config field);
+- no "Traceback" on stderr;
+- the case's folder (its inputs, output_dir, output_file) is exactly as it
+  was: no record file, checkpoint, result file or temporary file was
+  written, because every check runs before any work.
+
+The scripts spend most of their few seconds importing TensorFlow, so the
+selected cases are started together by a module fixture, BERT_TEST_JOBS at
+a time (default: the CPU count, at most 4); each test then checks its own
+case's outcome.
+"""
+import concurrent.futures
+import dataclasses
+import json
+import os
+import pathlib
+import shutil
+import socket
+import zipfile
+
+import pytest
+
+from tests.conftest import FIXTURES_DIR
+from tests.helpers.script_runner import assert_one_line_error, run_script
+
+pytestmark = pytest.mark.slow
+
+MRPC = FIXTURES_DIR / "tf1_vocab_mrpc_classifier"   # V=30522, P=512, L=2
+SQUAD = FIXTURES_DIR / "tf1_vocab_squad"            # same encoder
+TINY_PRETRAINING = FIXTURES_DIR / "tf1_tiny_pretraining"  # V=512, P=64
+# The original create_pretraining_data.py output: max_seq_length=128,
+# max_predictions_per_seq=20.
+RECORDS_128 = FIXTURES_DIR / "pretraining_data/sample_text_seed12345.tfrecord"
+
+MRPC_HEADER = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n"
+MRPC_ROWS = ("1\t1\t2\tThe cat sat on the mat.\tA cat was on the mat.\n"
+             "0\t3\t4\tIt rained all day.\tThe sun was out.\n")
+SQUAD_V1 = {"version": "1.1", "data": [{"title": "T", "paragraphs": [{
+    "context": "The cat sat on the mat.",
+    "qas": [{"id": "q1", "question": "Where did the cat sit?",
+             "answers": [{"text": "on the mat", "answer_start": 12}]}]}]}]}
+
+
+@dataclasses.dataclass
+class Case:
+    """One bad input: `build(folder)` writes its data, returns (flags, names).
+
+    `names` are the strings the one error line must contain.
+    """
+    name: str
+    script: str
+    build: object
+
+
+CASES = []
+
+
+def case(script):
+    def register(build):
+        CASES.append(Case(build.__name__, script, build))
+        return build
+    return register
+
+
+# -- data helpers -----------------------------------------------------------
+
+def _write(path, content):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def _mrpc_data(folder, **files):
+    """`folder/glue` with the given `<set>.tsv` files (train="...")."""
+    data = folder / "glue"
+    data.mkdir(exist_ok=True)
+    for set_name, content in files.items():
+        _write(data / f"{set_name}.tsv", content)
+    return data
+
+
+def _classifier(folder, data, **extra):
+    flags = {"task_name": "MRPC", "data_dir": data,
+             "vocab_file": MRPC / "vocab.txt",
+             "bert_config_file": MRPC / "bert_config.json",
+             "init_checkpoint": MRPC / "bert_model.ckpt",
+             "output_dir": folder / "out", "max_seq_length": 32,
+             "train_batch_size": 2}
+    flags.update(extra)
+    return flags
+
+
+def _config(folder, source, **changes):
+    """A copy of `source`'s bert_config.json with `changes` (None: drop)."""
+    config = json.loads((source / "bert_config.json").read_text())
+    for key, value in changes.items():
+        if value is None:
+            del config[key]
+        else:
+            config[key] = value
+    return _write(folder / "bert_config.json", json.dumps(config))
+
+
+def _copy_checkpoint(source_prefix, target_prefix):
+    for suffix in (".index", ".data-00000-of-00001"):
+        shutil.copyfile(f"{source_prefix}{suffix}", f"{target_prefix}{suffix}")
+
+
+def _pretraining(folder, **extra):
+    flags = {"input_file": RECORDS_128, "output_dir": folder / "out",
+             "bert_config_file": TINY_PRETRAINING / "bert_config.json",
+             "init_checkpoint": TINY_PRETRAINING / "bert_model.ckpt",
+             "do_train": True, "max_seq_length": 64,
+             "max_predictions_per_seq": 20, "train_batch_size": 2,
+             "num_train_steps": 1, "num_warmup_steps": 0}
+    flags.update(extra)
+    return flags
+
+
+def _squad(folder, **extra):
+    flags = {"vocab_file": SQUAD / "vocab.txt",
+             "bert_config_file": SQUAD / "bert_config.json",
+             "init_checkpoint": SQUAD / "bert_model.ckpt",
+             "output_dir": folder / "out", "do_predict": True,
+             "predict_file": _write(folder / "dev.json", json.dumps(SQUAD_V1)),
+             "max_seq_length": 96, "doc_stride": 32, "max_query_length": 16}
+    flags.update(extra)
+    return flags
+
+
+def _extract(folder, **extra):
+    flags = {"input_file": _write(folder / "input.txt", "Hello world\n"),
+             "output_file": folder / "features.jsonl",
+             "vocab_file": MRPC / "vocab.txt",
+             "bert_config_file": MRPC / "bert_config.json",
+             "init_checkpoint": MRPC / "bert_model.ckpt",
+             "layers": "-1", "max_seq_length": 16}
+    flags.update(extra)
+    return flags
+
+
+def _create_data(folder, **extra):
+    corpus = _write(folder / "corpus.txt",
+                    "The cat sat on the mat. It was happy.\n\n"
+                    "Another document starts now. It ends here.\n")
+    flags = {"input_file": corpus, "output_file": folder / "out.tfrecord",
+             "vocab_file": MRPC / "vocab.txt", "max_seq_length": 32,
+             "max_predictions_per_seq": 5, "dupe_factor": 1}
+    flags.update(extra)
+    return flags
+
+
+def _closed_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# -- run_classifier.py --------------------------------------------------------
+
+@case("run_classifier.py")
+def classifier_missing_dev_tsv_with_do_eval(folder):
+    # Found before training (the original failed after it).
+    data = _mrpc_data(folder, train=MRPC_HEADER + MRPC_ROWS)
+    return (_classifier(folder, data, do_train=True, do_eval=True),
+            [str(data / "dev.tsv")])
+
+
+@case("run_classifier.py")
+def classifier_config_shapes_differ_from_checkpoint(folder):
+    data = _mrpc_data(folder, train=MRPC_HEADER + MRPC_ROWS)
+    config = _config(folder, MRPC, intermediate_size=48)
+    return (_classifier(folder, data, do_train=True, bert_config_file=config),
+            [str(config), "intermediate"])
+
+
+@case("run_classifier.py")
+def classifier_config_with_more_layers_than_checkpoint(folder):
+    data = _mrpc_data(folder, train=MRPC_HEADER + MRPC_ROWS)
+    config = _config(folder, MRPC, num_hidden_layers=3)
+    return (_classifier(folder, data, do_train=True, bert_config_file=config),
+            [str(config), "num_hidden_layers=3", "--allow_partial_checkpoint"])
+
+
+@case("run_classifier.py")
+def classifier_config_with_fewer_layers_than_checkpoint(folder):
+    data = _mrpc_data(folder, train=MRPC_HEADER + MRPC_ROWS)
+    config = _config(folder, MRPC, num_hidden_layers=1)
+    return (_classifier(folder, data, do_train=True, bert_config_file=config),
+            [str(config), "num_hidden_layers=1", "--allow_partial_checkpoint"])
+
+
+@case("run_classifier.py")
+def classifier_init_checkpoint_with_other_checkpoint_in_output_dir(folder):
+    # output_dir holds a training checkpoint from another start: it would win
+    # over --init_checkpoint, so the run refuses and says how to choose.
+    data = _mrpc_data(folder, test=MRPC_HEADER.replace("Quality", "Index")
+                      + MRPC_ROWS)
+    output_dir = folder / "out"
+    output_dir.mkdir()
+    _copy_checkpoint(MRPC / "bert_model.ckpt", output_dir / "model.ckpt-3")
+    _write(output_dir / "checkpoint",
+           'model_checkpoint_path: "model.ckpt-3"\n'
+           'all_model_checkpoint_paths: "model.ckpt-3"\n')
+    return (_classifier(folder, data, do_predict=True),
+            ["--init_checkpoint", "model.ckpt-3", str(output_dir)])
+
+
+@case("run_classifier.py")
+def classifier_truncated_checkpoint_data(folder):
+    data = _mrpc_data(folder, train=MRPC_HEADER + MRPC_ROWS)
+    prefix = folder / "ckpt/bert_model.ckpt"
+    prefix.parent.mkdir()
+    _copy_checkpoint(MRPC / "bert_model.ckpt", prefix)
+    data_file = folder / "ckpt/bert_model.ckpt.data-00000-of-00001"
+    data_file.write_bytes(data_file.read_bytes()[:100000])
+    return (_classifier(folder, data, do_train=True, init_checkpoint=prefix),
+            [str(data_file)])
+
+
+@case("run_classifier.py")
+def classifier_empty_dev_tsv(folder):
+    data = _mrpc_data(folder, dev="")
+    return _classifier(folder, data, do_eval=True), [str(data / "dev.tsv")]
+
+
+@case("run_classifier.py")
+def classifier_empty_train_tsv(folder):
+    data = _mrpc_data(folder, train="")
+    return _classifier(folder, data, do_train=True), [str(data / "train.tsv")]
+
+
+@case("run_classifier.py")
+def classifier_header_only_train_tsv(folder):
+    data = _mrpc_data(folder, train=MRPC_HEADER)
+    return (_classifier(folder, data, do_train=True),
+            [str(data / "train.tsv"), "no examples"])
+
+
+@case("run_classifier.py")
+def classifier_vocab_duplicate_plus_extra_line(folder):
+    # 30523 lines, 30522 distinct tokens: the duplicate's id is 30522,
+    # outside the config's vocab_size.
+    vocab = _write(folder / "vocab.txt",
+                   (MRPC / "vocab.txt").read_text(encoding="utf-8") + "the\n")
+    data = _mrpc_data(folder, dev=MRPC_HEADER + MRPC_ROWS)
+    return (_classifier(folder, data, do_eval=True, vocab_file=vocab),
+            [str(vocab), "30522"])
+
+
+@case("run_classifier.py")
+def classifier_config_missing_hidden_size(folder):
+    data = _mrpc_data(folder, dev=MRPC_HEADER + MRPC_ROWS)
+    config = _config(folder, MRPC, hidden_size=None)
+    return (_classifier(folder, data, do_eval=True, bert_config_file=config),
+            [str(config), "hidden_size"])
+
+
+@case("run_classifier.py")
+def classifier_max_seq_length_over_max_position_embeddings(folder):
+    data = _mrpc_data(folder, dev=MRPC_HEADER + MRPC_ROWS)
+    return (_classifier(folder, data, do_eval=True, max_seq_length=600),
+            ["600", "max_position_embeddings", str(MRPC / "bert_config.json")])
+
+
+@case("run_classifier.py")
+def classifier_unknown_task_name(folder):
+    data = _mrpc_data(folder, dev=MRPC_HEADER + MRPC_ROWS)
+    return (_classifier(folder, data, do_eval=True, task_name="nosuchtask"),
+            ["--task_name", "nosuchtask", "mrpc"])
+
+
+@case("run_classifier.py")
+def classifier_no_do_flag(folder):
+    data = _mrpc_data(folder, dev=MRPC_HEADER + MRPC_ROWS)
+    return _classifier(folder, data), ["do_train", "do_eval", "do_predict"]
+
+
+@case("run_classifier.py")
+def classifier_missing_vocab_file(folder):
+    data = _mrpc_data(folder, dev=MRPC_HEADER + MRPC_ROWS)
+    vocab = folder / "no_vocab.txt"
+    return (_classifier(folder, data, do_eval=True, vocab_file=vocab),
+            [str(vocab)])
+
+
+@case("run_classifier.py")
+def classifier_non_utf8_tsv(folder):
+    data = _mrpc_data(folder, train=(MRPC_HEADER + MRPC_ROWS).encode()
+                      + "1\t5\t6\tCaf\xe9 au lait.\tA caf\xe9.\n".encode(
+                          "latin-1"))
+    return (_classifier(folder, data, do_train=True),
+            [str(data / "train.tsv"), "UTF-8"])
+
+
+@case("run_classifier.py")
+def classifier_row_with_too_few_columns(folder):
+    data = _mrpc_data(folder, train=MRPC_HEADER + MRPC_ROWS
+                      + "1\t5\t6\tOnly one sentence here.\n")
+    return (_classifier(folder, data, do_train=True),
+            [str(data / "train.tsv"), "line 4", "columns"])
+
+
+@case("run_classifier.py")
+def classifier_label_not_in_label_list(folder):
+    data = _mrpc_data(folder, dev=MRPC_HEADER + MRPC_ROWS
+                      + "7\t5\t6\tOne sentence.\tAnother one.\n")
+    return (_classifier(folder, data, do_eval=True),
+            [str(data / "dev.tsv"), "line 4", "'7'"])
+
+
+# -- run_pretraining.py -------------------------------------------------------
+
+@case("run_pretraining.py")
+def pretraining_records_128_read_at_64(folder):
+    return _pretraining(folder), [str(RECORDS_128), "128", "64"]
+
+
+@case("run_pretraining.py")
+def pretraining_records_with_other_max_predictions(folder):
+    return (_pretraining(folder, max_seq_length=128,
+                         bert_config_file=_config(
+                             folder, TINY_PRETRAINING,
+                             max_position_embeddings=128),
+                         init_checkpoint="", max_predictions_per_seq=10),
+            [str(RECORDS_128), "masked_lm_positions", "20", "10"])
+
+
+@case("run_pretraining.py")
+def pretraining_input_glob_matches_nothing(folder):
+    pattern = folder / "records/*.tfrecord"
+    return _pretraining(folder, input_file=pattern), [str(pattern)]
+
+
+@case("run_pretraining.py")
+def pretraining_tpu_address_with_nothing_listening(folder):
+    address = f"grpc://127.0.0.1:{_closed_port()}"
+    return (_pretraining(folder, use_tpu=True, tpu_name=address,
+                         tpu_timeout_s=2, max_seq_length=128,
+                         bert_config_file=_config(
+                             folder, TINY_PRETRAINING,
+                             max_position_embeddings=128),
+                         init_checkpoint=""),
+            [address, "--tpu_timeout_s"])
+
+
+# -- run_squad.py -------------------------------------------------------------
+
+@case("run_squad.py")
+def squad_zipped_predict_file(folder):
+    zipped = folder / "dev-v1.1.json"
+    with zipfile.ZipFile(folder / "dev.zip", "w") as archive:
+        archive.writestr("dev-v1.1.json", json.dumps(SQUAD_V1))
+    os.replace(folder / "dev.zip", zipped)
+    return _squad(folder, predict_file=zipped), [str(zipped)]
+
+
+@case("run_squad.py")
+def squad_doc_stride_below_1(folder):
+    return _squad(folder, doc_stride=0), ["doc_stride", "0"]
+
+
+@case("run_squad.py")
+def squad_predict_file_without_data_field(folder):
+    path = _write(folder / "bad.json", json.dumps({"version": "1.1"}))
+    return _squad(folder, predict_file=path), [str(path), "data"]
+
+
+# -- extract_features.py ------------------------------------------------------
+
+@case("extract_features.py")
+def extract_missing_input_file(folder):
+    path = folder / "no_input.txt"
+    return _extract(folder, input_file=path), [str(path), "--input_file"]
+
+
+@case("extract_features.py")
+def extract_non_utf8_input_file(folder):
+    path = _write(folder / "latin1.txt",
+                  "Hello\nCaf\xe9 au lait\n".encode("latin-1"))
+    return _extract(folder, input_file=path), [str(path), "2", "UTF-8"]
+
+
+@case("extract_features.py")
+def extract_layer_out_of_range(folder):
+    return _extract(folder, layers="-1,-5"), ["--layers", "-5"]
+
+
+# -- create_pretraining_data.py -----------------------------------------------
+
+@case("create_pretraining_data.py")
+def create_data_input_glob_matches_nothing(folder):
+    pattern = folder / "texts/*.txt"
+    return _create_data(folder, input_file=pattern), [str(pattern)]
+
+
+@case("create_pretraining_data.py")
+def create_data_missing_vocab_file(folder):
+    vocab = folder / "no_vocab.txt"
+    return _create_data(folder, vocab_file=vocab), [str(vocab)]
+
+
+@case("create_pretraining_data.py")
+def create_data_masked_lm_prob_out_of_range(folder):
+    return _create_data(folder, masked_lm_prob=1.5), ["masked_lm_prob", "1.5"]
+
+
+# -- the runner ---------------------------------------------------------------
+
+@dataclasses.dataclass
+class Outcome:
+    process: object
+    names: list
+    files_before: dict
+    files_after: dict
+
+
+def _files(folder):
+    """{relative path: (size, mtime_ns)} of everything under `folder`."""
+    found = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = pathlib.Path(root, name)
+            stat = path.lstat()
+            found[str(path.relative_to(folder))] = (
+                None if path.is_dir() else stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def _run_case(bad_input, folder):
+    folder.mkdir()
+    flags, names = bad_input.build(folder)
+    before = _files(folder)
+    process = run_script(bad_input.script, flags, timeout=300, check=False)
+    return Outcome(process, names, before, _files(folder))
+
+
+@pytest.fixture(scope="module")
+def outcomes(request, tmp_path_factory):
+    """Runs every selected case (a few at a time); {name: Outcome}."""
+    selected = [item.callspec.params["bad_input"]
+                for item in request.session.items
+                if getattr(item, "originalname", None) == "test_bad_input"
+                and item.module is request.module]
+    root = tmp_path_factory.mktemp("bad_inputs")
+    jobs = max(1, int(os.environ.get("BERT_TEST_JOBS",
+                                      min(4, os.cpu_count() or 1))))
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        futures = {bad.name: pool.submit(_run_case, bad, root / bad.name)
+                   for bad in selected}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def test_the_table_covers_every_script():
+    scripts = {bad.script for bad in CASES}
+    assert len(CASES) >= 25
+    assert scripts == {"run_classifier.py", "run_pretraining.py",
+                       "run_squad.py", "extract_features.py",
+                       "create_pretraining_data.py"}
+
+
+@pytest.mark.parametrize("bad_input", CASES, ids=lambda bad: bad.name)
+def test_bad_input(bad_input, outcomes):
+    outcome = outcomes[bad_input.name]
+    assert_one_line_error(outcome.process, *outcome.names)
+    # Nothing written: no record file, checkpoint, result or temp file.
+    assert outcome.files_after == outcome.files_before

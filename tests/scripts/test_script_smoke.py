@@ -1,0 +1,133 @@
+"""One subprocess run per script: flags -> config -> task works end to end,
+and a user error is one line on stderr with exit status 1.
+
+The numbers are checked in-process (tests/test_tasks_*.py); these runs check
+the wiring a user sees: flag names, exit codes, files, messages.
+"""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+from tests.helpers.script_runner import assert_one_line_error, run_script
+
+pytestmark = pytest.mark.slow
+
+MRPC = "tf1_vocab_mrpc_classifier"
+
+
+def test_run_classifier(fixtures_dir, tmp_path):
+    fixture = fixtures_dir / MRPC
+    data = tmp_path / "data"
+    data.mkdir()
+    lines = (fixture / "mrpc_test64.tsv").read_text().splitlines(keepends=True)
+    (data / "test.tsv").write_text("".join(lines[:9]))
+    flags = {"task_name": "MRPC", "data_dir": data,
+             "vocab_file": fixture / "vocab.txt",
+             "bert_config_file": fixture / "bert_config.json",
+             "init_checkpoint": fixture / "bert_model.ckpt",
+             "output_dir": tmp_path / "out", "do_predict": True,
+             "max_seq_length": 128}
+    process = run_script("run_classifier.py", flags)
+    assert len((tmp_path / "out/test_results.tsv").read_text().splitlines()) == 8
+    assert "Checkpoint: --init_checkpoint" in process.stderr
+
+    process = run_script("run_classifier.py", dict(flags, do_eval=True,
+                                                   output_dir=tmp_path / "o2"),
+                         check=False)
+    assert_one_line_error(process, str(data / "dev.tsv"))
+    assert not (tmp_path / "o2").exists()
+
+    help_text = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "run_classifier.py"), "--help"],
+        capture_output=True, text=True, cwd=REPO_ROOT).stdout
+    # Booleans are listed as --[no]name.
+    for name in ("]use_tpu:", "--save_checkpoints_steps:", "]verbose_errors:",
+                 "]allow_partial_checkpoint:", "--distribution_strategy:",
+                 "Known --task_name values: cola, mnli"):
+        assert name in help_text
+
+
+def test_run_squad(fixtures_dir, tmp_path):
+    fixture = fixtures_dir / "tf1_vocab_squad"
+    folder = fixture / "squad_v1_windows"
+    flags = {"vocab_file": fixture / "vocab.txt",
+             "bert_config_file": fixture / "bert_config.json",
+             "init_checkpoint": fixture / "bert_model.ckpt",
+             "output_dir": tmp_path / "out", "do_predict": True,
+             "predict_file": folder / "input.json", "max_seq_length": 128,
+             "doc_stride": 48}
+    run_script("run_squad.py", flags)
+    assert ((tmp_path / "out/predictions.json").read_text()
+            == (folder / "predictions.json").read_text())
+
+    zipped = tmp_path / "dev.json"
+    zipped.write_bytes(b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe")
+    process = run_script("run_squad.py", dict(flags, predict_file=zipped,
+                                              output_dir=tmp_path / "o2"),
+                         check=False)
+    assert_one_line_error(process, str(zipped))
+    assert not (tmp_path / "o2").exists()
+
+
+def test_run_pretraining(fixtures_dir, tmp_path):
+    from tests.tasks.test_pretraining import write_reference_records
+    import numpy as np
+
+    fixture = fixtures_dir / "tf1_tiny_pretraining"
+    reference = dict(np.load(fixture / "reference_outputs.npz"))
+    records = tmp_path / "reference.tfrecord"
+    write_reference_records(reference, records)
+    flags = {"input_file": records, "output_dir": tmp_path / "out",
+             "bert_config_file": fixture / "bert_config.json",
+             "init_checkpoint": fixture / "bert_model.ckpt", "do_eval": True,
+             "max_seq_length": 24, "max_predictions_per_seq": 4,
+             "eval_batch_size": 3, "max_eval_steps": 1}
+    run_script("run_pretraining.py", flags)
+    assert (tmp_path / "out/eval_results.txt").exists()
+
+    process = run_script("run_pretraining.py",
+                         dict(flags, max_seq_length=32,
+                              output_dir=tmp_path / "o2"), check=False)
+    assert_one_line_error(process, str(records), "input_ids", "24")
+    assert not (tmp_path / "o2").exists()
+
+
+def test_extract_features(fixtures_dir, tmp_path):
+    fixture = fixtures_dir / MRPC
+    input_file = tmp_path / "input.txt"
+    input_file.write_text("Hello world ||| How are you?\n", encoding="utf-8")
+    flags = {"input_file": input_file, "output_file": tmp_path / "f.jsonl",
+             "vocab_file": fixture / "vocab.txt",
+             "bert_config_file": fixture / "bert_config.json",
+             "init_checkpoint": fixture / "bert_model.ckpt",
+             "layers": "-1", "max_seq_length": 16}
+    run_script("extract_features.py", flags)
+    line = json.loads((tmp_path / "f.jsonl").read_text())
+    assert line["linex_index"] == 0 and line["features"][0]["token"] == "[CLS]"
+
+    process = run_script("extract_features.py",
+                         dict(flags, init_checkpoint=tmp_path / "none.ckpt",
+                              output_file=tmp_path / "g.jsonl"), check=False)
+    assert_one_line_error(process, "--init_checkpoint", "none.ckpt")
+    assert not (tmp_path / "g.jsonl").exists()
+
+
+def test_create_pretraining_data(fixtures_dir, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("The cat sat on the mat. It was happy.\n"
+                      "A second sentence is here.\n\n"
+                      "Another document starts now. It ends here.\n",
+                      encoding="utf-8")
+    flags = {"input_file": corpus, "output_file": tmp_path / "out.tfrecord",
+             "vocab_file": fixtures_dir / MRPC / "vocab.txt",
+             "max_seq_length": 32, "max_predictions_per_seq": 5,
+             "dupe_factor": 1}
+    run_script("create_pretraining_data.py", flags)
+    assert (tmp_path / "out.tfrecord").stat().st_size > 0
+
+    process = run_script("create_pretraining_data.py",
+                         dict(flags, unknown_flag=1), check=False)
+    assert_one_line_error(process, "unknown_flag")
