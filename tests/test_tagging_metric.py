@@ -9,7 +9,7 @@ from seqeval.metrics import sequence_labeling as seqeval_metrics
 from seqeval.metrics.sequence_labeling import get_entities
 
 from data.tagging import schemes
-from data.tagging.metric import EntityCounts, conll_scores
+from data.tagging.metric import EntityCounts, conll_scores, conlleval_report
 
 
 def test_hand_case():
@@ -30,6 +30,14 @@ def test_hand_case():
     flat = scores.as_dict()
     assert flat["f1"] == scores.overall.f1 and flat["ORG/gold"] == 2
     assert list(scores.per_type) == ["LOC", "ORG", "PER"]
+    # 100 * 2/7 = 28.571...; per type: predicted entities last.
+    type_line = "%17s: precision: %s; recall: %s; FB1: %s  %d\n"
+    assert conlleval_report(scores) == (
+        "processed 7 tokens with 4 phrases; found: 3 phrases; correct: 1.\n"
+        "accuracy:  71.43%; precision:  33.33%; recall:  25.00%; FB1:  28.57\n"
+        + type_line % ("LOC", "  0.00%", "  0.00%", "  0.00", 0)
+        + type_line % ("ORG", "  0.00%", "  0.00%", "  0.00", 2)
+        + type_line % ("PER", "100.00%", "100.00%", "100.00", 1))
 
 
 def test_i_after_o_opens_an_entity_and_sentences_end_entities():

@@ -21,7 +21,8 @@ def test_tag_problem():
     assert schemes.tag_problem("S-PER", "bioes") is None
     assert "not an IOB2 tag" in schemes.tag_problem("S-PER", "iob2")
     assert "not an IOB1 tag" in schemes.tag_problem("E-PER", "iob1")
-    for bad in ("B-", "B", "X-PER", "b-PER", "o", "", "BPER", "B- "):
+    for bad in ("B-", "B", "X-PER", "b-PER", "o", "", "BPER", "B- ",
+                "B-new york"):
         assert schemes.tag_problem(bad, "bioes") is not None, bad
     assert schemes.split_tag("I-creative-work") == ("I", "creative-work")
 

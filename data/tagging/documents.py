@@ -100,7 +100,7 @@ class Document:
             for sentence, sentence_tags in zip(self.sentences, tags)))
 
 
-def convert_documents(documents, source, target):
+def convert_documents(documents, source, target=schemes.TRAINING_SCHEME):
     """Documents with every sentence's tags converted (schemes.convert_tags).
 
     Used to go from a file's scheme to the training scheme and back. Files
@@ -108,7 +108,7 @@ def convert_documents(documents, source, target):
 
     Args:
       documents: list of Document with tags valid in `source`.
-      source, target: scheme names.
+      source, target: scheme names (target: IOB2 unless given).
 
     Returns:
       list of Document.

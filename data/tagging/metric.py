@@ -22,7 +22,7 @@ import dataclasses
 
 from data.tagging.schemes import entity_spans
 
-__all__ = ["EntityCounts", "TaggingScores", "conll_scores"]
+__all__ = ["EntityCounts", "TaggingScores", "conll_scores", "conlleval_report"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,3 +143,35 @@ def conll_scores(gold_sentences, predicted_sentences):
                            sum(predicted_counts.values()),
                            sum(correct_counts.values()))
     return TaggingScores(overall, per_type, tokens, correct_tokens)
+
+
+def conlleval_report(scores):
+    """The scores as text in the layout conlleval prints (percentages).
+
+    E.g.:
+      processed 7 tokens with 4 phrases; found: 3 phrases; correct: 1.
+      accuracy:  71.43%; precision:  33.33%; recall:  25.00%; FB1:  28.57
+                    LOC: precision:   0.00%; recall:   0.00%; FB1:   0.00  0
+    (one line per type, sorted; the last number is the type's predicted
+    entities).
+
+    Args:
+      scores: TaggingScores.
+
+    Returns:
+      str, ending with a newline.
+    """
+    overall = scores.overall
+    lines = ["processed %d tokens with %d phrases; found: %d phrases; "
+             "correct: %d." % (scores.tokens, overall.gold, overall.predicted,
+                               overall.correct)]
+    lines.append("accuracy: %6.2f%%; precision: %6.2f%%; recall: %6.2f%%; "
+                 "FB1: %6.2f" % (100 * scores.accuracy,
+                                 100 * overall.precision,
+                                 100 * overall.recall, 100 * overall.f1))
+    for name, counts in scores.per_type.items():
+        lines.append("%17s: precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f"
+                     "  %d" % (name, 100 * counts.precision,
+                               100 * counts.recall, 100 * counts.f1,
+                               counts.predicted))
+    return "\n".join(lines) + "\n"

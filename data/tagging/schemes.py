@@ -34,7 +34,8 @@ Model predictions are never checked; they are decoded leniently.
 import collections
 
 __all__ = [
-    "IOB1", "IOB2", "BIOES", "SCHEMES", "OUTSIDE", "Entity",
+    "IOB1", "IOB2", "BIOES", "SCHEMES", "OUTSIDE", "TRAINING_SCHEME",
+    "Entity",
     "normalize_scheme", "scheme_prefixes", "split_tag", "tag_problem",
     "sequence_problem", "entity_spans", "render_tags", "convert_tags",
     "scheme_labels", "entity_types",
@@ -45,12 +46,14 @@ IOB2 = "iob2"
 BIOES = "bioes"
 SCHEMES = (IOB1, IOB2, BIOES)
 OUTSIDE = "O"
+#: The scheme models are trained in unless a caller picks another.
+TRAINING_SCHEME = IOB2
 
 _ALIASES = {"bio": IOB2, "iobes": BIOES}
 _PREFIXES = {IOB1: ("B", "I"), IOB2: ("B", "I"), BIOES: ("B", "I", "E", "S")}
 
 Entity = collections.namedtuple("Entity", ["type", "start", "end"])
-Entity.__doc__ = """One entity of a sentence: `tags[start:end]` (end exclusive).
+Entity.__doc__ = """One entity of a sentence: `tags[start:end]`, end exclusive.
 
 Attributes:
   type: str, e.g. "PER".
@@ -105,6 +108,9 @@ def tag_problem(tag, scheme):
       tag: str.
       scheme: a scheme name.
 
+    A tag is `O` or one of the scheme's prefixes, `-`, and a non-empty type
+    without whitespace.
+
     Returns:
       None, or a str such as "tag 'E-PER' is not an IOB2 tag (expected O or
       B-TYPE, I-TYPE)".
@@ -114,7 +120,8 @@ def tag_problem(tag, scheme):
     if tag == OUTSIDE:
         return None
     prefix, entity_type = split_tag(tag)
-    if prefix in prefixes and "-" in tag and entity_type.strip():
+    if (prefix in prefixes and "-" in tag and entity_type
+            and "".join(entity_type.split()) == entity_type):
         return None
     expected = ", ".join(p + "-TYPE" for p in prefixes)
     return "tag %r is not an %s tag (expected O or %s)" % (
@@ -261,7 +268,7 @@ def render_tags(spans, length, scheme):
     return tags
 
 
-def convert_tags(tags, source, target):
+def convert_tags(tags, source, target=TRAINING_SCHEME):
     """One sentence's tags from scheme `source` to scheme `target`.
 
     Entities are read leniently (`entity_spans`), then written in `target`
@@ -270,7 +277,7 @@ def convert_tags(tags, source, target):
 
     Args:
       tags: sequence of str.
-      source, target: scheme names.
+      source, target: scheme names (target: IOB2 unless given).
 
     Returns:
       list of str, same length.
