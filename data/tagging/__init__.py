@@ -17,13 +17,13 @@ Modules (all TF-free except `records`):
 - `decoding`: window predictions (ids or logits) -> tags per word;
 - `outputs`: predictions.txt / eval_predictions.txt, label_list.txt;
 - `metric`: entity P/R/F1 (overall, per type) and token accuracy, as
-  conlleval;
+  conlleval (`conll_scores`), and its text report (`conlleval_report`);
 - `baselines`: most frequent training tag per word.
 
 Flow:
 
     train = read_tagged_file("train.txt", "conll", scheme="iob1")
-    train = convert_documents(train, "iob1", "iob2")           # documents
+    train = convert_documents(train, "iob1")     # to IOB2, the default
     labels = scheme_labels(entity_types(all_tags(train)), "iob2")
     features = convert_documents_to_features(train, tokenizer, labels,
                                              max_seq_length=128,
@@ -31,6 +31,7 @@ Flow:
     write_tagging_records(features, "train.tf_record")        # records
     ... model predictions [num_windows, max_seq_length(, labels)] ...
     tags = predicted_tags(features, predictions, documents, labels)
+    # One tag per input word, always; back to the file's scheme:
     tags = [[convert_tags(t, "iob2", "iob1") for t in doc] for doc in tags]
     write_predictions("predictions.txt", documents, tags)
     conll_scores(gold_sentences, predicted_sentences).as_dict()
