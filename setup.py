@@ -26,5 +26,8 @@ setup(
         "numpy>=1.26",
         "safetensors>=0.4",  # Hugging Face weights (convert_checkpoint.py)
     ],
-    extras_require={"dev": ["pytest>=8"]},
+    extras_require={"dev": [
+        "pytest>=8",
+        "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
+    ]},
 )

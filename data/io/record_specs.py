@@ -9,7 +9,7 @@ RecordSpec.serialize_example), so a rerun writes the same bytes.
 from data.io.tfrecord import RecordField, RecordSpec
 
 __all__ = ["classifier_record_spec", "squad_record_spec",
-           "pretraining_record_spec"]
+           "pretraining_record_spec", "tagging_record_spec"]
 
 SEQ = "max_seq_length"
 PREDS = "max_predictions_per_seq"
@@ -80,3 +80,23 @@ def pretraining_record_spec(max_seq_length, max_predictions_per_seq):
         RecordField("masked_lm_weights", "float32", PREDS),
         RecordField("next_sentence_labels", "int64", 1),
     ), {SEQ: max_seq_length, PREDS: max_predictions_per_seq})
+
+
+def tagging_record_spec(max_seq_length):
+    """Sequence-tagging (NER) records, one per window of a document.
+
+    input_ids, input_mask, segment_ids, label_ids: int64 [max_seq_length];
+    label_weights: float [max_seq_length], 1.0 at the first word piece of
+    each word scored in this window, else 0.0.
+
+    Source: no original script (google-research/bert has no NER); the keys
+    follow run_classifier.py's and the weights pre-training's
+    masked_lm_weights. Built by data.tagging.features.
+    """
+    return RecordSpec("tagging", (
+        RecordField("input_ids", "int64", SEQ),
+        RecordField("input_mask", "int64", SEQ),
+        RecordField("segment_ids", "int64", SEQ),
+        RecordField("label_ids", "int64", SEQ),
+        RecordField("label_weights", "float32", SEQ),
+    ), {SEQ: max_seq_length})

@@ -1,0 +1,156 @@
+"""The in-memory form of a tagged file: documents of sentences of words.
+
+Every word keeps the 1-based line it was read from and every document the
+path of its file, so any later error (a tag missing from the label list, a
+broken IOB2 sequence) can name both. `tag` is None for files read without
+tags (prediction input).
+"""
+import collections
+import dataclasses
+from typing import Optional, Tuple
+
+from data.tagging import schemes
+
+__all__ = ["Word", "Sentence", "Document", "convert_documents",
+           "corpus_statistics", "all_tags"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Word:
+    """One token of a tagged file.
+
+    Attributes:
+      text: str, the token as in the file (no cleaning).
+      tag: str, e.g. "B-PER"; None when read without tags.
+      line: int, 1-based line number in the file.
+    """
+    text: str
+    tag: Optional[str]
+    line: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Sentence:
+    """A non-empty tuple of Word (the lines between two blank lines)."""
+    words: Tuple[Word, ...]
+
+    @property
+    def tokens(self):
+        """list of str, the words' texts."""
+        return [word.text for word in self.words]
+
+    @property
+    def tags(self):
+        """list of str (or None entries when read without tags)."""
+        return [word.tag for word in self.words]
+
+    @property
+    def line(self):
+        """int, the line of the first word."""
+        return self.words[0].line
+
+    def with_tags(self, tags):
+        """A copy whose words carry `tags` (a sequence of len(words))."""
+        if len(tags) != len(self.words):
+            raise ValueError("%d tags for a sentence of %d words (line %d)"
+                             % (len(tags), len(self.words), self.line))
+        return Sentence(tuple(dataclasses.replace(word, tag=tag)
+                              for word, tag in zip(self.words, tags)))
+
+    def __len__(self):
+        return len(self.words)
+
+
+@dataclasses.dataclass(frozen=True)
+class Document:
+    """Sentences that share context (one `-DOCSTART-` / `# newdoc` section,
+    or a single sentence in a file without document markers).
+
+    Attributes:
+      sentences: tuple of Sentence (not empty).
+      path: str, the file it was read from.
+      doc_id: str or None, e.g. UNER's `# newdoc id = batch-0000`.
+    """
+    sentences: Tuple[Sentence, ...]
+    path: str
+    doc_id: Optional[str] = None
+
+    @property
+    def words(self):
+        """list of Word, all sentences in order."""
+        return [word for sentence in self.sentences for word in sentence.words]
+
+    @property
+    def num_words(self):
+        return sum(len(sentence) for sentence in self.sentences)
+
+    @property
+    def line(self):
+        """int, the line of the first word."""
+        return self.sentences[0].line
+
+    def with_tags(self, tags):
+        """A copy with new tags: `tags[s][w]` for word w of sentence s."""
+        if len(tags) != len(self.sentences):
+            raise ValueError("tags for %d sentences, the document at %s line "
+                             "%d has %d" % (len(tags), self.path, self.line,
+                                            len(self.sentences)))
+        return dataclasses.replace(self, sentences=tuple(
+            sentence.with_tags(sentence_tags)
+            for sentence, sentence_tags in zip(self.sentences, tags)))
+
+
+def convert_documents(documents, source, target=schemes.TRAINING_SCHEME):
+    """Documents with every sentence's tags converted (schemes.convert_tags).
+
+    Used to go from a file's scheme to the training scheme and back. Files
+    read without tags are returned unchanged.
+
+    Args:
+      documents: list of Document with tags valid in `source`.
+      source, target: scheme names (target: IOB2 unless given).
+
+    Returns:
+      list of Document.
+    """
+    if schemes.normalize_scheme(source) == schemes.normalize_scheme(target):
+        return list(documents)
+    converted = []
+    for document in documents:
+        if any(word.tag is None for word in document.words):
+            converted.append(document)
+            continue
+        converted.append(document.with_tags([
+            schemes.convert_tags(sentence.tags, source, target)
+            for sentence in document.sentences]))
+    return converted
+
+
+def all_tags(documents):
+    """Every tag of `documents`, in file order (None entries skipped)."""
+    return [word.tag for document in documents for word in document.words
+            if word.tag is not None]
+
+
+def corpus_statistics(documents):
+    """Counts of a read file, as data READMEs state them.
+
+    Returns:
+      dict with int values: "documents", "sentences", "tokens", "entities",
+      and "entities/<TYPE>" per type; entities are read with
+      schemes.entity_spans per sentence (0 for untagged files).
+    """
+    per_type = collections.Counter()
+    sentences = tokens = 0
+    for document in documents:
+        for sentence in document.sentences:
+            sentences += 1
+            tokens += len(sentence)
+            if None not in sentence.tags:
+                per_type.update(span.type for span in
+                                schemes.entity_spans(sentence.tags))
+    stats = {"documents": len(documents), "sentences": sentences,
+             "tokens": tokens, "entities": sum(per_type.values())}
+    stats.update(("entities/" + name, count)
+                 for name, count in sorted(per_type.items()))
+    return stats

@@ -1,0 +1,233 @@
+"""Word-piece features for sequence tagging: whole documents in windows of
+`[CLS] pieces [SEP]`, one label per word on its first piece.
+
+Rules (BERT paper §5.3 and the original run_squad.py windows):
+  * each word is WordPiece-tokenized on its own (FullTokenizer.tokenize);
+    its FIRST piece carries its label, its other pieces are ignored by loss
+    and metric;
+  * a word that yields no pieces (only characters BERT's text cleaning
+    deletes, e.g. U+200B, U+FEFF, or that accent stripping removes, e.g. a
+    lone U+FE0F) gets the single piece `[UNK]`, so it is still predicted and
+    the output keeps one tag per input word;
+  * the pieces of all sentences of a DOCUMENT form one stream (document
+    context), cut into windows of max_seq_length - 2 pieces that advance by
+    doc_stride (data.tagging.windows.sliding_windows); a window is `[CLS]
+    pieces [SEP]`, segment 0, mask 1, zero-padded to max_seq_length;
+  * a word is scored in exactly one window: the max-context window of its
+    first piece (data.tagging.windows). There `label_weights` is 1.0 and
+    `label_ids` its label id; every other position has label 0, weight 0.
+Prediction input (tags None) gets label 0 with the same weights, which then
+mark the positions to decode.
+"""
+import collections
+import dataclasses
+
+from absl import logging
+
+from data.io.errors import UserError
+from data.tagging.windows import max_context_windows, sliding_windows
+
+__all__ = ["WordRef", "DocumentPieces", "TaggingFeatures", "document_pieces",
+           "iter_document_features", "convert_documents_to_features",
+           "check_window_flags"]
+
+CLS, SEP = "[CLS]", "[SEP]"
+_NUM_LOGGED = 3
+
+WordRef = collections.namedtuple("WordRef", ["document", "sentence", "word"])
+WordRef.__doc__ = """Where a word is: indices of its document (in the list
+converted), its sentence in that document, and the word in that sentence."""
+
+
+@dataclasses.dataclass(frozen=True)
+class DocumentPieces:
+    """The word-piece stream of one document.
+
+    Attributes:
+      pieces: list of str, every word's pieces in order.
+      piece_words: list of WordRef, the word of each piece.
+      first_pieces: list of int, for each word in document order the index
+        of its first piece in `pieces`.
+    """
+    pieces: list
+    piece_words: list
+    first_pieces: list
+
+
+def _unk_token(tokenizer):
+    wordpiece = getattr(tokenizer, "wordpiece_tokenizer", None)
+    return getattr(wordpiece, "unk_token", "[UNK]")
+
+
+def document_pieces(document, document_index, tokenizer):
+    """Tokenizes a Document word by word into one piece stream.
+
+    Args:
+      document: data.tagging.documents.Document.
+      document_index: int, stored in the WordRefs.
+      tokenizer: an object with `tokenize(text)` (FullTokenizer); its
+        `wordpiece_tokenizer.unk_token` (else "[UNK]") replaces the pieces
+        of a word that yields none.
+
+    Returns:
+      DocumentPieces.
+    """
+    unk = _unk_token(tokenizer)
+    pieces, piece_words, first_pieces = [], [], []
+    for sentence_index, sentence in enumerate(document.sentences):
+        for word_index, word in enumerate(sentence.words):
+            word_pieces = tokenizer.tokenize(word.text) or [unk]
+            ref = WordRef(document_index, sentence_index, word_index)
+            first_pieces.append(len(pieces))
+            pieces.extend(word_pieces)
+            piece_words.extend([ref] * len(word_pieces))
+    return DocumentPieces(pieces, piece_words, first_pieces)
+
+
+@dataclasses.dataclass(eq=False)
+class TaggingFeatures:
+    """One window of one document: the model inputs and the host-side map.
+
+    Attributes:
+      document_index: int, the document in the list converted.
+      window_index: int, this window among the document's windows.
+      start: int, the document piece at window position 1.
+      tokens: list of str, `[CLS] pieces [SEP]` (unpadded).
+      input_ids, input_mask, segment_ids, label_ids: lists of
+        max_seq_length int (segment_ids all 0; label_ids 0 where
+        label_weights is 0).
+      label_weights: list of max_seq_length float, 1.0 exactly at the first
+        piece of each word whose max-context window this is.
+      word_refs: list of max_seq_length WordRef or None: the word of each
+        piece position (None for [CLS], [SEP] and padding).
+      scored: tuple of (position, WordRef), the positions with weight 1.0,
+        in order; decoding reads predictions there.
+    """
+    document_index: int
+    window_index: int
+    start: int
+    tokens: list
+    input_ids: list
+    input_mask: list
+    segment_ids: list
+    label_ids: list
+    label_weights: list
+    word_refs: list
+    scored: tuple
+
+    def values(self):
+        """dict of the five record features (data.io.record_specs
+        .tagging_record_spec)."""
+        return {"input_ids": self.input_ids, "input_mask": self.input_mask,
+                "segment_ids": self.segment_ids, "label_ids": self.label_ids,
+                "label_weights": self.label_weights}
+
+
+def check_window_flags(max_seq_length, doc_stride):
+    """Raises UserError unless the window sizes can make progress.
+
+    max_seq_length must hold [CLS], one piece and [SEP] (>= 3); doc_stride
+    must be >= 1 (the original loops forever otherwise).
+    """
+    if max_seq_length < 3:
+        raise UserError("max_seq_length=%d leaves no room for a word piece "
+                        "between [CLS] and [SEP]; use at least 3"
+                        % max_seq_length)
+    if doc_stride < 1:
+        raise UserError("doc_stride=%d: the windows would not advance; use "
+                        "at least 1" % doc_stride)
+
+
+def _label_id(label_map, document, ref, label_list):
+    word = document.sentences[ref.sentence].words[ref.word]
+    if word.tag is None:
+        return 0
+    if word.tag not in label_map:
+        raise UserError("%s, line %d: tag %r is not in the label list (%s)"
+                        % (document.path, word.line, word.tag,
+                           ", ".join(label_list)))
+    return label_map[word.tag]
+
+
+def _log_window(feature):
+    logging.info("*** Example ***")
+    logging.info("document %d, window %d, start %d", feature.document_index,
+                 feature.window_index, feature.start)
+    logging.info("tokens: %s", " ".join(feature.tokens))
+    logging.info("input_ids: %s", " ".join(map(str, feature.input_ids)))
+    logging.info("label_ids: %s", " ".join(map(str, feature.label_ids)))
+    logging.info("label_weights: %s", " ".join(
+        "%g" % weight for weight in feature.label_weights))
+
+
+def iter_document_features(documents, tokenizer, label_list, max_seq_length,
+                           doc_stride):
+    """Yields the TaggingFeatures of `documents`, document by document,
+    window by window (the order records are written and decoded in).
+
+    Args:
+      documents: list of Document (tags in `label_list`'s scheme, or None).
+      tokenizer: FullTokenizer (tokenize, convert_tokens_to_ids).
+      label_list: list of str; a label's id is its index.
+      max_seq_length: int >= 3.
+      doc_stride: int >= 1, how far windows advance (in pieces).
+
+    Raises:
+      UserError: a tag is not in label_list (names file and line), or
+        max_seq_length / doc_stride too small.
+      ValueError: label_list has duplicates.
+    """
+    check_window_flags(max_seq_length, doc_stride)
+    label_map = {label: index for index, label in enumerate(label_list)}
+    if len(label_map) != len(label_list):
+        raise ValueError("label_list has duplicates: %r" % (label_list,))
+    logged = 0
+    for document_index, document in enumerate(documents):
+        stream = document_pieces(document, document_index, tokenizer)
+        num_pieces = len(stream.pieces)
+        spans = sliding_windows(num_pieces, max_seq_length - 2, doc_stride)
+        best = max_context_windows(spans, num_pieces)
+        is_first = [False] * num_pieces
+        for piece in stream.first_pieces:
+            is_first[piece] = True
+        for window_index, span in enumerate(spans):
+            window = range(span.start, span.start + span.length)
+            tokens = [CLS] + [stream.pieces[i] for i in window] + [SEP]
+            padding = max_seq_length - len(tokens)
+            label_ids = [0] * max_seq_length
+            label_weights = [0.0] * max_seq_length
+            word_refs = [None] * max_seq_length
+            scored = []
+            for position, piece in enumerate(window, start=1):
+                ref = stream.piece_words[piece]
+                word_refs[position] = ref
+                if is_first[piece] and best[piece] == window_index:
+                    label_ids[position] = _label_id(label_map, document, ref,
+                                                    label_list)
+                    label_weights[position] = 1.0
+                    scored.append((position, ref))
+            feature = TaggingFeatures(
+                document_index=document_index, window_index=window_index,
+                start=span.start, tokens=tokens,
+                input_ids=list(tokenizer.convert_tokens_to_ids(tokens))
+                + [0] * padding,
+                input_mask=[1] * len(tokens) + [0] * padding,
+                segment_ids=[0] * max_seq_length,
+                label_ids=label_ids, label_weights=label_weights,
+                word_refs=word_refs, scored=tuple(scored))
+            if logged < _NUM_LOGGED:
+                _log_window(feature)
+                logged += 1
+            yield feature
+
+
+def convert_documents_to_features(documents, tokenizer, label_list,
+                                  max_seq_length, doc_stride):
+    """The list of `iter_document_features` (same arguments and errors).
+
+    Returns:
+      list of TaggingFeatures; every word of every document is scored in
+      exactly one of them.
+    """
+    return list(iter_document_features(documents, tokenizer, label_list,
+                                       max_seq_length, doc_stride))

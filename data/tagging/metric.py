@@ -1,0 +1,177 @@
+"""Entity-level precision, recall and F1 as the CoNLL `conlleval` script
+counts them, overall and per type, plus token accuracy.
+
+Counting (conlleval, CoNLL-2000/2003 shared tasks):
+  * entities are read from gold and predicted tags with conlleval's chunk
+    rules (data.tagging.schemes.entity_spans): an `I-X` after `O` or after
+    another type opens an entity, `B-X` always does;
+  * a predicted entity is correct when a gold entity has the same type,
+    start and end; sentence boundaries end every entity;
+  * micro-averaged over entities: precision = correct / predicted, recall =
+    correct / gold, F1 = 2 P R / (P + R); 0 where a denominator is 0;
+  * per type, the same counts restricted to that type, for every type seen
+    in gold or predictions;
+  * token accuracy = tokens whose predicted tag string equals the gold one /
+    all tokens.
+Values are fractions in [0, 1] (conlleval prints percentages). For IOB1
+and IOB2 tags this equals seqeval's default (conlleval-compatible) mode
+exactly, which the tests check.
+"""
+import collections
+import dataclasses
+
+from data.tagging.schemes import entity_spans
+
+__all__ = ["EntityCounts", "TaggingScores", "conll_scores", "conlleval_report"]
+
+
+@dataclasses.dataclass(frozen=True)
+class EntityCounts:
+    """Entity counts of one type (or all types) and the scores from them.
+
+    Attributes:
+      gold: int, entities in the gold tags.
+      predicted: int, entities in the predicted tags.
+      correct: int, predicted entities that match a gold one exactly.
+    """
+    gold: int = 0
+    predicted: int = 0
+    correct: int = 0
+
+    @property
+    def precision(self):
+        """float, correct / predicted (0.0 when nothing was predicted)."""
+        return self.correct / self.predicted if self.predicted else 0.0
+
+    @property
+    def recall(self):
+        """float, correct / gold (0.0 when there is no gold entity)."""
+        return self.correct / self.gold if self.gold else 0.0
+
+    @property
+    def f1(self):
+        """float, 2 P R / (P + R) (0.0 when P + R is 0)."""
+        precision, recall = self.precision, self.recall
+        total = precision + recall
+        return 2 * precision * recall / total if total else 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class TaggingScores:
+    """The result of `conll_scores`.
+
+    Attributes:
+      overall: EntityCounts over all types (micro average).
+      per_type: dict type -> EntityCounts, sorted by type.
+      tokens: int, number of tokens scored.
+      correct_tokens: int, tokens with the gold tag.
+    """
+    overall: EntityCounts
+    per_type: dict
+    tokens: int
+    correct_tokens: int
+
+    @property
+    def accuracy(self):
+        """float, token accuracy (0.0 for no tokens)."""
+        return self.correct_tokens / self.tokens if self.tokens else 0.0
+
+    def as_dict(self):
+        """Flat dict for result files: precision, recall, f1, accuracy,
+        gold/predicted/correct entity counts, and `<type>/precision`,
+        `<type>/recall`, `<type>/f1`, `<type>/gold` per type."""
+        result = {"precision": self.overall.precision,
+                  "recall": self.overall.recall, "f1": self.overall.f1,
+                  "accuracy": self.accuracy,
+                  "gold_entities": self.overall.gold,
+                  "predicted_entities": self.overall.predicted,
+                  "correct_entities": self.overall.correct}
+        for name, counts in self.per_type.items():
+            result[name + "/precision"] = counts.precision
+            result[name + "/recall"] = counts.recall
+            result[name + "/f1"] = counts.f1
+            result[name + "/gold"] = counts.gold
+        return result
+
+
+def conll_scores(gold_sentences, predicted_sentences):
+    """Entity P/R/F1 and token accuracy of predicted tags against gold ones.
+
+    Args:
+      gold_sentences: sequence of sentences, each a sequence of tag str.
+      predicted_sentences: the same shape (sentence for sentence, tag for
+        tag). IOB1, IOB2 or mixed; BIOES tags are read with seqeval's
+        extension (see schemes.entity_spans).
+
+    Returns:
+      TaggingScores.
+
+    Raises:
+      ValueError: the numbers of sentences, or of tags in a sentence, differ
+        (names the sentence).
+
+    Source: conlleval (CoNLL-2000 shared task evaluation script), its
+    counting of correctChunk / foundGuessed / foundCorrect and of tokens.
+    """
+    gold_sentences = list(gold_sentences)
+    predicted_sentences = list(predicted_sentences)
+    if len(gold_sentences) != len(predicted_sentences):
+        raise ValueError("%d gold sentences but %d predicted ones" % (
+            len(gold_sentences), len(predicted_sentences)))
+    gold_counts = collections.Counter()
+    predicted_counts = collections.Counter()
+    correct_counts = collections.Counter()
+    tokens = correct_tokens = 0
+    for index, (gold, predicted) in enumerate(zip(gold_sentences,
+                                                  predicted_sentences)):
+        gold, predicted = list(gold), list(predicted)
+        if len(gold) != len(predicted):
+            raise ValueError("sentence %d: %d gold tags but %d predicted" % (
+                index, len(gold), len(predicted)))
+        tokens += len(gold)
+        correct_tokens += sum(g == p for g, p in zip(gold, predicted))
+        gold_spans = entity_spans(gold)
+        predicted_spans = entity_spans(predicted)
+        gold_counts.update(span.type for span in gold_spans)
+        predicted_counts.update(span.type for span in predicted_spans)
+        matched = set(gold_spans) & set(predicted_spans)
+        correct_counts.update(span.type for span in matched)
+    per_type = {name: EntityCounts(gold_counts[name], predicted_counts[name],
+                                   correct_counts[name])
+                for name in sorted(set(gold_counts) | set(predicted_counts))}
+    overall = EntityCounts(sum(gold_counts.values()),
+                           sum(predicted_counts.values()),
+                           sum(correct_counts.values()))
+    return TaggingScores(overall, per_type, tokens, correct_tokens)
+
+
+def conlleval_report(scores):
+    """The scores as text in the layout conlleval prints (percentages).
+
+    E.g.:
+      processed 7 tokens with 4 phrases; found: 3 phrases; correct: 1.
+      accuracy:  71.43%; precision:  33.33%; recall:  25.00%; FB1:  28.57
+                    LOC: precision:   0.00%; recall:   0.00%; FB1:   0.00  0
+    (one line per type, sorted; the last number is the type's predicted
+    entities).
+
+    Args:
+      scores: TaggingScores.
+
+    Returns:
+      str, ending with a newline.
+    """
+    overall = scores.overall
+    lines = ["processed %d tokens with %d phrases; found: %d phrases; "
+             "correct: %d." % (scores.tokens, overall.gold, overall.predicted,
+                               overall.correct)]
+    lines.append("accuracy: %6.2f%%; precision: %6.2f%%; recall: %6.2f%%; "
+                 "FB1: %6.2f" % (100 * scores.accuracy,
+                                 100 * overall.precision,
+                                 100 * overall.recall, 100 * overall.f1))
+    for name, counts in scores.per_type.items():
+        lines.append("%17s: precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f"
+                     "  %d" % (name, 100 * counts.precision,
+                               100 * counts.recall, 100 * counts.f1,
+                               counts.predicted))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,114 @@
+"""The tagging result files: predictions.txt / eval_predictions.txt and
+label_list.txt, written atomically (data.io.atomic).
+
+  * predictions: one `token<TAB>tag` line per input token, a blank line
+    after each sentence, documents and sentences in input order (no
+    `-DOCSTART-` lines), UTF-8 with `\\n` line ends;
+  * label_list.txt: one label per line, line k (0-based) is label id k.
+"""
+import os
+
+from data.io.atomic import write_text_atomically
+from data.io.errors import UserError
+from data.io.text_files import TextFileError, read_utf8_text
+
+__all__ = ["format_predictions", "write_predictions", "write_label_list",
+           "read_label_list"]
+
+
+def format_predictions(documents, tags):
+    """The text of a predictions file.
+
+    Args:
+      documents: list of Document (their tokens are written).
+      tags: nested list [document][sentence][word] of str, e.g. from
+        data.tagging.decoding.predicted_tags (then converted to the file's
+        scheme).
+
+    Returns:
+      str.
+
+    Raises:
+      ValueError: `tags` is not shaped like `documents`.
+    """
+    if len(tags) != len(documents):
+        raise ValueError("tags for %d documents, %d given" % (
+            len(tags), len(documents)))
+    lines = []
+    for document, document_tags in zip(documents, tags):
+        if len(document_tags) != len(document.sentences):
+            raise ValueError("document at %s line %d: %d sentences, tags for "
+                             "%d" % (document.path, document.line,
+                                     len(document.sentences),
+                                     len(document_tags)))
+        for sentence, sentence_tags in zip(document.sentences, document_tags):
+            if len(sentence_tags) != len(sentence):
+                raise ValueError("sentence at %s line %d: %d words, %d tags"
+                                 % (document.path, sentence.line,
+                                    len(sentence), len(sentence_tags)))
+            lines.extend("%s\t%s\n" % (word.text, tag)
+                         for word, tag in zip(sentence.words, sentence_tags))
+            lines.append("\n")
+    return "".join(lines)
+
+
+def write_predictions(path, documents, tags):
+    """Writes `format_predictions(documents, tags)` to `path` atomically
+    (predictions.txt, eval_predictions.txt)."""
+    write_text_atomically(os.fspath(path), format_predictions(documents, tags))
+
+
+def write_label_list(path, labels):
+    """Writes label_list.txt: one label per line, in id order, atomically.
+
+    Raises:
+      ValueError: an empty list, duplicates, or a label that is empty or
+        holds whitespace (it could not be read back).
+    """
+    labels = list(labels)
+    if not labels or len(set(labels)) != len(labels):
+        raise ValueError("label list must be non-empty and without "
+                         "duplicates: %r" % (labels,))
+    for label in labels:
+        if not label or label != "".join(label.split()):
+            raise ValueError("label %r is empty or holds whitespace" % label)
+    write_text_atomically(os.fspath(path), "".join(l + "\n" for l in labels))
+
+
+def read_label_list(path):
+    """Reads label_list.txt as written by write_label_list.
+
+    Returns:
+      list of str; label id k is element k.
+
+    Raises:
+      UserError: no such file, not UTF-8, empty, a blank line inside, or a
+        duplicate label (names the file and line).
+    """
+    path = os.fspath(path)
+    try:
+        text = read_utf8_text(path, expected="a label list (one label per "
+                              "line)")
+    except TextFileError as error:
+        raise UserError(str(error)) from None
+    except FileNotFoundError:
+        raise UserError("%s: no such file (label_list.txt is written by "
+                        "training)" % path) from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    labels, seen = [], {}
+    for number, line in enumerate(lines, start=1):
+        label = line.rstrip("\r")
+        if not label.strip() or label != label.strip():
+            raise UserError("%s, line %d: %r is not a label; expected one "
+                            "label per line, no blank lines" % (
+                                path, number, label))
+        if label in seen:
+            raise UserError("%s, line %d: label %r repeats line %d" % (
+                path, number, label, seen[label]))
+        seen[label] = number
+        labels.append(label)
+    if not labels:
+        raise UserError("%s: the label list is empty" % path)
+    return labels

@@ -1,0 +1,244 @@
+"""Reading tagged files (`--data_format` conll, uner, chinese_bio) into
+documents of sentences of words, each with its line number.
+
+Formats (one token per line; a line whose `strip()` is empty ends a
+sentence, so WNUT-17's separator lines holding a single TAB count as blank):
+
+  * `conll`: columns separated by TABs when the line has one, else by
+    spaces; the token is the first column, the tag the last (CoNLL-2003
+    `EU NNP B-NP B-ORG`, WNUT-17 `TOKEN<TAB>TAG`). A line whose first
+    column is `-DOCSTART-` starts a new document and is not a token.
+  * `uner`: Universal NER `.iob2` files (CoNLL-U-like): TAB-separated
+    `INDEX TOKEN TAG ...` (token column 2, tag column 3); `# newdoc` comment
+    lines start a new document (`# newdoc id = X` gives doc_id X); other
+    `#` lines are comments. CoNLL-U multiword ranges (`3-4`) and empty nodes
+    (`3.1`) in column 1 are skipped.
+  * `chinese_bio`: one character (or token) and its tag per line, separated
+    by a TAB or spaces (`中<space>B-LOC`), no document markers (MSRA-style
+    character NER files).
+
+In a file without document markers every sentence is its own document. A
+byte-order mark at the start of the file is dropped. Every token line of a
+file must have the same number of columns. Files for prediction can be read
+with `has_tags=False`: then only the token column is read and a tag column,
+if present, is ignored.
+
+Everything wrong with a file is a `TaggingFileError` (a UserError) naming
+the file and, where there is one, the line.
+"""
+import os
+import re
+
+from data.io.errors import UserError
+from data.io.text_files import TextFileError, read_utf8_text
+from data.tagging import schemes
+from data.tagging.documents import Document, Sentence, Word
+
+__all__ = ["DATA_FORMATS", "DOCSTART", "TaggingFileError", "read_tagged_file"]
+
+DATA_FORMATS = ("conll", "uner", "chinese_bio")
+DOCSTART = "-DOCSTART-"
+
+_LAYOUTS = {
+    "conll": "conll format: TOKEN first, TAG last, separated by a TAB or "
+             "spaces",
+    "uner": "uner format: TAB-separated INDEX, TOKEN, TAG, ...",
+    "chinese_bio": "chinese_bio format: one character and its TAG per line",
+}
+_NEWDOC = re.compile(r"#\s*newdoc\b(?:\s+id\s*=\s*(.*))?")
+
+
+class TaggingFileError(UserError):
+    """A tagged file is unreadable or has a bad line (the message names the
+    file and line)."""
+
+
+def _columns(line):
+    """Fields of a conll/chinese_bio line: TAB-separated if it has a TAB."""
+    if "\t" in line:
+        return line.split("\t")
+    return [field for field in line.split(" ") if field]
+
+
+def _read_lines(path):
+    try:
+        text = read_utf8_text(path, expected="a UTF-8 tagged text file")
+    except TextFileError as error:
+        raise TaggingFileError(str(error)) from None
+    except FileNotFoundError:
+        raise TaggingFileError("%s: no such file" % path) from None
+    except OSError as error:
+        raise TaggingFileError("%s: cannot be read (%s)" % (
+            path, error.strerror or error)) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise TaggingFileError("%s: the file is empty; expected tagged "
+                               "sentences" % path)
+    # Only "\n" ends a line: str.splitlines would also split on U+2028,
+    # U+0085 etc., which may sit inside tokens of web text.
+    return [line.rstrip("\r") for line in text.split("\n")]
+
+
+class _Parser:
+    """Turns the lines of one file into documents (state of one read)."""
+
+    def __init__(self, path, data_format, scheme, has_tags):
+        self.path = path
+        self.data_format = data_format
+        self.scheme = scheme
+        self.has_tags = has_tags
+        self.columns = None  # Column count of the first token line.
+        self.first_columns_line = None
+        self.sections = [[None, []]]  # [doc_id, [Sentence]] per document.
+        self.words = []
+        self.has_markers = False
+
+    def fail(self, number, message):
+        raise TaggingFileError("%s, line %d: %s" % (self.path, number,
+                                                    message))
+
+    def end_sentence(self):
+        if self.words:
+            self.sections[-1][1].append(Sentence(tuple(self.words)))
+            self.words = []
+
+    def start_document(self, doc_id=None):
+        self.end_sentence()
+        self.has_markers = True
+        self.sections.append([doc_id, []])
+
+    def check_columns(self, number, fields, minimum, maximum=None):
+        count = len(fields)
+        if count < minimum or (maximum is not None and count > maximum):
+            wanted = ("%d" % minimum if maximum == minimum else
+                      "%d or more" % minimum if maximum is None else
+                      "%d to %d" % (minimum, maximum))
+            self.fail(number, "%d column%s (%r); expected %s columns (%s)%s"
+                      % (count, "" if count == 1 else "s",
+                         "\t".join(fields)[:80], wanted,
+                         _LAYOUTS[self.data_format],
+                         "" if self.has_tags else ", read without tags"))
+        if self.columns is None:
+            self.columns, self.first_columns_line = count, number
+        elif count != self.columns:
+            self.fail(number, "%d columns, but line %d has %d; every token "
+                      "line must have the same columns (%s)" % (
+                          count, self.first_columns_line, self.columns,
+                          _LAYOUTS[self.data_format]))
+
+    def add_word(self, number, token, tag):
+        if not token:
+            self.fail(number, "empty token; expected %s"
+                      % _LAYOUTS[self.data_format])
+        if self.has_tags:
+            tag = tag.strip()
+            problem = schemes.tag_problem(tag, self.scheme)
+            if problem:
+                self.fail(number, problem + " (the file was declared %s)"
+                          % self.scheme)
+        else:
+            tag = None
+        self.words.append(Word(token, tag, number))
+
+    def line(self, number, line):
+        if not line.strip():
+            self.end_sentence()
+            return
+        if self.data_format == "uner":
+            self.uner_line(number, line)
+            return
+        fields = _columns(line.rstrip(" \t"))
+        if self.data_format == "conll" and fields[0] == DOCSTART:
+            self.start_document()
+            return
+        tag_columns = 1 if self.has_tags else 0
+        maximum = 2 if self.data_format == "chinese_bio" else None
+        self.check_columns(number, fields, 1 + tag_columns, maximum)
+        self.add_word(number, fields[0], fields[-1])
+
+    def uner_line(self, number, line):
+        if line.startswith("#"):
+            marker = _NEWDOC.match(line.rstrip())
+            if marker:
+                doc_id = marker.group(1)
+                self.start_document(doc_id.strip() if doc_id else None)
+            return
+        fields = line.rstrip(" \t").split("\t")
+        self.check_columns(number, fields, 3 if self.has_tags else 2)
+        index = fields[0].strip()
+        if "-" in index or "." in index:
+            return  # A CoNLL-U multiword range or empty node: not a word.
+        if not index.isdigit():
+            self.fail(number, "column 1 is %r, expected the word index "
+                      "(%s)" % (fields[0][:40], _LAYOUTS["uner"]))
+        self.add_word(number, fields[1], fields[2] if self.has_tags else "")
+
+    def finish(self):
+        self.end_sentence()
+        documents = []
+        for doc_id, sentences in self.sections:
+            if not sentences:
+                continue
+            if self.has_markers:
+                documents.append(Document(tuple(sentences), self.path, doc_id))
+            else:
+                documents.extend(Document((sentence,), self.path)
+                                 for sentence in sentences)
+        if not documents:
+            raise TaggingFileError("%s: no token lines; expected %s" % (
+                self.path, _LAYOUTS[self.data_format]))
+        return documents
+
+
+def _check_sequences(documents, scheme):
+    for document in documents:
+        for sentence in document.sentences:
+            problem = schemes.sequence_problem(sentence.tags, scheme)
+            if problem:
+                index, message = problem
+                raise TaggingFileError("%s, line %d: %s" % (
+                    document.path, sentence.words[index].line, message))
+
+
+def read_tagged_file(path, data_format="conll", scheme=schemes.IOB2,
+                     has_tags=True, check_sequences=True):
+    """Reads a tagged (or, for prediction, untagged) file.
+
+    Args:
+      path: str or os.PathLike (local or gs://).
+      data_format: one of DATA_FORMATS (see the module docstring).
+      scheme: the tag scheme the file is in ("iob1", "iob2"/"bio",
+        "bioes"); every tag must be a tag of it.
+      has_tags: False to read only the tokens (prediction input); tags are
+        then None.
+      check_sequences: check each sentence's transitions against `scheme`
+        (schemes.sequence_problem: an IOB2 `I-X` opening an entity, broken
+        BIOES), which matters for training and evaluation files. Off, broken
+        sequences are read leniently as conlleval does.
+
+    Returns:
+      list of Document, in file order; each Document's sentences and words
+      in file order, every Word with its 1-based line.
+
+    Raises:
+      TaggingFileError (a UserError), naming the file and line: no such
+      file, not UTF-8 (or an archive), empty or without token lines, a line
+      with too few / too many / a different number of columns than the
+      first token line, an empty token, a tag that is not a tag of `scheme`,
+      or (check_sequences) a sequence that breaks it.
+      ValueError: an unknown data_format or scheme (a caller's mistake;
+      scripts check their flags first).
+    """
+    path = os.fspath(path)
+    if data_format not in DATA_FORMATS:
+        raise ValueError("unknown data_format %r; expected one of %s" % (
+            data_format, ", ".join(DATA_FORMATS)))
+    scheme = schemes.normalize_scheme(scheme)
+    parser = _Parser(path, data_format, scheme, has_tags)
+    for number, line in enumerate(_read_lines(path), start=1):
+        parser.line(number, line)
+    documents = parser.finish()
+    if has_tags and check_sequences:
+        _check_sequences(documents, scheme)
+    return documents

@@ -1,0 +1,97 @@
+"""Tagging TFRecords: writing TaggingFeatures, reading them with tf.data.
+
+The spec is data.io.record_specs.tagging_record_spec (input_ids,
+input_mask, segment_ids, label_ids int64 and label_weights float, each
+[max_seq_length]). Records hold no window id: evaluation and prediction
+read the file once, in order, so record k is features[k] for decoding
+(data.tagging.decoding).
+"""
+import os
+
+import tensorflow as tf
+
+from data.io.record_specs import tagging_record_spec
+from data.io.tfrecord import RecordFileWriter
+
+__all__ = ["write_tagging_records", "tagging_dataset"]
+
+FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids")
+
+
+def write_tagging_records(features, output_file):
+    """Writes TaggingFeatures as TFRecords, atomically.
+
+    Records go to a temporary file under `.bert-tmp/` beside `output_file`
+    (data.io.tfrecord.RecordFileWriter), which replaces `output_file` when
+    all are written; on an error no file is left.
+
+    Args:
+      features: iterable of data.tagging.features.TaggingFeatures (all of
+        one max_seq_length).
+      output_file: str or os.PathLike (local or gs://).
+
+    Returns:
+      int, the number of records written.
+
+    Raises:
+      data.io.tfrecord.RecordFormatError: a feature list of another length.
+    """
+    spec = None
+    with RecordFileWriter(os.fspath(output_file)) as writer:
+        for feature in features:
+            if spec is None:
+                spec = tagging_record_spec(len(feature.input_ids))
+            writer.write(spec.serialize(feature.values()))
+        writer.commit()
+        return writer.total_written
+
+
+def tagging_dataset(input_file, seq_length, is_training, batch_size,
+                    seed=None, drop_remainder=None):
+    """Reads tagging TFRecords into batches for Keras.
+
+    Training repeats forever, shuffles (buffer 100, as the original
+    readers) and drops the last partial batch; evaluation / prediction reads
+    the file once, in order, keeps every record (the last batch may be
+    smaller) and has a known cardinality.
+
+    Args:
+      input_file: a path or list of paths written by write_tagging_records.
+      seq_length: int, the max_seq_length they were written with.
+      is_training: bool.
+      batch_size: int.
+      seed: optional int, the shuffle seed.
+      drop_remainder: bool or None (None: is_training).
+
+    Returns:
+      tf.data.Dataset of (features, label_ids, label_weights): features a
+      dict of int32 [B, seq_length] input_ids, input_mask, segment_ids;
+      label_ids int32 [B, seq_length]; label_weights float32
+      [B, seq_length], usable as Keras per-position sample weights.
+
+    Raises:
+      data.io.tfrecord.RecordFormatError (a ValueError): records of another
+        max_seq_length or task (names the file, the feature, both lengths).
+    """
+    if isinstance(input_file, (str, bytes, os.PathLike)):
+        input_file = [input_file]
+    input_file = [os.fspath(path) for path in input_file]
+    if drop_remainder is None:
+        drop_remainder = is_training
+    spec = tagging_record_spec(seq_length)
+    spec.check_files(input_file)
+
+    def decode(records):
+        parsed = spec.decode(records, batched=True)
+        features = {name: parsed[name] for name in FEATURE_KEYS}
+        return features, parsed["label_ids"], parsed["label_weights"]
+
+    dataset = tf.data.TFRecordDataset(input_file)
+    if is_training:
+        dataset = dataset.repeat().shuffle(buffer_size=100, seed=seed)
+    else:
+        count = dataset.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
+        dataset = dataset.apply(tf.data.experimental.assert_cardinality(count))
+    dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+    dataset = dataset.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
+    return dataset.prefetch(tf.data.AUTOTUNE)
