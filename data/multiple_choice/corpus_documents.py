@@ -17,7 +17,9 @@ Three layouts, those of the shared files in `shared/data/pretraining/`:
                   words) are dropped; a `CHAPTER <roman
                   numeral>` or `PREFACE` line starts a document and what comes
                   before the first one (title page, dedication) is dropped;
-                  hard-wrapped paragraphs are joined.
+                  hard-wrapped paragraphs are joined, and a paragraph that
+                  starts in lower case is joined to the one before (an
+                  illustration had cut it).
 
 Paragraphs are split into sentences by `sentence_split.split_sentences`.
 Files are read as UTF-8, or as Windows-1252 when they are not UTF-8 (the
@@ -155,6 +157,18 @@ _LAYOUT_MARK = re.compile(r"/\*\s*[A-Z]*\s*|\s*\*/")
 _LAYOUT_LINE = re.compile(r"^ {8,}\S|\S {3,}\S")
 
 
+def _rejoin(paragraphs):
+    """Joins a paragraph starting in lower case to the one before: an
+    illustration cut it in two."""
+    joined = []
+    for paragraph in paragraphs:
+        if joined and paragraph[:1].islower():
+            joined[-1] += " " + paragraph
+        else:
+            joined.append(paragraph)
+    return joined
+
+
 def _keep_heading(match):
     heading = _HEADING.search(match.group(0).replace("]", ""))
     return "\n\n%s\n\n" % heading.group(1) if heading else "\n\n"
@@ -174,7 +188,7 @@ def _gutenberg_documents(text):
 
     def close():
         if documents:
-            documents[-1][1].extend(_sentences(_paragraphs(lines)))
+            documents[-1][1].extend(_sentences(_rejoin(_paragraphs(lines))))
         lines.clear()
 
     for line in text.split("\n"):

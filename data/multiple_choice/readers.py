@@ -173,7 +173,9 @@ def _csv_rows(text, path):
 
 
 def read_swag_csv(path, num_choices=None):
-    """Reads a SWAG CSV file (train/val/test as released, or regular.csv).
+    """Reads a SWAG CSV file (`train.csv`, `val.csv`, `test.csv` as
+    released; the `*_full.csv` files, with gold-ending/distractor columns,
+    are another layout and fail with a clear error).
 
     Layout (rowanz/swagaf `data/*.csv`): RFC-4180 CSV with a header; the
     first, unnamed column is a pandas index (used as `example_id`; without
