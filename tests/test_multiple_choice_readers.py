@@ -135,8 +135,8 @@ def test_hellaswag_string_label_and_missing_ctx_b(tmp_path):
 def test_tsv_layout(tmp_path, count):
     names = "\t".join("ending%d" % k for k in range(count))
     rows = ["a%d" % k for k in range(count)]
-    text = ("label\tid\tcontext\t%s\textra\n%d\tq1\tThe context, ok.\t%s\tz\n"
-            "\n0\tq2\tSecond.\t%s\tz\n" % (names, count - 1, "\t".join(rows),
+    text = ("label\tid\tcontext\t%s\n%d\tq1\tThe context, ok.\t%s\n"
+            "\n0\tq2\tSecond.\t%s\n" % (names, count - 1, "\t".join(rows),
                                            "\t".join(rows)))
     examples = readers.read_examples(_write(tmp_path, "d.tsv", text), "TSV",
                                      num_choices=count)
@@ -227,6 +227,8 @@ def _hella(label=0, **override):
      "ending0, ending2; expected ending0..ending{N-1} with no gap"),
     ("tsv", "context\tcontext\tending0\tending1\nC\tC\ta\tb\n", 1,
      "column 'context' appears twice"),
+    ("tsv", "context\tending0\tending1\tlable\nC\ta\tb\t0\n", 1,
+     "unknown column 'lable'"),
     ("hellaswag", _hella() + json.dumps({"ctx_b": "x", "endings": ["a"] * 4})
      + "\n", 2, "no 'ctx_a' field"),
     ("hellaswag", json.dumps({"ctx_a": "x", "label": 0}) + "\n", 1,

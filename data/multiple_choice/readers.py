@@ -327,7 +327,9 @@ def read_choice_tsv(path, num_choices=None):
     `context` (segment A) and `ending0`..`ending{N-1}` (segment B of each
     choice, N >= 2, no gap) are required; `id` is optional (default: the
     0-based row number) and `label` (0..N-1) too: leave the column out or
-    the cells empty for a test file. Further columns are ignored. Every row
+    the cells empty for a test file. Any other column is an error (a typo
+    such as "lable" would otherwise turn a dev file into a test file). Every
+    row
     has as many fields as the header. Written by
     `data.multiple_choice.tsv_writer.write_choice_tsv`.
 
@@ -339,8 +341,9 @@ def read_choice_tsv(path, num_choices=None):
       list of MultipleChoiceExample, in file order.
 
     Raises:
-      MultipleChoiceDataError: see the module docstring; also a missing or
-        duplicated header column, or a row with another number of fields.
+      MultipleChoiceDataError: see the module docstring; also a missing,
+        unknown or duplicated header column, or a row with another number
+        of fields.
     """
     path = os.fspath(path)
     text = _read_text(path, "a multiple-choice TSV file")
@@ -351,6 +354,13 @@ def read_choice_tsv(path, num_choices=None):
     header = lines[0][1].rstrip("\r").split("\t")
     index = _header_index(header, path, _TSV_LAYOUT)
     _require_columns(index, (TSV_CONTEXT_COLUMN,), path, _TSV_LAYOUT)
+    known = (TSV_ID_COLUMN, TSV_CONTEXT_COLUMN, TSV_LABEL_COLUMN)
+    unknown = [name for name in index
+               if name not in known and not _ENDING_COLUMN.match(name)]
+    if unknown:
+        raise MultipleChoiceDataError(
+            "%s, line 1: unknown column %s; expected %s" % (
+                path, ", ".join(repr(n) for n in unknown), _TSV_LAYOUT))
     endings = _ending_columns(header, path, num_choices)
     label_column = index.get(TSV_LABEL_COLUMN)
     id_column = index.get(TSV_ID_COLUMN)
