@@ -6,13 +6,19 @@ order are the original's, so files go both ways between google-research/bert
 and this project. Every writer sorts the feature-map keys (see
 RecordSpec.serialize_example), so a rerun writes the same bytes.
 """
-from data.io.tfrecord import RecordField, RecordSpec
+import numpy as np
+import tensorflow as tf
+
+from data.io.tfrecord import RecordField, RecordFormatError, RecordSpec
 
 __all__ = ["classifier_record_spec", "squad_record_spec",
-           "pretraining_record_spec", "tagging_record_spec"]
+           "pretraining_record_spec", "tagging_record_spec",
+           "multiple_choice_record_spec"]
 
 SEQ = "max_seq_length"
 PREDS = "max_predictions_per_seq"
+CHOICES = "num_choices"
+CHOICE_SEQ = "num_choices*max_seq_length"
 
 
 def classifier_record_spec(max_seq_length, is_regression=False):
@@ -100,3 +106,87 @@ def tagging_record_spec(max_seq_length):
         RecordField("label_ids", "int64", SEQ),
         RecordField("label_weights", "float32", SEQ),
     ), {SEQ: max_seq_length})
+
+
+class _ChoiceRecordSpec(RecordSpec):
+    """A RecordSpec whose [num_choices, max_seq_length] features are stored
+    flat: `to_example` flattens them, `decode` reshapes them back, and a
+    length mismatch names both sizes."""
+
+    def _is_choice_field(self, field):
+        return field.length == CHOICE_SEQ
+
+    def to_example(self, values):
+        values = dict(values)
+        for field in self.fields:
+            if self._is_choice_field(field) and field.name in values:
+                value = np.asarray(values[field.name])
+                expected = (self.sizes[CHOICES], self.sizes[SEQ])
+                if value.shape != expected:
+                    raise RecordFormatError(
+                        "%s record: feature %r has shape %s, expected "
+                        "[num_choices, max_seq_length] = %s" % (
+                            self.task, field.name, list(value.shape),
+                            list(expected)))
+                values[field.name] = value.reshape(-1).tolist()
+        return super().to_example(values)
+
+    def decode(self, records, batched=False):
+        parsed = super().decode(records, batched=batched)
+        shape = [self.sizes[CHOICES], self.sizes[SEQ]]
+        for field in self.fields:
+            if self._is_choice_field(field) and field.name in parsed:
+                parsed[field.name] = tf.reshape(
+                    parsed[field.name], ([-1] + shape) if batched else shape)
+        return parsed
+
+    def check_example(self, example, path):
+        stored = example.features.feature
+        choices, seq = self.sizes[CHOICES], self.sizes[SEQ]
+        for field in self.fields:
+            if (not self._is_choice_field(field) or field.name not in stored
+                    or stored[field.name].WhichOneof("kind") != "int64_list"):
+                continue  # The base class names what is wrong.
+            found = len(stored[field.name].int64_list.value)
+            if found == choices * seq:
+                continue
+            guesses = []
+            if found % seq == 0:
+                guesses.append("num_choices=%d with max_seq_length=%d" % (
+                    found // seq, seq))
+            if found % choices == 0:
+                guesses.append("max_seq_length=%d with num_choices=%d" % (
+                    found // choices, choices))
+            raise RecordFormatError(
+                "%s: feature %r has %d values, but num_choices x "
+                "max_seq_length is %d x %d = %d; the records were written "
+                "with other sizes%s: pass those or write the records again"
+                % (path, field.name, found, choices, seq, choices * seq,
+                   " (e.g. " + " or ".join(guesses) + ")" if guesses else ""))
+        super().check_example(example, path)
+
+
+def multiple_choice_record_spec(num_choices, max_seq_length):
+    """Multiple-choice records (SWAG and the like), all int64.
+
+    input_ids, input_mask, segment_ids: [num_choices * max_seq_length] on
+    disk (choice k at [k * max_seq_length, (k + 1) * max_seq_length)),
+    given to `serialize` as [num_choices, max_seq_length] and decoded to
+    [num_choices, max_seq_length] ([batch, num_choices, max_seq_length]
+    when batched); label_ids: [1], parsed as a scalar (0 for unlabelled
+    rows); is_real_example: [1], parsed as a scalar (0 for padding).
+
+    Source: the classifier records of run_classifier.py with one row per
+    choice (the original repository has no SWAG code; BERT paper §4.4).
+    """
+    if int(num_choices) < 1 or int(max_seq_length) < 1:
+        raise ValueError("num_choices and max_seq_length must be >= 1, got "
+                         "%r and %r" % (num_choices, max_seq_length))
+    return _ChoiceRecordSpec("multiple-choice", (
+        RecordField("input_ids", "int64", CHOICE_SEQ),
+        RecordField("input_mask", "int64", CHOICE_SEQ),
+        RecordField("segment_ids", "int64", CHOICE_SEQ),
+        RecordField("label_ids", "int64", scalar=True),
+        RecordField("is_real_example", "int64", scalar=True),
+    ), {SEQ: int(max_seq_length), CHOICES: int(num_choices),
+        CHOICE_SEQ: int(num_choices) * int(max_seq_length)})

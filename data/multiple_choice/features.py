@@ -1,0 +1,193 @@
+"""Multiple-choice features: each example -> N packed rows of the same length.
+
+Choice k of an example is packed as `[CLS] context [SEP] ending_k [SEP]`
+with the original run_classifier.py rules (data.tokenization.packing):
+`truncate_seq_pair` on (context tokens, ending tokens) with a budget of
+max_seq_length - 3 (pop the last token of the longer one, of the ending on a
+tie), segment ids 0 then 1, mask 1, zero padding. As in the original, an
+ending with no tokens packs as one segment (`[CLS] context [SEP]`, budget
+max_seq_length - 2). The context is tokenized once and copied per choice, so
+every choice truncates from the same tokens.
+
+Source: BERT paper §4.4 and its author's SWAG recipe (N rows per example,
+one score per row, softmax over the N scores); run_classifier.py
+convert_single_example for the packing of each row.
+"""
+import dataclasses
+from typing import List
+
+from absl import logging
+import numpy as np
+
+from data.multiple_choice.examples import (MultipleChoiceExample,
+                                           PaddingExample)
+from data.tokenization.packing import pack_tokens
+
+__all__ = [
+    "FEATURE_KEYS",
+    "MultipleChoiceFeatures",
+    "convert_example_to_features",
+    "convert_examples_to_features",
+    "features_to_arrays",
+]
+
+#: The model inputs, each [num_choices, max_seq_length] per example.
+FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids")
+
+
+@dataclasses.dataclass
+class MultipleChoiceFeatures:
+    """The model inputs of one example.
+
+    Attributes:
+      input_ids, input_mask, segment_ids: lists of num_choices lists of
+        max_seq_length ints (row k is choice k).
+      label_ids: int, the right choice; 0 for an unlabelled or padding
+        example.
+      is_real_example: bool, False for a `PaddingExample`.
+      tokens: list of num_choices lists of str, the packed tokens without
+        padding (empty lists for padding); for logging and debugging.
+    """
+    input_ids: List[List[int]]
+    input_mask: List[List[int]]
+    segment_ids: List[List[int]]
+    label_ids: int
+    is_real_example: bool = True
+    tokens: List[List[str]] = dataclasses.field(default_factory=list)
+
+
+def _zeros(num_choices, max_seq_length):
+    return [[0] * max_seq_length for _ in range(num_choices)]
+
+
+def convert_example_to_features(example, max_seq_length, tokenizer,
+                                num_choices=None):
+    """Packs one example's choices.
+
+    Args:
+      example: MultipleChoiceExample, or PaddingExample (all zeros,
+        label_ids 0, is_real_example False; needs `num_choices`).
+      max_seq_length: int >= 3, the length of every row.
+      tokenizer: object with `tokenize(text)` and
+        `convert_tokens_to_ids(tokens)` (data.tokenization.FullTokenizer).
+      num_choices: int or None; when given, the example must have exactly
+        that many endings.
+
+    Returns:
+      MultipleChoiceFeatures with [num_choices][max_seq_length] int lists.
+
+    Raises:
+      ValueError: max_seq_length < 3, a PaddingExample without num_choices,
+        an example with another number of endings, or a label outside
+        0..num_choices-1 (the readers never produce these).
+      data.tokenization.VocabLookupError: a token missing from the vocab.
+    """
+    if max_seq_length < 3:
+        raise ValueError("max_seq_length=%d leaves no room for [CLS] A [SEP] "
+                         "B [SEP] (need >= 3)" % max_seq_length)
+    if isinstance(example, PaddingExample):
+        if num_choices is None:
+            raise ValueError("a PaddingExample needs num_choices")
+        return MultipleChoiceFeatures(
+            input_ids=_zeros(num_choices, max_seq_length),
+            input_mask=_zeros(num_choices, max_seq_length),
+            segment_ids=_zeros(num_choices, max_seq_length),
+            label_ids=0, is_real_example=False,
+            tokens=[[] for _ in range(num_choices)])
+    if not isinstance(example, MultipleChoiceExample):
+        raise TypeError("expected a MultipleChoiceExample or PaddingExample, "
+                        "got %s" % type(example).__name__)
+    count = len(example.endings)
+    if num_choices is not None and count != num_choices:
+        raise ValueError("example %s has %d endings, expected num_choices=%d"
+                         % (example.example_id, count, num_choices))
+    if example.label is not None and not 0 <= example.label < count:
+        raise ValueError("example %s: label %r is outside 0..%d" % (
+            example.example_id, example.label, count - 1))
+    context_tokens = tokenizer.tokenize(example.context)
+    rows = [pack_tokens(context_tokens, tokenizer.tokenize(ending) or None,
+                        max_seq_length, tokenizer)
+            for ending in example.endings]
+    return MultipleChoiceFeatures(
+        input_ids=[row.input_ids for row in rows],
+        input_mask=[row.input_mask for row in rows],
+        segment_ids=[row.segment_ids for row in rows],
+        label_ids=0 if example.label is None else int(example.label),
+        is_real_example=True,
+        tokens=[row.tokens for row in rows])
+
+
+def _log_example(example, features):
+    logging.info("*** Example ***")
+    logging.info("example_id: %s", example.example_id)
+    for k, tokens in enumerate(features.tokens):
+        logging.info("choice %d: %s", k, " ".join(tokens))
+    logging.info("label: %s (label_ids = %d)", example.label,
+                 features.label_ids)
+
+
+def convert_examples_to_features(examples, max_seq_length, tokenizer,
+                                 num_choices=None, log_first=3):
+    """Packs a list of examples (see `convert_example_to_features`).
+
+    Args:
+      examples: iterable of MultipleChoiceExample / PaddingExample.
+      max_seq_length, tokenizer: see `convert_example_to_features`.
+      num_choices: int or None (the first real example's count; then every
+        example must have it).
+      log_first: int, how many examples to log at INFO (tokens per choice),
+        as the original logs its first 5.
+
+    Returns:
+      list of MultipleChoiceFeatures, in input order.
+
+    Raises:
+      ValueError: see `convert_example_to_features`; also only padding
+        examples and no num_choices.
+    """
+    examples = list(examples)
+    if num_choices is None:
+        real = [e for e in examples if not isinstance(e, PaddingExample)]
+        if real:
+            num_choices = len(real[0].endings)
+    features = []
+    for index, example in enumerate(examples):
+        feature = convert_example_to_features(example, max_seq_length,
+                                              tokenizer, num_choices)
+        if index < log_first and feature.is_real_example:
+            _log_example(example, feature)
+        features.append(feature)
+    return features
+
+
+def features_to_arrays(features):
+    """Stacks features into NumPy arrays for Keras `fit`/`predict`.
+
+    Args:
+      features: non-empty list of MultipleChoiceFeatures of one shape.
+
+    Returns:
+      (inputs, label_ids, is_real_example): `inputs` a dict of int32
+      [num_examples, num_choices, max_seq_length] arrays `input_ids`,
+      `input_mask`, `segment_ids`; `label_ids` int32 [num_examples];
+      `is_real_example` float32 [num_examples] (a Keras sample weight).
+
+    Raises:
+      ValueError: no features, or features of different shapes.
+    """
+    if not features:
+        raise ValueError("no features to stack")
+    inputs = {}
+    for key in FEATURE_KEYS:
+        try:
+            inputs[key] = np.asarray([getattr(f, key) for f in features],
+                                     dtype=np.int32)
+        except ValueError as error:  # Ragged: another shape somewhere.
+            raise ValueError("features of different shapes (%s): %s" % (
+                key, error)) from None
+        if inputs[key].ndim != 3:
+            raise ValueError("features of different shapes (%s)" % key)
+    label_ids = np.asarray([f.label_ids for f in features], dtype=np.int32)
+    weights = np.asarray([float(f.is_real_example) for f in features],
+                         dtype=np.float32)
+    return inputs, label_ids, weights

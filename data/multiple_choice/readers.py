@@ -1,0 +1,413 @@
+"""Reading multiple-choice files: SWAG CSV, HellaSwag JSONL and a plain TSV.
+
+`read_examples(path, data_format, num_choices=None)` is the entry point (the
+`--data_format` values are `DATA_FORMATS`); each returns a list of
+`MultipleChoiceExample` in file order. Segment A / segment B of choice k:
+
+  swag       A = `sent1`, B = `sent2 + " " + ending<k>`   (CSV with header)
+  hellaswag  A = `ctx_a`, B = `ctx_b + " " + endings[k]`  (JSON Lines)
+  tsv        A = `context`, B = `ending<k>`                (TSV with header)
+
+For SWAG and HellaSwag an empty prefix (`sent2`, `ctx_b`) gives the ending
+alone (the HellaSwag authors' rule, see
+`examples.join_prefix_and_ending`). The number of choices comes from the
+file (ending columns, or the first JSON row's `endings`) unless
+`num_choices` is given; every row is checked against it.
+
+Rules shared by the three formats:
+  * the file must be UTF-8 (a leading byte-order mark is dropped); blank
+    lines are skipped; a file with no example is an error;
+  * a label is an integer 0..num_choices-1; an empty or absent label means
+    unlabelled (test files, `label=None`); a file must label every row or
+    none;
+  * every error is a `MultipleChoiceDataError` (a `UserError`) naming the
+    file and, for a row, its 1-based line.
+"""
+import csv
+import io
+import json
+import os
+import re
+
+from data.io.text_files import TextFileError, read_utf8_text
+from data.multiple_choice.examples import (
+    MissingDataFileError, MultipleChoiceDataError, MultipleChoiceExample,
+    check_labels_consistent, check_num_choices, join_prefix_and_ending,
+    parse_label)
+
+__all__ = [
+    "DATA_FORMATS",
+    "read_examples",
+    "read_swag_csv",
+    "read_hellaswag_jsonl",
+    "read_choice_tsv",
+    "TSV_ID_COLUMN",
+    "TSV_CONTEXT_COLUMN",
+    "TSV_LABEL_COLUMN",
+    "tsv_ending_column",
+]
+
+#: The `--data_format` values.
+DATA_FORMATS = ("swag", "hellaswag", "tsv")
+
+#: Column names of the `tsv` layout (see `read_choice_tsv`).
+TSV_ID_COLUMN = "id"
+TSV_CONTEXT_COLUMN = "context"
+TSV_LABEL_COLUMN = "label"
+
+_ENDING_COLUMN = re.compile(r"^ending(\d+)$")
+
+
+def tsv_ending_column(k):
+    """The header name of ending k (0-based) in the `tsv` and SWAG layouts."""
+    return "ending%d" % k
+
+
+def _read_text(path, expected):
+    """The file's text (UTF-8, BOM dropped), with user errors for a missing,
+    non-UTF-8 or archived file."""
+    path = os.fspath(path)
+    try:
+        text = read_utf8_text(path, expected)
+    except FileNotFoundError:
+        raise MissingDataFileError(
+            "%s: file not found (expected %s)" % (path, expected)) from None
+    except IsADirectoryError:
+        raise MultipleChoiceDataError(
+            "%s: is a directory, expected %s" % (path, expected)) from None
+    except TextFileError as error:
+        raise MultipleChoiceDataError(str(error)) from None
+    except Exception as error:  # tf.errors.NotFoundError for gs:// paths.
+        if type(error).__name__ == "NotFoundError":
+            raise MissingDataFileError("%s: file not found (expected %s)" % (
+                path, expected)) from None
+        raise
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _finish(examples, line_numbers, path, expected):
+    if not examples:
+        raise MultipleChoiceDataError(
+            "%s: no examples (the file is empty or holds only its header); "
+            "expected %s" % (path, expected))
+    check_labels_consistent(examples, line_numbers, path)
+    return examples
+
+
+def _ending_columns(header, path, num_choices):
+    """Indexes of ending0..ending{N-1} in `header`, checked for gaps.
+
+    Returns:
+      list of int, the column of ending k at position k.
+    """
+    found = {}
+    for column, name in enumerate(header):
+        match = _ENDING_COLUMN.match(name.strip())
+        if match:
+            found[int(match.group(1))] = column
+    count = len(found)
+    if sorted(found) != list(range(count)):
+        raise MultipleChoiceDataError(
+            "%s, line 1: ending columns %s; expected ending0..ending{N-1} "
+            "with no gap" % (path, ", ".join(
+                "ending%d" % k for k in sorted(found))))
+    if count < 2:
+        raise MultipleChoiceDataError(
+            "%s, line 1: the header names %d ending column(s); expected at "
+            "least ending0 and ending1" % (path, count))
+    if num_choices is not None:
+        check_num_choices(count, num_choices, "%s, line 1" % path,
+                          "ending columns in the header")
+    return [found[k] for k in range(count)]
+
+
+def _header_index(header, path, layout):
+    """dict column name -> index; duplicates are an error."""
+    index = {}
+    for column, name in enumerate(header):
+        name = name.strip()
+        if name in index:
+            raise MultipleChoiceDataError(
+                "%s, line 1: column %r appears twice in the header (%s)" % (
+                    path, name, layout))
+        index[name] = column
+    return index
+
+
+def _require_columns(index, names, path, layout):
+    missing = [name for name in names if name not in index]
+    if missing:
+        raise MultipleChoiceDataError(
+            "%s, line 1: the header has no column %s; expected %s" % (
+                path, ", ".join(repr(n) for n in missing), layout))
+
+
+def _check_field_count(row, header, where):
+    if len(row) != len(header):
+        raise MultipleChoiceDataError(
+            "%s: found %d fields, expected %d as in the header" % (
+                where, len(row), len(header)))
+
+
+# ---- swag --------------------------------------------------------------------
+
+_SWAG_LAYOUT = ("SWAG CSV with a header naming sent1, sent2, ending0.. and "
+                "(train/val) label")
+
+
+def _csv_rows(text, path):
+    """Yields (first line of the row, fields) of an RFC-4180 CSV text."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    previous_end = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise MultipleChoiceDataError("%s, line %d: not valid CSV (%s)" % (
+                path, reader.line_num, error)) from None
+        start, previous_end = previous_end + 1, reader.line_num
+        if row:  # Blank lines come back as [].
+            yield start, row
+
+
+def read_swag_csv(path, num_choices=None):
+    """Reads a SWAG CSV file (`train.csv`, `val.csv`, `test.csv` as
+    released; the `*_full.csv` files, with gold-ending/distractor columns,
+    are another layout and fail with a clear error).
+
+    Layout (rowanz/swagaf `data/*.csv`): RFC-4180 CSV with a header; the
+    first, unnamed column is a pandas index (used as `example_id`; without
+    it, the 0-based row number is); needed columns `sent1`, `sent2`,
+    `ending0`.. `ending{N-1}`; `label` (absent in the test split). Other
+    columns (`video-id`, `fold-ind`, `startphrase`, `gold-source`) are
+    ignored. A = `sent1`; B of choice k = `sent2 + " " + ending<k>`.
+
+    Args:
+      path: str or os.PathLike (local or gs://).
+      num_choices: int or None (take the count of ending columns).
+
+    Returns:
+      list of MultipleChoiceExample, in file order.
+
+    Raises:
+      MultipleChoiceDataError: see the module docstring; also a row whose
+        field count differs from the header's, or invalid CSV quoting.
+    """
+    path = os.fspath(path)
+    rows = _csv_rows(_read_text(path, "a SWAG CSV file"), path)
+    first = next(rows, None)
+    if first is None:
+        return _finish([], [], path, _SWAG_LAYOUT)
+    _, header = first
+    index = _header_index(header, path, _SWAG_LAYOUT)
+    _require_columns(index, ("sent1", "sent2"), path, _SWAG_LAYOUT)
+    endings = _ending_columns(header, path, num_choices)
+    label_column = index.get("label")
+    id_column = 0 if header[0].strip() == "" else None
+    examples, lines = [], []
+    for line, row in rows:
+        where = "%s, line %d" % (path, line)
+        _check_field_count(row, header, where)
+        prefix = row[index["sent2"]]
+        label = (None if label_column is None else
+                 parse_label(row[label_column], len(endings), where))
+        examples.append(MultipleChoiceExample(
+            example_id=(row[id_column] if id_column is not None
+                        else str(len(examples))),
+            context=row[index["sent1"]],
+            endings=[join_prefix_and_ending(prefix, row[c]) for c in endings],
+            label=label))
+        lines.append(line)
+    return _finish(examples, lines, path, _SWAG_LAYOUT)
+
+
+# ---- hellaswag ---------------------------------------------------------------
+
+_HELLASWAG_LAYOUT = ("HellaSwag JSON Lines: one object per line with ctx_a, "
+                     "ctx_b, endings (a list) and (train/val) label")
+
+
+def _json_str(item, key, where, required=True):
+    if key not in item:
+        if required:
+            raise MultipleChoiceDataError(
+                "%s: no %r field; expected %s" % (where, key,
+                                                  _HELLASWAG_LAYOUT))
+        return ""
+    value = item[key]
+    if not isinstance(value, str):
+        raise MultipleChoiceDataError(
+            "%s: field %r is %s, expected a string" % (
+                where, key, type(value).__name__))
+    return value
+
+
+def read_hellaswag_jsonl(path, num_choices=None):
+    """Reads a HellaSwag JSON Lines file (rowanz/hellaswag `data/*.jsonl`).
+
+    Each non-blank line is a JSON object with `ctx_a` (A), `ctx_b` (the
+    prefix of every ending; may be "" or absent, as the authors' loader
+    allows), `endings` (list of N strings) and `label` (int, or a digit
+    string as in the Hugging Face copy; absent, null or "" in test files).
+    `ind` is the `example_id` when present, else the 0-based row number.
+    B of choice k = `ctx_b + " " + endings[k]` (`endings[k]` alone when
+    `ctx_b` is empty). Other keys are ignored.
+
+    Args:
+      path: str or os.PathLike (local or gs://).
+      num_choices: int or None (take the first row's number of endings).
+
+    Returns:
+      list of MultipleChoiceExample, in file order.
+
+    Raises:
+      MultipleChoiceDataError: see the module docstring; also a line that is
+        not a JSON object, a missing or non-string field, `endings` not a
+        list of strings.
+    """
+    path = os.fspath(path)
+    text = _read_text(path, "a HellaSwag JSON Lines file")
+    examples, lines = [], []
+    for line, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        where = "%s, line %d" % (path, line)
+        try:
+            item = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise MultipleChoiceDataError(
+                "%s: not valid JSON (column %d: %s); expected one JSON object "
+                "per line" % (where, error.colno, error.msg)) from None
+        if not isinstance(item, dict):
+            raise MultipleChoiceDataError(
+                "%s: found a JSON %s, expected an object (%s)" % (
+                    where, type(item).__name__, _HELLASWAG_LAYOUT))
+        context = _json_str(item, "ctx_a", where)
+        prefix = _json_str(item, "ctx_b", where, required=False)
+        endings = item.get("endings")
+        if not (isinstance(endings, list)
+                and all(isinstance(e, str) for e in endings)):
+            raise MultipleChoiceDataError(
+                "%s: field 'endings' is %s, expected a list of strings" % (
+                    where, "missing" if "endings" not in item
+                    else repr(endings)[:60]))
+        if num_choices is None:
+            num_choices = len(endings)
+            if num_choices < 2:
+                raise MultipleChoiceDataError(
+                    "%s: found %d endings, expected at least 2" % (
+                        where, num_choices))
+        check_num_choices(len(endings), num_choices, where)
+        example_id = item.get("ind", len(examples))
+        examples.append(MultipleChoiceExample(
+            example_id=str(example_id), context=context,
+            endings=[join_prefix_and_ending(prefix, e) for e in endings],
+            label=parse_label(item.get("label"), num_choices, where)))
+        lines.append(line)
+    return _finish(examples, lines, path, _HELLASWAG_LAYOUT)
+
+
+# ---- tsv ---------------------------------------------------------------------
+
+_TSV_LAYOUT = ("a TSV with a header line naming the columns context, "
+               "ending0 .. ending{N-1} and optionally id and label")
+
+
+def read_choice_tsv(path, num_choices=None):
+    """Reads the plain multiple-choice TSV layout (for your own data).
+
+    Layout: UTF-8 text, one row per line, fields separated by tabs, no
+    quoting (so no field may hold a tab or a line break). The first line is
+    a header naming the columns, in any order:
+
+      id  context  ending0  ending1  ...  ending{N-1}  label
+
+    `context` (segment A) and `ending0`..`ending{N-1}` (segment B of each
+    choice, N >= 2, no gap) are required; `id` is optional (default: the
+    0-based row number) and `label` (0..N-1) too: leave the column out or
+    the cells empty for a test file. Any other column is an error (a typo
+    such as "lable" would otherwise turn a dev file into a test file). Every
+    row
+    has as many fields as the header. Written by
+    `data.multiple_choice.tsv_writer.write_choice_tsv`.
+
+    Args:
+      path: str or os.PathLike (local or gs://).
+      num_choices: int or None (take the count of ending columns).
+
+    Returns:
+      list of MultipleChoiceExample, in file order.
+
+    Raises:
+      MultipleChoiceDataError: see the module docstring; also a missing,
+        unknown or duplicated header column, or a row with another number
+        of fields.
+    """
+    path = os.fspath(path)
+    text = _read_text(path, "a multiple-choice TSV file")
+    lines = [(n, raw) for n, raw in enumerate(text.split("\n"), start=1)
+             if raw.rstrip("\r").strip()]
+    if not lines:
+        return _finish([], [], path, _TSV_LAYOUT)
+    header = lines[0][1].rstrip("\r").split("\t")
+    index = _header_index(header, path, _TSV_LAYOUT)
+    _require_columns(index, (TSV_CONTEXT_COLUMN,), path, _TSV_LAYOUT)
+    known = (TSV_ID_COLUMN, TSV_CONTEXT_COLUMN, TSV_LABEL_COLUMN)
+    unknown = [name for name in index
+               if name not in known and not _ENDING_COLUMN.match(name)]
+    if unknown:
+        raise MultipleChoiceDataError(
+            "%s, line 1: unknown column %s; expected %s" % (
+                path, ", ".join(repr(n) for n in unknown), _TSV_LAYOUT))
+    endings = _ending_columns(header, path, num_choices)
+    label_column = index.get(TSV_LABEL_COLUMN)
+    id_column = index.get(TSV_ID_COLUMN)
+    examples, line_numbers = [], []
+    for line, raw in lines[1:]:
+        where = "%s, line %d" % (path, line)
+        row = raw.rstrip("\r").split("\t")
+        _check_field_count(row, header, where)
+        label = (None if label_column is None else
+                 parse_label(row[label_column], len(endings), where))
+        examples.append(MultipleChoiceExample(
+            example_id=(row[id_column] if id_column is not None
+                        else str(len(examples))),
+            context=row[index[TSV_CONTEXT_COLUMN]],
+            endings=[row[c] for c in endings], label=label))
+        line_numbers.append(line)
+    return _finish(examples, line_numbers, path, _TSV_LAYOUT)
+
+
+_READERS = {"swag": read_swag_csv, "hellaswag": read_hellaswag_jsonl,
+            "tsv": read_choice_tsv}
+
+
+def read_examples(path, data_format, num_choices=None):
+    """Reads a multiple-choice file of the given `--data_format`.
+
+    Args:
+      path: str or os.PathLike.
+      data_format: one of DATA_FORMATS ("swag", "hellaswag", "tsv"),
+        case-insensitive.
+      num_choices: int >= 2, or None to take it from the file.
+
+    Returns:
+      list of MultipleChoiceExample, in file order, all with the same number
+      of endings.
+
+    Raises:
+      MultipleChoiceDataError: an unknown format, num_choices < 2, or a bad
+        file (see the readers).
+    """
+    reader = _READERS.get(str(data_format).lower())
+    if reader is None:
+        raise MultipleChoiceDataError(
+            "--data_format=%s: expected one of %s" % (
+                data_format, ", ".join(DATA_FORMATS)))
+    if num_choices is not None and (isinstance(num_choices, bool)
+                                    or int(num_choices) < 2):
+        raise MultipleChoiceDataError(
+            "--num_choices=%s: expected an integer >= 2" % (num_choices,))
+    return reader(path, None if num_choices is None else int(num_choices))

@@ -1,0 +1,152 @@
+"""Multiple-choice TFRecord files: writing features, reading `tf.data` batches.
+
+The record layout is `data.io.record_specs.multiple_choice_record_spec`
+(input_ids, input_mask, segment_ids stored flat as int64
+[num_choices * max_seq_length], label_ids and is_real_example int64 [1]);
+writer and reader are built from that one spec.
+
+Source: run_classifier.py file_based_convert_examples_to_features and
+file_based_input_fn_builder, with one row per choice.
+"""
+import os
+
+from absl import logging
+import tensorflow as tf
+
+from data.io.record_specs import multiple_choice_record_spec
+from data.io.tfrecord import RecordFileWriter
+from data.multiple_choice.features import (FEATURE_KEYS,
+                                           convert_example_to_features)
+from data.multiple_choice.examples import PaddingExample
+
+__all__ = [
+    "write_feature_records",
+    "file_based_convert_examples_to_features",
+    "multiple_choice_dataset",
+]
+
+
+def _record_values(feature):
+    values = {key: getattr(feature, key) for key in FEATURE_KEYS}
+    values["label_ids"] = [int(feature.label_ids)]
+    values["is_real_example"] = [int(feature.is_real_example)]
+    return values
+
+
+def write_feature_records(features, output_file, num_choices, max_seq_length):
+    """Writes MultipleChoiceFeatures to one TFRecord file, atomically.
+
+    Args:
+      features: iterable of MultipleChoiceFeatures, each
+        [num_choices][max_seq_length].
+      output_file: str or os.PathLike (local or gs://); written under a temp
+        name and renamed when complete (data.io.tfrecord.RecordFileWriter).
+      num_choices, max_seq_length: int, the record sizes.
+
+    Returns:
+      int, the number of records written.
+
+    Raises:
+      data.io.tfrecord.RecordFormatError: a feature of another shape (no
+        file is left behind).
+    """
+    spec = multiple_choice_record_spec(num_choices, max_seq_length)
+    with RecordFileWriter(os.fspath(output_file)) as writer:
+        for feature in features:
+            writer.write(spec.serialize(_record_values(feature)))
+        writer.commit()
+    return writer.total_written
+
+
+def file_based_convert_examples_to_features(examples, max_seq_length,
+                                            tokenizer, output_file,
+                                            num_choices=None):
+    """Packs examples and writes them to a TFRecord file, one at a time.
+
+    Args:
+      examples: list of MultipleChoiceExample / PaddingExample (padding makes
+        all-zero records with is_real_example 0, e.g. to fill the last TPU
+        batch).
+      max_seq_length: int >= 3.
+      tokenizer: data.tokenization.FullTokenizer (or an object with
+        `tokenize` and `convert_tokens_to_ids`).
+      output_file: str or os.PathLike.
+      num_choices: int or None (the first real example's count).
+
+    Returns:
+      int, the number of records written.
+
+    Raises:
+      ValueError: see features.convert_example_to_features (no file is left
+        behind).
+    """
+    examples = list(examples)
+    if num_choices is None:
+        real = [e for e in examples if not isinstance(e, PaddingExample)]
+        if not real:
+            raise ValueError("no real example to take num_choices from; "
+                             "pass num_choices")
+        num_choices = len(real[0].endings)
+
+    def features():
+        for index, example in enumerate(examples):
+            if index % 10000 == 0:
+                logging.info("Writing example %d of %d", index, len(examples))
+            yield convert_example_to_features(example, max_seq_length,
+                                              tokenizer, num_choices)
+
+    return write_feature_records(features(), output_file, num_choices,
+                                 max_seq_length)
+
+
+def multiple_choice_dataset(input_file, num_choices, seq_length, is_training,
+                            batch_size, seed=None,
+                            include_is_real_example=False):
+    """Reads multiple-choice TFRecords into batches for Keras.
+
+    As run_classifier.py file_based_input_fn_builder: training repeats
+    forever, shuffles with a buffer of 100 and drops the last partial batch;
+    evaluation/prediction reads the files once, in order, keeping every
+    record (the last batch may be smaller) and with a known cardinality.
+
+    Args:
+      input_file: a TFRecord path or list of paths.
+      num_choices, seq_length: int, the sizes the records were written with.
+      is_training: bool.
+      batch_size: int.
+      seed: optional int, the shuffle seed (training only).
+      include_is_real_example: also yield is_real_example (for weighting out
+        padding records in evaluation).
+
+    Returns:
+      tf.data.Dataset of `(features, label_ids)`, or `(features, label_ids,
+      is_real_example)`: `features` a dict of int32 [batch, num_choices,
+      seq_length] `input_ids`, `input_mask`, `segment_ids`; `label_ids` int32
+      [batch]; `is_real_example` float32 [batch].
+
+    Raises:
+      data.io.tfrecord.RecordFormatError (a ValueError): the first record of
+        a file has another num_choices x seq_length (names the file and
+        both sizes), lacks a feature, or the file is not a TFRecord file.
+    """
+    spec = multiple_choice_record_spec(num_choices, seq_length)
+    spec.check_files(input_file)
+
+    def decode(records):
+        parsed = spec.decode(records, batched=True)
+        features = {key: parsed[key] for key in FEATURE_KEYS}
+        if include_is_real_example:
+            return (features, parsed["label_ids"],
+                    tf.cast(parsed["is_real_example"], tf.float32))
+        return features, parsed["label_ids"]
+
+    dataset = tf.data.TFRecordDataset(input_file)
+    if is_training:
+        dataset = dataset.repeat().shuffle(buffer_size=100, seed=seed)
+    else:
+        count = dataset.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
+        dataset = dataset.apply(tf.data.experimental.assert_cardinality(count))
+    # Batch the serialized records, then parse whole batches at once.
+    dataset = dataset.batch(batch_size, drop_remainder=is_training)
+    dataset = dataset.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
+    return dataset.prefetch(tf.data.AUTOTUNE)
