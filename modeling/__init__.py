@@ -26,7 +26,9 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 from modeling import checkpoints  # noqa: E402
 from modeling.config import BertConfig, BertConfigError  # noqa: E402
 from modeling.models import (BertClassifier, BertModel,  # noqa: E402
-                             BertPretrainer, BertSquad)
+                             BertMultipleChoice, BertPretrainer, BertSquad,
+                             BertTokenClassifier)
 
 __all__ = ["BertConfig", "BertConfigError", "BertModel", "BertClassifier",
-           "BertPretrainer", "BertSquad", "checkpoints"]
+           "BertMultipleChoice", "BertPretrainer", "BertSquad",
+           "BertTokenClassifier", "checkpoints"]

@@ -16,7 +16,8 @@ Modules (import them directly; this file imports nothing heavy):
 - `features`: `convert_examples_to_features` -> [num_choices, max_seq_length]
   ids/mask/segments per example, `features_to_arrays`;
 - `records`: TFRecord writer and `multiple_choice_dataset` (tf.data);
-- `choice_tensors`: `flatten_choices` / `unflatten_choices`;
+  (`flatten_choices` / `unflatten_choices`, which the model uses, are in
+  `modeling/layers/choices.py`);
 - `results`: `write_test_results` / `read_test_results` (test_results.tsv);
 - `sentence_split`, `corpus_documents`, `next_sentence_task`: the
   next-sentence demo task built from the shared plain text.

@@ -3,6 +3,9 @@
 - `bert_model.BertModel`: the encoder (`bert/*` weights);
 - `pretrainer.BertPretrainer`, `classifier.BertClassifier`,
   `squad.BertSquad`: the original scripts' task models;
+- `tagger.BertTokenClassifier` (sequence tagging, paper §5.3) and
+  `multiple_choice.BertMultipleChoice` (SWAG, paper §4.4): the paper's
+  tasks the original never shipped;
 - `losses`: the per-example and training losses their `compute_loss` uses.
 
 Each task model builds every weight when constructed. Weight paths are
@@ -14,8 +17,11 @@ from modeling.models.bert_model import BertModel
 from modeling.models.classifier import (CLASSIFIER_DROPOUT,
                                         CLASSIFIER_INITIALIZER_RANGE,
                                         BertClassifier)
+from modeling.models.multiple_choice import BertMultipleChoice
 from modeling.models.pretrainer import BertPretrainer
 from modeling.models.squad import BertSquad
+from modeling.models.tagger import BertTokenClassifier
 
-__all__ = ["BertModel", "BertClassifier", "BertPretrainer", "BertSquad",
+__all__ = ["BertModel", "BertClassifier", "BertMultipleChoice",
+           "BertPretrainer", "BertSquad", "BertTokenClassifier",
            "CLASSIFIER_DROPOUT", "CLASSIFIER_INITIALIZER_RANGE"]

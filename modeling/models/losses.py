@@ -130,3 +130,23 @@ def regression_loss(predictions, labels):
     usual GLUE choice and what `eval_loss` reports for STS-B.
     """
     return ops.mean(per_example_regression_loss(predictions, labels))
+
+
+def tagging_loss(logits, label_ids, label_weights):
+    """Mean cross-entropy over the scored tokens of a batch.
+
+    Args:
+        logits: float [batch_size, seq_length, num_labels].
+        label_ids: int [batch_size, seq_length].
+        label_weights: float [batch_size, seq_length]: 1 at each word's first
+            word piece in the window that scores it, 0 elsewhere (other
+            pieces, [CLS], [SEP], padding).
+    Returns:
+        float32 scalar: sum(w * -log p(label)) / (sum(w) + 1e-5), the
+        masked-LM loss's form, so a batch without scored tokens gives 0.
+
+    Source: BERT paper §5.3 (the first piece of each word is classified);
+    the weighting is the original `get_masked_lm_output`'s.
+    """
+    log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
+    return masked_lm_loss(log_probs, label_ids, label_weights)

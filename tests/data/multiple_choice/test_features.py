@@ -11,7 +11,7 @@ from data.io.record_specs import multiple_choice_record_spec
 from data.io.tfrecord import RecordFormatError
 from data.multiple_choice import features as mcf
 from data.multiple_choice import records, results
-from data.multiple_choice.choice_tensors import (flatten_choices,
+from modeling.layers.choices import (flatten_choices,
                                                  unflatten_choices)
 from data.multiple_choice.examples import (MultipleChoiceExample,
                                            PaddingExample)

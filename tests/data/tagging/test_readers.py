@@ -10,7 +10,7 @@ from data.tagging import schemes
 from data.tagging.documents import convert_documents, corpus_statistics
 from data.tagging.readers import TaggingFileError, read_tagged_file
 
-FIXTURES = pathlib.Path(__file__).parent / "tagging_fixtures"
+FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 
 # CoNLL-2003 layout (IOB1, 4 space-separated columns, -DOCSTART-), with
 # two adjacent ORG entities ("Yankees" / "Red Sox") marked by B-ORG.

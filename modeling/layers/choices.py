@@ -1,4 +1,4 @@
-"""Folding the choice axis into the batch axis and back (no model code).
+"""Folding the choice axis into the batch axis and back (`BertMultipleChoice`).
 
 The encoder takes [batch, seq] inputs, so a multiple-choice batch
 [batch, num_choices, seq] is run as [batch * num_choices, seq] (row

@@ -195,10 +195,10 @@ def test_shared_rows_follow_the_raw_text(shared_task, data_dir):
 
 def test_demo_command(tmp_path, data_dir, capsys):
     import importlib.util
-    import pathlib
 
-    script = (pathlib.Path(__file__).resolve().parents[1] / "demos"
-              / "build_next_sentence_choice.py")
+    from tests.conftest import REPO_ROOT
+
+    script = REPO_ROOT / "demos" / "build_next_sentence_choice.py"
     spec = importlib.util.spec_from_file_location("build_demo", script)
     demo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(demo)

@@ -233,7 +233,7 @@ def test_chinese_characters_are_one_piece_each(data_dir):
     chinese = FullTokenizer(
         str(data_dir / "bert_models/chinese_L-12_H-768_A-12/vocab.txt"),
         do_lower_case=True)
-    fixture = pathlib.Path(__file__).parent / "tagging_fixtures"
+    fixture = pathlib.Path(__file__).parent / "fixtures"
     documents = read_tagged_file(fixture / "chinese_bio.txt", "chinese_bio")
     labels = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]
     features = convert_documents_to_features(documents, chinese, labels,

@@ -1,0 +1,83 @@
+"""The multiple-choice model (SWAG), BERT paper §4.4.
+
+The original repository never shipped it; its author's recipe: each example
+is N rows `[CLS] context [SEP] ending [SEP]`, a batch [batch, N, seq] runs
+through the encoder as [batch * N, seq], one vector scores each row's pooled
+output, and a softmax is taken across the N scores of an example.
+"""
+import keras
+
+from modeling.layers.choices import flatten_choices
+from modeling.layers.heads import TransposedDense
+from modeling.layers.input_checks import ENCODER_INPUTS, require_input_dict
+from modeling.layers.serialization import BertConfigSerializable, register
+from modeling.models import losses
+from modeling.models.bert_model import BertModel
+from modeling.models.classifier import CLASSIFIER_DROPOUT
+
+#: The head's TF1 scope: `cls/multiple_choice/output_weights` [1, hidden],
+#: `cls/multiple_choice/output_bias` [1] (the scoring vector, `[out, in]`).
+MULTIPLE_CHOICE_SCOPE = "multiple_choice"
+
+
+@register
+class BertMultipleChoice(BertConfigSerializable, keras.Model):
+    """Scores each choice's pooled output; logits over the choices.
+
+    Weights: the encoder, plus `cls/multiple_choice/output_weights`
+    [1, hidden_size] and `cls/multiple_choice/output_bias` [1].
+
+    Args:
+        config: `BertConfig`.
+
+    Call args:
+        inputs: dict of int32 [batch_size, num_choices, seq_length]
+            `input_ids`, `input_mask`, `segment_ids` (any number of choices,
+            the same within a batch).
+        training: bool; enables dropout (0.1 on the pooled output, as the
+            original classifier).
+    Returns:
+        float32 logits [batch_size, num_choices]; their softmax over the
+        last axis gives the choice probabilities.
+
+    Source: BERT paper §4.4 and the recipe its first author gave in
+    google-research/bert issue #38.
+    """
+
+    def __init__(self, config, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.bert = BertModel(config, dtype=self.dtype_policy)
+        self.dropout = keras.layers.Dropout(CLASSIFIER_DROPOUT,
+                                            dtype=self.dtype_policy)
+        self.multiple_choice = TransposedDense(
+            1, config.hidden_size, config.initializer_range,
+            name=MULTIPLE_CHOICE_SCOPE, dtype=self.dtype_policy)
+        self.build()
+
+    def build(self, input_shape=None):
+        with keras.name_scope("cls"):
+            self.multiple_choice.build()
+
+    def call(self, inputs, training=None):
+        require_input_dict(inputs, type(self).__name__)
+        input_ids = inputs["input_ids"]
+        if len(input_ids.shape) != 3:
+            raise ValueError(
+                f"BertMultipleChoice input `input_ids` has shape "
+                f"{tuple(input_ids.shape)}; expected rank 3, [batch_size, "
+                "num_choices, seq_length].")
+        num_choices = keras.ops.shape(input_ids)[1]
+        rows = {key: flatten_choices(inputs[key]) for key in ENCODER_INPUTS
+                if key in inputs}
+        pooled = self.bert(rows, training=training)["pooled_output"]
+        scores = self.multiple_choice(self.dropout(pooled, training=training))
+        return keras.ops.reshape(scores, (-1, num_choices))
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                     training=True):
+        """Softmax cross-entropy over the choices; `y` is `label_ids`
+        [batch_size], the index of the right choice."""
+        if y is None:
+            return None
+        return losses.scale_for_replicas(losses.classifier_loss(y_pred, y))

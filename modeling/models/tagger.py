@@ -1,0 +1,87 @@
+"""The token classifier for sequence tagging (NER), BERT paper §5.3.
+
+The original repository has no tagging model; this follows the paper: the
+final hidden vector of each token goes through one classification layer
+(after dropout), and each word is labelled from its first word piece (the
+features in `data/tagging` choose the scored pieces).
+"""
+import keras
+
+from modeling.layers.heads import TransposedDense
+from modeling.layers.input_checks import encoder_inputs
+from modeling.layers.serialization import BertConfigSerializable, register
+from modeling.models import losses
+from modeling.models.bert_model import BertModel
+
+#: The head's TF1 scope: `cls/tagging/output_weights` [num_labels, hidden],
+#: `cls/tagging/output_bias` [num_labels] (the original's `[out, in]`
+#: orientation, like its SQuAD head `cls/squad/*`).
+TAGGING_SCOPE = "tagging"
+
+
+@register
+class BertTokenClassifier(BertConfigSerializable, keras.Model):
+    """Per-token classifier on the encoder's `sequence_output`.
+
+    Weights: the encoder, plus `cls/tagging/output_weights`
+    [num_labels, hidden_size] (truncated normal, `initializer_range`) and
+    `cls/tagging/output_bias` [num_labels].
+
+    Args:
+        config: `BertConfig`.
+        num_labels: int >= 1, size of the label list (id 0 is "O" for the
+            lists `data.tagging.schemes.scheme_labels` makes).
+
+    Call args:
+        inputs: dict of int32 [batch_size, seq_length] `input_ids`,
+            `input_mask`, `segment_ids`.
+        training: bool; enables dropout (`hidden_dropout_prob` on the
+            sequence output, as in the encoder).
+    Returns:
+        float32 logits [batch_size, seq_length, num_labels].
+
+    Source: BERT paper §5.3 and Figure 4(d).
+    """
+
+    def __init__(self, config, num_labels, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.config = config
+        self.num_labels = int(num_labels)
+        if self.num_labels <= 0:
+            raise ValueError(f"num_labels must be positive, got {num_labels}.")
+        self.bert = BertModel(config, dtype=self.dtype_policy)
+        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob,
+                                            dtype=self.dtype_policy)
+        self.tagging = TransposedDense(
+            self.num_labels, config.hidden_size, config.initializer_range,
+            name=TAGGING_SCOPE, dtype=self.dtype_policy)
+        self.build()
+
+    def build(self, input_shape=None):
+        with keras.name_scope("cls"):
+            self.tagging.build()
+
+    def call(self, inputs, training=None):
+        sequence_output = self.bert(
+            encoder_inputs(inputs, self), training=training)["sequence_output"]
+        return self.tagging(self.dropout(sequence_output, training=training))
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                     training=True):
+        """Mean cross-entropy over scored tokens (`losses.tagging_loss`).
+
+        `y` is `label_ids` int [batch_size, seq_length]; `sample_weight`
+        is `label_weights` float [batch_size, seq_length] (all ones if
+        absent).
+        """
+        if y is None:
+            return None
+        if sample_weight is None:
+            sample_weight = keras.ops.ones_like(y, dtype="float32")
+        return losses.scale_for_replicas(
+            losses.tagging_loss(y_pred, y, sample_weight))
+
+    def get_config(self):
+        config = super().get_config()
+        config["num_labels"] = self.num_labels
+        return config
