@@ -12,7 +12,7 @@ import json
 import os
 
 from data.io.atomic import write_text_atomically
-from data.io.errors import UserError
+from data.io.errors import MissingFileError, UserError
 from modeling.layers.activations import ACTIVATION_NAMES
 
 # The fields the model reads, with the original constructor's defaults.
@@ -208,7 +208,7 @@ class BertConfig:
         """
         json_file = os.fspath(json_file)
         if not os.path.isfile(json_file):
-            raise UserError(f"BERT config file not found: {json_file}")
+            raise MissingFileError(f"BERT config file not found: {json_file}")
         with open(json_file, encoding="utf-8") as reader:
             text = reader.read()
         try:

@@ -26,7 +26,7 @@ import tensorflow as tf
 from absl import logging
 
 from data.io.atomic import write_directory_atomically
-from data.io.errors import UserError
+from data.io.errors import OutputExistsError, UserError
 from data.tokenization import full_tokenizer
 from data.tokenization.in_graph import InGraphFullTokenizer
 from modeling import checkpoints
@@ -39,7 +39,7 @@ from serving.squad import SquadServing
 MODEL_TYPES = ("classifier", "squad", "encoder")
 
 
-class ExportExistsError(UserError, FileExistsError):
+class ExportExistsError(OutputExistsError):
     """The export directory exists; an export never replaces one."""
 
 

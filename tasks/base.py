@@ -212,10 +212,11 @@ class Task:
         self.global_step = result["global_step"]
         self._weights_ready = True
         # After training, inference uses the weights in memory, which are the
-        # newest checkpoint in output_dir.
-        self.checkpoint = training.CheckpointChoice(
-            training.latest_training_checkpoint(config.output_dir),
-            "output_dir")
+        # newest checkpoint in output_dir (on a worker that is not the chief,
+        # the chief may not have listed it yet: the weights are the same).
+        latest = training.latest_training_checkpoint(config.output_dir)
+        if latest:
+            self.checkpoint = training.CheckpointChoice(latest, "output_dir")
         return result
 
     def predict_outputs(self, dataset):

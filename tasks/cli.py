@@ -10,7 +10,8 @@ the task's config with `config_from_flags` and calls `task.run()`. Here:
   traceback, no usage text. `--verbose_errors` (or the environment variable
   BERT_VERBOSE_ERRORS=1) shows the traceback instead;
 - any other exception is a bug in this project: its traceback is printed,
-  then one line saying so and where to report it (exit status 1);
+  then one line saying so and where to report it (exit status 1, as for
+  any uncaught exception);
 - TensorFlow's C++ log noise is off unless the user set TF_CPP_MIN_LOG_LEVEL
   (the scripts also set it before their first import, which is what counts);
 - `--help` lists the project's runtime flags with the script's own.
@@ -19,7 +20,6 @@ import dataclasses
 import os
 import re
 import sys
-import traceback
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -118,23 +118,29 @@ BUG_REPORT_HINT = (
     "(README, \"Reporting a bug\")")
 
 
-def report_bug(error):
-    """Prints `error`'s traceback, then one line saying it is a bug; exit 1."""
+def mark_as_bug(error):
+    """Attaches the one line saying `error` is a bug and where to report it.
+
+    Python prints it after the traceback (an exception note); on Python
+    3.10, which has no notes, it is written to stderr at once, before the
+    traceback.
+    """
     program = os.path.basename(sys.argv[0]) if sys.argv else "bert"
-    sys.stdout.flush()
-    traceback.print_exception(error)
-    sys.stderr.write(f"{program}: internal error: {type(error).__name__}: "
-                     f"{one_line(error)[:500]}; {BUG_REPORT_HINT}\n")
-    sys.stderr.flush()
-    sys.exit(1)
+    line = (f"{program}: internal error: {type(error).__name__}: "
+            f"{one_line(error)[:500]}; {BUG_REPORT_HINT}")
+    if hasattr(error, "add_note"):
+        error.add_note(line)
+    else:  # Python 3.10
+        sys.stderr.write(line + "\n")
 
 
 def call_reporting_user_errors(function, *args, **kwargs):
     """Calls `function`; a user error becomes one line on stderr and exit 1.
 
-    Any other exception is a bug: `report_bug` prints its traceback and a
-    line saying so. With `verbose_errors()` user errors keep their traceback
-    too.
+    Any other exception is a bug: it propagates (Python prints its
+    traceback and exits with 1) with one last line saying so
+    (`mark_as_bug`). With `verbose_errors()` user errors keep their
+    traceback too.
     """
     try:
         return function(*args, **kwargs)
@@ -142,8 +148,9 @@ def call_reporting_user_errors(function, *args, **kwargs):
         if verbose_errors():
             raise
         fail(one_line(error))
-    except Exception as error:  # noqa: BLE001 (a bug: say so, keep the trace)
-        report_bug(error)
+    except Exception as error:  # a bug: say so, keep the traceback
+        mark_as_bug(error)
+        raise
 
 
 def main(run):

@@ -17,7 +17,7 @@ def user_error_types():
     `ValueError`s; a few are also `FileNotFoundError`, `KeyError`, ...), and
     TensorFlow or OS errors are translated into one where the file is known.
     Anything else reaching a script is a bug in this project and keeps its
-    traceback (`tasks.cli.report_bug`).
+    traceback (`tasks.cli.mark_as_bug`).
     """
     return (UserError,)
 

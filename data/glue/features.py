@@ -265,25 +265,12 @@ def classifier_dataset(input_file, seq_length, is_training, batch_size,
       Keras sample weight.
     """
     spec = classifier_record_spec(seq_length, is_regression=is_regression)
-    spec.check_files(input_file)
 
-    def decode(records):
-        parsed = spec.decode(records, batched=True)
+    def unpack(parsed):
         features = {name: parsed[name]
                     for name in ("input_ids", "input_mask", "segment_ids")}
         weights = tf.cast(parsed["is_real_example"], tf.float32)
         return features, parsed["label_ids"], weights
 
-    d = tf.data.TFRecordDataset(input_file)
-    if is_training:
-        d = d.repeat()
-        d = d.shuffle(buffer_size=100, seed=seed)
-    else:
-        # A known length lets Keras evaluate/predict stop at the end of the
-        # file without its "input ran out of data" warning.
-        num_records = d.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
-        d = d.apply(tf.data.experimental.assert_cardinality(num_records))
-    # Batch the serialized records, then parse whole batches at once.
-    d = d.batch(batch_size, drop_remainder=is_training)
-    d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
-    return d.prefetch(tf.data.AUTOTUNE)
+    return spec.batched_dataset(input_file, is_training, batch_size, unpack,
+                                seed=seed)

@@ -28,6 +28,8 @@ import socket
 import time
 import uuid
 
+from data.io.errors import OutputExistsError
+
 TEMP_DIR_NAME = ".bert-tmp"
 TEMP_SUFFIX = ".partial"
 # Temp files of another host (or on gs://) are taken as abandoned after this.
@@ -295,14 +297,15 @@ def write_directory_atomically(output_dir, write):
       str, `output_dir` without a trailing "/".
 
     Raises:
-      FileExistsError: `output_dir` exists (a user's files are never replaced).
+      OutputExistsError (a FileExistsError): `output_dir` exists (a user's
+        files are never replaced).
     """
     output_dir = os.fspath(output_dir).rstrip("/")
     remote = _is_remote(output_dir)
     exists = _gfile().exists if remote else os.path.exists
     if exists(output_dir):
-        raise FileExistsError(f"Output {output_dir} already exists; not "
-                              "overwriting it. Choose a new path.")
+        raise OutputExistsError(f"Output {output_dir} already exists; not "
+                                "overwriting it. Choose a new path.")
     remove_stale_temp_files(output_dir)
     temp_dir = temp_path_for(output_dir)
     try:

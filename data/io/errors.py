@@ -15,3 +15,17 @@ class UserError(ValueError):
     Anything that is not a `UserError` is treated as a bug in this project and
     keeps its traceback.
     """
+
+
+class MissingFileError(UserError, FileNotFoundError):
+    """A file or folder the user named does not exist (the message names it).
+
+    Also a `FileNotFoundError`, so callers that caught that still do.
+    """
+
+
+class OutputExistsError(UserError, FileExistsError):
+    """An output path already exists; outputs never replace a user's file.
+
+    Also a `FileExistsError`.
+    """

@@ -168,6 +168,54 @@ class RecordSpec:
         return {name: tf.cast(value, tf.int32) if value.dtype == tf.int64
                 else value for name, value in parsed.items()}
 
+    def batched_dataset(self, input_files, is_training, batch_size, unpack,
+                        seed=None, drop_remainder=None, shuffle_buffer=100):
+        """The fine-tuning scripts' reader: records of this spec, batched.
+
+        Training repeats and shuffles (buffer 100, the original
+        run_classifier.py's `input_fn_builder`) and drops the last partial
+        batch; evaluation and prediction read every record once in order,
+        with a known cardinality (so Keras stops at the end of the file
+        without its "input ran out of data" warning). Whole batches of
+        serialized records are parsed at once.
+
+        Args:
+          input_files: a path or list of paths; checked first
+            (`check_files`: lengths, keys, a file of another task).
+          is_training: bool.
+          batch_size: int.
+          unpack: function from the parsed dict (`decode(batched=True)`) to
+            the dataset's element, e.g. `(features, label_ids, weights)`.
+          seed: optional shuffle seed.
+          drop_remainder: bool, or None for `is_training`.
+          shuffle_buffer: int.
+
+        Returns:
+          tf.data.Dataset of `unpack`'s elements, prefetched.
+
+        Raises:
+          RecordFormatError: see `check_files`.
+        """
+        if isinstance(input_files, (str, bytes, os.PathLike)):
+            input_files = [input_files]
+        input_files = [os.fspath(path) for path in input_files]
+        self.check_files(input_files)
+        if drop_remainder is None:
+            drop_remainder = is_training
+        dataset = tf.data.TFRecordDataset(input_files)
+        if is_training:
+            dataset = dataset.repeat().shuffle(buffer_size=shuffle_buffer,
+                                               seed=seed)
+        else:
+            count = dataset.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
+            dataset = dataset.apply(
+                tf.data.experimental.assert_cardinality(count))
+        dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+        dataset = dataset.map(
+            lambda records: unpack(self.decode(records, batched=True)),
+            num_parallel_calls=tf.data.AUTOTUNE)
+        return dataset.prefetch(tf.data.AUTOTUNE)
+
     def _size_note(self, field):
         if isinstance(field.length, str):
             return " (%s=%d)" % (field.length, self.length(field))

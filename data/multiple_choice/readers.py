@@ -333,12 +333,7 @@ def read_choice_tsv(path, num_choices=None):
     has as many fields as the header. Written by
     `data.multiple_choice.tsv_writer.write_choice_tsv`.
 
-    Args:
-      path: str or os.PathLike (local or gs://).
-      num_choices: int or None (take the count of ending columns).
-
-    Returns:
-      list of MultipleChoiceExample, in file order.
+    Args and returns: as `read_swag_csv`.
 
     Raises:
       MultipleChoiceDataError: see the module docstring; also a missing,

@@ -130,23 +130,13 @@ def multiple_choice_dataset(input_file, num_choices, seq_length, is_training,
         both sizes), lacks a feature, or the file is not a TFRecord file.
     """
     spec = multiple_choice_record_spec(num_choices, seq_length)
-    spec.check_files(input_file)
 
-    def decode(records):
-        parsed = spec.decode(records, batched=True)
+    def unpack(parsed):
         features = {key: parsed[key] for key in FEATURE_KEYS}
         if include_is_real_example:
             return (features, parsed["label_ids"],
                     tf.cast(parsed["is_real_example"], tf.float32))
         return features, parsed["label_ids"]
 
-    dataset = tf.data.TFRecordDataset(input_file)
-    if is_training:
-        dataset = dataset.repeat().shuffle(buffer_size=100, seed=seed)
-    else:
-        count = dataset.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
-        dataset = dataset.apply(tf.data.experimental.assert_cardinality(count))
-    # Batch the serialized records, then parse whole batches at once.
-    dataset = dataset.batch(batch_size, drop_remainder=is_training)
-    dataset = dataset.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    return spec.batched_dataset(input_file, is_training, batch_size, unpack,
+                                seed=seed)

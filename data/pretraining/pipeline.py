@@ -28,7 +28,7 @@ from absl import logging
 import tensorflow as tf
 
 from data.io import atomic
-from data.io.errors import UserError
+from data.io.errors import MissingFileError, UserError
 from data.pretraining import corpus as pretraining_corpus
 from data.pretraining import instances as pretraining_instances
 from data.pretraining import records as pretraining_records
@@ -40,7 +40,7 @@ _READ_SHARE = 0.6
 _BUILD_SHARE = 0.3
 
 
-class MissingInputError(UserError, FileNotFoundError):
+class MissingInputError(MissingFileError):
     """An input text file named on the command line does not exist."""
 
 

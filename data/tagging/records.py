@@ -8,7 +8,6 @@ read the file once, in order, so record k is features[k] for decoding
 """
 import os
 
-import tensorflow as tf
 
 from data.io.record_specs import tagging_record_spec
 from data.io.tfrecord import RecordFileWriter
@@ -73,25 +72,11 @@ def tagging_dataset(input_file, seq_length, is_training, batch_size,
       data.io.tfrecord.RecordFormatError (a ValueError): records of another
         max_seq_length or task (names the file, the feature, both lengths).
     """
-    if isinstance(input_file, (str, bytes, os.PathLike)):
-        input_file = [input_file]
-    input_file = [os.fspath(path) for path in input_file]
-    if drop_remainder is None:
-        drop_remainder = is_training
     spec = tagging_record_spec(seq_length)
-    spec.check_files(input_file)
 
-    def decode(records):
-        parsed = spec.decode(records, batched=True)
+    def unpack(parsed):
         features = {name: parsed[name] for name in FEATURE_KEYS}
         return features, parsed["label_ids"], parsed["label_weights"]
 
-    dataset = tf.data.TFRecordDataset(input_file)
-    if is_training:
-        dataset = dataset.repeat().shuffle(buffer_size=100, seed=seed)
-    else:
-        count = dataset.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
-        dataset = dataset.apply(tf.data.experimental.assert_cardinality(count))
-    dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
-    dataset = dataset.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    return spec.batched_dataset(input_file, is_training, batch_size, unpack,
+                                seed=seed, drop_remainder=drop_remainder)

@@ -9,7 +9,7 @@ whose ids do not fit the model's embedding table.
 import collections
 import os
 
-from data.io.errors import UserError
+from data.io.errors import MissingFileError, UserError
 
 __all__ = ["load_vocab", "highest_reachable_id", "validate_vocab_size",
            "vocab_file_warnings"]
@@ -33,13 +33,13 @@ def load_vocab(vocab_file):
       collections.OrderedDict mapping str token -> int id.
 
     Raises:
-      FileNotFoundError: the file does not exist.
+      MissingFileError (a FileNotFoundError): the file does not exist.
 
     Source: tokenization.py, load_vocab.
     """
     vocab_file = os.fspath(vocab_file)
     if not os.path.isfile(vocab_file):
-        raise FileNotFoundError(
+        raise MissingFileError(
             "BERT vocab file not found: %r (expected a text file with one "
             "WordPiece token per line, e.g. <model_dir>/vocab.txt)"
             % vocab_file)

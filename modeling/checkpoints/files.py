@@ -12,7 +12,7 @@ import re
 import numpy as np
 import tensorflow as tf
 
-from data.io.errors import UserError
+from data.io.errors import MissingFileError, UserError
 
 # Names in TF1 checkpoints that hold optimizer or bookkeeping state, not weights.
 _NON_WEIGHT_PATTERN = re.compile(
@@ -26,7 +26,7 @@ RELEASED_CHECKPOINT_NAME = "bert_model.ckpt"
 
 
 
-class CheckpointNotFoundError(UserError, FileNotFoundError):
+class CheckpointNotFoundError(MissingFileError):
     """Nothing checkpoint-like is at the path a user gave."""
 
 

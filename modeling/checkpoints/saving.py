@@ -9,12 +9,12 @@ import os
 import tensorflow as tf
 
 from data.io.atomic import atomic_output
-from data.io.errors import UserError
+from data.io.errors import OutputExistsError
 from modeling.checkpoints.files import GLOBAL_STEP
 from modeling.checkpoints.loading import model_weights_by_name, optimizer_slots
 
 
-class CheckpointExistsError(UserError, FileExistsError):
+class CheckpointExistsError(OutputExistsError):
     """A checkpoint is already at the path asked for; it is never replaced."""
 
 

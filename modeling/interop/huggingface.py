@@ -44,7 +44,7 @@ import re
 import numpy as np
 from safetensors.numpy import load_file, save_file
 
-from data.io.errors import UserError
+from data.io.errors import MissingFileError, UserError
 from modeling.config import BertConfig
 from data.io.atomic import write_directory_atomically
 
@@ -310,7 +310,7 @@ def load_hf(path):
     path = os.fspath(path)
     config_path = os.path.join(path, CONFIG_NAME)
     if not os.path.isfile(config_path):
-        raise UserError(f"No {CONFIG_NAME} in {path} (expected a "
+        raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
                         "Hugging Face model directory).")
     with open(config_path, encoding="utf-8") as reader:
         config = config_from_hf(json.load(reader), source=config_path)
@@ -321,7 +321,7 @@ def load_hf(path):
     elif os.path.isfile(os.path.join(path, WEIGHTS_NAME)):
         shards = [WEIGHTS_NAME]
     else:
-        raise UserError(
+        raise MissingFileError(
             f"No {WEIGHTS_NAME} or {INDEX_NAME} in {path}; a pytorch_model.bin "
             "must first be saved as safetensors (transformers: "
             "save_pretrained(..., safe_serialization=True)).")

@@ -34,7 +34,7 @@ import os
 
 import keras_hub
 
-from data.io.errors import UserError
+from data.io.errors import MissingFileError, OutputExistsError, UserError
 from modeling.models.bert_model import BertModel
 from modeling.checkpoints import model_weights_by_name
 from modeling.config import BertConfig
@@ -182,7 +182,7 @@ def save_backbone(backbone, path, vocab_file=None, do_lower_case=True):
     path = os.fspath(path)
     if path.endswith(WEIGHTS_SUFFIX):
         if os.path.exists(path):
-            raise FileExistsError(f"Output {path} already exists; not "
+            raise OutputExistsError(f"Output {path} already exists; not "
                                   "overwriting it. Choose a new path.")
         # Keras wants the `.weights.h5` ending on the file it writes: keep it
         # as the suffix moved into place.
@@ -210,7 +210,7 @@ def load_backbone(path, config=None):
     """
     path = os.fspath(path)
     if not os.path.exists(path):
-        raise UserError(f"No keras-hub preset or weights file at {path}.")
+        raise MissingFileError(f"No keras-hub preset or weights file at {path}.")
     if path.endswith(WEIGHTS_SUFFIX):
         if config is None:
             raise UserError(f"{path} holds weights only; give the BertConfig "

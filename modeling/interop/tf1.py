@@ -10,7 +10,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from data.io.errors import UserError
+from data.io.errors import MissingFileError, UserError
 from modeling import checkpoints
 from modeling.models.bert_model import BertModel
 from modeling.config import BertConfig
@@ -50,7 +50,7 @@ def find_config(checkpoint_prefix, bert_config_file=None):
         return BertConfig.from_json_file(bert_config_file)
     beside = os.path.join(os.path.dirname(checkpoint_prefix), CONFIG_NAME)
     if not os.path.isfile(beside):
-        raise UserError(
+        raise MissingFileError(
             f"No {CONFIG_NAME} beside {checkpoint_prefix}; pass "
             "bert_config_file (--bert_config_file).")
     return BertConfig.from_json_file(beside)

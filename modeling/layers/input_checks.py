@@ -23,6 +23,18 @@ def static_shape(tensor):
     return tuple(None if size is None else int(size) for size in shape)
 
 
+def positive_count(value, name):
+    """`int(value)`, checked to be >= 1 (e.g. a model's `num_labels`).
+
+    Raises:
+        ValueError: the value is not positive; the message names it.
+    """
+    count = int(value)
+    if count <= 0:
+        raise ValueError(f"{name} must be positive, got {value}.")
+    return count
+
+
 def require_input_dict(inputs, model_name):
     """Raises TypeError unless `inputs` is a dict (the models take named inputs).
 

@@ -6,7 +6,7 @@ from modeling.layers.initializers import create_initializer
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
 from modeling.models.bert_model import BertModel
-from modeling.layers.input_checks import encoder_inputs
+from modeling.layers.input_checks import encoder_inputs, positive_count
 
 # run_classifier.py hard-codes these rather than reading the config.
 CLASSIFIER_DROPOUT = 0.1
@@ -38,9 +38,7 @@ class BertClassifier(BertConfigSerializable, keras.Model):
     def __init__(self, config, num_labels, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.config = config
-        self.num_labels = int(num_labels)
-        if self.num_labels <= 0:
-            raise ValueError(f"num_labels must be positive, got {num_labels}.")
+        self.num_labels = positive_count(num_labels, "num_labels")
         self.bert = BertModel(config, dtype=self.dtype_policy)
         self.dropout = keras.layers.Dropout(
             CLASSIFIER_DROPOUT, dtype=self.dtype_policy)

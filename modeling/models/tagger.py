@@ -8,7 +8,7 @@ features in `data/tagging` choose the scored pieces).
 import keras
 
 from modeling.layers.heads import TransposedDense
-from modeling.layers.input_checks import encoder_inputs
+from modeling.layers.input_checks import encoder_inputs, positive_count
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
 from modeling.models.bert_model import BertModel
@@ -46,9 +46,7 @@ class BertTokenClassifier(BertConfigSerializable, keras.Model):
     def __init__(self, config, num_labels, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.config = config
-        self.num_labels = int(num_labels)
-        if self.num_labels <= 0:
-            raise ValueError(f"num_labels must be positive, got {num_labels}.")
+        self.num_labels = positive_count(num_labels, "num_labels")
         self.bert = BertModel(config, dtype=self.dtype_policy)
         self.dropout = keras.layers.Dropout(config.hidden_dropout_prob,
                                             dtype=self.dtype_policy)

@@ -11,6 +11,7 @@ from data.glue import features as cf
 from data.glue.processors import (InputExample, PaddingInputExample,
                                         get_processor)
 from data.tokenization import FullTokenizer
+from tests.helpers.vocab import tokenizer_for
 
 # id:   0       1       2       3       4    5    6    7    8    9    10
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a", "b", "c", "d", "e", "f",
@@ -21,9 +22,7 @@ A, B, C, D, E, F, G, H = 4, 5, 6, 7, 8, 9, 10, 11
 
 @pytest.fixture(scope="module")
 def tokenizer(tmp_path_factory):
-    path = tmp_path_factory.mktemp("vocab") / "vocab.txt"
-    path.write_text("\n".join(VOCAB) + "\n", encoding="utf-8")
-    return FullTokenizer(str(path), do_lower_case=True)
+    return tokenizer_for(tmp_path_factory, VOCAB)
 
 
 def _convert(tokenizer, text_a, text_b=None, label="1", max_seq_length=8,

@@ -15,7 +15,7 @@ from modeling.layers.choices import (flatten_choices,
                                                  unflatten_choices)
 from data.multiple_choice.examples import (MultipleChoiceExample,
                                            PaddingExample)
-from data.tokenization import FullTokenizer
+from tests.helpers.vocab import tokenizer_for
 
 # id:   0       1       2       3       4    5    6    7    8    9    10   11
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a", "b", "c", "d", "e", "f",
@@ -26,9 +26,7 @@ A, B, C, D, E, F, G, H = 4, 5, 6, 7, 8, 9, 10, 11
 
 @pytest.fixture(scope="module")
 def tokenizer(tmp_path_factory):
-    path = tmp_path_factory.mktemp("vocab") / "vocab.txt"
-    path.write_text("\n".join(VOCAB) + "\n", encoding="utf-8")
-    return FullTokenizer(str(path), do_lower_case=True)
+    return tokenizer_for(tmp_path_factory, VOCAB)
 
 
 def test_each_choice_truncated_on_its_own(tokenizer):
