@@ -8,6 +8,10 @@ records hold the same instances in the same order. Added:
     larger than memory works (0: one shard, the original's behaviour). Input
     of up to one shard (16 MB by default) gives the original's output; larger
     input is split, with a seed per shard, and so differs from it.
+  --runner, --beam_pipeline_options: run on Apache Beam (DirectRunner here,
+    DataflowRunner/FlinkRunner/SparkRunner on a cluster; needs
+    `pip install -e .[beam]`), with output byte-identical to the default
+    local process pool (data/pretraining/runners.py).
 
 Example:
   python create_pretraining_data.py \\
@@ -57,8 +61,9 @@ flags.DEFINE_float(
     "length.")
 flags.DEFINE_integer(
     "num_workers", 1,
-    "Processes that build shards in parallel (not in the original). The "
-    "output does not depend on it.")
+    "Processes that build shards in parallel (not in the original); with "
+    "--runner=DirectRunner, Beam worker processes; DataflowRunner's initial "
+    "workers, FlinkRunner's parallelism. The output does not depend on it.")
 flags.DEFINE_float(
     "shard_size_mb", 16.0,
     "Cut the input into shards of about this many MB of text, each "
@@ -68,18 +73,30 @@ flags.DEFINE_float(
     "this size is one shard, whose output equals the original's; 0 keeps "
     "any input in one shard.")
 
+flags.DEFINE_string(
+    "runner", "local",
+    "Where to run (not in the original): 'local' (this machine's process "
+    "pool) or an Apache Beam runner: DirectRunner (Beam's local runner), "
+    "PrismRunner, DataflowRunner, FlinkRunner, SparkRunner. Beam runners "
+    "need `pip install -e .[beam]` and write the same bytes as 'local'.")
+flags.DEFINE_string(
+    "beam_pipeline_options", "",
+    "Options for the Beam runner, as a command line (not in the original), "
+    "e.g. \"--project=my-project --region=us-central1 "
+    "--temp_location=gs://bucket/tmp --setup_file=./setup.py\".")
+
 
 # Not listed in --help (the original's flags are), but accepted.
 cli.define_common_flags(checkpoint_flags=False)
 
 
 def main():
-    """Flags -> `PretrainingOptions` -> `create_pretraining_files`."""
+    """Flags -> `PretrainingOptions` -> the runner's create_pretraining_files."""
     # Imported here so that --help answers without loading TensorFlow.
     from tasks.quiet_start import start_tensorflow
     start_tensorflow()
-    from data.pretraining.pipeline import (PretrainingOptions,
-                                           create_pretraining_files)
+    from data.pretraining.pipeline import PretrainingOptions
+    from data.pretraining.runners import create_pretraining_files_with_runner
     from tasks.checks import check_input_files
 
     options = PretrainingOptions(
@@ -100,11 +117,12 @@ def main():
     if not output_files:
         raise UserError("--output_file names no file")
     input_files = check_input_files(FLAGS.input_file)
-    create_pretraining_files(
-        input_files, output_files, FLAGS.vocab_file,
+    create_pretraining_files_with_runner(
+        FLAGS.runner, input_files, output_files, FLAGS.vocab_file,
         do_lower_case=FLAGS.do_lower_case, options=options,
         random_seed=FLAGS.random_seed, num_workers=FLAGS.num_workers,
-        shard_size_bytes=int(FLAGS.shard_size_mb * (1 << 20)))
+        shard_size_bytes=int(FLAGS.shard_size_mb * (1 << 20)),
+        beam_pipeline_options=FLAGS.beam_pipeline_options)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ import uuid
 
 import tensorflow as tf
 
-__all__ = ["read_records", "write_records", "split_shard_file",
-           "output_records"]
+__all__ = ["read_records", "write_records", "write_text",
+           "split_shard_file", "output_records"]
 
 # Records per read batch: memory per open file ~ _READ_BATCH records.
 _READ_BATCH = 256
@@ -69,6 +69,18 @@ def write_records(path, records):
         _remove_quietly(temp)
         raise
     return count
+
+
+def write_text(path, text):
+    """Writes a small text file that appears only once complete."""
+    temp = _attempt_path(path)
+    try:
+        with tf.io.gfile.GFile(temp, "w") as writer:
+            writer.write(text)
+        tf.io.gfile.rename(temp, path, overwrite=True)
+    except BaseException:
+        _remove_quietly(temp)
+        raise
 
 
 def _remove_quietly(path):
