@@ -300,7 +300,8 @@ def test_script_flags_and_defaults(repo_root):
         "max_seq_length": "128", "max_predictions_per_seq": "20",
         "random_seed": "12345", "dupe_factor": "10",
         "masked_lm_prob": "0.15", "short_seq_prob": "0.1",
-        "num_workers": "1", "shard_size_mb": "16.0"}
+        "num_workers": "1", "shard_size_mb": "16.0",
+        "runner": "local", "beam_pipeline_options": ""}
     result = run_script(repo_root, "--input_file=x")
     assert result.returncode != 0
     assert "output_file" in result.stderr and "vocab_file" in result.stderr

@@ -22,6 +22,19 @@ __all__ = ["read_records", "write_records", "write_text",
 _READ_BATCH = 256
 
 
+def _record_iterator():
+    # tf.compat.v1.io.tf_record_iterator is TF's C++ record reader: 0.1 ms
+    # to open a file and ~3 us a record, against ~80 ms and ~200 us (per
+    # eager step) for tf.data, which matters with thousands of small shard
+    # files. It is deprecated in favour of tf.data but kept in TF 2.x; the
+    # undecorated function skips the deprecation log line.
+    function = getattr(tf.compat.v1.io, "tf_record_iterator", None)
+    return getattr(function, "__wrapped__", function)
+
+
+_RECORD_ITERATOR = _record_iterator()
+
+
 def read_records(path):
     """Yields the serialized records of a TFRecord file (bytes).
 
@@ -29,8 +42,10 @@ def read_records(path):
       tf.errors.DataLossError: a truncated or corrupt file.
       tf.errors.NotFoundError: no such file.
     """
-    # Batches: one eager step per record costs ~200 us, per 256 records
-    # about as much, so a record costs a few microseconds.
+    if _RECORD_ITERATOR is not None:
+        yield from _RECORD_ITERATOR(path)
+        return
+    # A TF without it: tf.data in batches (an eager step per batch).
     batches = tf.data.TFRecordDataset(path).batch(_READ_BATCH)
     for batch in batches.as_numpy_iterator():
         yield from batch.tolist()
