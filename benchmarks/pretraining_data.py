@@ -15,8 +15,9 @@ Each runs in a fresh child process. A sampler reads /proc every 0.2 s and
 keeps each process's peak RSS (VmHWM); "per worker" is the largest peak of
 the processes that build shards (the child itself for `original`). Corpus
 MB/s = corpus MB (2^20 bytes) / seconds of the create call (imports
-excluded; Beam's worker start-up included). The pool and Beam outputs are
-compared byte for byte. A second table gives one worker's peak RSS against
+excluded; Beam's worker start-up included); on a shared machine the CPU
+seconds of all the run's processes (start-up included) say more. The pool
+and Beam outputs are compared byte for byte. A second table gives one worker's peak RSS against
 the shard size (build_shard_records on one shard of --sweep_mb MB).
 
 Usage (from the repository root; the machine is shared, so nice it):
@@ -146,6 +147,16 @@ def _parents():
     return parents
 
 
+def _cpu_seconds(pid):
+    # utime + stime (fields 14 and 15 of /proc/<pid>/stat), in clock ticks.
+    try:
+        with open("/proc/%d/stat" % pid) as reader:
+            fields = reader.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def _descendants(root):
     parents = _parents()
     tree = {root}
@@ -167,6 +178,7 @@ class TreeSampler(threading.Thread):
         self.pid = pid
         self.peaks = {}      # pid -> MB
         self.commands = {}   # pid -> command line
+        self.cpu = {}        # pid -> CPU seconds (user + system)
         self.stop = threading.Event()
 
     def run(self):
@@ -177,6 +189,7 @@ class TreeSampler(threading.Thread):
                     continue
                 peak = int(status.get("VmHWM", "0 kB").split()[0]) / 1024
                 self.peaks[pid] = max(self.peaks.get(pid, 0.0), peak)
+                self.cpu[pid] = max(self.cpu.get(pid, 0.0), _cpu_seconds(pid))
                 # A process that has exited (a zombie) shows no command.
                 if status["cmdline"]:
                     self.commands[pid] = status["cmdline"]
@@ -216,6 +229,8 @@ def run_job(job):
     workers = sampler.workers()
     result["worker_mb"] = max(workers) if workers else result["driver_mb"]
     result["num_worker_processes"] = len(workers)
+    # Sampled every 0.2 s: a process's last 0.2 s of CPU may be missed.
+    result["cpu_seconds"] = sum(sampler.cpu.values())
     if os.environ.get("BENCH_DEBUG"):
         for pid, mb in sorted(sampler.peaks.items()):
             print("    pid %d %.0f MB %s" % (
@@ -256,14 +271,17 @@ def main(argv):
 
     print()
     print("| run | workers (processes seen) | shard MB | records | s "
-          "| corpus MB/s | peak RSS per worker (MB) | driver peak RSS (MB) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| corpus MB/s | CPU s (all processes) | corpus MB per CPU s "
+          "| peak RSS per worker (MB) | driver peak RSS (MB) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, job, result in rows:
-        print("| %s | %d (%d) | %s | %d | %.0f | %.3f | %.0f | %.0f |" % (
-            name, job["workers"], result["num_worker_processes"],
-            job["shard_mb"] or "all", result["records"], result["seconds"],
-            size / _MB / result["seconds"], result["worker_mb"],
-            result["driver_mb"]))
+        print("| %s | %d (%d) | %s | %d | %.0f | %.3f | %.0f | %.3f | %.0f "
+              "| %.0f |" % (
+                  name, job["workers"], result["num_worker_processes"],
+                  job["shard_mb"] or "all", result["records"],
+                  result["seconds"], size / _MB / result["seconds"],
+                  result["cpu_seconds"], size / _MB / result["cpu_seconds"],
+                  result["worker_mb"], result["driver_mb"]))
     if "pool" in outputs and "beam" in outputs:
         same = all(pathlib.Path(a).read_bytes() == pathlib.Path(b).read_bytes()
                    for a, b in zip(outputs["pool"], outputs["beam"]))

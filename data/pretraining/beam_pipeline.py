@@ -148,12 +148,14 @@ def build_pipeline(root, shards, tokenizer, options, random_seed, files):
         # The writers start once every shard is split.
         after = [beam.pvalue.AsSingleton(split_done)]
 
-    def per_output(plan_value, *unused_after):
-        return [(output, plan_value) for output in range(num_outputs)]
-
-    writes = plan | "PerOutputFile" >> beam.FlatMap(per_output, *after)
+    writes = plan | "PerOutputFile" >> beam.FlatMap(_per_output, num_outputs,
+                                                     *after)
     return writes | "WriteOutputFiles" >> beam.io.Write(
         beam_files.OutputFilesSink(files))
+
+
+def _per_output(plan, num_outputs, *unused_ready):
+    return [(output, plan) for output in range(num_outputs)]
 
 
 def _absolute(path):

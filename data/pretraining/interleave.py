@@ -35,7 +35,7 @@ MAX_OPEN_SHARDS = 64
 _BLOCK_ROUNDS = 1 << 14
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class InterleavePlan:
     """Where each shard's records fall in the interleaved order.
 
@@ -183,9 +183,3 @@ class InterleavePlan:
                 finished.append(int(by_end[done]))
                 done += 1
             yield order[offset::num_outputs], finished
-
-    def records_per_output(self, shard, num_outputs):
-        """int64 [num_outputs], how many of a shard's records each output
-        file receives."""
-        return np.bincount(self.shard_positions(shard) % num_outputs,
-                           minlength=num_outputs).astype(np.int64)
