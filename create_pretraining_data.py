@@ -8,6 +8,10 @@ records hold the same instances in the same order. Added:
     larger than memory works (0: one shard, the original's behaviour). Input
     of up to one shard (16 MB by default) gives the original's output; larger
     input is split, with a seed per shard, and so differs from it.
+  --runner, --beam_pipeline_options: run on Apache Beam (DirectRunner here,
+    DataflowRunner/FlinkRunner/SparkRunner on a cluster; needs
+    `pip install -e .[beam]`), with output byte-identical to the default
+    local process pool (data/pretraining/runners.py).
 
 Example:
   python create_pretraining_data.py \\
@@ -50,8 +54,9 @@ flags.DEFINE_float(
     "length.")
 flags.DEFINE_integer(
     "num_workers", 1,
-    "Processes that build shards in parallel (not in the original). The "
-    "output does not depend on it.")
+    "Processes that build shards in parallel (not in the original); with "
+    "--runner=DirectRunner, Beam worker processes; DataflowRunner's initial "
+    "workers, FlinkRunner's parallelism. The output does not depend on it.")
 flags.DEFINE_float(
     "shard_size_mb", 16.0,
     "Cut the input into shards of about this many MB of text, each "
@@ -60,6 +65,18 @@ flags.DEFINE_float(
     "dupe_factor=10 (about 1.1 GB at 16 MB), plus TensorFlow. Input up to "
     "this size is one shard, whose output equals the original's; 0 keeps "
     "any input in one shard.")
+
+flags.DEFINE_string(
+    "runner", "local",
+    "Where to run (not in the original): 'local' (this machine's process "
+    "pool) or an Apache Beam runner: DirectRunner (Beam's local runner), "
+    "PrismRunner, DataflowRunner, FlinkRunner, SparkRunner. Beam runners "
+    "need `pip install -e .[beam]` and write the same bytes as 'local'.")
+flags.DEFINE_string(
+    "beam_pipeline_options", "",
+    "Options for the Beam runner, as a command line (not in the original), "
+    "e.g. \"--project=my-project --region=us-central1 "
+    "--temp_location=gs://bucket/tmp --setup_file=./setup.py\".")
 
 
 # Not listed in --help (the original's flags are), but accepted.

@@ -26,8 +26,15 @@ setup(
         "numpy>=1.26",
         "safetensors>=0.4",  # Hugging Face weights (convert_checkpoint.py)
     ],
-    extras_require={"dev": [
-        "pytest>=8",
-        "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
-    ]},
+    extras_require={
+        "dev": [
+            "pytest>=8",
+            "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
+        ],
+        # create_pretraining_data.py --runner=DirectRunner/DataflowRunner/...
+        # Every apache-beam release caps protobuf below 7, so this extra
+        # resolves protobuf to 6.x (TF 2.21 accepts >=6.31.1,<8). gs://
+        # paths and DataflowRunner need "apache-beam[gcp]" instead.
+        "beam": ["apache-beam>=2.77,<2.78"],
+    },
 )

@@ -7,7 +7,8 @@
 
 Same instances as the original for the same input, vocab and random_seed
 (`data.pretraining.pipeline`); larger input is cut into shards, each with a
-seed of its own, built in a process pool.
+seed of its own, built in a process pool or on Apache Beam (`--runner`,
+`data.pretraining.beam_pipeline`), byte-identical either way.
 """
 import dataclasses
 
@@ -18,7 +19,8 @@ from tasks.errors import UserError
 @dataclasses.dataclass(kw_only=True)
 class PretrainingDataConfig:
     """The original create_pretraining_data.py flags (same names, defaults),
-    plus `num_workers` and `shard_size_mb`."""
+    plus `num_workers`, `shard_size_mb` and the Beam `runner` with its
+    `beam_pipeline_options` (`data.pretraining.runners`)."""
     input_file: str = None
     output_file: str = None
     vocab_file: str = None
@@ -32,6 +34,8 @@ class PretrainingDataConfig:
     short_seq_prob: float = 0.1
     num_workers: int = 1
     shard_size_mb: float = 16.0
+    runner: str = "local"
+    beam_pipeline_options: str = ""
 
 
 class PretrainingDataTask:
@@ -75,13 +79,16 @@ class PretrainingDataTask:
         checks.check_data_file(config.vocab_file, "--vocab_file")
 
     def run(self):
-        """Writes the records; returns what `create_pretraining_files` does."""
-        from data.pretraining.pipeline import create_pretraining_files
+        """Writes the records on the chosen runner; returns the count."""
+        from data.pretraining.runners import (
+            create_pretraining_files_with_runner)
 
         self.prepare()
         config = self.config
-        return create_pretraining_files(
-            self.input_files, self.output_files, config.vocab_file,
-            do_lower_case=config.do_lower_case, options=self.options,
-            random_seed=config.random_seed, num_workers=config.num_workers,
-            shard_size_bytes=int(config.shard_size_mb * (1 << 20)))
+        return create_pretraining_files_with_runner(
+            config.runner, self.input_files, self.output_files,
+            config.vocab_file, do_lower_case=config.do_lower_case,
+            options=self.options, random_seed=config.random_seed,
+            num_workers=config.num_workers,
+            shard_size_bytes=int(config.shard_size_mb * (1 << 20)),
+            beam_pipeline_options=config.beam_pipeline_options)

@@ -16,11 +16,9 @@ number of workers.
 """
 import concurrent.futures
 import dataclasses
-import hashlib
 import multiprocessing
 import os
 import queue as queue_lib
-import random
 import sys
 import time
 
@@ -31,13 +29,16 @@ from data.io import atomic
 from data.io.errors import MissingFileError, UserError
 from data.pretraining import corpus as pretraining_corpus
 from data.pretraining import instances as pretraining_instances
+from data.pretraining import interleave as pretraining_interleave
 from data.pretraining import records as pretraining_records
+from data.pretraining import shard_build, shard_records
+from data.pretraining.shard_build import (  # noqa: F401 (public here too)
+    ShardRecords, build_shard_instances, build_shard_records, shard_seed)
 from data.tokenization import FullTokenizer
 
-# The share of a shard's work spent reading + tokenizing, then building the
-# instances; the rest is writing. Only used to move the progress bar evenly.
-_READ_SHARE = 0.6
-_BUILD_SHARE = 0.3
+# The progress bar's shares of a shard's work (see shard_build).
+_READ_SHARE = shard_build.READ_SHARE
+_BUILD_SHARE = shard_build.BUILD_SHARE
 
 
 class MissingInputError(MissingFileError):
@@ -76,19 +77,6 @@ class PretrainingOptions:
                                 % (name, value))
 
 
-def shard_seed(random_seed, shard_index):
-    """The seed of shard `shard_index`: random_seed itself for shard 0.
-
-    Other shards get 63 bits of sha256("<random_seed>:<shard_index>"), so
-    seeds of different shards and of nearby random_seeds do not collide.
-    """
-    if shard_index == 0:
-        return random_seed
-    digest = hashlib.sha256(
-        ("%d:%d" % (random_seed, shard_index)).encode("ascii")).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
 def check_vocab(tokenizer):
     """Raises ValueError unless the vocab has [CLS], [SEP] and [MASK]."""
     missing = [token for token in (pretraining_instances.CLS_TOKEN,
@@ -99,61 +87,6 @@ def check_vocab(tokenizer):
         raise UserError("vocab file %s lacks %s, which pre-training data "
                         "needs" % (getattr(tokenizer, "vocab_file", "?"),
                                     ", ".join(missing)))
-
-
-def build_shard_instances(shard, tokenizer, options, seed, progress=None):
-    """Reads one shard and builds its shuffled instances.
-
-    Args:
-      shard: list of pretraining_corpus.TextRange.
-      tokenizer: FullTokenizer.
-      options: PretrainingOptions.
-      seed: int for random.Random.
-      progress: optional callable(fraction in [0, 1]) for this shard.
-
-    Returns:
-      list of TrainingInstance.
-
-    Source: create_pretraining_data.py, create_training_instances.
-    """
-    lines = pretraining_corpus.iter_shard_lines(shard)
-    if progress is not None:
-        lines = _count_progress(lines, pretraining_corpus.shard_size(shard),
-                                progress)
-    documents = pretraining_instances.read_documents(lines, tokenizer)
-
-    def build_progress(done, total):
-        if progress is not None:
-            progress(_READ_SHARE + _BUILD_SHARE * done / max(total, 1))
-
-    return pretraining_instances.create_training_instances(
-        documents, list(tokenizer.vocab.keys()), random.Random(seed),
-        max_seq_length=options.max_seq_length,
-        dupe_factor=options.dupe_factor,
-        short_seq_prob=options.short_seq_prob,
-        masked_lm_prob=options.masked_lm_prob,
-        max_predictions_per_seq=options.max_predictions_per_seq,
-        do_whole_word_mask=options.do_whole_word_mask,
-        progress=build_progress)
-
-
-def _count_progress(lines, total_bytes, progress):
-    # Characters approximate bytes closely enough for a progress bar.
-    seen = 0
-    for line in lines:
-        seen += len(line)
-        if total_bytes:
-            progress(_READ_SHARE * min(seen / total_bytes, 1.0))
-        yield line
-
-
-def _serialized_records(instances, tokenizer, options):
-    for instance in instances:
-        features = pretraining_records.instance_to_features(
-            instance, tokenizer, options.max_seq_length,
-            options.max_predictions_per_seq)
-        yield pretraining_records.serialize_example(
-            pretraining_records.features_to_example(features))
 
 
 class _Progress:
@@ -240,17 +173,17 @@ def _worker_tokenizer(vocab_file, do_lower_case):
 def _write_shard(shard_index, shard, tokenizer, options, seed, output_path,
                  report):
     """Builds one shard and writes its records to output_path; returns n."""
-    instances = build_shard_instances(
+    built = build_shard_records(
         shard, tokenizer, options, seed,
         progress=lambda fraction: report(shard_index, fraction))
     count = 0
     with tf.io.TFRecordWriter(output_path) as writer:
-        for record in _serialized_records(instances, tokenizer, options):
+        for record in built.records:
             writer.write(record)
             count += 1
             if count % 1000 == 0:
                 report(shard_index, _READ_SHARE + _BUILD_SHARE + (
-                    1 - _READ_SHARE - _BUILD_SHARE) * count / len(instances))
+                    1 - _READ_SHARE - _BUILD_SHARE) * count / built.instances)
     report(shard_index, 1.0)
     return count
 
@@ -311,6 +244,56 @@ def _drain(progress_queue, progress):
 
 # ---- the whole run ----------------------------------------------------------
 
+def check_run(input_files, output_files, vocab_file, do_lower_case=True,
+              options=None, num_workers=1):
+    """Every check of a run before any work; loads the tokenizer.
+
+    Shared by the local pool and the Beam pipeline, so both reject the same
+    input with the same message. Also removes temp files that killed runs
+    left beside the outputs.
+
+    Returns:
+      (options, tokenizer): the PretrainingOptions (defaults filled in) and
+      the FullTokenizer.
+
+    Raises:
+      UserError: bad options or num_workers, no output file, a vocab
+        without [CLS]/[SEP]/[MASK].
+      MissingFileError: the vocab or an input file does not exist.
+    """
+    options = options or PretrainingOptions()
+    options.validate()
+    if num_workers < 1:
+        raise UserError("num_workers must be at least 1, got %d"
+                        % num_workers)
+    if not output_files:
+        raise UserError("no output file given")
+    for path in input_files:
+        if not tf.io.gfile.exists(path):
+            raise MissingInputError("input file not found: %s" % path)
+    tokenizer = FullTokenizer(vocab_file, do_lower_case)
+    check_vocab(tokenizer)
+    # Temp files of an earlier, killed run (its pid is gone) go first.
+    for path in output_files:
+        for removed in atomic.remove_stale_temp_files(path):
+            logging.info("Removed a temp file of an unfinished run: %s",
+                         removed)
+    return options, tokenizer
+
+
+def plan_and_log_shards(input_files, output_files, shard_size_bytes):
+    """plan_shards, with the original's log lines of inputs and outputs."""
+    shards = pretraining_corpus.plan_shards(input_files, shard_size_bytes)
+    logging.info("*** Reading from %d input files in %d shard(s) ***",
+                 len(input_files), len(shards))
+    for path in input_files:
+        logging.info("  %s", path)
+    logging.info("*** Writing to output files ***")
+    for path in output_files:
+        logging.info("  %s", path)
+    return shards
+
+
 def create_pretraining_files(input_files, output_files, vocab_file,
                              do_lower_case=True, options=None,
                              random_seed=12345, num_workers=1,
@@ -341,33 +324,10 @@ def create_pretraining_files(input_files, output_files, vocab_file,
 
     Source: create_pretraining_data.py, main.
     """
-    options = options or PretrainingOptions()
-    options.validate()
-    if num_workers < 1:
-        raise UserError("num_workers must be at least 1, got %d"
-                        % num_workers)
-    if not output_files:
-        raise UserError("no output file given")
-    for path in input_files:
-        if not tf.io.gfile.exists(path):
-            raise MissingInputError("input file not found: %s" % path)
-    tokenizer = FullTokenizer(vocab_file, do_lower_case)
-    check_vocab(tokenizer)
-    # Temp files of an earlier, killed run (its pid is gone) go first.
-    for path in output_files:
-        for removed in atomic.remove_stale_temp_files(path):
-            logging.info("Removed a temp file of an unfinished run: %s",
-                         removed)
-
-    shards = pretraining_corpus.plan_shards(input_files, shard_size_bytes)
+    options, tokenizer = check_run(input_files, output_files, vocab_file,
+                                   do_lower_case, options, num_workers)
+    shards = plan_and_log_shards(input_files, output_files, shard_size_bytes)
     sizes = [pretraining_corpus.shard_size(shard) for shard in shards]
-    logging.info("*** Reading from %d input files in %d shard(s) ***",
-                 len(input_files), len(shards))
-    for path in input_files:
-        logging.info("  %s", path)
-    logging.info("*** Writing to output files ***")
-    for path in output_files:
-        logging.info("  %s", path)
 
     progress = _Progress(sizes, show_progress)
     if len(shards) == 1:
@@ -388,17 +348,17 @@ def create_pretraining_files(input_files, output_files, vocab_file,
 def _create_single_shard(shard, tokenizer, options, random_seed,
                          output_files, progress):
     # The original's path: one rng for everything, written directly.
-    instances = build_shard_instances(
+    built = build_shard_records(
         shard, tokenizer, options, random_seed,
         progress=lambda fraction: progress.set(0, fraction))
     with pretraining_records.RoundRobinRecordWriter(
             output_files, tokenizer.inv_vocab) as writer:
-        for record in _serialized_records(instances, tokenizer, options):
+        for record in built.records:
             writer.write(record)
             if writer.total_written % 1000 == 0:
                 progress.set(0, _READ_SHARE + _BUILD_SHARE + (
                     1 - _READ_SHARE - _BUILD_SHARE)
-                    * writer.total_written / len(instances))
+                    * writer.total_written / built.instances)
         writer.commit()
     return writer.total_written
 
@@ -416,37 +376,38 @@ def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
                   shard_seed(random_seed, index), shard_files[index])
                  for index, shard in enumerate(shards)]
         if num_workers > 1:
-            _run_shards(tasks, min(num_workers, len(shards)), progress)
+            counts = _run_shards(tasks, min(num_workers, len(shards)),
+                                 progress)
         else:
+            counts = {}
             for task in tasks:
                 index = task[0]
-                count = _write_shard(
+                counts[index] = _write_shard(
                     index, task[1], tokenizer, options, task[5], task[6],
                     lambda i, fraction: progress.set(i, fraction))
-                progress.shard_done(index, count)
+                progress.shard_done(index, counts[index])
         logging.info("Interleaving %d shards into %d output file(s)",
                      len(shards), len(output_files))
-        return _interleave(shard_files, output_files, tokenizer.inv_vocab)
+        return _interleave(shard_files, [counts[i] for i in range(len(shards))],
+                           output_files, tokenizer.inv_vocab)
     finally:
         for path in shard_files:
             atomic.remove_quietly(path)
         atomic.remove_empty_temp_dir(os.path.dirname(shard_files[0]))
 
 
-_MAX_OPEN_SHARDS = 64
-
-
-def _interleave(shard_files, output_files, inv_vocab):
+def _interleave(shard_files, counts, output_files, inv_vocab):
     # One record of each shard in turn (shards that run out drop out), so
-    # the outputs mix all shards instead of holding them one after another.
-    # At most _MAX_OPEN_SHARDS are read at once, so a huge corpus does not
-    # exhaust file descriptors; the order stays deterministic.
-    records = tf.data.Dataset.from_tensor_slices(shard_files).interleave(
-        lambda path: tf.data.TFRecordDataset(path, buffer_size=1 << 16),
-        cycle_length=min(len(shard_files), _MAX_OPEN_SHARDS), block_length=1)
+    # the outputs mix all shards instead of holding them one after another:
+    # the order of tf.data's interleave(cycle_length=min(shards, 64),
+    # block_length=1) over the shard files, computed from the counts
+    # (data.pretraining.interleave) so the Beam pipeline can reproduce it.
+    # At most 64 files are open at once.
+    plan = pretraining_interleave.InterleavePlan.from_counts(counts)
     with pretraining_records.RoundRobinRecordWriter(
             output_files, inv_vocab) as writer:
-        for record in records.as_numpy_iterator():
+        for record in shard_records.output_records(
+                plan, 0, 1, lambda shard: shard_files[shard]):
             writer.write(record)
         writer.commit()
     return writer.total_written

@@ -30,6 +30,16 @@ def run_script(script, args, timeout=900, check=True):
     return process
 
 
+def run_script_argv(script, *args, timeout=300):
+    """Runs `python <script> ARGS...` from the repository root (ARGS as
+    given, e.g. "--input_file=x"); returns the CompletedProcess, unchecked."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="",
+               PYTHONPATH=str(REPO_ROOT))
+    return subprocess.run([sys.executable, str(REPO_ROOT / script), *args],
+                          cwd=REPO_ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
 def assert_one_line_error(process, *names):
     """The script failed as a user error should: exit 1, one line, no trace.
 

@@ -6,8 +6,6 @@ for sample_text.txt, seed 12345) and the original's flags
 """
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 import tensorflow as tf
@@ -15,6 +13,8 @@ import tensorflow as tf
 from data.pretraining.corpus import plan_shards
 from data.pretraining.pipeline import (PretrainingOptions,
                                        create_pretraining_files, shard_seed)
+from tests.conftest import REPO_ROOT
+from tests.helpers.script_runner import run_script_argv
 
 UNCASED_VOCAB = "bert_models/uncased_L-12_H-768_A-12/vocab.txt"
 FIXTURE = "pretraining_data/sample_text_seed12345.tfrecord"
@@ -36,11 +36,9 @@ def contents(path):
 
 
 def run_script(repo_root, *args):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
-    return subprocess.run(
-        [sys.executable, str(repo_root / "create_pretraining_data.py"),
-         *args], cwd=str(repo_root), env=env, capture_output=True,
-        text=True, timeout=300)
+    """create_pretraining_data.py with these arguments (from repo_root)."""
+    assert repo_root == REPO_ROOT
+    return run_script_argv("create_pretraining_data.py", *args)
 
 
 @pytest.fixture
@@ -300,7 +298,8 @@ def test_script_flags_and_defaults(repo_root):
         "max_seq_length": "128", "max_predictions_per_seq": "20",
         "random_seed": "12345", "dupe_factor": "10",
         "masked_lm_prob": "0.15", "short_seq_prob": "0.1",
-        "num_workers": "1", "shard_size_mb": "16.0"}
+        "num_workers": "1", "shard_size_mb": "16.0",
+        "runner": "local", "beam_pipeline_options": ""}
     result = run_script(repo_root, "--input_file=x")
     assert result.returncode != 0
     assert "output_file" in result.stderr and "vocab_file" in result.stderr

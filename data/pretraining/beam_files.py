@@ -1,0 +1,258 @@
+"""The files of a Beam run: its work folders and its output-file sink.
+
+A run keeps everything unfinished in a hidden work folder per output
+folder, `<folder>/.bert-tmp/<pid>.<hex>.<host>.partial/` (the project's
+temp naming, data.io.atomic, so user globs such as `out/*` never match it):
+
+  shards/shard-00003.tfrecord                 a shard's records, in order
+  split/shard-00003.output-00001.tfrecord     those going to output 1
+  plan.json                                   the record counts
+  sink-<hex>/<uid>.output-00001.tfrecord      output 1, being written
+
+(`shards/`, `split/` and `plan.json` live under the first output's folder;
+each output's sink files under its own folder, so the final rename never
+crosses file systems.) The driver removes the work folders when the
+pipeline ends, whether it succeeded or failed.
+
+`OutputFilesSink` is a Beam sink (apache_beam.io.iobase.Sink, the protocol
+of Beam's file sinks): each output file is written to a temp file, and only
+the finalize step, once every output file is complete, renames them onto
+their final names. A failed pipeline leaves no partial file under a final
+name.
+"""
+import dataclasses
+import json
+import os
+import socket
+import time
+import uuid
+
+from apache_beam.io import iobase
+from apache_beam.metrics import Metrics
+import tensorflow as tf
+
+from data.io import atomic
+from data.pretraining import shard_records
+
+METRICS_NAMESPACE = "create_pretraining_data"
+_MARKER = "beam-run.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class RunFiles:
+    """Where one run keeps its unfinished files.
+
+    Attributes:
+      output_files: tuple of str, the final output files.
+      run_name: str, the run's folder name inside each `.bert-tmp`.
+    """
+    output_files: tuple
+    run_name: str
+
+    @classmethod
+    def create(cls, output_files):
+        """Makes the work folders of a new run (marked with pid and host)."""
+        output_files = tuple(output_files)
+        run_name = os.path.basename(atomic.temp_path_for(output_files[0]))
+        files = cls(output_files, run_name)
+        marker = json.dumps({"pid": os.getpid(), "host": _host(),
+                             "started": time.time()})
+        for folder in files.work_dirs():
+            tf.io.gfile.makedirs(folder)
+            with tf.io.gfile.GFile(os.path.join(folder, _MARKER), "w") as f:
+                f.write(marker)
+        for name in ("shards", "split"):
+            tf.io.gfile.makedirs(os.path.join(files.main_dir, name))
+        return files
+
+    @property
+    def num_outputs(self):
+        return len(self.output_files)
+
+    def work_dir_for(self, path):
+        """The run's work folder beside `path`."""
+        return os.path.join(os.path.dirname(path), atomic.TEMP_DIR_NAME,
+                            self.run_name)
+
+    def work_dirs(self):
+        """Every work folder of the run (one per output folder)."""
+        return sorted({self.work_dir_for(p) for p in self.output_files})
+
+    @property
+    def main_dir(self):
+        return self.work_dir_for(self.output_files[0])
+
+    def shard_file(self, shard):
+        return os.path.join(self.main_dir, "shards",
+                            "shard-%05d.tfrecord" % shard)
+
+    def split_file(self, shard, output):
+        return os.path.join(self.main_dir, "split",
+                            "shard-%05d.output-%05d.tfrecord"
+                            % (shard, output))
+
+    def source_file(self, shard, output):
+        """The file holding shard `shard`'s records for output `output`."""
+        if self.num_outputs == 1:
+            return self.shard_file(shard)
+        return self.split_file(shard, output)
+
+    @property
+    def plan_file(self):
+        return os.path.join(self.main_dir, "plan.json")
+
+    def remove(self):
+        """Deletes the work folders (and `.bert-tmp` when left empty)."""
+        for folder in self.work_dirs():
+            if tf.io.gfile.exists(folder):
+                tf.io.gfile.rmtree(folder)
+            atomic.remove_empty_temp_dir(os.path.dirname(folder))
+
+
+def _host():
+    return socket.gethostname()
+
+
+def remove_stale_runs(output_files):
+    """Deletes work folders of killed runs on this host (local folders).
+
+    A run whose driver was killed (kill -9) cannot clean up; its folder is
+    recognized by its marker: same host, process gone. Remote folders
+    (gs://) are left alone, since a Dataflow job outlives its driver.
+
+    Returns:
+      list of str, the folders removed.
+    """
+    removed = []
+    for folder in sorted({os.path.join(os.path.dirname(p),
+                                       atomic.TEMP_DIR_NAME)
+                          for p in output_files}):
+        if "://" in folder or not os.path.isdir(folder):
+            continue
+        for name in os.listdir(folder):
+            marker = os.path.join(folder, name, _MARKER)
+            try:
+                with open(marker) as f:
+                    owner = json.load(f)
+            except (OSError, ValueError):
+                continue
+            if owner.get("host") == _host() and not _pid_alive(owner["pid"]):
+                tf.io.gfile.rmtree(os.path.join(folder, name))
+                removed.append(os.path.join(folder, name))
+    return removed
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, ValueError, TypeError):
+        return True
+    return True
+
+
+class OutputFilesSink(iobase.Sink):
+    """Writes the output files from (output index, InterleavePlan) elements.
+
+    Each element makes one complete output file: the records of merged
+    positions index, index + n, ... (data.pretraining.shard_records.
+    output_records), read from the run's per-shard files. `num_shards`
+    makes beam.io.Write spread the elements over workers.
+
+    Args:
+      files: RunFiles of the run.
+    """
+    skip_if_empty = False
+
+    def __init__(self, files):
+        super().__init__()
+        self.files = files
+        self.num_shards = files.num_outputs
+
+    def initialize_write(self):
+        # Unique per attempt: a retried initialization never collides.
+        name = "sink-" + uuid.uuid4().hex
+        for folder in self.files.work_dirs():
+            tf.io.gfile.makedirs(os.path.join(folder, name))
+        return name
+
+    def open_writer(self, init_result, uid):
+        return _OutputFilesWriter(self.files, init_result, uid)
+
+    def pre_finalize(self, init_result, writer_results):
+        return None
+
+    def finalize_write(self, init_result, writer_results,
+                       pre_finalize_results):
+        """Renames every finished temp file onto its output file.
+
+        Yields:
+          str, the output files. An output already renamed by an earlier
+          attempt of this step is skipped.
+
+        Raises:
+          RuntimeError: an output file was written by no writer, or twice
+            (a bug: Beam keeps the result of one attempt per element).
+        """
+        temps = {}
+        for result in writer_results:
+            for output, temp in result:
+                if output in temps:
+                    raise RuntimeError("output %d written twice: %s, %s"
+                                       % (output, temps[output], temp))
+                temps[output] = temp
+        missing = sorted(set(range(self.files.num_outputs)) - set(temps))
+        if missing:
+            raise RuntimeError("no writer produced output file(s) %s"
+                               % [self.files.output_files[i]
+                                  for i in missing])
+        for output, final in enumerate(self.files.output_files):
+            temp = temps[output]
+            if tf.io.gfile.exists(temp):
+                tf.io.gfile.rename(temp, final, overwrite=True)
+            elif not tf.io.gfile.exists(final):
+                raise RuntimeError("%s vanished before it was renamed to %s"
+                                   % (temp, final))
+        for folder in self.files.work_dirs():
+            sink_dir = os.path.join(folder, init_result)
+            if tf.io.gfile.exists(sink_dir):
+                tf.io.gfile.rmtree(sink_dir)
+        yield from self.files.output_files
+
+
+class _OutputFilesWriter(iobase.Writer):
+    """Writes each (output index, plan) element to a temp file of its own."""
+
+    def __init__(self, files, init_result, uid):
+        self.files = files
+        self.init_result = init_result
+        self.uid = uid
+        self.results = []
+        self.records = Metrics.counter(METRICS_NAMESPACE, "records")
+
+    def write(self, value):
+        output, plan = value
+        final = self.files.output_files[output]
+        temp = os.path.join(self.files.work_dir_for(final), self.init_result,
+                            "%s.output-%05d.tfrecord" % (self.uid, output))
+        records = shard_records.output_records(
+            plan, output, self.files.num_outputs,
+            lambda shard: self.files.source_file(shard, output))
+        count = 0
+        with tf.io.TFRecordWriter(temp) as writer:
+            for record in records:
+                writer.write(record)
+                count += 1
+        expected = len(range(output, plan.total, self.files.num_outputs))
+        if count != expected:
+            raise RuntimeError("%s: wrote %d records, %d planned"
+                               % (temp, count, expected))
+        self.records.inc(count)
+        self.results.append((output, temp))
+
+    def at_capacity(self):
+        return False
+
+    def close(self):
+        return list(self.results)

@@ -1,0 +1,167 @@
+"""Which runner a run uses, and the Beam pipeline options passed to it.
+
+`--runner` of create_pretraining_data.py names the runner:
+  * `local` (default): no Beam; the process pool of data.pretraining.pipeline.
+  * `DirectRunner`: Beam's local batch runner (the FnApiRunner, what Beam's
+    DirectRunner uses for batch pipelines). Beam >= 2.6x's DirectRunner
+    first tries the Prism runner, which downloads a binary on first use;
+    this name skips that, so it works offline and in CI. `--num_workers=N`
+    (N > 1) runs N worker processes (direct_num_workers,
+    direct_running_mode=multi_processing).
+  * `PrismRunner`, `BundleBasedDirectRunner`, `FnApiRunner`: Beam's other
+    local runners, by their Beam names (Prism: optional, downloads its
+    binary).
+  * `DataflowRunner`, `FlinkRunner`, `SparkRunner`, `PortableRunner`, or a
+    runner's full class name: passed to Beam. Their own options come in
+    `--beam_pipeline_options` (a command line, e.g. "--project=p
+    --region=us-central1 --temp_location=gs://b/tmp --setup_file=./setup.py").
+    `--num_workers` becomes Dataflow's `--num_workers` (initial workers)
+    unless the options set it, and Flink's `--parallelism`.
+"""
+import importlib.util
+import os
+import shlex
+
+from data.io.errors import UserError
+
+LOCAL_RUNNER = "local"
+
+# Beam names of runners that run on this machine.
+_DIRECT_RUNNERS = ("DirectRunner", "FnApiRunner", "BundleBasedDirectRunner")
+
+
+def is_local_pool(runner):
+    """True when `runner` means this project's process pool, not Beam."""
+    return not runner or runner == LOCAL_RUNNER
+
+
+def create_pretraining_files_with_runner(runner, input_files, output_files,
+                                         vocab_file, beam_pipeline_options="",
+                                         show_progress=True, **kwargs):
+    """Writes pre-training TFRecords on the chosen runner; returns the count.
+
+    Args:
+      runner: "local" (data.pretraining.pipeline.create_pretraining_files)
+        or a Beam runner name (beam_pipeline.create_pretraining_files_beam).
+      input_files, output_files, vocab_file: as create_pretraining_files.
+      beam_pipeline_options: str, Beam options (Beam runners only).
+      show_progress: bool, the local pool's progress bar.
+      **kwargs: do_lower_case, options, random_seed, num_workers,
+        shard_size_bytes, as create_pretraining_files.
+
+    Raises:
+      UserError: Beam options without a Beam runner, or a Beam runner
+        without apache-beam installed; and whatever the runner raises.
+    """
+    if is_local_pool(runner):
+        if beam_pipeline_options:
+            raise UserError("--beam_pipeline_options needs a Beam runner "
+                            "(--runner=DirectRunner, DataflowRunner, ...)")
+        from data.pretraining.pipeline import create_pretraining_files
+        return create_pretraining_files(input_files, output_files,
+                                        vocab_file,
+                                        show_progress=show_progress,
+                                        **kwargs)
+    if importlib.util.find_spec("apache_beam") is None:
+        raise UserError("--runner=%s needs Apache Beam, which is not "
+                        "installed: pip install -e '.[beam]' (or pip install "
+                        "apache-beam)" % runner)
+    from data.pretraining.beam_pipeline import create_pretraining_files_beam
+    return create_pretraining_files_beam(
+        input_files, output_files, vocab_file, runner=runner,
+        beam_pipeline_options=beam_pipeline_options, **kwargs)
+
+
+def _has_option(args, name):
+    return any(arg == name or arg.startswith(name + "=") for arg in args)
+
+
+def beam_args(runner, beam_pipeline_options="", num_workers=1):
+    """The Beam command-line arguments for a run.
+
+    Args:
+      runner: str, a Beam runner name (see the module docstring).
+      beam_pipeline_options: str, more Beam options as a command line
+        (shell quoting allowed), or a list of str.
+      num_workers: int, the script's --num_workers.
+
+    Returns:
+      list of str, e.g. ["--runner=FnApiRunner", "--direct_num_workers=2",
+      "--direct_running_mode=multi_processing"].
+
+    Raises:
+      UserError: the options name a runner themselves, or do not parse as
+        a command line.
+    """
+    if isinstance(beam_pipeline_options, str):
+        try:
+            args = shlex.split(beam_pipeline_options)
+        except ValueError as error:
+            raise UserError("--beam_pipeline_options=%r: %s"
+                            % (beam_pipeline_options, error)) from None
+    else:
+        args = list(beam_pipeline_options or ())
+    if _has_option(args, "--runner"):
+        raise UserError("--beam_pipeline_options must not set --runner; "
+                        "pass --runner=%s to the script instead" % runner)
+    name = "FnApiRunner" if runner == "DirectRunner" else runner
+    args = ["--runner=" + name] + args
+    if runner in _DIRECT_RUNNERS:
+        if num_workers > 1 and not _has_option(args, "--direct_num_workers"):
+            args += ["--direct_num_workers=%d" % num_workers]
+            if not _has_option(args, "--direct_running_mode"):
+                args += ["--direct_running_mode=multi_processing"]
+    elif runner == "DataflowRunner":
+        if num_workers > 1 and not _has_option(args, "--num_workers"):
+            args += ["--num_workers=%d" % num_workers]
+    elif runner == "FlinkRunner":
+        if num_workers > 1 and not _has_option(args, "--parallelism"):
+            args += ["--parallelism=%d" % num_workers]
+    return args
+
+
+def pipeline_options(args):
+    """PipelineOptions for `args`; checks the runner can be created.
+
+    Raises:
+      UserError: an unknown runner, or one whose Beam extra is missing
+        (e.g. DataflowRunner needs apache-beam[gcp]).
+    """
+    from apache_beam.options.pipeline_options import (PipelineOptions,
+                                                      StandardOptions)
+    from apache_beam.runners.runner import create_runner
+
+    options = PipelineOptions(args)
+    runner = options.view_as(StandardOptions).runner
+    try:
+        create_runner(runner)
+    except ImportError as error:
+        raise UserError("--runner=%s needs a Beam extra that is not "
+                        "installed (%s); e.g. pip install 'apache-beam[gcp]' "
+                        "for DataflowRunner" % (runner, error)) from None
+    except ValueError as error:
+        raise UserError("--runner=%s: %s" % (runner, error)) from None
+    return options
+
+
+def make_workers_find_project(options):
+    """Lets local worker processes import this project.
+
+    Beam's multi_processing workers are new Python processes that inherit
+    the environment, not sys.path: when the project is not installed, its
+    root goes on PYTHONPATH so they can import `data`.
+
+    Args:
+      options: the run's PipelineOptions.
+    """
+    from apache_beam.options.pipeline_options import DirectOptions
+
+    if options.view_as(DirectOptions).direct_running_mode != (
+            "multi_processing"):
+        return
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+             if p]
+    if root not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([root] + paths)

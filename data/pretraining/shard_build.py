@@ -1,0 +1,138 @@
+"""One shard's work: its seed, its instances and its serialized records.
+
+Every runner (the local process pool of data.pretraining.pipeline, the Beam
+pipeline of data.pretraining.beam_pipeline) processes a shard by calling
+`build_shard_records` with `shard_seed(random_seed, shard_index)`, so a
+shard's records are the same bytes whichever runner made them. With one
+shard and seed `random_seed` this is the original's whole run.
+"""
+import dataclasses
+import hashlib
+import random
+
+from data.pretraining import corpus as pretraining_corpus
+from data.pretraining import instances as pretraining_instances
+from data.pretraining import records as pretraining_records
+
+# The share of a shard's work spent reading + tokenizing, then building the
+# instances; the rest is writing. Only used to move a progress bar evenly.
+READ_SHARE = 0.6
+BUILD_SHARE = 0.3
+
+
+def shard_seed(random_seed, shard_index):
+    """The seed of shard `shard_index`: random_seed itself for shard 0.
+
+    Other shards get 63 bits of sha256("<random_seed>:<shard_index>"), so
+    seeds of different shards and of nearby random_seeds do not collide.
+    """
+    if shard_index == 0:
+        return random_seed
+    digest = hashlib.sha256(
+        ("%d:%d" % (random_seed, shard_index)).encode("ascii")).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def build_shard_instances(shard, tokenizer, options, seed, progress=None):
+    """Reads one shard and builds its shuffled instances.
+
+    Args:
+      shard: list of pretraining_corpus.TextRange.
+      tokenizer: FullTokenizer.
+      options: PretrainingOptions.
+      seed: int for random.Random.
+      progress: optional callable(fraction in [0, 1]) for this shard.
+
+    Returns:
+      list of TrainingInstance.
+
+    Source: create_pretraining_data.py, create_training_instances.
+    """
+    return _read_and_build(shard, tokenizer, options, seed, progress)[1]
+
+
+@dataclasses.dataclass
+class ShardRecords:
+    """One shard's serialized records, with its counts.
+
+    Attributes:
+      documents: int, documents read (non-empty after tokenization).
+      instances: int, instances built (= the number of records).
+      records: iterator of bytes, the serialized tf.train.Examples in the
+        shard's order (the instances are held until it is exhausted).
+    """
+    documents: int
+    instances: int
+    records: object
+
+
+def build_shard_records(shard, tokenizer, options, seed, progress=None):
+    """Builds one shard's records: the one per-shard step of every runner.
+
+    The local pool (`create_pretraining_files`) and the Beam pipeline
+    (data.pretraining.beam_pipeline) both call this for each shard, with
+    the seed `shard_seed(random_seed, shard_index)`, so their shard files
+    are the same bytes. Deterministic: the same arguments give the same
+    records.
+
+    Args:
+      as build_shard_instances.
+
+    Returns:
+      ShardRecords.
+
+    Raises:
+      ValueError: a line of the shard is not UTF-8 (names file and line).
+
+    Source: create_pretraining_data.py, create_training_instances and
+    write_instance_to_example_files (the features of each instance).
+    """
+    num_documents, instances = _read_and_build(shard, tokenizer, options,
+                                               seed, progress)
+    return ShardRecords(num_documents, len(instances),
+                        serialized_records(instances, tokenizer, options))
+
+
+def _read_and_build(shard, tokenizer, options, seed, progress):
+    lines = pretraining_corpus.iter_shard_lines(shard)
+    if progress is not None:
+        lines = _count_progress(lines, pretraining_corpus.shard_size(shard),
+                                progress)
+    documents = pretraining_instances.read_documents(lines, tokenizer)
+
+    def build_progress(done, total):
+        if progress is not None:
+            progress(READ_SHARE + BUILD_SHARE * done / max(total, 1))
+
+    return len(documents), pretraining_instances.create_training_instances(
+        documents, list(tokenizer.vocab.keys()), random.Random(seed),
+        max_seq_length=options.max_seq_length,
+        dupe_factor=options.dupe_factor,
+        short_seq_prob=options.short_seq_prob,
+        masked_lm_prob=options.masked_lm_prob,
+        max_predictions_per_seq=options.max_predictions_per_seq,
+        do_whole_word_mask=options.do_whole_word_mask,
+        progress=build_progress)
+
+
+def _count_progress(lines, total_bytes, progress):
+    # Characters approximate bytes closely enough for a progress bar.
+    seen = 0
+    for line in lines:
+        seen += len(line)
+        if total_bytes:
+            progress(READ_SHARE * min(seen / total_bytes, 1.0))
+        yield line
+
+
+def serialized_records(instances, tokenizer, options):
+    """Yields each instance as a serialized tf.train.Example (bytes).
+
+    Source: create_pretraining_data.py, write_instance_to_example_files.
+    """
+    for instance in instances:
+        features = pretraining_records.instance_to_features(
+            instance, tokenizer, options.max_seq_length,
+            options.max_predictions_per_seq)
+        yield pretraining_records.serialize_example(
+            pretraining_records.features_to_example(features))

@@ -1,0 +1,192 @@
+"""Per-shard record files and their merge into the output files.
+
+A sharded run writes each shard's serialized records to a file of its own,
+then merges them into the output files in the interleaved order of
+data.pretraining.interleave (tf.data's interleave over the shard files,
+then round-robin over the outputs). The local pipeline merges in one
+process; the Beam pipeline first splits each shard's file by output file
+(`split_shard_file`), then writes each output file on its own
+(`output_records`), so no worker reads more than its share.
+
+Files are read and written with TensorFlow's record reader and writer, so
+local paths and gs:// work alike (and checksums are checked).
+"""
+import uuid
+
+import tensorflow as tf
+
+__all__ = ["read_records", "write_records", "write_text",
+           "split_shard_file", "output_records"]
+
+# Records per read batch: memory per open file ~ _READ_BATCH records.
+_READ_BATCH = 256
+
+
+def _record_iterator():
+    # tf.compat.v1.io.tf_record_iterator is TF's C++ record reader: 0.1 ms
+    # to open a file and ~3 us a record, against ~80 ms and ~200 us (per
+    # eager step) for tf.data, which matters with thousands of small shard
+    # files. It is deprecated in favour of tf.data but kept in TF 2.x; the
+    # undecorated function skips the deprecation log line.
+    function = getattr(tf.compat.v1.io, "tf_record_iterator", None)
+    return getattr(function, "__wrapped__", function)
+
+
+_RECORD_ITERATOR = _record_iterator()
+
+
+def read_records(path):
+    """Yields the serialized records of a TFRecord file (bytes).
+
+    Raises:
+      tf.errors.DataLossError: a truncated or corrupt file.
+      tf.errors.NotFoundError: no such file.
+    """
+    if _RECORD_ITERATOR is not None:
+        yield from _RECORD_ITERATOR(path)
+        return
+    # A TF without it: tf.data in batches (an eager step per batch).
+    batches = tf.data.TFRecordDataset(path).batch(_READ_BATCH)
+    for batch in batches.as_numpy_iterator():
+        yield from batch.tolist()
+
+
+def _attempt_path(path):
+    # Beside the final name (same folder: the rename stays within one file
+    # system), unique per attempt so a retried or speculative attempt never
+    # writes into another attempt's file.
+    return "%s.attempt-%s" % (path, uuid.uuid4().hex)
+
+
+def write_records(path, records):
+    """Writes records to `path`, which appears only once complete.
+
+    The records go to a unique temp name beside `path` that is renamed onto
+    `path` at the end (replacing a file a previous attempt finished with the
+    same content); a failure removes the temp file.
+
+    Args:
+      path: str, local or gs://.
+      records: iterable of bytes.
+
+    Returns:
+      int, the number of records written.
+    """
+    temp = _attempt_path(path)
+    count = 0
+    try:
+        with tf.io.TFRecordWriter(temp) as writer:
+            for record in records:
+                writer.write(record)
+                count += 1
+        tf.io.gfile.rename(temp, path, overwrite=True)
+    except BaseException:
+        _remove_quietly(temp)
+        raise
+    return count
+
+
+def write_text(path, text):
+    """Writes a small text file that appears only once complete."""
+    temp = _attempt_path(path)
+    try:
+        with tf.io.gfile.GFile(temp, "w") as writer:
+            writer.write(text)
+        tf.io.gfile.rename(temp, path, overwrite=True)
+    except BaseException:
+        _remove_quietly(temp)
+        raise
+
+
+def _remove_quietly(path):
+    try:
+        tf.io.gfile.remove(path)
+    except Exception:  # Gone already, or never created.
+        pass
+
+
+def split_shard_file(plan, shard, source_path, output_paths):
+    """Splits one shard's record file by the output file of each record.
+
+    Args:
+      plan: data.pretraining.interleave.InterleavePlan of the run.
+      shard: int, the shard index.
+      source_path: str, the shard's records (plan.counts[shard] of them).
+      output_paths: list of str, one per output file: where that output's
+        records of this shard go. Outputs that receive no record of this
+        shard get no file.
+
+    Returns:
+      list of int, records written per output file.
+
+    Raises:
+      ValueError: the shard file does not hold plan.counts[shard] records.
+    """
+    num_outputs = len(output_paths)
+    targets = (plan.shard_positions(shard) % num_outputs).tolist()
+    temps = {}
+    writers = {}
+    counts = [0] * num_outputs
+    try:
+        seen = 0
+        for record in read_records(source_path):
+            if seen >= len(targets):
+                raise ValueError("%s holds more than the %d records "
+                                 "planned" % (source_path, len(targets)))
+            output = targets[seen]
+            if output not in writers:
+                temps[output] = _attempt_path(output_paths[output])
+                writers[output] = tf.io.TFRecordWriter(temps[output])
+            writers[output].write(record)
+            counts[output] += 1
+            seen += 1
+        if seen != len(targets):
+            raise ValueError("%s holds %d records, %d planned"
+                             % (source_path, seen, len(targets)))
+        for writer in writers.values():
+            writer.close()
+        for output, temp in temps.items():
+            tf.io.gfile.rename(temp, output_paths[output], overwrite=True)
+    except BaseException:
+        for writer in writers.values():
+            writer.close()
+        for temp in temps.values():
+            _remove_quietly(temp)
+        raise
+    return counts
+
+
+def output_records(plan, output_index, num_outputs, source_path):
+    """Yields the records of one output file, in order.
+
+    Args:
+      plan: InterleavePlan of the run.
+      output_index, num_outputs: which output file, of how many.
+      source_path: callable(shard) -> str, the file holding the shard's
+        records for this output file, in shard order (the whole shard file
+        when num_outputs == 1, else a split_shard_file output).
+
+    Yields:
+      bytes, the serialized records: merged positions output_index,
+      output_index + num_outputs, ... At most plan.cycle_length source
+      files are open at once.
+
+    Raises:
+      ValueError: a source file ends before the plan says it should.
+    """
+    readers = {}
+    for shards, finished in plan.output_order(output_index, num_outputs):
+        for shard in shards.tolist():
+            reader = readers.get(shard)
+            if reader is None:
+                reader = readers[shard] = read_records(source_path(shard))
+            record = next(reader, None)
+            if record is None:
+                raise ValueError("%s ends before the %d records planned"
+                                 % (source_path(shard),
+                                    plan.counts[shard]))
+            yield record
+        for shard in finished:
+            reader = readers.pop(shard, None)
+            if reader is not None:
+                reader.close()

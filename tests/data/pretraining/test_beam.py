@@ -1,0 +1,392 @@
+"""create_pretraining_data on Apache Beam: the same bytes as the local pool.
+
+Ground truth: the local pool's output files (create_pretraining_files, whose
+one-shard output tests/data/pretraining/test_pipeline.py checks against the
+original's), and shared/fixtures/pretraining_data (the original script's
+records for sample_text.txt, seed 12345). Runs on Beam's local runners:
+FnApiRunner (what --runner=DirectRunner selects) and, for retries,
+BundleBasedDirectRunner, which retries a failed bundle up to 4 times.
+"""
+import os
+
+import pytest
+
+beam = pytest.importorskip("apache_beam")
+
+import tensorflow as tf  # noqa: E402
+
+from data.io.errors import UserError  # noqa: E402
+from data.pretraining import beam_files, beam_pipeline, runners  # noqa: E402
+from data.pretraining import shard_build, shard_records  # noqa: E402
+from data.pretraining.corpus import plan_shards  # noqa: E402
+from data.pretraining.pipeline import (PretrainingOptions,  # noqa: E402
+                                       create_pretraining_files)
+from tests.data.pretraining.test_pipeline import run_script  # noqa: E402
+
+UNCASED_VOCAB = "bert_models/uncased_L-12_H-768_A-12/vocab.txt"
+FIXTURE = "pretraining_data/sample_text_seed12345.tfrecord"
+
+
+def file_bytes(path):
+    with open(path, "rb") as reader:
+        return reader.read()
+
+
+def all_files(folder):
+    """Every file and folder under `folder`, hidden ones included."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            found.append(os.path.relpath(os.path.join(root, name), folder))
+    return sorted(found)
+
+
+@pytest.fixture
+def sample(data_dir):
+    return str(data_dir / "pretraining/sample_text.txt")
+
+
+@pytest.fixture
+def vocab(data_dir):
+    return str(data_dir / UNCASED_VOCAB)
+
+
+@pytest.fixture
+def tiny_vocab(tmp_path):
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat",
+             "sat", "on", "mat", "a", "dog", "ran", ".", "big"]
+    path = tmp_path / "vocab.txt"
+    path.write_text("\n".join(words) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def run_both(tmp_path, inputs, vocab, num_outputs, runner="DirectRunner",
+             before_beam=None, **kwargs):
+    """Local pool and Beam on the same arguments; returns both file lists.
+
+    before_beam: optional callable run between the two (to inject faults
+    into the Beam run only)."""
+    local = [str(tmp_path / "local" / ("out%d.tfrecord" % i))
+             for i in range(num_outputs)]
+    beamed = [str(tmp_path / "beam" / ("out%d.tfrecord" % i))
+              for i in range(num_outputs)]
+    local_total = create_pretraining_files(inputs, local, vocab,
+                                           show_progress=False, **kwargs)
+    if before_beam is not None:
+        before_beam()
+    beam_total = beam_pipeline.create_pretraining_files_beam(
+        inputs, beamed, vocab, runner=runner, **kwargs)
+    assert beam_total == local_total
+    return local, beamed
+
+
+# ---- byte-identical output ------------------------------------------------------
+
+def test_one_shard_equals_local_and_original(tmp_path, sample, vocab,
+                                             fixtures_dir):
+    local, beamed = run_both(tmp_path, [sample], vocab, 2,
+                             random_seed=12345)
+    for one, two in zip(local, beamed):
+        assert file_bytes(one) == file_bytes(two)
+    # The original's records (its feature maps in hash order), written with
+    # sorted keys, are our bytes; record k is in file k % 2.
+    original = [tf.train.Example.FromString(raw).SerializeToString(
+        deterministic=True) for raw in shard_records.read_records(
+            str(fixtures_dir / FIXTURE))]
+    assert len(original) == 118
+    assert list(shard_records.read_records(beamed[0])) == original[0::2]
+    assert list(shard_records.read_records(beamed[1])) == original[1::2]
+    assert all_files(tmp_path / "beam") == ["out0.tfrecord", "out1.tfrecord"]
+
+
+def test_several_shards_whole_word_mask_equal_local(tmp_path, sample, vocab):
+    assert len(plan_shards([sample, sample], 1500)) == 4
+    local, beamed = run_both(
+        tmp_path, [sample, sample], vocab, 3, random_seed=7,
+        shard_size_bytes=1500,
+        options=PretrainingOptions(dupe_factor=3, do_whole_word_mask=True))
+    for one, two in zip(local, beamed):
+        assert file_bytes(one) == file_bytes(two)
+        assert file_bytes(one)
+    assert all_files(tmp_path / "beam") == [
+        "out0.tfrecord", "out1.tfrecord", "out2.tfrecord"]
+
+
+@pytest.mark.slow
+def test_more_shards_than_open_files_equal_local(tmp_path, tiny_vocab):
+    # 70 one-document shards: the merge holds 64 open and queues the rest.
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(
+        "the cat sat on the mat .\na dog ran .\n%s\n\n"
+        % " ".join(["big"] * (i % 5 + 1)) for i in range(70)),
+        encoding="utf-8")
+    assert len(plan_shards([str(corpus)], 1)) == 70
+    local, beamed = run_both(
+        tmp_path, [str(corpus)], tiny_vocab, 2, random_seed=3,
+        shard_size_bytes=1,
+        options=PretrainingOptions(max_seq_length=16,
+                                   max_predictions_per_seq=3, dupe_factor=2))
+    for one, two in zip(local, beamed):
+        assert file_bytes(one) == file_bytes(two)
+
+
+def test_empty_corpus_gives_empty_files_as_local(tmp_path, tiny_vocab):
+    corpus = tmp_path / "blank.txt"
+    corpus.write_text("\n\n  \n", encoding="utf-8")
+    local, beamed = run_both(tmp_path, [str(corpus)], tiny_vocab, 2)
+    for one, two in zip(local, beamed):
+        assert file_bytes(one) == file_bytes(two) == b""
+
+
+# ---- retries and failures --------------------------------------------------------
+
+def crash_once(monkeypatch, module, name, after):
+    """Makes the first call of module.name stop after `after` records, as a
+    killed worker would: its partial file is not cleaned up."""
+    real = getattr(module, name)
+    calls = []
+
+    def crashing(records):
+        for index, record in enumerate(records):
+            if index == after:
+                raise IOError("simulated worker crash")
+            yield record
+
+    def wrapped(*args, **kwargs):
+        result = real(*args, **kwargs)
+        calls.append(args)
+        if len(calls) != 1:
+            return result
+        if name == "build_shard_records":
+            result.records = crashing(result.records)
+            return result
+        return crashing(result)
+
+    monkeypatch.setattr(module, name, wrapped)
+    # A killed worker removes nothing.
+    monkeypatch.setattr(shard_records, "_remove_quietly", lambda path: None)
+    return calls
+
+
+@pytest.mark.parametrize("stage", ["build", "write"])
+def test_retried_bundle_gives_same_output_and_no_stray_files(
+        tmp_path, monkeypatch, sample, vocab, stage):
+    calls = []
+
+    def inject():
+        if stage == "build":
+            # Midway through the records of the first shard built.
+            calls.append(crash_once(monkeypatch, shard_build,
+                                    "build_shard_records", 5))
+        else:
+            # Midway through writing the first output file.
+            calls.append(crash_once(monkeypatch, shard_records,
+                                    "output_records", 4))
+
+    local, beamed = run_both(tmp_path, [sample], vocab, 2, random_seed=11,
+                             shard_size_bytes=1500,
+                             options=PretrainingOptions(dupe_factor=3),
+                             runner="BundleBasedDirectRunner",
+                             before_beam=inject)
+    # The failed attempt, then the retried bundle (2 shards, 2 outputs).
+    assert len(calls[0]) >= 3
+    for one, two in zip(local, beamed):
+        assert file_bytes(one) == file_bytes(two)
+    assert all_files(tmp_path / "beam") == ["out0.tfrecord", "out1.tfrecord"]
+
+
+def test_failed_pipeline_leaves_no_partial_or_stray_file(
+        tmp_path, monkeypatch, sample, vocab):
+    real = shard_records.output_records
+
+    def failing(*args):
+        records = real(*args)
+        yield next(records)
+        raise IOError("disk full")
+
+    monkeypatch.setattr(shard_records, "output_records", failing)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old1.tfrecord").write_bytes(b"previous run")
+    with pytest.raises(Exception, match="disk full"):
+        beam_pipeline.create_pretraining_files_beam(
+            [sample], [str(out / "old1.tfrecord"), str(out / "new.tfrecord")],
+            vocab, options=PretrainingOptions(dupe_factor=2))
+    # The earlier file is untouched, no half-written one appears, and the
+    # run's work folder is gone.
+    assert all_files(out) == ["old1.tfrecord"]
+    assert (out / "old1.tfrecord").read_bytes() == b"previous run"
+
+
+def test_work_folder_of_a_killed_run_is_removed(tmp_path, sample, vocab):
+    out = tmp_path / "out.tfrecord"
+    files = beam_files.RunFiles.create([str(out)])
+    marker = os.path.join(files.main_dir, "beam-run.json")
+    with open(marker) as reader:
+        text = reader.read()
+    dead_pid = 2 ** 22 + 12345  # above Linux's pid_max: never alive
+    with open(marker, "w") as writer:
+        writer.write(text.replace('"pid": %d' % os.getpid(),
+                                  '"pid": %d' % dead_pid))
+    alive = beam_files.RunFiles.create([str(out)])  # this process: kept
+    assert beam_files.remove_stale_runs([str(out)]) == [files.main_dir]
+    assert os.path.isdir(alive.main_dir)
+    alive.remove()
+    assert all_files(tmp_path) == []
+
+
+# ---- bad input: the local path's errors, before the pipeline starts --------------
+
+def errors_of_both(tmp_path, monkeypatch, inputs, vocab, **kwargs):
+    local_error = beam_error = None
+    try:
+        create_pretraining_files(inputs, [str(tmp_path / "l.tfrecord")],
+                                 vocab, show_progress=False, **kwargs)
+    except Exception as error:  # noqa: BLE001 (compared below)
+        local_error = error
+
+    def no_pipeline(*args, **kw):
+        raise AssertionError("the pipeline started despite bad input")
+
+    monkeypatch.setattr(beam, "Pipeline", no_pipeline)
+    try:
+        beam_pipeline.create_pretraining_files_beam(
+            inputs, [str(tmp_path / "b.tfrecord")], vocab, **kwargs)
+    except Exception as error:  # noqa: BLE001
+        beam_error = error
+    assert local_error is not None and beam_error is not None
+    assert type(beam_error) is type(local_error)
+    assert str(beam_error) == str(local_error)
+    return str(beam_error)
+
+
+def test_bad_utf8_gives_the_local_error(tmp_path, monkeypatch, tiny_vocab):
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"the cat\n\nbad \xc3\x28 line\n")
+    message = errors_of_both(tmp_path, monkeypatch, [str(corpus)],
+                             tiny_vocab)
+    assert message.startswith(str(corpus) + ":3: ")
+    assert "UTF-8" in message
+
+
+def test_bad_utf8_in_a_later_shard(tmp_path, monkeypatch, tiny_vocab):
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"the cat\n\n" * 300 + b"a dog \xff\n")
+    message = errors_of_both(tmp_path, monkeypatch, [str(corpus)],
+                             tiny_vocab, shard_size_bytes=100)
+    assert message.startswith(str(corpus) + ":601: ")
+
+
+def test_gzip_gives_the_local_error(tmp_path, monkeypatch, tiny_vocab):
+    import gzip
+
+    corpus = tmp_path / "corpus.txt.gz"
+    corpus.write_bytes(gzip.compress(b"the cat sat on the mat .\n" * 50))
+    message = errors_of_both(tmp_path, monkeypatch, [str(corpus)],
+                             tiny_vocab)
+    assert "is a gzip file, expected a UTF-8 text corpus; gunzip it" in message
+
+
+def test_missing_input_and_bad_vocab_give_the_local_errors(
+        tmp_path, monkeypatch, tiny_vocab):
+    message = errors_of_both(tmp_path, monkeypatch,
+                             [str(tmp_path / "nothing.txt")], tiny_vocab)
+    assert message == "input file not found: %s" % (tmp_path / "nothing.txt")
+    vocab = tmp_path / "no_mask.txt"
+    vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\n", encoding="utf-8")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the\n", encoding="utf-8")
+    message = errors_of_both(tmp_path, monkeypatch, [str(corpus)], str(vocab))
+    assert "lacks [MASK]" in message
+    message = errors_of_both(tmp_path, monkeypatch, [str(corpus)], tiny_vocab,
+                             options=PretrainingOptions(dupe_factor=0))
+    assert "dupe_factor" in message
+    assert all_files(tmp_path) == ["c.txt", "no_mask.txt", "vocab.txt"]
+
+
+# ---- runner choice and options -----------------------------------------------------
+
+def test_beam_args():
+    assert runners.beam_args("DirectRunner") == ["--runner=FnApiRunner"]
+    assert runners.beam_args("DirectRunner", "", num_workers=2) == [
+        "--runner=FnApiRunner", "--direct_num_workers=2",
+        "--direct_running_mode=multi_processing"]
+    assert runners.beam_args(
+        "DataflowRunner", "--project=p --region='us central'", 8) == [
+        "--runner=DataflowRunner", "--project=p", "--region=us central",
+        "--num_workers=8"]
+    assert runners.beam_args("DataflowRunner", "--num_workers=3", 8) == [
+        "--runner=DataflowRunner", "--num_workers=3"]
+    assert runners.beam_args("FlinkRunner", "", 4) == [
+        "--runner=FlinkRunner", "--parallelism=4"]
+    with pytest.raises(UserError, match="must not set --runner"):
+        runners.beam_args("DirectRunner", "--runner=DataflowRunner")
+    with pytest.raises(UserError, match="beam_pipeline_options"):
+        runners.beam_args("DirectRunner", "--project='p")
+    with pytest.raises(UserError, match="--runner=NoSuchRunner"):
+        runners.pipeline_options(["--runner=NoSuchRunner"])
+
+
+def test_local_runner_rejects_beam_options(tmp_path, sample, vocab):
+    with pytest.raises(UserError, match="needs a Beam runner"):
+        runners.create_pretraining_files_with_runner(
+            "local", [sample], [str(tmp_path / "o")], vocab,
+            beam_pipeline_options="--project=p")
+
+
+@pytest.mark.slow
+def test_script_direct_runner_equals_original(tmp_path, repo_root, data_dir,
+                                              fixtures_dir):
+    outputs = [str(tmp_path / "a.tfrecord"), str(tmp_path / "b.tfrecord")]
+    result = run_script(
+        repo_root, "--runner=DirectRunner",
+        "--input_file=%s" % (data_dir / "pretraining/sample_text.txt"),
+        "--output_file=%s" % ",".join(outputs),
+        "--vocab_file=%s" % (data_dir / UNCASED_VOCAB),
+        "--random_seed=12345", "--dupe_factor=10")
+    assert result.returncode == 0, result.stderr[-3000:]
+    original = [tf.train.Example.FromString(raw).SerializeToString(
+        deterministic=True) for raw in shard_records.read_records(
+            str(fixtures_dir / FIXTURE))]
+    assert list(shard_records.read_records(outputs[0])) == original[0::2]
+    assert list(shard_records.read_records(outputs[1])) == original[1::2]
+    assert result.stderr.count("*** Example ***") == 20
+    assert "Wrote 118 total instances" in result.stderr
+    assert "Beam counters: documents=" in result.stderr
+    assert all_files(tmp_path) == ["a.tfrecord", "b.tfrecord"]
+
+
+@pytest.mark.slow
+def test_script_bad_input_same_one_line_error(tmp_path, repo_root,
+                                              tiny_vocab):
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"the cat\n\nbad \xc3\x28 line\n")
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+
+    def error_line(runner, path):
+        result = run_script(
+            repo_root, "--runner=%s" % runner, "--input_file=%s" % path,
+            "--output_file=%s" % (tmp_path / "o.tfrecord"),
+            "--vocab_file=%s" % tiny_vocab)
+        assert result.returncode == 1
+        lines = [line for line in result.stderr.splitlines()
+                 if line.startswith("create_pretraining_data.py: error:")]
+        assert len(lines) == 1, result.stderr[-2000:]
+        return lines[0]
+
+    prefix = "create_pretraining_data.py: error: "
+    # Found while reading by the local pool, before the pipeline by Beam.
+    local = error_line("local", corpus)
+    assert local == prefix + (
+        "%s:3: the line is not valid UTF-8 ('utf-8' codec can't decode byte "
+        "0xc3 in position 4: invalid continuation byte)" % corpus)
+    assert error_line("DirectRunner", corpus) == local
+    # Checked by the script for every runner (tasks/checks.py).
+    assert error_line("DirectRunner", empty) == prefix + (
+        "%s: file is empty (needed by --input_file)" % empty)
+    missing = tmp_path / "none*.txt"
+    assert error_line("DirectRunner", missing) == prefix + (
+        "--input_file=%s: input file pattern '%s' matches no file"
+        % (missing, missing))
+    assert sorted(os.listdir(tmp_path)) == ["c.txt", "empty.txt", "vocab.txt"]
