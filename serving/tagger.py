@@ -88,9 +88,20 @@ class TaggerServing(TextServing):
             empty)
         return tf.concat([pieces, unk], axis=1)
 
-    def _word_logits(self, words):
-        """words: ragged tf.string [batch, (words)] -> ragged float32 logits
-        [batch, (words), num_labels] at each word's first piece."""
+    def tagging_features(self, words):
+        """The model inputs of every window and where each word is read.
+
+        Args:
+            words: tf.RaggedTensor tf.string [batch, (words)].
+
+        Returns:
+            (features, windows, positions): features a dict of int32
+            [num_windows, max_seq_length] `input_ids`, `input_mask`,
+            `segment_ids` (texts in order, windows in order); windows,
+            positions int32 [num_words] (words in order, flattened): the
+            window and position of each word's first piece in its
+            max-context window (`data.tagging.features`' `scored`).
+        """
         pieces = self._word_pieces(words.flat_values)
         counts = tf.cast(pieces.row_lengths(), tf.int32)
         first_piece = tf.cumsum(counts, exclusive=True)
@@ -104,10 +115,16 @@ class TaggerServing(TextServing):
         features, spans = window_features(
             text_pieces, self.max_seq_length, self.doc_stride, self.cls_id,
             self.sep_id)
-        logits = self.model(features, training=False)
         windows, positions = max_context_positions(
             first_piece - text_start, word_rows, spans, self.max_seq_length,
             self.doc_stride)
+        return features, windows, positions
+
+    def _word_logits(self, words):
+        """words: ragged tf.string [batch, (words)] -> ragged float32 logits
+        [batch, (words), num_labels] at each word's first piece."""
+        features, windows, positions = self.tagging_features(words)
+        logits = self.model(features, training=False)
         word_logits = tf.gather_nd(logits, tf.stack([windows, positions], 1))
         return words.with_flat_values(word_logits)
 

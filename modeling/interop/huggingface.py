@@ -97,6 +97,11 @@ _KNOWN_TF1 = re.compile(
     r"|cls/predictions/transform/dense/(kernel|bias)"
     r"|cls/predictions/transform/LayerNorm/(gamma|beta))$")
 _DECODER_WEIGHT = "cls.predictions.decoder.weight"
+
+
+class MissingModelFileError(UserError, FileNotFoundError):
+    """A Hugging Face model directory lacks config.json or its weights."""
+
 _DECODER_BIAS = "cls.predictions.decoder.bias"
 
 
@@ -366,8 +371,8 @@ def load_hf(path):
     path = os.fspath(path)
     config_path = os.path.join(path, CONFIG_NAME)
     if not os.path.isfile(config_path):
-        raise UserError(f"No {CONFIG_NAME} in {path} (expected a "
-                        "Hugging Face model directory).")
+        raise MissingModelFileError(f"No {CONFIG_NAME} in {path} (expected a "
+                                    "Hugging Face model directory).")
     with open(config_path, encoding="utf-8") as reader:
         hf = json.load(reader)
     config = config_from_hf(hf, source=config_path)
@@ -378,7 +383,7 @@ def load_hf(path):
     elif os.path.isfile(os.path.join(path, WEIGHTS_NAME)):
         shards = [WEIGHTS_NAME]
     else:
-        raise UserError(
+        raise MissingModelFileError(
             f"No {WEIGHTS_NAME} or {INDEX_NAME} in {path}; a pytorch_model.bin "
             "must first be saved as safetensors (transformers: "
             "save_pretrained(..., safe_serialization=True)).")
@@ -404,8 +409,8 @@ def read_label_names(path):
     """
     config_path = os.path.join(os.fspath(path), CONFIG_NAME)
     if not os.path.isfile(config_path):
-        raise UserError(f"No {CONFIG_NAME} in {path} (expected a "
-                        "Hugging Face model directory).")
+        raise MissingModelFileError(f"No {CONFIG_NAME} in {path} (expected a "
+                                    "Hugging Face model directory).")
     with open(config_path, encoding="utf-8") as reader:
         hf = json.load(reader)
     if _architecture_of(hf) != TOKEN_CLASSIFICATION:
