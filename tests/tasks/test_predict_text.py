@@ -70,7 +70,7 @@ def test_classifier_lines_equal_run_classifier_do_predict(fixtures_dir,
 
     # 1. The script on an export, lines from --input_file.
     export_dir = export_saved_model(
-        tmp_path / "export", model_type="classifier", task_name=None,
+        tmp_path / "export", model_type="classifier",
         label_list=["0", "1"], init_checkpoint=str(fixture),
         max_seq_length=128, **_model_flags(fixture))
     (tmp_path / "pairs.txt").write_text(lines, encoding="utf-8")
