@@ -16,10 +16,12 @@ tagger (NER) and multiple choice.
 The tokenizer (`InGraphFullTokenizer`, the original `FullTokenizer`'s ids) and
 packing (`[CLS] A [SEP] B [SEP]`, the original's truncation) run inside the
 graph, so a served text gets the same input_ids as `run_classifier.py` /
-`run_squad.py` give it. Each export also has a signature taking
-already-tokenized `input_ids`/`input_mask`/`segment_ids` int32
-[batch_size, seq_length]. Loading needs `import tensorflow_text` first (the
-tokenizer uses its ops).
+`run_squad.py` give it; a tagger also splits words and keeps their offsets
+in-graph, and slides windows over long texts (serving/tagger.py). Each
+export also has a signature taking already-tokenized `input_ids`/
+`input_mask`/`segment_ids` int32 [batch_size, seq_length] ([batch_size,
+num_choices, seq_length] for multiple choice). Loading needs
+`import tensorflow_text` first (the tokenizer uses its ops).
 """
 import os
 
@@ -201,6 +203,26 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
     return EncoderServing(model, tokenizer, max_seq_length, **special)
 
 
+def track_captured_variables(module, signatures):
+    """Tracks the tf.Variables the signatures capture on `module`.
+
+    tf.saved_model.save tracks Keras 3 weights as their Keras wrappers. The
+    Python loader (`tf.saved_model.load`) restores them, but loaders that run
+    the TF1 graph (`saved_model_cli run`, TensorFlow Serving's C++ loader)
+    then find no variable behind the functions' captured handles ("Could not
+    find variable bert_model/bert/pooler/dense/bias", tensorflow/tensorflow
+    issue 72963). Tracking the underlying variables, as
+    `keras.export.ExportArchive` does, makes both work.
+    """
+    seen, captured = set(), []
+    for function in signatures.values():
+        for variable in function.get_concrete_function().variables:
+            if id(variable) not in seen:
+                seen.add(id(variable))
+                captured.append(variable)
+    module.captured_variables = captured
+
+
 def export_saved_model(export_dir, **kwargs):
     """Writes a SavedModel serving raw text (see `build_serving_module`).
 
@@ -225,9 +247,11 @@ def export_saved_model(export_dir, **kwargs):
             f"Export directory {export_dir} already exists; not overwriting "
             "it. Choose a new directory.")
     module = build_serving_module(**kwargs)
+    signatures = module.signatures()
+    track_captured_variables(module, signatures)
     write_directory_atomically(
         export_dir, lambda tmp_dir: tf.saved_model.save(
-            module, tmp_dir, signatures=module.signatures()))
+            module, tmp_dir, signatures=signatures))
     logging.info("Wrote SavedModel %s with signatures %s.", export_dir,
                  ", ".join(sorted(module.signatures())))
     return export_dir
