@@ -17,7 +17,9 @@ Formats: `tf1` (a checkpoint prefix or directory; `bert_config.json` beside
 it or --bert_config_file), `keras_hub` (a BertBackbone preset folder, or a
 `.weights.h5` file plus --bert_config_file), `huggingface` (a directory with
 config.json and model.safetensors). Heads go along where the target has them
-(Hugging Face: pretraining, classifier and SQuAD heads; keras-hub: none).
+(Hugging Face: pretraining, classifier, SQuAD, token-classification and
+multiple-choice heads; keras-hub: none). A tagger's tags travel with it
+(label_list.txt <-> id2label).
 Nothing is downloaded; the output is written to a temporary name and renamed,
 and an existing --output_path is never overwritten. Name tables:
 modeling/interop/keras_hub.py and modeling/interop/huggingface.py.
@@ -54,6 +56,11 @@ script_flags.define_vocab_flags(
     "for cased models.")
 flags.DEFINE_bool("encoder_only", False,
                   "Drop the heads (cls/*, output_*); keep bert/* only.")
+flags.DEFINE_string(
+    "label_list_file", None,
+    "A tagger's tags, one per line in id order (run_ner.py's label_list.txt; "
+    "default: the label_list.txt beside a tf1 input). Written as Hugging "
+    "Face id2label, or as label_list.txt beside a tf1 output.")
 cli.define_common_flags(checkpoint_flags=False)
 
 for _name in ("input_path", "output_format", "output_path"):

@@ -8,9 +8,10 @@ Give it the same vocab, case rule, config and max_seq_length as training:
       --init_checkpoint=/tmp/mrpc_output --max_seq_length=128 \
       --export_dir=/tmp/mrpc_export
 
-`--init_checkpoint` is an output_dir of run_classifier.py / run_squad.py (its
-newest `model.ckpt-N`), a checkpoint prefix, or a released model's directory
-(`bert_model.ckpt`, for `--model_type=encoder`). Signatures (list them with
+`--init_checkpoint` is an output_dir of run_classifier.py / run_squad.py /
+run_ner.py / run_multiple_choice.py (its newest `model.ckpt-N`), a checkpoint
+prefix, or a released model's directory (`bert_model.ckpt`, for
+`--model_type=encoder`). Signatures (list them with
 `saved_model_cli show --all --dir <export_dir>`):
 
 - classifier: `classify_text(text)` (= serving_default),
@@ -21,7 +22,15 @@ newest `model.ckpt-N`), a checkpoint prefix, or a released model's directory
   end_logits; `squad_answer(question, context)` -> answer_text, score,
   start_position, end_position; `squad_ids(...)`;
 - encoder: `encode_text(text)` (= serving_default), `encode_pair`,
-  `encode_ids` -> pooled_output, sequence_output.
+  `encode_ids` -> pooled_output, sequence_output;
+- tagger (tags: the label_list.txt run_ner.py wrote beside the checkpoint,
+  or --label_list_file): `tag_text(text)` (= serving_default) -> words with
+  their offsets, tag, tag_probability, logits, entities (entity_type,
+  entity_text, entity_start, entity_end: code point offsets);
+  `tag_words(words)` for already split words; `tag_ids(...)`;
+- multiple_choice: `multiple_choice(context, endings)` (= serving_default;
+  endings [batch, num_choices]) -> probabilities, logits, choice;
+  `multiple_choice_ids(...)`.
 
 The export is written to a temporary directory and renamed; an existing
 `--export_dir` is never overwritten. Load it with `import tensorflow_text`
@@ -40,9 +49,12 @@ from tasks import cli, script_flags  # noqa: E402
 
 FLAGS = flags.FLAGS
 
-flags.DEFINE_enum("model_type", "classifier", ["classifier", "squad", "encoder"],
+flags.DEFINE_enum("model_type", "classifier",
+                  ["classifier", "squad", "encoder", "tagger",
+                   "multiple_choice"],
                   "What the checkpoint holds: a run_classifier.py classifier, "
-                  "a run_squad.py span predictor, or just the encoder.")
+                  "a run_squad.py span predictor, a run_ner.py tagger, a "
+                  "run_multiple_choice.py model, or just the encoder.")
 script_flags.define_model_flags(
     init_checkpoint_help="The checkpoint to export: a prefix (model.ckpt-N, "
     "bert_model.ckpt) or a directory (an output_dir: its newest checkpoint).")
@@ -52,7 +64,17 @@ flags.DEFINE_string("task_name", None,
                     "Classifier: the run_classifier.py task (its label list).")
 flags.DEFINE_list("label_list", None,
                   "Classifier: labels in label-id order, comma-separated "
-                  "(instead of --task_name).")
+                  "(instead of --task_name). Tagger: its tags, the same way "
+                  "(instead of --label_list_file).")
+flags.DEFINE_string(
+    "label_list_file", None,
+    "Tagger: its tags, one per line in id order (run_ner.py's "
+    "label_list.txt; default: the label_list.txt beside --init_checkpoint).")
+flags.DEFINE_integer(
+    "doc_stride", 128,
+    "Tagger: when a text has more word pieces than fit in max_seq_length, "
+    "how far (in pieces) each next window starts; every word is read in the "
+    "window where it has the most context, as run_ner.py.")
 flags.DEFINE_integer("num_labels", None,
                      "Classifier: number of labels, named 0..n-1 (instead of "
                      "--task_name); 1 means regression.")

@@ -20,6 +20,11 @@ class ClassifierServing(TextServing):
                  label_list):
         super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
         self.label_list = tf.constant(list(label_list or []), tf.string)
+        # Readable after tf.saved_model.load (constants are not): the label
+        # of each column of `probabilities` (empty for regression).
+        self.label_names = tf.Variable(list(label_list or []), trainable=False,
+                                       dtype=tf.string, shape=[None],
+                                       name="label_names")
         self.is_regression = model.num_labels == 1 and not label_list
 
     def _outputs(self, features):

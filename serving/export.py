@@ -1,4 +1,5 @@
-"""SavedModels that serve BERT from raw text: classifier, SQuAD and encoder.
+"""SavedModels that serve BERT from raw text: classifier, SQuAD, encoder,
+tagger (NER) and multiple choice.
 
     from serving import export_saved_model
     export_saved_model(
@@ -15,10 +16,12 @@
 The tokenizer (`InGraphFullTokenizer`, the original `FullTokenizer`'s ids) and
 packing (`[CLS] A [SEP] B [SEP]`, the original's truncation) run inside the
 graph, so a served text gets the same input_ids as `run_classifier.py` /
-`run_squad.py` give it. Each export also has a signature taking
-already-tokenized `input_ids`/`input_mask`/`segment_ids` int32
-[batch_size, seq_length]. Loading needs `import tensorflow_text` first (the
-tokenizer uses its ops).
+`run_squad.py` give it; a tagger also splits words and keeps their offsets
+in-graph, and slides windows over long texts (serving/tagger.py). Each
+export also has a signature taking already-tokenized `input_ids`/
+`input_mask`/`segment_ids` int32 [batch_size, seq_length] ([batch_size,
+num_choices, seq_length] for multiple choice). Loading needs
+`import tensorflow_text` first (the tokenizer uses its ops).
 """
 import os
 
@@ -31,12 +34,20 @@ from data.tokenization import full_tokenizer
 from data.tokenization.in_graph import InGraphFullTokenizer
 from modeling import checkpoints
 from modeling.config import BertConfig
-from modeling.models import BertClassifier, BertModel, BertSquad
+from modeling.models import (BertClassifier, BertModel, BertMultipleChoice,
+                             BertSquad, BertTokenClassifier)
 from serving.classifier import ClassifierServing
+from serving.entity_spans import label_tables
 from serving.encoder import EncoderServing
+from serving.multiple_choice import MultipleChoiceServing
 from serving.squad import SquadServing
+from serving.tagger import TaggerServing
 
-MODEL_TYPES = ("classifier", "squad", "encoder")
+MODEL_TYPES = ("classifier", "squad", "encoder", "tagger", "multiple_choice")
+# The head each model type needs in the checkpoint (None: the encoder only).
+HEADS = {"classifier": "output_weights", "squad": "cls/squad/output_weights",
+         "encoder": None, "tagger": "cls/tagging/output_weights",
+         "multiple_choice": "cls/multiple_choice/output_weights"}
 
 
 class ExportExistsError(OutputExistsError):
@@ -52,8 +63,9 @@ def _restore(model, init_checkpoint, head_name):
         hint = ""
         if head_name and head_name in status.missing:
             hint = (f" It has no `{head_name}`: export a checkpoint fine-tuned "
-                    "for this task (the output_dir of run_classifier.py / "
-                    "run_squad.py), or export it as model_type encoder.")
+                    "for this task (the output_dir of run_classifier.py, "
+                    "run_squad.py, run_ner.py or run_multiple_choice.py), or "
+                    "export it as model_type encoder.")
         raise UserError(
             f"Checkpoint {status.checkpoint} lacks {len(status.missing)} "
             f"weight(s) of the {model.name} model, e.g. "
@@ -63,34 +75,72 @@ def _restore(model, init_checkpoint, head_name):
     return status
 
 
+def _check_tagger_labels(label_list, init_checkpoint):
+    """A tagger's label list must be given and fit the checkpoint's head,
+    before any model is built (a clearer error than a shape mismatch)."""
+    if not label_list:
+        raise UserError("A tagger export needs its label list (the "
+                        "label_list.txt run_ner.py writes; "
+                        "--label_list_file).")
+    try:
+        label_tables(label_list)
+    except ValueError as error:
+        raise UserError(f"Tagger label list: {error}.") from None
+    shapes = checkpoints.list_checkpoint(init_checkpoint)
+    head = HEADS["tagger"]
+    if head in shapes and shapes[head][0] != len(label_list):
+        raise UserError(
+            f"The label list has {len(label_list)} labels but {head} in "
+            f"{init_checkpoint} has {shapes[head][0]} rows: use the "
+            "label_list.txt of the run that wrote this checkpoint.")
+
+
+def _task_model(model_type, config, label_list):
+    if model_type == "classifier":
+        return BertClassifier(config, len(label_list) if label_list else 1)
+    if model_type == "squad":
+        return BertSquad(config)
+    if model_type == "tagger":
+        return BertTokenClassifier(config, len(label_list))
+    if model_type == "multiple_choice":
+        return BertMultipleChoice(config)
+    return BertModel(config)
+
+
 def build_serving_module(model_type, bert_config_file, vocab_file,
                          init_checkpoint, do_lower_case=True,
                          max_seq_length=128, label_list=None, num_labels=None,
                          max_query_length=64, max_answer_length=30,
-                         n_best_size=20):
+                         n_best_size=20, doc_stride=128):
     """The tf.Module that `export_saved_model` saves; usable eagerly too.
 
     Args:
-        model_type: "classifier", "squad" or "encoder".
+        model_type: one of `MODEL_TYPES`.
         bert_config_file, vocab_file, do_lower_case, max_seq_length: as used
-            for training (the flags of run_classifier.py / run_squad.py).
+            for training (the flags of run_classifier.py / run_squad.py /
+            run_ner.py / run_multiple_choice.py).
         init_checkpoint: a checkpoint prefix, an output_dir (its newest
             `model.ckpt-N`), or a directory holding `bert_model.ckpt`.
         label_list: classifier labels, index = label id (e.g. ["0", "1"]);
-            None with `num_labels` 1 means regression.
-        num_labels: used when `label_list` is None; labels are then "0",
-            "1", ...
+            None with `num_labels` 1 means regression. Tagger: the tags of
+            run_ner.py's label_list.txt, in id order (required).
+        num_labels: classifier, used when `label_list` is None; labels are
+            then "0", "1", ...
         max_query_length, max_answer_length, n_best_size: SQuAD, as
             run_squad.py.
+        doc_stride: tagger, how far windows over a long text advance (in
+            word pieces), as run_ner.py's --doc_stride.
 
     Returns:
-        ClassifierServing, SquadServing or EncoderServing; `.signatures()`
-        maps signature names to tf.functions.
+        ClassifierServing, SquadServing, EncoderServing, TaggerServing or
+        MultipleChoiceServing; `.signatures()` maps signature names to
+        tf.functions.
 
     Raises:
-        UserError: unknown model_type, no labels for a classifier,
+        UserError: unknown model_type, no labels for a classifier or
+            tagger, a tagger label list that does not fit the checkpoint,
             max_seq_length above max_position_embeddings (or, SQuAD, not
-            above max_query_length + 3), the checkpoint
+            above max_query_length + 3), doc_stride below 1, the checkpoint
             lacks weights the model needs, the vocab does not fit the config.
         (all `UserError`s) vocab, config or checkpoint missing;
         modeling.checkpoints.CheckpointMismatchError: shapes differ.
@@ -105,31 +155,30 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
         raise UserError(
             f"max_seq_length ({max_seq_length}) must be greater than "
             f"max_query_length ({max_query_length}) + 3, as in run_squad.py.")
+    if model_type == "tagger" and doc_stride < 1:
+        raise UserError(f"doc_stride={doc_stride}: the windows would not "
+                        "advance; use at least 1.")
     python_tokenizer = full_tokenizer.tokenizer_for_model(
         vocab_file, do_lower_case, config.vocab_size, bert_config_file)
     vocab = python_tokenizer.vocab
-    for token in ("[CLS]", "[SEP]"):
+    for token in ("[CLS]", "[SEP]") + (("[UNK]",) if model_type == "tagger"
+                                       else ()):
         if token not in vocab:
             raise UserError(f"Vocab file {vocab_file} has no {token} token.")
     special = dict(cls_id=vocab["[CLS]"], sep_id=vocab["[SEP]"])
 
+    if model_type == "classifier" and label_list is None:
+        if not num_labels:
+            raise UserError("A classifier export needs label_list or "
+                            "num_labels (e.g. --task_name=MRPC).")
+        label_list = ([str(i) for i in range(num_labels)]
+                      if num_labels > 1 else None)
+    if model_type == "tagger":
+        _check_tagger_labels(label_list, init_checkpoint)
     # The model first: a checkpoint that does not fit fails in a second,
     # before the tokenizer's tables are built.
-    if model_type == "classifier":
-        if label_list is None:
-            if not num_labels:
-                raise UserError("A classifier export needs label_list or "
-                                "num_labels (e.g. --task_name=MRPC).")
-            label_list = ([str(i) for i in range(num_labels)]
-                          if num_labels > 1 else None)
-        model = BertClassifier(config, len(label_list) if label_list else 1)
-        _restore(model, init_checkpoint, "output_weights")
-    elif model_type == "squad":
-        model = BertSquad(config)
-        _restore(model, init_checkpoint, "cls/squad/output_weights")
-    else:
-        model = BertModel(config)
-        _restore(model, init_checkpoint, None)
+    model = _task_model(model_type, config, label_list)
+    _restore(model, init_checkpoint, HEADS[model_type])
 
     tokenizer = InGraphFullTokenizer(vocab_file, do_lower_case=do_lower_case)
     if model_type == "classifier":
@@ -144,7 +193,34 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
                             max_query_length=max_query_length,
                             max_answer_length=max_answer_length,
                             n_best_size=n_best_size, **special)
+    if model_type == "tagger":
+        return TaggerServing(model, tokenizer, max_seq_length, doc_stride,
+                             unk_id=vocab["[UNK]"], label_list=label_list,
+                             **special)
+    if model_type == "multiple_choice":
+        return MultipleChoiceServing(model, tokenizer, max_seq_length,
+                                     **special)
     return EncoderServing(model, tokenizer, max_seq_length, **special)
+
+
+def track_captured_variables(module, signatures):
+    """Tracks the tf.Variables the signatures capture on `module`.
+
+    tf.saved_model.save tracks Keras 3 weights as their Keras wrappers. The
+    Python loader (`tf.saved_model.load`) restores them, but loaders that run
+    the TF1 graph (`saved_model_cli run`, TensorFlow Serving's C++ loader)
+    then find no variable behind the functions' captured handles ("Could not
+    find variable bert_model/bert/pooler/dense/bias", tensorflow/tensorflow
+    issue 72963). Tracking the underlying variables, as
+    `keras.export.ExportArchive` does, makes both work.
+    """
+    seen, captured = set(), []
+    for function in signatures.values():
+        for variable in function.get_concrete_function().variables:
+            if id(variable) not in seen:
+                seen.add(id(variable))
+                captured.append(variable)
+    module.captured_variables = captured
 
 
 def export_saved_model(export_dir, **kwargs):
@@ -171,9 +247,11 @@ def export_saved_model(export_dir, **kwargs):
             f"Export directory {export_dir} already exists; not overwriting "
             "it. Choose a new directory.")
     module = build_serving_module(**kwargs)
+    signatures = module.signatures()
+    track_captured_variables(module, signatures)
     write_directory_atomically(
         export_dir, lambda tmp_dir: tf.saved_model.save(
-            module, tmp_dir, signatures=module.signatures()))
+            module, tmp_dir, signatures=signatures))
     logging.info("Wrote SavedModel %s with signatures %s.", export_dir,
                  ", ".join(sorted(module.signatures())))
     return export_dir

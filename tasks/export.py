@@ -7,10 +7,11 @@
     task.run()
 
 The work is `serving.export_saved_model`; here the flags' rules: which label
-list a classifier gets, the casing check, and every check before anything
-is written.
+list a classifier or tagger gets, the casing check, and every check before
+anything is written.
 """
 import dataclasses
+import os
 
 from tasks import checks
 from tasks.errors import UserError
@@ -28,7 +29,11 @@ class ExportConfig:
         export_dir: the SavedModel folder to create (must not exist).
         task_name, label_list, num_labels: a classifier's labels (exactly one
             of them).
+        label_list_file: a tagger's tags (run_ner.py's label_list.txt);
+            default: `label_list` if given, else the label_list.txt in
+            init_checkpoint's folder.
         max_query_length, max_answer_length, n_best_size: SQuAD.
+        doc_stride: tagger windows over long texts, as run_ner.py.
     """
     model_type: str = "classifier"
     bert_config_file: str = None
@@ -43,15 +48,17 @@ class ExportConfig:
     max_query_length: int = 64
     max_answer_length: int = 30
     n_best_size: int = 20
+    label_list_file: str = None
+    doc_stride: int = 128
 
 
 class ExportTask:
     """Checks the export's inputs (`prepare`), then writes it (`run`).
 
     Raises (from `prepare()`):
-        UserError: no or several label sources for a classifier, an unknown
-            task, a case flag that contradicts the checkpoint's name, a
-            missing config/vocab, an existing export_dir.
+        UserError: no or several label sources for a classifier or tagger,
+            an unknown task, a case flag that contradicts the checkpoint's
+            name, a missing config/vocab, an existing export_dir.
     """
 
     def __init__(self, config):
@@ -87,6 +94,36 @@ class ExportTask:
                             f"{config.num_labels}.")
         return None, config.num_labels
 
+    def tagger_labels(self):
+        """A tagger's tags: --label_list_file, --label_list, or the
+        label_list.txt beside the checkpoint (what run_ner.py writes into
+        its output_dir).
+
+        Raises:
+            UserError: both flags given, none given and no label_list.txt
+                beside the checkpoint, or a malformed file (names its line).
+        """
+        from data.tagging.outputs import read_label_list
+
+        config = self.config
+        if config.label_list_file and config.label_list:
+            raise UserError("Give --label_list_file or --label_list for a "
+                            "tagger, not both.")
+        if config.label_list_file:
+            return read_label_list(config.label_list_file)
+        if config.label_list:
+            return list(config.label_list)
+        checkpoint = os.fspath(config.init_checkpoint or "")
+        folder = (checkpoint if os.path.isdir(checkpoint)
+                  else os.path.dirname(checkpoint))
+        beside = os.path.join(folder, "label_list.txt")
+        if not os.path.isfile(beside):
+            raise UserError(
+                f"--model_type=tagger needs its tags: no label_list.txt in "
+                f"{folder or '.'} (run_ner.py writes one into its "
+                "output_dir); pass --label_list_file.")
+        return read_label_list(beside)
+
     def prepare(self):
         """Every check that needs no model, before anything is written."""
         from data.tokenization import full_tokenizer
@@ -98,6 +135,10 @@ class ExportTask:
                                                         config.init_checkpoint)
         if config.model_type == "classifier":
             self.label_list, self.num_labels = self.classifier_labels()
+        elif config.model_type == "tagger":
+            self.label_list = self.tagger_labels()
+        if config.model_type == "tagger":
+            checks.check_positive(doc_stride=config.doc_stride)
         # An existing export_dir is refused by `export_saved_model` itself.
         checks.check_output_dir_writable(config.export_dir, "--export_dir")
 
@@ -117,4 +158,4 @@ class ExportTask:
             label_list=self.label_list, num_labels=self.num_labels,
             max_query_length=config.max_query_length,
             max_answer_length=config.max_answer_length,
-            n_best_size=config.n_best_size)
+            n_best_size=config.n_best_size, doc_stride=config.doc_stride)

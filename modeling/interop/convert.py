@@ -48,7 +48,7 @@ def _vocab_beside(input_format, input_path):
 
 def convert(input_format, input_path, output_format, output_path,
             bert_config_file=None, vocab_file=None, do_lower_case=True,
-            encoder_only=False):
+            encoder_only=False, label_names=None):
     """Converts a model; returns the path written.
 
     Args:
@@ -64,6 +64,10 @@ def convert(input_format, input_path, output_format, output_path,
             it has one.
         do_lower_case: stored with the vocab (keras-hub, Hugging Face).
         encoder_only: keep only `bert/*` (drop heads).
+        label_names: a tagger's tags in id order (run_ner.py's
+            label_list.txt): written as Hugging Face `id2label`, or as
+            `label_list.txt` beside a TF1 output. Default for a Hugging Face
+            input: its own `id2label` when it names the tags.
 
     Raises:
         ValueError: unknown or identical formats, names or shapes that do not
@@ -85,11 +89,15 @@ def convert(input_format, input_path, output_format, output_path,
     vocab_file = vocab_file or _vocab_beside(input_format, input_path)
     if encoder_only:
         weights = tf1.encoder_only(weights)
+    if label_names is None and input_format == "huggingface":
+        label_names = huggingface.read_label_names(input_path)
     if output_format == "tf1":
-        return tf1.write_tf1_checkpoint(weights, config, output_path, vocab_file)
+        return tf1.write_tf1_checkpoint(weights, config, output_path, vocab_file,
+                                        label_names=label_names)
     if output_format == "huggingface":
         path, arch = huggingface.save_hf(weights, config, output_path,
-                                         vocab_file, do_lower_case)
+                                         vocab_file, do_lower_case,
+                                         label_names=label_names)
         logging.info("Wrote %s as %s.", path, arch)
         return path
     dropped = sorted(set(weights) - set(tf1.encoder_only(weights)))

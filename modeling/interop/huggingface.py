@@ -28,11 +28,18 @@ is [out, in]. Our heads already keep `output_weights` as [out, in].
 | cls/seq_relationship/{output_weights,output_bias}     | cls.seq_relationship.{weight,bias}                    | -      |
 | output_weights, output_bias (run_classifier.py)       | classifier.{weight,bias}                              | -      |
 | cls/squad/{output_weights,output_bias} (run_squad.py) | qa_outputs.{weight,bias}                              | -      |
+| cls/tagging/{output_weights,output_bias} (run_ner.py) | classifier.{weight,bias} (BertForTokenClassification) | -      |
+| cls/multiple_choice/{output_weights,output_bias}      | classifier.{weight,bias} (BertForMultipleChoice, [1, hidden], [1]) | - |
 
-Reading also accepts the older `LayerNorm.{gamma,beta}` names and ignores the
-`embeddings.position_ids` buffer. transformers' `BertForQuestionAnswering`
-has no pooler (it ignores ours when loading); reading one gives a zero
-pooler, which the SQuAD head never uses. Config: our hidden_act "gelu" (the
+Three transformers classes name their head `classifier`; which TF1 head it
+is follows the `architectures` entry of `config.json` (sequence
+classification when it names none). Reading also accepts the older
+`LayerNorm.{gamma,beta}` names and ignores the `embeddings.position_ids`
+buffer. transformers' `BertForQuestionAnswering` and
+`BertForTokenClassification` have no pooler (they ignore ours when loading);
+reading one gives a zero pooler, which their heads never use. A token
+classifier's `id2label` carries the tag names: written from `label_names`
+(run_ner.py's label_list.txt) when given, read back by `read_label_names`. Config: our hidden_act "gelu" (the
 original's tanh form) is HF's "gelu_new", our "gelu_exact" is HF's "gelu";
 layer_norm_eps is 1e-12 and position_embedding_type "absolute" (others are
 refused when reading).
@@ -60,7 +67,18 @@ _HEADS = (  # TF1 prefix -> HF prefix, outside the encoder
     ("cls/squad/output_bias", "qa_outputs.bias"),
     ("output_weights", "classifier.weight"),
     ("output_bias", "classifier.bias"),
+    ("cls/tagging/output_weights", "classifier.weight"),
+    ("cls/tagging/output_bias", "classifier.bias"),
+    ("cls/multiple_choice/output_weights", "classifier.weight"),
+    ("cls/multiple_choice/output_bias", "classifier.bias"),
 )
+TOKEN_CLASSIFICATION = "BertForTokenClassification"
+MULTIPLE_CHOICE = "BertForMultipleChoice"
+# The TF1 scope of `classifier.*` per architecture (default: root).
+_CLASSIFIER_SCOPES = {TOKEN_CLASSIFICATION: "cls/tagging/",
+                      MULTIPLE_CHOICE: "cls/multiple_choice/"}
+# Architectures whose transformers class has no pooler.
+_NO_POOLER = {"cls/squad/output_weights", "cls/tagging/output_weights"}
 _LEAVES = {"kernel": "weight", "gamma": "weight", "beta": "bias",
            "bias": "bias"}
 _ACTIVATIONS_TO_HF = {"gelu": "gelu_new", "gelu_exact": "gelu", "relu": "relu",
@@ -79,6 +97,7 @@ _KNOWN_TF1 = re.compile(
     r"|cls/predictions/transform/dense/(kernel|bias)"
     r"|cls/predictions/transform/LayerNorm/(gamma|beta))$")
 _DECODER_WEIGHT = "cls.predictions.decoder.weight"
+
 _DECODER_BIAS = "cls.predictions.decoder.bias"
 
 
@@ -105,10 +124,16 @@ def hf_name(tf1_name, prefix="bert."):
     return f"{scope}.{_LEAVES[leaf]}", leaf == "kernel"
 
 
-def tf1_name(name):
+def tf1_name(name, architecture_name=None):
     """(TF1 name, transpose?) of an HF tensor name (either prefix), or None
     for tensors with no TF1 counterpart (the `position_ids` buffer, the tied
     decoder).
+
+    Args:
+        name: the transformers tensor name.
+        architecture_name: the model's class (config.json `architectures`);
+            decides the scope of `classifier.*` (sequence classification's
+            root `output_*` unless token classification or multiple choice).
 
     Raises:
         ValueError: a name the table does not cover.
@@ -116,6 +141,10 @@ def tf1_name(name):
     if name.endswith("embeddings.position_ids") or name in (_DECODER_WEIGHT,
                                                             _DECODER_BIAS):
         return None
+    if name in ("classifier.weight", "classifier.bias"):
+        scope = _CLASSIFIER_SCOPES.get(architecture_name, "")
+        leaf = "weights" if name.endswith("weight") else "bias"
+        return f"{scope}output_{leaf}", False
     for ours, theirs in _HEADS:
         if name == theirs:
             return ours, False
@@ -143,6 +172,10 @@ def architecture(weights):
         return "BertForPreTraining"
     if "cls/squad/output_weights" in weights:
         return "BertForQuestionAnswering"
+    if "cls/tagging/output_weights" in weights:
+        return TOKEN_CLASSIFICATION
+    if "cls/multiple_choice/output_weights" in weights:
+        return MULTIPLE_CHOICE
     if "output_weights" in weights:
         return "BertForSequenceClassification"
     return "BertModel"
@@ -165,8 +198,12 @@ def tf1_to_hf(weights):
     return tensors
 
 
-def hf_to_tf1(tensors):
+def hf_to_tf1(tensors, architecture_name=None):
     """{TF1 name: array} of HF tensors (kernels transposed back).
+
+    Args:
+        tensors: {transformers name: array}.
+        architecture_name: the transformers class (see `tf1_name`).
 
     Raises:
         ValueError: an unknown tensor name, or a decoder weight that differs
@@ -174,7 +211,7 @@ def hf_to_tf1(tensors):
     """
     weights = {}
     for name, value in tensors.items():
-        ours = tf1_name(name)
+        ours = tf1_name(name, architecture_name)
         if ours is not None:
             weights[ours[0]] = np.ascontiguousarray(value.T if ours[1] else value)
     word = "bert/embeddings/word_embeddings"
@@ -187,17 +224,24 @@ def hf_to_tf1(tensors):
     if _DECODER_BIAS in tensors and "cls/predictions/output_bias" not in weights:
         weights["cls/predictions/output_bias"] = tensors[_DECODER_BIAS]
     pooler = ("bert/pooler/dense/kernel", "bert/pooler/dense/bias")
-    if "cls/squad/output_weights" in weights and pooler[0] not in weights:
-        # transformers' BertForQuestionAnswering has no pooler; the original
-        # BertModel always has one, unused by the SQuAD head: zeros.
-        hidden_size = weights["cls/squad/output_weights"].shape[1]
+    head = next((name for name in sorted(_NO_POOLER) if name in weights), None)
+    if head and pooler[0] not in weights:
+        # transformers' BertForQuestionAnswering / BertForTokenClassification
+        # have no pooler; the original BertModel always has one, unused by
+        # these heads: zeros.
+        hidden_size = weights[head].shape[1]
         weights[pooler[0]] = np.zeros((hidden_size, hidden_size), np.float32)
         weights[pooler[1]] = np.zeros((hidden_size,), np.float32)
     return weights
 
 
-def hf_config(config, architecture_name, num_labels=None):
-    """HF `config.json` dict for a `BertConfig`."""
+def hf_config(config, architecture_name, num_labels=None, label_names=None):
+    """HF `config.json` dict for a `BertConfig`.
+
+    Args:
+        num_labels: written as `id2label`/`label2id` ("0", "1", ... unless
+            `label_names` gives the names, in id order).
+    """
     if config.hidden_act.lower() not in _ACTIVATIONS_TO_HF:
         raise UserError(f"hidden_act {config.hidden_act!r} has no Hugging "
                         "Face equivalent.")
@@ -217,8 +261,12 @@ def hf_config(config, architecture_name, num_labels=None):
         "position_embedding_type": "absolute",
     }
     if num_labels:
-        result["id2label"] = {str(i): str(i) for i in range(num_labels)}
-        result["label2id"] = {str(i): i for i in range(num_labels)}
+        names = list(label_names or [str(i) for i in range(num_labels)])
+        if len(names) != num_labels:
+            raise UserError(f"{len(names)} label names for a head of "
+                            f"{num_labels} labels.")
+        result["id2label"] = {str(i): name for i, name in enumerate(names)}
+        result["label2id"] = {name: i for i, name in enumerate(names)}
     return result
 
 
@@ -255,10 +303,14 @@ def config_from_hf(hf, source=CONFIG_NAME):
         "initializer_range": hf.get("initializer_range", 0.02)}), source=source)
 
 
-def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True):
+def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True,
+            label_names=None):
     """Writes `model.safetensors` and `config.json` (plus `vocab.txt` and
     `tokenizer_config.json` when `vocab_file` is given) to a new directory,
     loadable by `transformers` (`<Architecture>.from_pretrained(output_dir)`).
+
+    `label_names` (a token classifier's tags, in id order) become its
+    `id2label`; other heads get "0", "1", ...
 
     Returns:
         (output_dir, architecture name).
@@ -269,15 +321,20 @@ def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True):
     """
     arch = architecture(weights)
     tensors = tf1_to_hf(weights)
-    num_labels = (weights["output_weights"].shape[0]
-                  if arch == "BertForSequenceClassification" else None)
+    num_labels = None
+    if arch == "BertForSequenceClassification":
+        num_labels = weights["output_weights"].shape[0]
+    elif arch == TOKEN_CLASSIFICATION:
+        num_labels = weights["cls/tagging/output_weights"].shape[0]
+    if arch != TOKEN_CLASSIFICATION:
+        label_names = None
 
     def write(tmp_dir):
         os.makedirs(tmp_dir, exist_ok=True)
         save_file(tensors, os.path.join(tmp_dir, WEIGHTS_NAME),
                   metadata={"format": "pt"})
         _write_json(os.path.join(tmp_dir, CONFIG_NAME),
-                    hf_config(config, arch, num_labels))
+                    hf_config(config, arch, num_labels, label_names))
         if vocab_file:
             with open(vocab_file, "rb") as source:
                 vocab = source.read()
@@ -311,9 +368,10 @@ def load_hf(path):
     config_path = os.path.join(path, CONFIG_NAME)
     if not os.path.isfile(config_path):
         raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
-                        "Hugging Face model directory).")
+                               "Hugging Face model directory).")
     with open(config_path, encoding="utf-8") as reader:
-        config = config_from_hf(json.load(reader), source=config_path)
+        hf = json.load(reader)
+    config = config_from_hf(hf, source=config_path)
     index_path = os.path.join(path, INDEX_NAME)
     if os.path.isfile(index_path):
         with open(index_path, encoding="utf-8") as reader:
@@ -328,4 +386,37 @@ def load_hf(path):
     tensors = {}
     for shard in shards:
         tensors.update(load_file(os.path.join(path, shard)))
-    return hf_to_tf1(tensors), config
+    return hf_to_tf1(tensors, _architecture_of(hf)), config
+
+
+def _architecture_of(hf):
+    names = hf.get("architectures") or [None]
+    return names[0]
+
+
+def read_label_names(path):
+    """A token classifier's tag names from its `config.json` `id2label`, in
+    id order; None for other architectures, or when the names are only the
+    default "LABEL_k" / "k" (which say nothing).
+
+    Raises:
+        UserError: no config.json, or an `id2label` whose ids are not
+            0..n-1.
+    """
+    config_path = os.path.join(os.fspath(path), CONFIG_NAME)
+    if not os.path.isfile(config_path):
+        raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
+                               "Hugging Face model directory).")
+    with open(config_path, encoding="utf-8") as reader:
+        hf = json.load(reader)
+    if _architecture_of(hf) != TOKEN_CLASSIFICATION:
+        return None
+    id2label = hf.get("id2label") or {}
+    try:
+        names = [id2label[str(i)] for i in range(len(id2label))]
+    except KeyError:
+        raise UserError(f"{config_path}: id2label keys must be 0..n-1, got "
+                        f"{sorted(id2label)}.") from None
+    defaults = ({str(i) for i in range(len(names))},
+                {f"LABEL_{i}" for i in range(len(names))})
+    return None if set(names) in defaults else names

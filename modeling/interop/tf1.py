@@ -15,10 +15,15 @@ from modeling import checkpoints
 from modeling.models.bert_model import BertModel
 from modeling.config import BertConfig
 from data.io.atomic import write_directory_atomically
-from modeling.models import BertClassifier, BertPretrainer, BertSquad
+from modeling.models import (BertClassifier, BertMultipleChoice,
+                             BertPretrainer, BertSquad, BertTokenClassifier)
 
 CONFIG_NAME = "bert_config.json"
 VOCAB_NAME = "vocab.txt"
+#: run_ner.py's tag list beside a tagger checkpoint: one tag per line, line
+#: k is tag id k (the format of data/tagging/outputs.py).
+LABEL_LIST_NAME = "label_list.txt"
+TAGGING_WEIGHTS = "cls/tagging/output_weights"
 
 
 def read_tf1_weights(checkpoint):
@@ -59,8 +64,10 @@ def find_config(checkpoint_prefix, bert_config_file=None):
 def model_for_weights(weights, config):
     """The task model whose weight names are those in `weights`.
 
-    `cls/predictions/*` -> BertPretrainer, `cls/squad/*` -> BertSquad, a
-    root `output_weights` -> BertClassifier, else BertModel.
+    `cls/predictions/*` -> BertPretrainer, `cls/squad/*` -> BertSquad,
+    `cls/tagging/*` -> BertTokenClassifier, `cls/multiple_choice/*` ->
+    BertMultipleChoice, a root `output_weights` -> BertClassifier, else
+    BertModel.
 
     Raises:
         ValueError: the names are not exactly those of that model; the message
@@ -70,6 +77,10 @@ def model_for_weights(weights, config):
         model = BertPretrainer(config)
     elif "cls/squad/output_weights" in weights:
         model = BertSquad(config)
+    elif TAGGING_WEIGHTS in weights:
+        model = BertTokenClassifier(config, weights[TAGGING_WEIGHTS].shape[0])
+    elif "cls/multiple_choice/output_weights" in weights:
+        model = BertMultipleChoice(config)
     elif "output_weights" in weights:
         model = BertClassifier(config, weights["output_weights"].shape[0])
     else:
@@ -92,7 +103,8 @@ def encoder_only(weights):
             if name.startswith("bert/")}
 
 
-def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None):
+def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None,
+                         label_names=None):
     """Writes `output_dir/bert_model.ckpt.*` and `bert_config.json`.
 
     Args:
@@ -102,15 +114,25 @@ def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None):
         output_dir: directory to create; must not exist. Written under a
             temporary name and renamed.
         vocab_file: optional vocab, copied as `vocab.txt`.
+        label_names: a tagger's tags in id order, written as
+            `label_list.txt` (what export_saved_model.py and run_ner.py read
+            beside the checkpoint); ignored for other heads.
 
     Returns:
         str, the checkpoint prefix written.
 
     Raises:
         FileExistsError: output_dir exists.
-        ValueError: names or shapes do not fit the config.
+        UserError: names or shapes do not fit the config, or label_names
+            of another length than the tagging head.
     """
     model = model_for_weights(weights, config)
+    if TAGGING_WEIGHTS not in weights:
+        label_names = None
+    elif label_names is not None and (
+            len(label_names) != weights[TAGGING_WEIGHTS].shape[0]):
+        raise UserError(f"{len(label_names)} label names for a tagging head "
+                        f"of {weights[TAGGING_WEIGHTS].shape[0]} labels.")
     variables = checkpoints.model_weights_by_name(model)
     for name, variable in variables.items():
         value = np.asarray(weights[name])
@@ -126,6 +148,10 @@ def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None):
         config.to_json_file(os.path.join(tmp_dir, CONFIG_NAME))
         if vocab_file:
             tf.io.gfile.copy(vocab_file, os.path.join(tmp_dir, VOCAB_NAME))
+        if label_names:
+            with tf.io.gfile.GFile(os.path.join(tmp_dir, LABEL_LIST_NAME),
+                                   "w") as writer:
+                writer.write("".join(name + "\n" for name in label_names))
 
     write_directory_atomically(output_dir, write)
     return os.path.join(output_dir, checkpoints.RELEASED_CHECKPOINT_NAME)

@@ -1,6 +1,6 @@
 """Issue #10's table of bad inputs: one clear line, exit 1, nothing written.
 
-Each case writes tiny data into a folder of its own, runs one of the five
+Each case writes tiny data into a folder of its own, runs one of the
 scripts as a user would (a subprocess from the repository root, with the
 tiny checkpoints of ../shared/fixtures) and checks:
 
@@ -415,6 +415,110 @@ def create_data_masked_lm_prob_out_of_range(folder):
     return _create_data(folder, masked_lm_prob=1.5), ["masked_lm_prob", "1.5"]
 
 
+# -- export_saved_model.py ----------------------------------------------------
+
+def _export(folder, **extra):
+    flags = {"vocab_file": MRPC / "vocab.txt",
+             "bert_config_file": MRPC / "bert_config.json",
+             "init_checkpoint": MRPC, "export_dir": folder / "export",
+             "max_seq_length": 32}
+    flags.update(extra)
+    return flags
+
+
+@case("export_saved_model.py")
+def export_tagger_without_its_tags(folder):
+    # No label_list.txt beside the checkpoint and no --label_list_file.
+    return _export(folder, model_type="tagger"), [str(MRPC), "label_list.txt",
+                                                   "--label_list_file"]
+
+
+@case("export_saved_model.py")
+def export_tagger_from_a_classifier_checkpoint(folder):
+    labels = _write(folder / "labels.txt", "O\nB-PER\nI-PER\n")
+    return (_export(folder, model_type="tagger", label_list_file=labels),
+            ["cls/tagging/output_weights", "run_ner.py"])
+
+
+@case("export_saved_model.py")
+def export_multiple_choice_from_a_classifier_checkpoint(folder):
+    return (_export(folder, model_type="multiple_choice"),
+            ["cls/multiple_choice/output_weights"])
+
+
+@case("export_saved_model.py")
+def export_tagger_label_list_with_a_blank_line(folder):
+    labels = _write(folder / "labels.txt", "O\n\nB-PER\n")
+    return (_export(folder, model_type="tagger", label_list_file=labels),
+            [str(labels), "line 2"])
+
+
+@case("export_saved_model.py")
+def export_tagger_label_without_a_scheme(folder):
+    return (_export(folder, model_type="tagger", label_list="O,PERSON"),
+            ["'PERSON'", "<prefix>-<type>"])
+
+
+# -- convert_checkpoint.py ----------------------------------------------------
+
+@case("convert_checkpoint.py")
+def convert_missing_label_list_file(folder):
+    labels = folder / "no_labels.txt"
+    return ({"input_format": "tf1", "input_path": MRPC,
+             "output_format": "huggingface", "output_path": folder / "hf",
+             "label_list_file": labels}, [str(labels)])
+
+
+@case("convert_checkpoint.py")
+def convert_huggingface_folder_without_config(folder):
+    (folder / "hf").mkdir()
+    return ({"input_format": "huggingface", "input_path": folder / "hf",
+             "output_format": "tf1", "output_path": folder / "tf1"},
+            [str(folder / "hf"), "config.json"])
+
+
+# -- predict_text.py ----------------------------------------------------------
+
+def _predict(folder, **extra):
+    flags = {"init_checkpoint": MRPC, "model_type": "classifier",
+             "task_name": "MRPC", "vocab_file": MRPC / "vocab.txt",
+             "bert_config_file": MRPC / "bert_config.json"}
+    flags.update(extra)
+    return {key: value for key, value in flags.items() if value is not None}
+
+
+@case("predict_text.py")
+def predict_line_with_three_fields(folder):
+    path = _write(folder / "in.txt", "a\tb\nc\td\te\n")
+    return _predict(folder, input_file=path), [str(path), "line 2",
+                                               "1 or 2"]
+
+
+@case("predict_text.py")
+def predict_non_utf8_input_file(folder):
+    path = _write(folder / "in.txt", "fine\nCaf\xe9\n".encode("latin-1"))
+    return _predict(folder, input_file=path), [str(path), "line 2", "UTF-8"]
+
+
+@case("predict_text.py")
+def predict_export_dir_without_a_saved_model(folder):
+    (folder / "export").mkdir()
+    return ({"export_dir": folder / "export", "text": "hello"},
+            ["No SavedModel in", str(folder / "export")])
+
+
+@case("predict_text.py")
+def predict_tagger_checkpoint_without_its_tags(folder):
+    return (_predict(folder, model_type="tagger", task_name=None,
+                     text="John lives here"),
+            ["label_list.txt", "--label_list_file"])
+
+
+@case("predict_text.py")
+def predict_checkpoint_without_model_type(folder):
+    return _predict(folder, model_type=None, text="x"), ["--model_type"]
+
+
 # -- the runner ---------------------------------------------------------------
 
 @dataclasses.dataclass
@@ -466,7 +570,8 @@ def test_the_table_covers_every_script():
     assert len(CASES) >= 25
     assert scripts == {"run_classifier.py", "run_pretraining.py",
                        "run_squad.py", "extract_features.py",
-                       "create_pretraining_data.py"}
+                       "create_pretraining_data.py", "export_saved_model.py",
+                       "convert_checkpoint.py", "predict_text.py"}
 
 
 @pytest.mark.parametrize("bad_input", CASES, ids=lambda bad: bad.name)

@@ -23,6 +23,12 @@ from tests.conftest import REPO_ROOT
 from tests.helpers.script_runner import run_script
 
 TOLERANCE = 1e-5
+# saved_model_cli with the TF Text ops loaded (a bare `saved_model_cli run`
+# fails on these exports: the tokenizer's ops are not registered).
+SAVED_MODEL_CLI_WITH_TF_TEXT = (
+    "import sys, tensorflow_text; "
+    "from tensorflow.python.tools.saved_model_cli import main; "
+    "sys.argv[0] = 'saved_model_cli'; sys.exit(main())")
 
 # Runs in a new interpreter: loads the SavedModel, calls one signature with
 # the arrays of inputs.npz, writes every output to outputs.npz.
@@ -134,6 +140,21 @@ def test_classifier_export_matches_run_classifier_predictions(fixtures_dir,
     for name in ("serving_default", "classify_text", "classify_pair",
                  "classify_ids"):
         assert f"signature_def['{name}']" in listing.stdout
+
+    # `saved_model_cli run` with the TF Text ops registered first (the
+    # README's one-liner): its TF1-graph loader finds every variable.
+    process = subprocess.run(
+        [sys.executable, "-c", SAVED_MODEL_CLI_WITH_TF_TEXT, "run",
+         "--dir", str(export_dir), "--tag_set", "serve",
+         "--signature_def", "classify_pair",
+         "--input_exprs", f"text_a={[rows[0][3]]!r};text_b={[rows[0][4]]!r}"],
+        capture_output=True, text=True, timeout=600,
+        env={"PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": "",
+             "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert process.returncode == 0, process.stderr[-3000:]
+    printed = process.stdout.split("Result for output key probabilities:")[1]
+    values = np.array(printed.split("[[")[1].split("]]")[0].split(), float)
+    np.testing.assert_allclose(values, expected[0], rtol=0, atol=1e-5)
 
 
 def _fold(text):

@@ -1,0 +1,89 @@
+r"""Predicts from raw text in one line: JSON lines on standard output.
+
+    # with an export of export_saved_model.py (its type is read from it)
+    python predict_text.py --export_dir=/tmp/mrpc_export \
+      --text=$'He said hello.\tHe greeted us.'
+
+    # with a checkpoint: the same serving module is built in memory
+    python predict_text.py --init_checkpoint=/tmp/mrpc_output \
+      --bert_config_file=$BERT_BASE_DIR/bert_config.json \
+      --vocab_file=$BERT_BASE_DIR/vocab.txt --model_type=classifier \
+      --task_name=MRPC --input_file=pairs.txt
+
+Input: every --text (repeatable), else --input_file, else standard input;
+one example per line, TAB between the fields: classifier `text` or
+`text_a<TAB>text_b`; squad `question<TAB>context`; tagger the whole line;
+multiple_choice `context<TAB>ending_1<TAB>...`. Blank lines are skipped.
+Output: one JSON object per example, in input order, with its `line`, the
+input fields and the predictions: `label` and `probabilities` (classifier;
+`score` for regression), `answer` and `score` (squad), `words`, `tags` and
+`entities` with character offsets (tagger), `choice` and `probabilities`
+(multiple_choice). Examples are run --batch_size at a time.
+
+The exports use TF Text ops: this script imports `tensorflow_text` before
+loading one, which a bare `saved_model_cli run` does not do.
+"""
+
+from tasks.quiet_start import start_tensorflow  # noqa: E402
+
+# Before anything else imports TensorFlow: its start-up lines would bury
+# the one-line errors (see tasks/quiet_start.py).
+start_tensorflow()
+
+from absl import flags  # noqa: E402
+
+from tasks import cli, script_flags  # noqa: E402
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("export_dir", None,
+                    "A SavedModel written by export_saved_model.py (instead "
+                    "of --init_checkpoint).")
+flags.DEFINE_enum("model_type", None,
+                  ["classifier", "squad", "tagger", "multiple_choice"],
+                  "What --init_checkpoint holds (needed with it); with "
+                  "--export_dir, checked against the export.")
+script_flags.define_model_flags(
+    init_checkpoint_help="A checkpoint to predict with (instead of "
+    "--export_dir): a prefix or an output_dir (its newest checkpoint).")
+flags.DEFINE_string("task_name", None,
+                    "Classifier checkpoint: the run_classifier.py task (its "
+                    "label list).")
+flags.DEFINE_list("label_list", None,
+                  "Classifier or tagger checkpoint: labels in id order, "
+                  "comma-separated.")
+flags.DEFINE_integer("num_labels", None,
+                     "Classifier checkpoint: number of labels, named 0..n-1; "
+                     "1 means regression.")
+flags.DEFINE_string("label_list_file", None,
+                    "Tagger checkpoint: its tags, one per line (default: the "
+                    "label_list.txt beside --init_checkpoint).")
+flags.DEFINE_integer("doc_stride", 128,
+                     "Tagger checkpoint: how far windows over a long text "
+                     "advance, in word pieces.")
+flags.DEFINE_integer("max_query_length", 64,
+                     "SQuAD checkpoint: the most tokens of the question.")
+flags.DEFINE_integer("max_answer_length", 30,
+                     "SQuAD checkpoint: the longest answer, in tokens.")
+flags.DEFINE_integer("n_best_size", 20,
+                     "SQuAD checkpoint: top start and end logits considered.")
+flags.DEFINE_multi_string("text", None,
+                          "An example (repeatable); TAB separates its fields.")
+flags.DEFINE_string("input_file", None,
+                    "Examples, one per line (default: standard input).")
+flags.DEFINE_string("output_file", None,
+                    "Write the JSON lines to this file instead of standard "
+                    "output.")
+flags.DEFINE_integer("batch_size", 32, "Examples per model call.")
+cli.define_common_flags(checkpoint_flags=False)
+
+
+def run():
+    """Flags -> `PredictTextConfig` -> `PredictTextTask.run()`."""
+    from tasks.predict_text import PredictTextConfig, PredictTextTask
+
+    PredictTextTask(cli.config_from_flags(PredictTextConfig)).run()
+
+
+if __name__ == "__main__":
+    cli.main(run)

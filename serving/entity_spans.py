@@ -1,0 +1,91 @@
+"""Entities from tag ids, in-graph, with conlleval's chunk rules.
+
+The same rules as `data.tagging.schemes.entity_spans` (the CoNLL shared
+tasks' `conlleval` startOfChunk/endOfChunk, with seqeval's E-/S- extension):
+an entity starts at `B-X`/`S-X`, or at an `I-X`/`E-X` after `O`, after
+another type, or after `E-`/`S-`; it ends before `O`, `B-`, `S-` or another
+type, and after `E-`/`S-`. IOB1, IOB2 and BIOES tags are read alike, and
+sequences that break a scheme (model predictions) still decode.
+"""
+import tensorflow as tf
+
+from data.tagging.schemes import OUTSIDE, split_tag
+
+__all__ = ["PREFIXES", "label_tables", "entity_spans"]
+
+#: Prefix codes; "O" is 0.
+PREFIXES = (OUTSIDE, "B", "I", "E", "S")
+_O, _B, _I, _E, _S = range(len(PREFIXES))
+
+
+def label_tables(label_list):
+    """(prefix codes, type ids, type names) of a label list.
+
+    Args:
+        label_list: list of str, label id k is label_list[k]; each "O" or
+            "<B|I|E|S>-<TYPE>".
+
+    Returns:
+        (prefixes, types, type_names): lists of int [num_labels] (type id 0
+        for "O") and the list of type names (index 0: "").
+
+    Raises:
+        ValueError: a label of another form.
+    """
+    type_names = [""]
+    prefixes, types = [], []
+    for label in label_list:
+        prefix, entity_type = split_tag(label)
+        if prefix not in PREFIXES or (prefix != OUTSIDE and not entity_type):
+            raise ValueError("label %r is not O or <prefix>-<type> with a "
+                             "prefix among B, I, E, S" % (label,))
+        if prefix == OUTSIDE:
+            prefixes.append(_O)
+            types.append(0)
+            continue
+        if entity_type not in type_names:
+            type_names.append(entity_type)
+        prefixes.append(PREFIXES.index(prefix))
+        types.append(type_names.index(entity_type))
+    return prefixes, types, type_names
+
+
+def entity_spans(tag_ids, prefixes, types):
+    """Entities of each row of tag ids.
+
+    Args:
+        tag_ids: tf.RaggedTensor int32 [batch, (words)].
+        prefixes, types: int32 tensors [num_labels] (`label_tables`).
+
+    Returns:
+        (starts, ends, type_ids): tf.RaggedTensor int32 [batch, (entities)];
+        an entity covers words [start, end) of its row.
+    """
+    dense_prefix = tf.gather(prefixes, tag_ids).to_tensor(default_value=_O)
+    dense_type = tf.gather(types, tag_ids).to_tensor(default_value=0)
+    batch = tf.shape(dense_prefix)[0]
+    # One "O" before and after every row: entities end at the row's end.
+    pad = tf.zeros([batch, 1], tf.int32)
+    prefix = tf.concat([pad, dense_prefix, pad], axis=1)
+    entity_type = tf.concat([pad, dense_type, pad], axis=1)
+    previous, current = prefix[:, :-1], prefix[:, 1:]
+    previous_type, current_type = entity_type[:, :-1], entity_type[:, 1:]
+    other_type = tf.not_equal(previous_type, current_type)
+
+    def among(codes, values):
+        return tf.reduce_any(tf.stack([tf.equal(codes, v) for v in values]),
+                             axis=0)
+
+    ends = tf.not_equal(previous, _O) & (
+        among(previous, (_E, _S)) | other_type | among(current, (_B, _S, _O)))
+    starts = tf.not_equal(current, _O) & (
+        among(current, (_B, _S)) | other_type | among(previous, (_O, _E, _S)))
+    # Column i is the boundary before word i (i == num_words: the row's end).
+    columns = tf.broadcast_to(tf.range(tf.shape(starts)[1]), tf.shape(starts))
+    start_columns = tf.ragged.boolean_mask(columns, starts)
+    end_columns = tf.ragged.boolean_mask(columns, ends)
+    where = tf.stack([tf.cast(start_columns.value_rowids(), tf.int32),
+                      start_columns.flat_values], axis=1)
+    type_ids = start_columns.with_flat_values(
+        tf.gather_nd(entity_type[:, 1:], where))
+    return start_columns, end_columns, type_ids

@@ -1,0 +1,71 @@
+"""Serving a `BertMultipleChoice` (run_multiple_choice.py) from raw text.
+
+Choice k of an example is packed as `[CLS] context [SEP] ending_k [SEP]`
+with the original's `_truncate_seq_pair` (the longer segment loses its last
+token, the ending on a tie; an ending without tokens packs as
+`[CLS] context [SEP]`), exactly as `data/multiple_choice/features.py`
+packs it: the context is tokenized once and shared by every choice.
+"""
+import tensorflow as tf
+
+from serving.text_module import TextServing
+
+
+def choices_ids_signature(function):
+    """Wraps `function(self, input_ids, input_mask, segment_ids)` as a
+    tf.function over int32 [batch_size, num_choices, seq_length] ids."""
+    return tf.function(input_signature=[
+        tf.TensorSpec([None, None, None], tf.int32, name="input_ids"),
+        tf.TensorSpec([None, None, None], tf.int32, name="input_mask"),
+        tf.TensorSpec([None, None, None], tf.int32, name="segment_ids")])(
+            function)
+
+
+class MultipleChoiceServing(TextServing):
+    """Signatures of a `BertMultipleChoice`.
+
+    - `multiple_choice(context, endings)` (= serving_default): `context`
+      tf.string [batch], `endings` tf.string [batch, num_choices] (any
+      number of choices, the same for the whole batch) -> `logits`,
+      `probabilities` float32 [batch, num_choices] (softmax over the
+      choices), `choice` int32 [batch] (argmax), and the packed
+      `input_ids`, `input_mask`, `segment_ids` int32 [batch, num_choices,
+      max_seq_length];
+    - `multiple_choice_ids(input_ids, input_mask, segment_ids)` int32
+      [batch, num_choices, seq_length]: `logits`, `probabilities`, `choice`.
+    """
+
+    def _outputs(self, features):
+        logits = self.model(features, training=False)
+        return {"logits": logits, "probabilities": tf.nn.softmax(logits),
+                "choice": tf.argmax(logits, axis=-1, output_type=tf.int32)}
+
+    def _pack_choices(self, context, endings):
+        batch = tf.shape(endings)[0]
+        num_choices = tf.shape(endings)[1]
+        context_ids = self.tokenizer(context)
+        rows = tf.repeat(tf.range(batch), num_choices)
+        packed = self.packer(tf.gather(context_ids, rows),
+                             self.tokenizer(tf.reshape(endings, [-1])))
+        shape = tf.stack([batch, num_choices, self.max_seq_length])
+        return {key: tf.reshape(value, shape) for key, value in packed.items()}
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None], tf.string, name="context"),
+        tf.TensorSpec([None, None], tf.string, name="endings")])
+    def multiple_choice(self, context, endings):
+        tf.debugging.assert_equal(
+            tf.shape(context)[0], tf.shape(endings)[0],
+            message="context and endings need the same batch size")
+        features = self._pack_choices(context, endings)
+        return dict(self._outputs(features), **features)
+
+    @choices_ids_signature
+    def multiple_choice_ids(self, input_ids, input_mask, segment_ids):
+        return self._outputs({"input_ids": input_ids, "input_mask": input_mask,
+                              "segment_ids": segment_ids})
+
+    def signatures(self):
+        return {"serving_default": self.multiple_choice,
+                "multiple_choice": self.multiple_choice,
+                "multiple_choice_ids": self.multiple_choice_ids}

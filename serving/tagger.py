@@ -1,0 +1,241 @@
+"""Serving a `BertTokenClassifier` (run_ner.py) from raw text or words.
+
+Everything runs in the graph, text in, entities with character offsets out:
+
+  1. words: `InGraphWordSplitter` cuts each text where BERT's BasicTokenizer
+     cuts it (whitespace, punctuation, each CJK ideograph) and keeps each
+     word's offsets in the input string;
+  2. pieces: each word is tokenized on its own by the in-graph tokenizer
+     (the ids of `FullTokenizer.tokenize(word)`, as `data/tagging` tokenizes
+     every CoNLL token); a word without pieces gets `[UNK]`;
+  3. windows: a text's pieces are cut into windows of max_seq_length - 2
+     that advance by doc_stride, and each word is read at its first piece in
+     its max-context window (`serving.tagging_windows`, the rules of
+     `data/tagging`), so no word is ever dropped, whatever the length;
+  4. entities: conlleval's chunk rules on the predicted tags
+     (`serving.entity_spans`).
+
+Given the same words, the ids, windows and scored positions are those of
+`data.tagging.features.convert_documents_to_features` for a document of one
+sentence, so the tags equal `run_ner.py --do_predict`'s.
+"""
+import tensorflow as tf
+
+from data.tokenization.in_graph_words import InGraphWordSplitter
+from serving.entity_spans import entity_spans, label_tables
+from serving.tagging_windows import max_context_positions, window_features
+from serving.text_module import TextServing, ids_signature
+
+
+class TaggerServing(TextServing):
+    """Signatures of a `BertTokenClassifier`.
+
+    - `tag_text(text)` tf.string [batch] (= serving_default): per text,
+      `words` tf.string [batch, max_words] (substrings of the text, "" as
+      padding), `word_start`, `word_end` int32 [batch, max_words] (code point
+      offsets, end exclusive: Python's `text[start:end]`), `num_words` int32
+      [batch]; `tag` tf.string and `tag_id` int32 [batch, max_words],
+      `tag_probability` float32 [batch, max_words] (softmax of the chosen
+      tag), `logits` float32 [batch, max_words, num_labels] (read at each
+      word's first piece); `entity_type`, `entity_text` tf.string and
+      `entity_start`, `entity_end` int32 (code points) [batch,
+      max_entities], `num_entities` int32 [batch];
+    - `tag_words(words)` tf.string [batch, max_words], already split words
+      ("" entries are padding and get tag ""): the same tag outputs aligned
+      with the input, and entities with `entity_start`/`entity_end` as word
+      indices of the input (end exclusive) and `entity_text` the words
+      joined by " ";
+    - `tag_ids(input_ids, input_mask, segment_ids)` int32 [batch,
+      seq_length]: `logits` [batch, seq_length, num_labels],
+      `probabilities`, `tag_id` int32 and `tag` tf.string [batch,
+      seq_length], for every position (the caller knows where words start).
+
+    Args:
+        model: a `BertTokenClassifier` with its weights.
+        tokenizer: `InGraphFullTokenizer` of the training vocab and case.
+        max_seq_length, doc_stride: the windows (as run_ner.py's flags).
+        cls_id, sep_id, unk_id: ids of [CLS], [SEP], [UNK].
+        label_list: list of str, tag id k is label_list[k] ("O" or
+            "<B|I|E|S>-<TYPE>").
+    """
+
+    def __init__(self, model, tokenizer, max_seq_length, doc_stride, cls_id,
+                 sep_id, unk_id, label_list):
+        super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
+        if len(label_list) != model.num_labels:
+            raise ValueError("%d labels for a model with %d outputs"
+                             % (len(label_list), model.num_labels))
+        self.doc_stride = int(doc_stride)
+        self.cls_id, self.sep_id, self.unk_id = cls_id, sep_id, unk_id
+        self.words = InGraphWordSplitter(tokenizer.do_lower_case)
+        prefixes, types, type_names = label_tables(label_list)
+        self.label_list = tf.constant(list(label_list), tf.string)
+        # Readable after tf.saved_model.load (constants are not).
+        self.label_names = tf.Variable(list(label_list), trainable=False,
+                                       dtype=tf.string, name="label_names")
+        self._prefixes = tf.constant(prefixes, tf.int32)
+        self._types = tf.constant(types, tf.int32)
+        self._type_names = tf.constant(type_names, tf.string)
+
+    # -- the shared path: ragged words -> per-word logits --------------------
+
+    def _word_pieces(self, flat_words):
+        """Ragged int32 pieces [num_words, (pieces)], never empty."""
+        pieces = self.tokenizer(flat_words)
+        empty = tf.cast(tf.equal(pieces.row_lengths(), 0), tf.int64)
+        unk = tf.RaggedTensor.from_row_lengths(
+            tf.fill([tf.cast(tf.reduce_sum(empty), tf.int32)], self.unk_id),
+            empty)
+        return tf.concat([pieces, unk], axis=1)
+
+    def tagging_features(self, words):
+        """The model inputs of every window and where each word is read.
+
+        Args:
+            words: tf.RaggedTensor tf.string [batch, (words)].
+
+        Returns:
+            (features, windows, positions): features a dict of int32
+            [num_windows, max_seq_length] `input_ids`, `input_mask`,
+            `segment_ids` (texts in order, windows in order); windows,
+            positions int32 [num_words] (words in order, flattened): the
+            window and position of each word's first piece in its
+            max-context window (`data.tagging.features`' `scored`).
+        """
+        pieces = self._word_pieces(words.flat_values)
+        counts = tf.cast(pieces.row_lengths(), tf.int32)
+        first_piece = tf.cumsum(counts, exclusive=True)
+        word_rows = tf.cast(words.value_rowids(), tf.int32)
+        text_pieces = tf.RaggedTensor.from_row_splits(
+            pieces.flat_values,
+            tf.gather(tf.concat([[0], tf.cumsum(counts)], 0),
+                      tf.cast(words.row_splits, tf.int32)))
+        text_start = tf.gather(tf.cast(text_pieces.row_splits, tf.int32),
+                               word_rows)
+        features, spans = window_features(
+            text_pieces, self.max_seq_length, self.doc_stride, self.cls_id,
+            self.sep_id)
+        windows, positions = max_context_positions(
+            first_piece - text_start, word_rows, spans, self.max_seq_length,
+            self.doc_stride)
+        return features, windows, positions
+
+    def _word_logits(self, words):
+        """words: ragged tf.string [batch, (words)] -> ragged float32 logits
+        [batch, (words), num_labels] at each word's first piece."""
+        features, windows, positions = self.tagging_features(words)
+        logits = self.model(features, training=False)
+        word_logits = tf.gather_nd(logits, tf.stack([windows, positions], 1))
+        return words.with_flat_values(word_logits)
+
+    def _tags(self, logits):
+        """Ragged logits [batch, (words), labels] -> dict of ragged
+        `tag_id`, `tag`, `tag_probability`."""
+        flat = logits.flat_values
+        tag_id = tf.argmax(flat, axis=-1, output_type=tf.int32)
+        probability = tf.reduce_max(tf.nn.softmax(flat), axis=-1)
+        return {"tag_id": logits.with_flat_values(tag_id),
+                "tag": logits.with_flat_values(
+                    tf.gather(self.label_list, tag_id)),
+                "tag_probability": logits.with_flat_values(probability)}
+
+    def _entities(self, tag_id):
+        starts, ends, types = entity_spans(tag_id, self._prefixes,
+                                           self._types)
+        return starts, ends, tf.gather(self._type_names, types)
+
+    # -- signatures -----------------------------------------------------------
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    def tag_text(self, text):
+        split = self.words(text)
+        words = split["words"]
+        logits = self._word_logits(words)
+        tags = self._tags(logits)
+        starts, ends, types = self._entities(tags["tag_id"])
+        rows = tf.cast(starts.value_rowids(), tf.int32)
+
+        def word_value(name, index, shift=0):
+            where = tf.stack([rows, index.flat_values + shift], axis=1)
+            return tf.gather_nd(split[name].to_tensor(), where)
+
+        byte_start = word_value("byte_start", starts)
+        byte_end = word_value("byte_end", ends, -1)
+        entity_text = tf.strings.substr(tf.gather(text, rows), byte_start,
+                                        byte_end - byte_start, unit="BYTE")
+        outputs = {
+            "words": words.to_tensor(default_value=""),
+            "word_start": split["start"].to_tensor(),
+            "word_end": split["end"].to_tensor(),
+            "num_words": tf.cast(words.row_lengths(), tf.int32),
+            "logits": logits.to_tensor(),
+            "entity_type": types.to_tensor(default_value=""),
+            "entity_start": starts.with_flat_values(
+                word_value("start", starts)).to_tensor(),
+            "entity_end": starts.with_flat_values(
+                word_value("end", ends, -1)).to_tensor(),
+            "entity_text": starts.with_flat_values(entity_text).to_tensor(
+                default_value=""),
+            "num_entities": tf.cast(starts.row_lengths(), tf.int32)}
+        outputs.update({name: value.to_tensor(
+            default_value="" if value.dtype == tf.string else 0)
+            for name, value in tags.items()})
+        return outputs
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None, None], tf.string, name="words")])
+    def tag_words(self, words):
+        present = tf.not_equal(words, "")
+        ragged = tf.ragged.boolean_mask(words, present)
+        columns = tf.ragged.boolean_mask(
+            tf.broadcast_to(tf.range(tf.shape(words)[1]), tf.shape(words)),
+            present)
+        logits = self._word_logits(ragged)
+        tags = self._tags(logits)
+        starts, ends, types = self._entities(tags["tag_id"])
+        # Entity bounds as columns of the input; text: the words joined.
+        rows = tf.cast(starts.value_rowids(), tf.int32)
+        dense_columns = columns.to_tensor()
+        start_column = tf.gather_nd(dense_columns, tf.stack(
+            [rows, starts.flat_values], 1))
+        end_column = tf.gather_nd(dense_columns, tf.stack(
+            [rows, ends.flat_values - 1], 1)) + 1
+        spans = tf.ragged.range(starts.flat_values, ends.flat_values)
+        entity_words = tf.gather_nd(ragged.to_tensor(), tf.stack(
+            [tf.gather(rows, tf.cast(spans.value_rowids(), tf.int32)),
+             spans.flat_values], 1))
+        entity_text = tf.strings.reduce_join(
+            spans.with_flat_values(entity_words), axis=1, separator=" ")
+        scatter_at = tf.stack([tf.cast(columns.value_rowids(), tf.int32),
+                               columns.flat_values], 1)
+        shape = tf.shape(words)
+        outputs = {}
+        for name, value in tags.items():
+            outputs[name] = tf.tensor_scatter_nd_update(
+                tf.fill(shape, tf.constant("" if value.dtype == tf.string
+                                           else 0, value.dtype)),
+                scatter_at, value.flat_values)
+        num_labels = tf.shape(logits.flat_values)[-1]
+        outputs["logits"] = tf.scatter_nd(
+            scatter_at, logits.flat_values,
+            tf.concat([shape, [num_labels]], 0))
+        outputs.update({
+            "entity_type": types.to_tensor(default_value=""),
+            "entity_start": starts.with_flat_values(start_column).to_tensor(),
+            "entity_end": starts.with_flat_values(end_column).to_tensor(),
+            "entity_text": starts.with_flat_values(entity_text).to_tensor(
+                default_value=""),
+            "num_entities": tf.cast(starts.row_lengths(), tf.int32)})
+        return outputs
+
+    @ids_signature
+    def tag_ids(self, input_ids, input_mask, segment_ids):
+        logits = self.model({"input_ids": input_ids, "input_mask": input_mask,
+                             "segment_ids": segment_ids}, training=False)
+        tag_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        return {"logits": logits, "probabilities": tf.nn.softmax(logits),
+                "tag_id": tag_id, "tag": tf.gather(self.label_list, tag_id)}
+
+    def signatures(self):
+        return {"serving_default": self.tag_text, "tag_text": self.tag_text,
+                "tag_words": self.tag_words, "tag_ids": self.tag_ids}

@@ -1,0 +1,272 @@
+"""Predicting from raw text with an export or a checkpoint: JSON lines out.
+
+    task = PredictTextTask(PredictTextConfig(
+        export_dir="/tmp/mrpc_export", text=["A sentence.\\tAnother one."]))
+    for result in task.run():
+        print(result)
+
+Input: `text` (each string one example), else `input_file`, else standard
+input; one example per line, TAB between the fields:
+  * classifier: `text` or `text_a<TAB>text_b`;
+  * squad: `question<TAB>context`;
+  * tagger: the whole line is the text (a TAB is a space to BERT);
+  * multiple_choice: `context<TAB>ending_1<TAB>...<TAB>ending_n`.
+Blank lines are skipped; each result names its `line` (1-based, of the
+file, stdin or the `text` list), echoes the input fields and adds the
+model's outputs (`serving.predictions`). The whole input is read and every
+line checked before anything is predicted (an export is loaded first only
+to learn its model type).
+
+The model: `export_dir` (a SavedModel of export_saved_model.py; its type
+is read from its signatures), or a checkpoint (`init_checkpoint` with
+`bert_config_file`, `vocab_file`, `model_type` and the labels, as for
+export_saved_model.py), from which the same serving module is built in
+memory, nothing written.
+"""
+import dataclasses
+import json
+import sys
+
+from tasks import checks
+from tasks.errors import UserError
+
+MODEL_TYPES = ("classifier", "squad", "tagger", "multiple_choice")
+# The names of the fields of a line, per model type.
+_FIELDS = {"squad": ("question", "context"), "tagger": ("text",)}
+
+
+@dataclasses.dataclass(kw_only=True)
+class PredictTextConfig:
+    """The flags of predict_text.py.
+
+    Attributes:
+        export_dir: a SavedModel of export_saved_model.py; or else
+        init_checkpoint, bert_config_file, vocab_file, do_lower_case,
+            max_seq_length, model_type and the labels (task_name,
+            label_list, num_labels, label_list_file), doc_stride,
+            max_query_length, max_answer_length, n_best_size: as for
+            export_saved_model.py.
+        text: list of str, examples given directly.
+        input_file: one example per line (when `text` is empty); neither:
+            standard input.
+        output_file: write the JSON lines there (atomically) instead of
+            standard output.
+        batch_size: examples per model call.
+    """
+    export_dir: str = None
+    model_type: str = None
+    init_checkpoint: str = None
+    bert_config_file: str = None
+    vocab_file: str = None
+    do_lower_case: bool = True
+    max_seq_length: int = 128
+    task_name: str = None
+    label_list: list = None
+    num_labels: int = None
+    label_list_file: str = None
+    doc_stride: int = 128
+    max_query_length: int = 64
+    max_answer_length: int = 30
+    n_best_size: int = 20
+    text: list = None
+    input_file: str = None
+    output_file: str = None
+    batch_size: int = 32
+
+
+def _lines(config, stdin):
+    """[(line number, str)] of the input, blank lines left out, and where
+    it came from (for messages)."""
+    if config.text:
+        return list(enumerate(config.text, start=1)), "--text"
+    if config.input_file:
+        from data.io.text_files import read_utf8_text
+
+        checks.check_data_file(config.input_file, "--input_file")
+        text, where = read_utf8_text(config.input_file), config.input_file
+    else:
+        data, where = stdin.buffer.read(), "<stdin>"
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            raise UserError(f"<stdin>, line {line}: not UTF-8 text "
+                            f"({error.reason})") from None
+    lines = text.split("\n")
+    return [(number, line.rstrip("\r")) for number, line in
+            enumerate(lines, start=1)], where
+
+
+def parse_rows(numbered_lines, model_type, where):
+    """The examples of each non-blank line as tuples of fields.
+
+    Returns:
+        list of (line number, tuple of str).
+
+    Raises:
+        UserError: a line with the wrong number of fields for the model
+            type, naming `where` and the line.
+    """
+    rows = []
+    for number, line in numbered_lines:
+        if not line.strip():
+            continue
+        if model_type == "tagger":
+            rows.append((number, (line,)))
+            continue
+        fields = tuple(line.split("\t"))
+        expected = {"classifier": "1 or 2 (text, or text_a<TAB>text_b)",
+                    "squad": "2 (question<TAB>context)",
+                    "multiple_choice": "at least 2 (context<TAB>ending_1"
+                    "<TAB>...)"}[model_type]
+        if ((model_type == "classifier" and len(fields) > 2)
+                or (model_type == "squad" and len(fields) != 2)
+                or (model_type == "multiple_choice" and len(fields) < 2)):
+            raise UserError(f"{where}, line {number}: {len(fields)} "
+                            f"TAB-separated field(s); a {model_type} takes "
+                            f"{expected}.")
+        rows.append((number, fields))
+    if not rows:
+        raise UserError(f"{where}: no examples (every line is blank).")
+    return rows
+
+
+def _named(model_type, fields):
+    """The input fields as they are echoed in a result."""
+    if model_type == "classifier":
+        return ({"text": fields[0]} if len(fields) == 1
+                else {"text_a": fields[0], "text_b": fields[1]})
+    if model_type == "multiple_choice":
+        return {"context": fields[0], "endings": list(fields[1:])}
+    return dict(zip(_FIELDS[model_type], fields))
+
+
+class PredictTextTask:
+    """Checks everything (`prepare`), then predicts every row (`run`).
+
+    Raises (from `prepare()`):
+        UserError: neither or both of export_dir and init_checkpoint, an
+            unknown or missing model_type, missing files, a bad input line,
+            labels missing for a classifier or tagger checkpoint, an export
+            of another type than model_type.
+    """
+
+    def __init__(self, config, stdin=None):
+        self.config = config
+        self.stdin = stdin or sys.stdin
+        self.rows = None
+        self.model_type = None
+
+    def _export_config(self):
+        from tasks.export import ExportConfig
+
+        fields = {field.name for field in dataclasses.fields(ExportConfig)}
+        values = {name: getattr(self.config, name) for name in fields
+                  if hasattr(self.config, name)}
+        return ExportConfig(**values)
+
+    def prepare(self):
+        """Every check, and the input read, before any model is loaded."""
+        config = self.config
+        checks.check_positive(batch_size=config.batch_size)
+        if bool(config.export_dir) == bool(config.init_checkpoint):
+            raise UserError("Give --export_dir (a SavedModel) or "
+                            "--init_checkpoint (with --bert_config_file, "
+                            "--vocab_file and --model_type), exactly one.")
+        if config.model_type is not None and config.model_type not in (
+                MODEL_TYPES):
+            raise UserError(f"--model_type={config.model_type}: expected one "
+                            f"of {', '.join(MODEL_TYPES)}.")
+        if config.init_checkpoint and config.model_type is None:
+            raise UserError("--init_checkpoint needs --model_type ("
+                            f"{', '.join(MODEL_TYPES)}).")
+        if config.text and config.input_file:
+            raise UserError("Give --text or --input_file, not both.")
+        if config.output_file:
+            checks.check_output_dir_writable(
+                _folder(config.output_file), "--output_file")
+        numbered, where = _lines(config, self.stdin)
+        if config.export_dir:
+            from serving.predictions import load_export, model_type_of
+
+            self.served = load_export(config.export_dir)
+            self.model_type = model_type_of(set(self.served.signatures),
+                                            config.export_dir)
+            if config.model_type and config.model_type != self.model_type:
+                raise UserError(f"{config.export_dir} serves a "
+                                f"{self.model_type} model, not "
+                                f"--model_type={config.model_type}.")
+        else:
+            self._prepare_checkpoint()
+        self.rows = parse_rows(numbered, self.model_type, where)
+
+    def _prepare_checkpoint(self):
+        from tasks.export import ExportTask
+
+        config = self.config
+        self.model_type = config.model_type
+        for flag in ("bert_config_file", "vocab_file"):
+            checks.check_data_file(getattr(config, flag), "--" + flag)
+        export = ExportTask(self._export_config())
+        self.label_list, self.num_labels = None, None
+        if self.model_type == "classifier":
+            self.label_list, self.num_labels = export.classifier_labels()
+        elif self.model_type == "tagger":
+            self.label_list = export.tagger_labels()
+        self.served = None
+
+    def _predictor(self):
+        from serving.predictions import Predictor
+
+        config = self.config
+        if self.served is None:
+            from serving import build_serving_module
+
+            self.served = build_serving_module(
+                self.model_type, bert_config_file=config.bert_config_file,
+                vocab_file=config.vocab_file,
+                init_checkpoint=config.init_checkpoint,
+                do_lower_case=config.do_lower_case,
+                max_seq_length=config.max_seq_length,
+                label_list=self.label_list, num_labels=self.num_labels,
+                max_query_length=config.max_query_length,
+                max_answer_length=config.max_answer_length,
+                n_best_size=config.n_best_size, doc_stride=config.doc_stride)
+        where = config.export_dir or config.init_checkpoint
+        return Predictor.for_served(self.served, where, self.model_type)
+
+    def results(self):
+        """The result dicts, in input order (`prepare()` first)."""
+        predictor = self._predictor()
+        outputs = predictor.predict([fields for _, fields in self.rows],
+                                    batch_size=self.config.batch_size)
+        return [dict({"line": number}, **_named(self.model_type, fields),
+                     **output)
+                for (number, fields), output in zip(self.rows, outputs)]
+
+    def run(self, stdout=None):
+        """Checks, predicts, writes the JSON lines; returns the results."""
+        self.prepare()
+        results = self.results()
+        text = "".join(json.dumps(result, ensure_ascii=False) + "\n"
+                       for result in results)
+        if self.config.output_file:
+            from data.io.atomic import write_text_atomically
+
+            write_text_atomically(self.config.output_file, text)
+        else:
+            stream = stdout or sys.stdout
+            if hasattr(stream, "buffer"):   # UTF-8 whatever the locale says
+                stream.flush()
+                stream.buffer.write(text.encode("utf-8"))
+                stream.buffer.flush()
+            else:
+                stream.write(text)
+                stream.flush()
+        return results
+
+
+def _folder(path):
+    import os
+
+    return os.path.dirname(os.path.abspath(path))
