@@ -18,15 +18,15 @@ from tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
-class ExportConfig:
-    """The flags of export_saved_model.py.
+class ServedModelConfig:
+    """What a served model is built from (export_saved_model.py's and
+    predict_text.py's flags of the same names).
 
     Attributes:
         model_type: one of `serving.MODEL_TYPES`.
         bert_config_file, vocab_file, do_lower_case, max_seq_length: as the
             model was trained.
         init_checkpoint: a checkpoint prefix or an output_dir.
-        export_dir: the SavedModel folder to create (must not exist).
         task_name, label_list, num_labels: a classifier's labels (exactly one
             of them).
         label_list_file: a tagger's tags (run_ner.py's label_list.txt);
@@ -41,7 +41,6 @@ class ExportConfig:
     do_lower_case: bool = True
     max_seq_length: int = 128
     init_checkpoint: str = None
-    export_dir: str = None
     task_name: str = None
     label_list: list = None
     num_labels: int = None
@@ -50,6 +49,13 @@ class ExportConfig:
     n_best_size: int = 20
     label_list_file: str = None
     doc_stride: int = 128
+
+
+@dataclasses.dataclass(kw_only=True)
+class ExportConfig(ServedModelConfig):
+    """The flags of export_saved_model.py: the served model, and
+    `export_dir`, the SavedModel folder to create (must not exist)."""
+    export_dir: str = None
 
 
 class ExportTask:
@@ -142,14 +148,12 @@ class ExportTask:
         # An existing export_dir is refused by `export_saved_model` itself.
         checks.check_output_dir_writable(config.export_dir, "--export_dir")
 
-    def run(self):
-        """Writes the SavedModel; returns its directory."""
-        from serving import export_saved_model
-
-        self.prepare()
+    def serving_arguments(self):
+        """The keyword arguments of `serving.build_serving_module` for this
+        config, labels resolved (after `prepare()`)."""
         config = self.config
-        return export_saved_model(
-            config.export_dir, model_type=config.model_type,
+        return dict(
+            model_type=config.model_type,
             bert_config_file=config.bert_config_file,
             vocab_file=config.vocab_file,
             init_checkpoint=config.init_checkpoint,
@@ -159,3 +163,11 @@ class ExportTask:
             max_query_length=config.max_query_length,
             max_answer_length=config.max_answer_length,
             n_best_size=config.n_best_size, doc_stride=config.doc_stride)
+
+    def run(self):
+        """Writes the SavedModel; returns its directory."""
+        from serving import export_saved_model
+
+        self.prepare()
+        return export_saved_model(self.config.export_dir,
+                                  **self.serving_arguments())

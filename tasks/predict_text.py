@@ -29,6 +29,7 @@ import sys
 
 from tasks import checks
 from tasks.errors import UserError
+from tasks.export import ServedModelConfig
 
 MODEL_TYPES = ("classifier", "squad", "tagger", "multiple_choice")
 # The names of the fields of a line, per model type.
@@ -36,16 +37,14 @@ _FIELDS = {"squad": ("question", "context"), "tagger": ("text",)}
 
 
 @dataclasses.dataclass(kw_only=True)
-class PredictTextConfig:
+class PredictTextConfig(ServedModelConfig):
     """The flags of predict_text.py.
 
     Attributes:
         export_dir: a SavedModel of export_saved_model.py; or else
-        init_checkpoint, bert_config_file, vocab_file, do_lower_case,
-            max_seq_length, model_type and the labels (task_name,
-            label_list, num_labels, label_list_file), doc_stride,
-            max_query_length, max_answer_length, n_best_size: as for
-            export_saved_model.py.
+            init_checkpoint, bert_config_file, vocab_file, model_type, the
+            labels, ...: the `ServedModelConfig` fields, as for
+            export_saved_model.py (model_type None: read from the export).
         text: list of str, examples given directly.
         input_file: one example per line (when `text` is empty); neither:
             standard input.
@@ -53,21 +52,8 @@ class PredictTextConfig:
             standard output.
         batch_size: examples per model call.
     """
-    export_dir: str = None
     model_type: str = None
-    init_checkpoint: str = None
-    bert_config_file: str = None
-    vocab_file: str = None
-    do_lower_case: bool = True
-    max_seq_length: int = 128
-    task_name: str = None
-    label_list: list = None
-    num_labels: int = None
-    label_list_file: str = None
-    doc_stride: int = 128
-    max_query_length: int = 64
-    max_answer_length: int = 30
-    n_best_size: int = 20
+    export_dir: str = None
     text: list = None
     input_file: str = None
     output_file: str = None
@@ -207,12 +193,14 @@ class PredictTextTask:
         self.model_type = config.model_type
         for flag in ("bert_config_file", "vocab_file"):
             checks.check_data_file(getattr(config, flag), "--" + flag)
-        export = ExportTask(self._export_config())
+        self.export = ExportTask(self._export_config())
         self.label_list, self.num_labels = None, None
         if self.model_type == "classifier":
-            self.label_list, self.num_labels = export.classifier_labels()
+            self.label_list, self.num_labels = self.export.classifier_labels()
         elif self.model_type == "tagger":
-            self.label_list = export.tagger_labels()
+            self.label_list = self.export.tagger_labels()
+        self.export.label_list = self.label_list
+        self.export.num_labels = self.num_labels
         self.served = None
 
     def _predictor(self):
@@ -222,16 +210,9 @@ class PredictTextTask:
         if self.served is None:
             from serving import build_serving_module
 
-            self.served = build_serving_module(
-                self.model_type, bert_config_file=config.bert_config_file,
-                vocab_file=config.vocab_file,
-                init_checkpoint=config.init_checkpoint,
-                do_lower_case=config.do_lower_case,
-                max_seq_length=config.max_seq_length,
-                label_list=self.label_list, num_labels=self.num_labels,
-                max_query_length=config.max_query_length,
-                max_answer_length=config.max_answer_length,
-                n_best_size=config.n_best_size, doc_stride=config.doc_stride)
+            arguments = dict(self.export.serving_arguments(),
+                             model_type=self.model_type)
+            self.served = build_serving_module(**arguments)
         where = config.export_dir or config.init_checkpoint
         return Predictor.for_served(self.served, where, self.model_type)
 

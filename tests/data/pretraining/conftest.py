@@ -35,3 +35,13 @@ def tiny_vocab(tmp_path):
     path = tmp_path / "vocab.txt"
     path.write_text("\n".join(words) + "\n", encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def script_vocab(tmp_path):
+    """A 15-token vocab for runs of the whole pipeline (str path)."""
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat",
+             "sat", "on", "mat", "a", "dog", "ran", ".", "big"]
+    path = tmp_path / "vocab.txt"
+    path.write_text("\n".join(words) + "\n", encoding="utf-8")
+    return str(path)

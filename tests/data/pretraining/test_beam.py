@@ -51,15 +51,6 @@ def vocab(data_dir):
     return str(data_dir / UNCASED_VOCAB)
 
 
-@pytest.fixture
-def tiny_vocab(tmp_path):
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat",
-             "sat", "on", "mat", "a", "dog", "ran", ".", "big"]
-    path = tmp_path / "vocab.txt"
-    path.write_text("\n".join(words) + "\n", encoding="utf-8")
-    return str(path)
-
-
 def run_both(tmp_path, inputs, vocab, num_outputs, runner="DirectRunner",
              before_beam=None, **kwargs):
     """Local pool and Beam on the same arguments; returns both file lists.
@@ -113,7 +104,7 @@ def test_several_shards_whole_word_mask_equal_local(tmp_path, sample, vocab):
 
 
 @pytest.mark.slow
-def test_more_shards_than_open_files_equal_local(tmp_path, tiny_vocab):
+def test_more_shards_than_open_files_equal_local(tmp_path, script_vocab):
     # 70 one-document shards: the merge holds 64 open and queues the rest.
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("".join(
@@ -122,7 +113,7 @@ def test_more_shards_than_open_files_equal_local(tmp_path, tiny_vocab):
         encoding="utf-8")
     assert len(plan_shards([str(corpus)], 1)) == 70
     local, beamed = run_both(
-        tmp_path, [str(corpus)], tiny_vocab, 2, random_seed=3,
+        tmp_path, [str(corpus)], script_vocab, 2, random_seed=3,
         shard_size_bytes=1,
         options=PretrainingOptions(max_seq_length=16,
                                    max_predictions_per_seq=3, dupe_factor=2))
@@ -130,10 +121,10 @@ def test_more_shards_than_open_files_equal_local(tmp_path, tiny_vocab):
         assert file_bytes(one) == file_bytes(two)
 
 
-def test_empty_corpus_gives_empty_files_as_local(tmp_path, tiny_vocab):
+def test_empty_corpus_gives_empty_files_as_local(tmp_path, script_vocab):
     corpus = tmp_path / "blank.txt"
     corpus.write_text("\n\n  \n", encoding="utf-8")
-    local, beamed = run_both(tmp_path, [str(corpus)], tiny_vocab, 2)
+    local, beamed = run_both(tmp_path, [str(corpus)], script_vocab, 2)
     for one, two in zip(local, beamed):
         assert file_bytes(one) == file_bytes(two) == b""
 
@@ -260,37 +251,37 @@ def errors_of_both(tmp_path, monkeypatch, inputs, vocab, **kwargs):
     return str(beam_error)
 
 
-def test_bad_utf8_gives_the_local_error(tmp_path, monkeypatch, tiny_vocab):
+def test_bad_utf8_gives_the_local_error(tmp_path, monkeypatch, script_vocab):
     corpus = tmp_path / "c.txt"
     corpus.write_bytes(b"the cat\n\nbad \xc3\x28 line\n")
     message = errors_of_both(tmp_path, monkeypatch, [str(corpus)],
-                             tiny_vocab)
+                             script_vocab)
     assert message.startswith(str(corpus) + ":3: ")
     assert "UTF-8" in message
 
 
-def test_bad_utf8_in_a_later_shard(tmp_path, monkeypatch, tiny_vocab):
+def test_bad_utf8_in_a_later_shard(tmp_path, monkeypatch, script_vocab):
     corpus = tmp_path / "c.txt"
     corpus.write_bytes(b"the cat\n\n" * 300 + b"a dog \xff\n")
     message = errors_of_both(tmp_path, monkeypatch, [str(corpus)],
-                             tiny_vocab, shard_size_bytes=100)
+                             script_vocab, shard_size_bytes=100)
     assert message.startswith(str(corpus) + ":601: ")
 
 
-def test_gzip_gives_the_local_error(tmp_path, monkeypatch, tiny_vocab):
+def test_gzip_gives_the_local_error(tmp_path, monkeypatch, script_vocab):
     import gzip
 
     corpus = tmp_path / "corpus.txt.gz"
     corpus.write_bytes(gzip.compress(b"the cat sat on the mat .\n" * 50))
     message = errors_of_both(tmp_path, monkeypatch, [str(corpus)],
-                             tiny_vocab)
+                             script_vocab)
     assert "is a gzip file, expected a UTF-8 text corpus; gunzip it" in message
 
 
 def test_missing_input_and_bad_vocab_give_the_local_errors(
-        tmp_path, monkeypatch, tiny_vocab):
+        tmp_path, monkeypatch, script_vocab):
     message = errors_of_both(tmp_path, monkeypatch,
-                             [str(tmp_path / "nothing.txt")], tiny_vocab)
+                             [str(tmp_path / "nothing.txt")], script_vocab)
     assert message == "input file not found: %s" % (tmp_path / "nothing.txt")
     vocab = tmp_path / "no_mask.txt"
     vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\n", encoding="utf-8")
@@ -298,7 +289,7 @@ def test_missing_input_and_bad_vocab_give_the_local_errors(
     corpus.write_text("the\n", encoding="utf-8")
     message = errors_of_both(tmp_path, monkeypatch, [str(corpus)], str(vocab))
     assert "lacks [MASK]" in message
-    message = errors_of_both(tmp_path, monkeypatch, [str(corpus)], tiny_vocab,
+    message = errors_of_both(tmp_path, monkeypatch, [str(corpus)], script_vocab,
                              options=PretrainingOptions(dupe_factor=0))
     assert "dupe_factor" in message
     assert all_files(tmp_path) == ["c.txt", "no_mask.txt", "vocab.txt"]
@@ -358,7 +349,7 @@ def test_script_direct_runner_equals_original(tmp_path, repo_root, data_dir,
 
 @pytest.mark.slow
 def test_script_bad_input_same_one_line_error(tmp_path, repo_root,
-                                              tiny_vocab):
+                                              script_vocab):
     corpus = tmp_path / "c.txt"
     corpus.write_bytes(b"the cat\n\nbad \xc3\x28 line\n")
     empty = tmp_path / "empty.txt"
@@ -368,7 +359,7 @@ def test_script_bad_input_same_one_line_error(tmp_path, repo_root,
         result = run_script(
             repo_root, "--runner=%s" % runner, "--input_file=%s" % path,
             "--output_file=%s" % (tmp_path / "o.tfrecord"),
-            "--vocab_file=%s" % tiny_vocab)
+            "--vocab_file=%s" % script_vocab)
         assert result.returncode == 1
         lines = [line for line in result.stderr.splitlines()
                  if line.startswith("create_pretraining_data.py: error:")]

@@ -41,15 +41,6 @@ def run_script(repo_root, *args):
     return run_script_argv("create_pretraining_data.py", *args)
 
 
-@pytest.fixture
-def tiny_vocab(tmp_path):
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat",
-             "sat", "on", "mat", "a", "dog", "ran", ".", "big"]
-    path = tmp_path / "vocab.txt"
-    path.write_text("\n".join(words) + "\n", encoding="utf-8")
-    return str(path)
-
-
 # ---- the script against the original's output ------------------------------------
 
 @pytest.mark.slow
@@ -186,12 +177,12 @@ def test_workers_do_not_change_the_output(tmp_path, data_dir):
     ("the cat sat on the mat .\na dog ran .\nbig dog\n", True),  # one doc
     ("\n\nthe cat\n\u0e38\n\n a dog  \n\n", True),  # mixed
 ])
-def test_edge_case_corpora(tmp_path, tiny_vocab, text, expect_instances):
+def test_edge_case_corpora(tmp_path, script_vocab, text, expect_instances):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(text, encoding="utf-8")
     out = tmp_path / "out.tfrecord"
     count = create_pretraining_files(
-        [str(corpus)], [str(out)], tiny_vocab,
+        [str(corpus)], [str(out)], script_vocab,
         options=PretrainingOptions(max_seq_length=16,
                                    max_predictions_per_seq=3, dupe_factor=4),
         show_progress=False)
@@ -204,11 +195,11 @@ def test_edge_case_corpora(tmp_path, tiny_vocab, text, expect_instances):
 
 
 def test_one_sentence_documents_give_random_next_labels(tmp_path,
-                                                        tiny_vocab):
+                                                        script_vocab):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("the cat\n\na dog ran\n\nbig mat .\n", encoding="utf-8")
     out = tmp_path / "out.tfrecord"
-    create_pretraining_files([str(corpus)], [str(out)], tiny_vocab,
+    create_pretraining_files([str(corpus)], [str(out)], script_vocab,
                              options=PretrainingOptions(max_seq_length=16,
                                                         dupe_factor=3),
                              show_progress=False)
@@ -216,14 +207,14 @@ def test_one_sentence_documents_give_random_next_labels(tmp_path,
     assert labels == [[1]] * 9
 
 
-def test_documents_continue_across_input_files(tmp_path, tiny_vocab):
+def test_documents_continue_across_input_files(tmp_path, script_vocab):
     # As in the original, only a blank line ends a document, not a new file.
     (tmp_path / "a.txt").write_text("the cat sat\n", encoding="utf-8")
     (tmp_path / "b.txt").write_text("a dog ran\n", encoding="utf-8")
     out = tmp_path / "out.tfrecord"
     create_pretraining_files(
         [str(tmp_path / "a.txt"), str(tmp_path / "b.txt")], [str(out)],
-        tiny_vocab, options=PretrainingOptions(max_seq_length=16,
+        script_vocab, options=PretrainingOptions(max_seq_length=16,
                                                dupe_factor=10,
                                                short_seq_prob=0.0),
         show_progress=False)
@@ -246,12 +237,12 @@ def test_vocab_without_mask_token_is_rejected(tmp_path):
 
 
 def test_bad_utf8_input_names_file_and_line_and_writes_nothing(tmp_path,
-                                                               tiny_vocab):
+                                                               script_vocab):
     corpus = tmp_path / "c.txt"
     corpus.write_bytes(b"the cat\n\nbad \xc3\x28 line\n")
     with pytest.raises(ValueError, match=r"c\.txt:3: .*UTF-8"):
         create_pretraining_files([str(corpus)], [str(tmp_path / "o")],
-                                 tiny_vocab, show_progress=False)
+                                 script_vocab, show_progress=False)
     assert sorted(os.listdir(tmp_path)) == ["c.txt", "vocab.txt"]
 
 
@@ -261,21 +252,21 @@ def test_bad_utf8_input_names_file_and_line_and_writes_nothing(tmp_path,
     (PretrainingOptions(dupe_factor=0), "dupe_factor"),
     (PretrainingOptions(max_predictions_per_seq=0), "max_predictions"),
 ])
-def test_bad_options_are_rejected(tmp_path, tiny_vocab, options, message):
+def test_bad_options_are_rejected(tmp_path, script_vocab, options, message):
     corpus = tmp_path / "c.txt"
     corpus.write_text("the cat\n", encoding="utf-8")
     with pytest.raises(ValueError, match=message):
         create_pretraining_files([str(corpus)], [str(tmp_path / "o")],
-                                 tiny_vocab, options=options,
+                                 script_vocab, options=options,
                                  show_progress=False)
 
 
 @pytest.mark.slow
-def test_script_reports_missing_input(tmp_path, repo_root, tiny_vocab):
+def test_script_reports_missing_input(tmp_path, repo_root, script_vocab):
     result = run_script(repo_root,
                         "--input_file=%s" % (tmp_path / "nothing*.txt"),
                         "--output_file=%s" % (tmp_path / "o.tfrecord"),
-                        "--vocab_file=%s" % tiny_vocab)
+                        "--vocab_file=%s" % script_vocab)
     assert result.returncode != 0
     assert "matches no file" in result.stderr
     assert not (tmp_path / "o.tfrecord").exists()
@@ -305,7 +296,7 @@ def test_script_flags_and_defaults(repo_root):
     assert "output_file" in result.stderr and "vocab_file" in result.stderr
 
 
-def test_gzipped_corpus_says_to_extract_it(tmp_path, tiny_vocab):
+def test_gzipped_corpus_says_to_extract_it(tmp_path, script_vocab):
     import gzip
 
     corpus = tmp_path / "corpus.txt.gz"
@@ -313,5 +304,5 @@ def test_gzipped_corpus_says_to_extract_it(tmp_path, tiny_vocab):
     with pytest.raises(ValueError, match=r"corpus.txt.gz: is a gzip file, expected a "
                        r"UTF-8 text corpus; gunzip it first"):
         create_pretraining_files([str(corpus)], [str(tmp_path / "o.tfrecord")],
-                                 tiny_vocab, show_progress=False)
+                                 script_vocab, show_progress=False)
     assert sorted(os.listdir(tmp_path)) == ["corpus.txt.gz", "vocab.txt"]
