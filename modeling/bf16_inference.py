@@ -14,6 +14,8 @@ than the float32 oneDNN path (see benchmarks/compare.py and README).
 """
 import keras
 
+from modeling.naming import tf1_name
+
 
 def bfloat16_inference_copy(model):
     """The same model with bfloat16 weights and compute, for inference only.
@@ -27,19 +29,20 @@ def bfloat16_inference_copy(model):
         outputs are bfloat16 where the model computes in its compute dtype
         (the classifier and SQuAD heads return float32).
     Raises:
-        ValueError: the copy's weight paths differ from the model's (a model
+        ValueError: the copy's weight names differ from the model's (a model
             not built by its constructor).
     """
     config = model.get_config()
     config["dtype"] = "bfloat16"
     copy = type(model).from_config(config)
-    source = {weight.path: weight for weight in model.weights}
-    paths = sorted(weight.path for weight in copy.weights)
+    # By TF1 name: the copy's inner models may get other Keras names.
+    source = {tf1_name(weight): weight for weight in model.weights}
+    paths = sorted(tf1_name(weight) for weight in copy.weights)
     if paths != sorted(source):
         raise ValueError(
             f"bfloat16_inference_copy: the copy of {model.name} has weights "
             f"{paths[:3]}..., the model {sorted(source)[:3]}...; expected the "
             "same paths.")
     for weight in copy.weights:
-        weight.assign(keras.ops.cast(source[weight.path], weight.dtype))
+        weight.assign(keras.ops.cast(source[tf1_name(weight)], weight.dtype))
     return copy
