@@ -25,5 +25,11 @@ setup(
         "numpy>=1.26",
         "safetensors>=0.4",  # Hugging Face weights (convert_checkpoint.py)
     ],
-    extras_require={"dev": ["pytest>=8"]},
+    extras_require={
+        "dev": ["pytest>=8"],
+        # Only for benchmarks/compare.py's peers (never imported by the
+        # package). torch pinned: a plain `torch` pulls a multi-GB CUDA build.
+        "bench": ["torch==2.13.0", "transformers>=4.48", "onnxruntime>=1.20",
+                  "onnx>=1.17"],
+    },
 )

@@ -251,7 +251,7 @@ class Int8Inference(tf.Module):
             rows, (batch_size, seq_length, self.config.hidden_size))
         return sequence_output, self._encoder.pooler(sequence_output)
 
-    @tf.function
+    @tf.function(reduce_retracing=True)
     def __call__(self, inputs, training=False):
         # Always a graph: oneDNN's int8 kernels are only put in by its graph
         # rewrite, not in eager mode.
