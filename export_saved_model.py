@@ -88,6 +88,11 @@ flags.DEFINE_integer(
 flags.DEFINE_integer(
     "n_best_size", 20,
     "SQuAD: the number of top start and end logits considered for the answer.")
+flags.DEFINE_enum(
+    "quantize", None, ["int8"],
+    "int8: the encoder's matmuls in int8 (oneDNN; classifier, squad and "
+    "encoder exports), about 1.7x faster than float32 on CPU; the export is "
+    "then loaded with TF_ENABLE_ONEDNN_OPTS=1 (the scripts' default).")
 cli.define_common_flags(checkpoint_flags=False)
 
 for _name in ("bert_config_file", "vocab_file", "init_checkpoint", "export_dir"):

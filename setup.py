@@ -36,5 +36,9 @@ setup(
         # resolves protobuf to 6.x (TF 2.21 accepts >=6.31.1,<8). gs://
         # paths and DataflowRunner need "apache-beam[gcp]" instead.
         "beam": ["apache-beam>=2.77,<2.78"],
+        # Only for benchmarks/compare.py's peers (never imported by the
+        # package). torch pinned: a plain `torch` pulls a multi-GB CUDA build.
+        "bench": ["torch==2.13.0", "transformers>=4.48", "onnxruntime>=1.20",
+                  "onnx>=1.17"],
     },
 )

@@ -22,6 +22,9 @@ Importing `modeling` registers every layer and model with Keras (package
 import os
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+# oneDNN kernels on every x86 CPU, as the scripts (tasks/quiet_start.py);
+# no effect when TensorFlow was imported first.
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
 from modeling import checkpoints  # noqa: E402
 from modeling.config import BertConfig, BertConfigError  # noqa: E402

@@ -107,11 +107,26 @@ def _task_model(model_type, config, label_list):
     return BertModel(config)
 
 
+QUANTIZATIONS = ("int8",)
+
+
+def _quantized(model, quantize):
+    """`model`, or its int8 inference copy (`quantize="int8"`)."""
+    if not quantize:
+        return model
+    if quantize not in QUANTIZATIONS:
+        raise UserError(f"--quantize={quantize}: expected one of "
+                        f"{', '.join(QUANTIZATIONS)}")
+    from modeling.inference.int8 import quantize_int8
+
+    return quantize_int8(model)
+
+
 def build_serving_module(model_type, bert_config_file, vocab_file,
                          init_checkpoint, do_lower_case=True,
                          max_seq_length=128, label_list=None, num_labels=None,
                          max_query_length=64, max_answer_length=30,
-                         n_best_size=20, doc_stride=128):
+                         n_best_size=20, doc_stride=128, quantize=None):
     """The tf.Module that `export_saved_model` saves; usable eagerly too.
 
     Args:
@@ -130,6 +145,10 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
             run_squad.py.
         doc_stride: tagger, how far windows over a long text advance (in
             word pieces), as run_ner.py's --doc_stride.
+        quantize: None, or "int8": the encoder's matmuls in int8 through
+            oneDNN (`modeling.inference.int8`; classifier, SQuAD and encoder
+            exports). The export then needs `TF_ENABLE_ONEDNN_OPTS=1` (the
+            scripts' default) where it is loaded too.
 
     Returns:
         ClassifierServing, SquadServing, EncoderServing, TaggerServing or
@@ -179,6 +198,7 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
     # before the tokenizer's tables are built.
     model = _task_model(model_type, config, label_list)
     _restore(model, init_checkpoint, HEADS[model_type])
+    model = _quantized(model, quantize)
 
     tokenizer = InGraphFullTokenizer(vocab_file, do_lower_case=do_lower_case)
     if model_type == "classifier":

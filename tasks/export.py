@@ -53,9 +53,11 @@ class ServedModelConfig:
 
 @dataclasses.dataclass(kw_only=True)
 class ExportConfig(ServedModelConfig):
-    """The flags of export_saved_model.py: the served model, and
-    `export_dir`, the SavedModel folder to create (must not exist)."""
+    """The flags of export_saved_model.py: the served model, `export_dir`
+    (the SavedModel folder to create; must not exist) and `quantize`
+    (None or "int8", see `serving.build_serving_module`)."""
     export_dir: str = None
+    quantize: str = None
 
 
 class ExportTask:
@@ -170,4 +172,5 @@ class ExportTask:
 
         self.prepare()
         return export_saved_model(self.config.export_dir,
+                                  quantize=self.config.quantize,
                                   **self.serving_arguments())

@@ -4,6 +4,7 @@ import pathlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")  # as the scripts
 
 import pytest  # noqa: E402
 

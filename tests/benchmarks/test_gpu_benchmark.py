@@ -1,0 +1,32 @@
+"""benchmarks/gpu.py runs (on the CPU here): `--quick`, a tiny model, 2 steps."""
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+
+def _run(*flags):
+    process = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "benchmarks" / "gpu.py"), "--quick", *flags],
+        capture_output=True, text=True, timeout=900, cwd=REPO_ROOT)
+    assert process.returncode == 0, process.stderr[-3000:]
+    rows = [line.split("|")[1:-1] for line in process.stdout.splitlines()
+            if line.startswith("| tiny ")]
+    return [[cell.strip() for cell in row] for row in rows]
+
+
+def test_quick_float32_inference_and_squad_step():
+    rows = _run("--precisions=fp32")
+    assert [(r[1], r[2]) for r in rows] == [("infer", "fp32"), ("squad", "fp32")]
+    assert all(float(r[5]) > 0 for r in rows)
+
+
+@pytest.mark.slow
+def test_quick_every_precision():
+    rows = _run()
+    assert [(r[1], r[2]) for r in rows] == [
+        (task, precision) for task in ("infer", "squad")
+        for precision in ("fp32", "bf16", "fp16")]
+    assert all(float(r[5]) > 0 for r in rows)
