@@ -26,8 +26,12 @@ setup(
         "numpy>=1.26",
         "safetensors>=0.4",  # Hugging Face weights (convert_checkpoint.py)
     ],
-    extras_require={"dev": [
-        "pytest>=8",
-        "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
-    ]},
+    extras_require={
+        "dev": [
+            "pytest>=8",
+            "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
+        ],
+        # output_dir/training_curves.png after training (skipped without it)
+        "plots": ["matplotlib>=3.7"],
+    },
 )
