@@ -42,8 +42,9 @@ def _draw(axes, points, label, style="-"):
 def _split_eval(eval_scalars):
     losses, metrics = {}, {}
     for tag, points in sorted(eval_scalars.items()):
-        if tag.endswith(_NOT_PLOTTED):
-            continue
+        if tag.endswith(_NOT_PLOTTED) or (tag == "loss"
+                                          and "eval_loss" in eval_scalars):
+            continue  # a count; or the Estimator's batch-mean twin of eval_loss
         (losses if "loss" in tag else metrics)[tag] = points
     return losses, metrics
 

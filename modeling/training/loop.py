@@ -30,12 +30,12 @@ from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
                                          TF1CheckpointSaver)
 from modeling.training.checkpoint_state import restore_loss_scale
 from modeling.training.curves import write_training_curves
-from modeling.training.step_logs import (StepLogger, ensure_info_logging,
-                                         track_step_loss)
-from modeling.training.summaries import TrainingSummaries
 from modeling.training.resume import choose_start, restore_for_training
 from modeling.training.runtime import (is_chief, is_multi_worker,
                                        shard_for_workers, steps_per_execution)
+from modeling.training.step_logs import (StepLogger, ensure_info_logging,
+                                         track_step_loss)
+from modeling.training.summaries import TrainingSummaries
 
 
 def needs_strategy_loop(strategy, options):
