@@ -3,7 +3,7 @@
 # only), then fine-tune a small BERT on GLUE SST-2 with run_classifier.py and
 # evaluate it on all 872 dev sentences.
 #
-#   bash run_main.sh [--data_dir=../shared/data] [--output_dir=/tmp/bert_main]
+#   bash run_main.sh [--data_dir=../shared/data] [--output_dir=${TMPDIR:-/tmp}/bert_main-$USER]
 #                    [any other run_classifier.py flag, e.g. --num_train_epochs=1]
 #
 # --data_dir is the shared data folder (it holds glue/SST-2 and
@@ -15,7 +15,8 @@
 set -euo pipefail
 source "$(dirname "$0")/scripts_env.sh"
 DATA_DIR=$REPO/../shared/data
-OUTPUT_DIR=/tmp/bert_main
+# Per user, so that two users of one machine do not share (or resume) a run.
+OUTPUT_DIR=${TMPDIR:-/tmp}/bert_main-$(id -un)
 EXTRA=()
 for arg in "$@"; do
   case "$arg" in

@@ -4,7 +4,9 @@
 # repository (or BERT_SHARED_DIR). Extra arguments go to pytest, e.g.
 # `-m "not slow"`.
 set -euo pipefail
-INSTALL_EXTRAS=dev,beam  # beam: tests/data/pretraining/test_beam.py
+# dev: pytest and test references; beam: tests/data/pretraining/test_beam.py;
+# plots: matplotlib, so the training_curves.png test runs too.
+INSTALL_EXTRAS=dev,beam,plots
 source "$(dirname "$0")/scripts_env.sh"
 cd "$REPO"
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}

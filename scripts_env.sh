@@ -16,4 +16,5 @@ if [ ! -f "$STAMP" ]; then
   fi
   touch "$STAMP"
 fi
-export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2}
+# TF_CPP_MIN_LOG_LEVEL is left to the scripts: they set it and filter
+# TensorFlow's start-up lines themselves (tasks/quiet_start.py).

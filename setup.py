@@ -40,5 +40,7 @@ setup(
         # package). torch pinned: a plain `torch` pulls a multi-GB CUDA build.
         "bench": ["torch==2.13.0", "transformers>=4.48", "onnxruntime>=1.20",
                   "onnx>=1.17"],
+        # output_dir/training_curves.png after training (skipped without it)
+        "plots": ["matplotlib>=3.7"],
     },
 )

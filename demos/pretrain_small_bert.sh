@@ -4,19 +4,18 @@
 # run_classifier.py. Run from the repository root, inside the virtualenv
 # (`bash run_tests.sh` or `bash run_main.sh` create `.venv`):
 #
-#   bash demos/pretrain_small_bert.sh [DATA_DIR=../shared/data] [WORK_DIR=/tmp/pretrain_demo] [STEPS=1800]
+#   bash demos/pretrain_small_bert.sh [DATA_DIR=../shared/data] [WORK_DIR=${TMPDIR:-/tmp}/pretrain_demo-$USER] [STEPS=1800]
 #
 # On a 2-core machine 1800 steps (sequences of 64 tokens) take about 14 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA_DIR=${1:-../shared/data}
-WORK_DIR=${2:-/tmp/pretrain_demo}
+WORK_DIR=${2:-${TMPDIR:-/tmp}/pretrain_demo-$(id -un)}  # per user: no collisions
 STEPS=${3:-1800}
 EVERY=$((STEPS / 6))
 PY=${PYTHON:-.venv/bin/python}
 VOCAB="$DATA_DIR/bert_models/uncased_L-12_H-768_A-12/vocab.txt"
 CONFIG=configs/bert_tiny_from_scratch.json
-export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2}
 mkdir -p "$WORK_DIR"
 
 # 1. Pretraining data: the corpus for training, the original's sample_text.txt

@@ -129,6 +129,11 @@ class Task:
         """
         if self._prepared:
             return
+        from modeling.training import ensure_info_logging
+
+        # From the Python API nothing may have set up logging: the log lines
+        # below and the step logs of training must still be seen.
+        ensure_info_logging()
         config = self.config
         # The strategy comes before any other TensorFlow work (record-file
         # checks, vocab, gfile): a multi-worker strategy can only be made at
@@ -218,6 +223,22 @@ class Task:
         if latest:
             self.checkpoint = training.CheckpointChoice(latest, "output_dir")
         return result
+
+    def report_evaluation(self, results):
+        """After an evaluation: its numbers to TensorBoard (`output_dir/eval/`,
+        at `self.global_step`), then `training_curves.png` redrawn with them
+        (when output_dir holds training events). Chief only.
+
+        Args:
+            results: dict name -> number, as written to the results file.
+        """
+        from modeling import training
+
+        if not self.is_chief:
+            return
+        training.write_eval_summaries(self.config.output_dir, results,
+                                      self.global_step)
+        training.write_training_curves(self.config.output_dir)
 
     def predict_outputs(self, dataset):
         """The model's outputs on `dataset` (`modeling.training.predict`).

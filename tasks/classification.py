@@ -6,7 +6,9 @@
     task.run()   # train / evaluate / predict as the do_* fields say
 
 Files in output_dir, as the original: train.tf_record, eval.tf_record,
-predict.tf_record, model.ckpt-N, eval_results.txt, test_results.tsv.
+predict.tf_record, model.ckpt-N, eval_results.txt, test_results.tsv; and
+eval_predictions.tsv (each dev example's gold and predicted label and the
+class probabilities) beside eval_results.txt.
 """
 import dataclasses
 import os
@@ -208,7 +210,7 @@ class ClassificationTask(Task):
         self.restore_weights()
         config = self.config
         with self.worker_folder() as folder:
-            dataset, _ = self.inference_dataset(
+            dataset, num_actual = self.inference_dataset(
                 "dev", config.eval_batch_size, folder, "eval.tf_record",
                 "evaluation")
             logits, labels, weights = self.predict_logits(dataset)
@@ -238,7 +240,47 @@ class ClassificationTask(Task):
         if self.is_chief:
             write_key_value_file(
                 os.path.join(config.output_dir, "eval_results.txt"), result)
+            self.write_eval_predictions(logits[:num_actual], labels[:num_actual])
+            self.report_evaluation(result)
         return result
+
+    def write_eval_predictions(self, logits, label_ids):
+        """`eval_predictions.tsv`: one row per dev example, in file order.
+
+        Columns (tab-separated, a header first): `guid`, `gold_label`,
+        `predicted_label` (the most probable), then `probability_<label>`
+        for each label in label-list order (the softmax of the logits, as
+        `test_results.tsv` writes them). Regression (STS-B): `guid`,
+        `gold_score`, `predicted_score`.
+
+        Args:
+            logits: float32 [num_examples, num_labels] of the dev examples.
+            label_ids: int [num_examples] (float for regression).
+        """
+        from keras import ops
+
+        from data.io.results import write_text_atomically
+
+        examples = self.read_examples("dev")
+        if self.processor.is_regression:
+            header = ["guid", "gold_score", "predicted_score"]
+            rows = [[example.guid, str(np.float32(gold)),
+                     str(np.float32(row[0]))]
+                    for example, gold, row in zip(examples, label_ids, logits)]
+        else:
+            probabilities = np.asarray(ops.softmax(logits, axis=-1))
+            header = ["guid", "gold_label", "predicted_label"] + [
+                f"probability_{label}" for label in self.label_list]
+            rows = [[example.guid, self.label_list[int(gold)],
+                     self.label_list[int(np.argmax(row))]]
+                    + [str(np.float32(value)) for value in row]
+                    for example, gold, row in zip(examples, label_ids,
+                                                  probabilities)]
+        path = os.path.join(self.config.output_dir, "eval_predictions.tsv")
+        write_text_atomically(path, "".join(
+            "\t".join(row) + "\n" for row in [header] + rows))
+        logging.info("Wrote %d dev predictions to %s", len(rows), path)
+        return path
 
     def predict(self):
         """Class probabilities (or regression scores) of every test example.

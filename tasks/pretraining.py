@@ -156,4 +156,5 @@ class PretrainingTask(Task):
             self.make_output_dir()
             write_key_value_file(
                 os.path.join(config.output_dir, "eval_results.txt"), result)
+            self.report_evaluation(result)
         return result

@@ -1,30 +1,41 @@
 """Start TensorFlow without its start-up noise on stderr.
 
 TensorFlow 2.21 prints its start-up lines (the "before absl::InitializeLog"
-warning, the oneDNN notice, "Could not find cuda drivers", "failed call to
-cuInit" on a machine without a GPU) from C++ before its logging is set up, so
-`TF_CPP_MIN_LOG_LEVEL` does not silence them, and they bury a script's one-line
-error. `start_tensorflow` imports TensorFlow with file descriptor 2 pointed at
-a temporary file, then writes back every line that is not one of those
-start-up lines: real warnings and errors still reach the user.
+warning, the oneDNN and CPU-feature notices, "Could not find cuda drivers",
+"failed call to cuInit" on a machine without a GPU) from C++ before its
+logging is set up, so `TF_CPP_MIN_LOG_LEVEL` does not silence them, and they
+bury a script's one-line error. `start_tensorflow` imports TensorFlow with
+file descriptor 2 pointed at a temporary file, then writes back every line
+that is not start-up noise. What is dropped: C++ info lines (`I...`, notices,
+never warnings), absl's pre-initialisation notice, and a short list of known
+start-up warnings and errors of machines without a GPU or TensorRT (cuInit,
+the CUDA factory registrations, TensorRT missing). Every other line, C++
+warnings (`W...`) and errors (`E...`) included, reaches the user.
 
-Nothing is filtered when the user set `TF_CPP_MIN_LOG_LEVEL` themselves
-(they asked for TensorFlow's own logging).
+Nothing is filtered when the user set `TF_CPP_MIN_LOG_LEVEL` to 0 or 1
+(they asked for TensorFlow's info or warning lines); a level of 2 or 3, the
+default here, keeps the filter.
 """
 import os
 import re
 import sys
 import tempfile
 
-# Only TensorFlow's start-up lines: info/warning lines of its C++ logging,
-# absl's pre-initialisation warning, the CPU-feature notice, and cuInit's
-# error on machines without a GPU driver.
+# TensorFlow's start-up noise only: absl's pre-initialisation notice, C++
+# info lines and the CPU-feature notice's second line, and the known
+# warnings/errors of a machine without a GPU driver or TensorRT.
 _STARTUP_NOISE = re.compile(
     r"^(WARNING: All log messages before absl::InitializeLog"
-    r"|[IW]\d{4} \d\d:\d\d:\d\d"
-    r"|E\d{4} .*failed call to cuInit"
+    r"|I\d{4} \d\d:\d\d:\d\d"
+    r"|[WE]\d{4} .*(failed call to cuInit"
+    r"|Unable to register cu(DNN|FFT|BLAS) factory"
+    r"|TF-TRT Warning: Could not find TensorRT"
+    r"|computation placer already registered)"
     r"|To enable the following instructions:"
     r"|.*rebuild TensorFlow with the appropriate compiler flags)")
+
+#: Values of TF_CPP_MIN_LOG_LEVEL that ask for TensorFlow's own lines.
+_VERBOSE_LEVELS = ("0", "1")
 
 
 def start_tensorflow():
@@ -38,14 +49,15 @@ def start_tensorflow():
     Returns:
         the `tensorflow` module.
     """
-    user_set_level = "TF_CPP_MIN_LOG_LEVEL" in os.environ
+    wants_tf_lines = (os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip()
+                      in _VERBOSE_LEVELS)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     # oneDNN kernels on every x86 CPU (TensorFlow turns them on only where
     # AVX-512 is present): 15-30% faster float32 on AVX2 machines, and the
     # int8 export needs them. TF_ENABLE_ONEDNN_OPTS=0 keeps TF's default.
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
-    if user_set_level or "tensorflow" in sys.modules:
+    if wants_tf_lines or "tensorflow" in sys.modules:
         import tensorflow as tf
         return tf
     sys.stderr.flush()

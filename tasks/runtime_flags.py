@@ -5,7 +5,7 @@ The original scripts share a block of TPU flags (`use_tpu`, `tpu_name`, ...,
 defines them with the same names and defaults, plus this project's switches
 (`distribution_strategy`, `mixed_precision`, `use_xla`, `keep_checkpoint_max`,
 `gradient_accumulation_steps`, `steps_per_execution`, `optimizer`,
-`tpu_timeout_s`). `runtime_options_from_flags` fills
+`tpu_timeout_s`, `log_steps`). `runtime_options_from_flags` fills
 `modeling.training.runtime.RuntimeOptions`, which is all the layers below see:
 flags stop here.
 """
@@ -90,6 +90,12 @@ def define_runtime_flags(flag_values=None):
         "tpu_timeout_s", 120.0,
         "How long to wait for the TPU of --tpu_name to answer.", lower_bound=0,
         flag_values=flag_values)
+    flags.DEFINE_integer(
+        "log_steps", 100,
+        "Log `loss = <that step's loss>, step = N` with global_step/sec and "
+        "examples/sec, and write the TensorBoard training scalars, every this "
+        "many global steps (the Estimator's log_step_count_steps).",
+        lower_bound=1, flag_values=flag_values)
 
 
 def runtime_options_from_flags(flag_values=None):

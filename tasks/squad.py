@@ -260,4 +260,5 @@ class SquadTask(Task):
             logging.info("  %s = %s", key, value)
         write_json_atomic(result, os.path.join(config.output_dir,
                                                "eval_results.json"))
+        self.report_evaluation(result)
         return result

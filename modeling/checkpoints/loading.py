@@ -167,7 +167,9 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True):
                     if name not in weights and not is_optimizer_state(name))
     slot_pairs = []
     if optimizer is not None:
-        for name in loaded:
+        # Only trainable weights have slots (BertSquad's unused pooler has
+        # none; a checkpoint's slots for it are unused optimizer state).
+        for name in (name for name in loaded if weights[name].trainable):
             for slot_name, slot in optimizer_slots(optimizer, weights[name]).items():
                 if slot_name in shapes:
                     slot_pairs.append((slot, slot_name))

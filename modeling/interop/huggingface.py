@@ -47,6 +47,7 @@ refused when reading).
 import json
 import os
 import re
+import shutil
 
 import numpy as np
 from safetensors.numpy import load_file, save_file
@@ -331,10 +332,14 @@ def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True,
 
     def write(tmp_dir):
         os.makedirs(tmp_dir, exist_ok=True)
-        save_file(tensors, os.path.join(tmp_dir, WEIGHTS_NAME),
-                  metadata={"format": "pt"})
-        _write_json(os.path.join(tmp_dir, CONFIG_NAME),
+        config_path = os.path.join(tmp_dir, CONFIG_NAME)
+        _write_json(config_path,
                     hf_config(config, arch, num_labels, label_names))
+        weights_path = os.path.join(tmp_dir, WEIGHTS_NAME)
+        save_file(tensors, weights_path, metadata={"format": "pt"})
+        # safetensors creates its file 0600; give it the mode open() gave
+        # config.json (0666 minus the umask), as every other output has.
+        shutil.copymode(config_path, weights_path)
         if vocab_file:
             with open(vocab_file, "rb") as source:
                 vocab = source.read()

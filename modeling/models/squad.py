@@ -13,7 +13,9 @@ class BertSquad(BertConfigSerializable, keras.Model):
     """Span predictor of the original `run_squad.py`.
 
     Weights: the encoder, plus `cls/squad/output_weights` [2, hidden_size] and
-    `cls/squad/output_bias` [2].
+    `cls/squad/output_bias` [2]. The encoder's pooler (unused by the span
+    head) is not trainable, so training warns of no missing gradient and
+    writes no optimizer slots for it, as the original.
 
     Call args:
         inputs: dict of int32 [batch_size, seq_length] `input_ids`,
@@ -29,6 +31,11 @@ class BertSquad(BertConfigSerializable, keras.Model):
         super().__init__(name=name, **kwargs)
         self.config = config
         self.bert = BertModel(config, dtype=self.dtype_policy)
+        # The span head reads the sequence output only: the pooler gets no
+        # gradient. As in the original (whose optimizer skipped variables
+        # without one: no pooler adam_m/adam_v in its SQuAD checkpoints), it
+        # is not trained; its weights stay in the model and its checkpoints.
+        self.bert.pooler.trainable = False
         self.squad = SquadHead(config, name="squad", dtype=self.dtype_policy)
         self.build()
 

@@ -6,13 +6,15 @@
 
 Modules: `loop` (`run_training` on `model.fit`, `predict`), `strategy_loop`
 (the `strategy.run` loop where `fit` cannot run: multi-worker, XLA over
-several replicas), `callbacks` (checkpoint saver, throughput, step logs),
+several replicas), `callbacks` (checkpoint saver, throughput), `step_logs`
+(`loss = ..., step = N` lines, the per-step loss), `summaries` (TensorBoard
+scalars at the global step), `curves` (`training_curves.png`),
 `checkpoint_state` (`model.ckpt-N` + the `checkpoint` file in output_dir),
 `resume` (which checkpoint a run starts from: `CheckpointChoice`), `runtime`
 (`RuntimeOptions`, strategies, precision), `tpu_connection`.
 """
 from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
-                                         StepLogger, TF1CheckpointSaver)
+                                         TF1CheckpointSaver)
 from modeling.training.checkpoint_state import (GOOD_STEPS, LOSS_SCALE,
                                                 TRAINING_CHECKPOINT_PREFIX,
                                                 latest_training_checkpoint,
@@ -24,6 +26,11 @@ from modeling.training.resume import (CheckpointChoice, choose_start,
                                       restore_for_inference,
                                       restore_for_training)
 from modeling.training.runtime import RuntimeOptions
+from modeling.training.step_logs import (StepLogger, StepLossTracker,
+                                         ensure_info_logging)
+from modeling.training.summaries import (TrainingSummaries, read_scalars,
+                                         write_eval_summaries)
+from modeling.training.curves import write_training_curves
 
 __all__ = ["CheckpointChoice", "ExamplesPerSecond", "GOOD_STEPS",
            "LOSS_SCALE", "LastStepClock", "StepLogger", "TF1CheckpointSaver",
@@ -31,5 +38,6 @@ __all__ = ["CheckpointChoice", "ExamplesPerSecond", "GOOD_STEPS",
            "latest_training_checkpoint", "needs_strategy_loop", "predict",
            "remove_unlisted_checkpoints", "restore_for_inference",
            "restore_for_training", "restore_loss_scale", "RuntimeOptions",
-           "run_training",
-           "save_training_checkpoint"]
+           "run_training", "StepLossTracker", "TrainingSummaries",
+           "ensure_info_logging", "read_scalars", "save_training_checkpoint",
+           "write_eval_summaries", "write_training_curves"]

@@ -1,10 +1,15 @@
-"""The Keras callbacks of a training run: checkpoints, throughput, step logs."""
+"""The Keras callbacks of a training run: checkpoints, throughput, step logs.
+
+The step logs (`StepLogger`) live in `modeling.training.step_logs`, beside
+the loss tracker they read; they are re-exported here.
+"""
 import time
 
 import keras
 from absl import logging
 
 from modeling.training.checkpoint_state import save_training_checkpoint
+from modeling.training.step_logs import StepLogger  # noqa: F401 (re-export)
 
 
 class TF1CheckpointSaver(keras.callbacks.Callback):
@@ -82,29 +87,3 @@ class LastStepClock(keras.callbacks.Callback):
 
     def on_train_batch_end(self, batch, logs=None):
         self.last_step_end = time.perf_counter()
-
-
-class StepLogger(keras.callbacks.Callback):
-    """Logs the step, loss and examples per second every `every` steps.
-
-    Used instead of the progress bar when output goes to a file or pipe,
-    where a bar would write one endless line.
-    """
-
-    def __init__(self, optimizer, num_train_steps, every):
-        super().__init__()
-        self._optimizer = optimizer
-        self._total = num_train_steps
-        self._every = max(1, int(every))
-        self._logged = None
-
-    def on_train_batch_end(self, batch, logs=None):
-        step = int(self._optimizer.iterations.numpy())
-        # Once per step: with gradient accumulation a step spans batches.
-        if step != self._logged and (step % self._every == 0
-                                     or step == self._total):
-            self._logged = step
-            logs = logs or {}
-            logging.info("step %d/%d: loss = %.6g, examples/sec = %.1f", step,
-                         self._total, logs.get("loss", float("nan")),
-                         logs.get("examples_per_sec", float("nan")))

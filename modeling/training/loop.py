@@ -5,8 +5,12 @@ What it keeps from the original Estimator setup: checkpoints named
 (every `save_checkpoints_steps` and at the end, the newest
 `keep_checkpoint_max` kept), with the optimizer state under the original names
 (`<var>/adam_m`, `<var>/adam_v`, `global_step`); a rerun of the same command
-resumes from the newest one. What it adds: a Keras progress bar with the loss and
-examples per second, and TensorBoard logs in `output_dir`.
+resumes from the newest one; every `log_steps` steps a line
+`loss = <that step's loss>, step = N (... sec), global_step/sec: ...,
+examples/sec: ...` through absl logging (`step_logs.StepLogger`), whatever
+stdout is. What it adds: a Keras progress bar on a terminal, TensorBoard
+scalars at the global step in `output_dir` (`summaries`), and
+`output_dir/training_curves.png` (`curves`).
 
 Where Keras 3 `fit` cannot run (multi-worker, or XLA over several local
 replicas) the same callbacks drive `modeling.training.strategy_loop` instead.
@@ -23,11 +27,15 @@ from absl import logging
 from data.io.errors import UserError
 from modeling.training import strategy_loop
 from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
-                                         StepLogger, TF1CheckpointSaver)
+                                         TF1CheckpointSaver)
 from modeling.training.checkpoint_state import restore_loss_scale
+from modeling.training.curves import write_training_curves
 from modeling.training.resume import choose_start, restore_for_training
 from modeling.training.runtime import (is_chief, is_multi_worker,
                                        shard_for_workers, steps_per_execution)
+from modeling.training.step_logs import (StepLogger, ensure_info_logging,
+                                         track_step_loss)
+from modeling.training.summaries import TrainingSummaries
 
 
 def needs_strategy_loop(strategy, options):
@@ -37,20 +45,18 @@ def needs_strategy_loop(strategy, options):
 
 
 def _callbacks(model, optimizer, output_dir, options, batch_size,
-               num_train_steps, chief, verbose):
-    callbacks = [
+               initial_step, chief, verbose):
+    batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
+    return [
         ExamplesPerSecond(batch_size),
         TF1CheckpointSaver(model, optimizer, output_dir,
                            options.save_checkpoints_steps,
                            options.keep_checkpoint_max, chief=chief),
+        StepLogger(optimizer, batch_size, options.log_steps, batches_per_step,
+                   summaries=(TrainingSummaries(output_dir, initial_step)
+                              if chief else None),
+                   progress_bar=verbose == 1 and sys.stdout.isatty()),
     ]
-    if not verbose:
-        callbacks.append(StepLogger(optimizer, num_train_steps,
-                                    min(100, options.save_checkpoints_steps)))
-    if chief:
-        callbacks.append(keras.callbacks.TensorBoard(
-            log_dir=output_dir, update_freq=min(100, options.save_checkpoints_steps)))
-    return callbacks
 
 
 def run_training(model, optimizer, dataset, num_train_steps, output_dir, options,
@@ -83,7 +89,9 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             the same rule (`resume.choose_start`): output_dir's newest
             checkpoint, else this one.
         verbose: Keras `fit` verbosity; "auto" shows a progress bar on a
-            terminal and logs every 100 steps otherwise.
+            terminal. The step logs (every `options.log_steps`) are written
+            whatever it is; when nothing configured logging, absl's INFO
+            lines are sent to stderr (`step_logs.ensure_info_logging`).
 
     Returns:
         dict with `loss` (mean training loss of this run, or None when there
@@ -98,6 +106,7 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             checkpoint.
     """
     strategy = strategy or tf.distribute.get_strategy()
+    ensure_info_logging()
     tf.io.gfile.makedirs(output_dir)
     chief = is_chief(strategy)
     use_loop = needs_strategy_loop(strategy, options)
@@ -125,13 +134,15 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
                       jit_compile=bool(options.use_xla) and not use_loop,
                       steps_per_execution=executions)
         model.optimizer.build(model.trainable_variables)
+        # Logs then hold `step_loss`, the loss of the step just taken.
+        track_step_loss(model, int(optimizer.gradient_accumulation_steps or 1))
         if start_from.source == "output_dir":
             restore_loss_scale(model, start_from.path)
     if verbose == "auto":
-        # A progress bar on a terminal; step logs in files and pipes.
+        # A progress bar on a terminal only (in a file it is one endless line).
         verbose = 1 if sys.stdout.isatty() else 0
     callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
-                           num_train_steps, chief, verbose)
+                           initial_step, chief, verbose)
     clock = LastStepClock()
     callbacks.append(clock)
     batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
@@ -148,7 +159,8 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
                 verbose=verbose, epochs=1, steps=remaining * batches_per_step)
             losses.append(strategy_loop.train_with_strategy_run(
                 model, dataset, remaining * batches_per_step, strategy,
-                callback_list, executions, jit_compile=bool(options.use_xla)))
+                callback_list, executions, jit_compile=bool(options.use_xla),
+                batches_per_step=batches_per_step))
         else:
             history = model.fit(dataset, epochs=1,
                                 steps_per_epoch=remaining * batches_per_step,
@@ -165,6 +177,8 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
                  "final checkpoint, summaries and input pipeline shutdown.",
                  int(optimizer.iterations.numpy()),
                  time.perf_counter() - (clock.last_step_end or time.perf_counter()))
+    if chief:
+        write_training_curves(output_dir)
     return {"loss": losses[-1],
             "global_step": int(optimizer.iterations.numpy())}
 

@@ -55,6 +55,9 @@ class RuntimeOptions:
     steps_per_execution: int = None
     optimizer: str = "adamw"
     tpu_timeout_s: float = 120.0
+    # Global steps between step logs and TensorBoard training scalars (the
+    # Estimator's log_step_count_steps).
+    log_steps: int = 100
 
 
 def is_tpu_strategy(strategy):

@@ -21,6 +21,7 @@ import numpy as np
 import tensorflow as tf
 
 from data.io.errors import UserError
+from modeling.training.step_logs import StepLossTracker
 
 
 def _gradient_function(model, optimizer, jit_compile):
@@ -40,13 +41,13 @@ def _gradient_function(model, optimizer, jit_compile):
 
 
 def make_train_function(model, strategy, jit_compile=False):
-    """`train(iterator, num_steps) -> summed loss` over `num_steps` batches.
+    """`train(iterator, num_steps) -> losses` over `num_steps` batches.
 
     Each step takes one distributed batch `(x, y)` or `(x, y, sample_weight)`
     from `iterator`, computes `model.compute_loss` (already divided by the
     number of replicas, see `modeling.models.losses.scale_for_replicas`) and applies
-    `model.optimizer`. The returned float32 scalar is the sum over the steps
-    of the global-batch loss (the per-replica losses summed).
+    `model.optimizer`. The returned float32 tensor [num_steps] holds each
+    batch's global-batch loss (the per-replica losses summed).
     """
     optimizer = model.optimizer
     gradients = _gradient_function(model, optimizer, jit_compile)
@@ -59,12 +60,12 @@ def make_train_function(model, strategy, jit_compile=False):
 
     @tf.function
     def train(iterator, num_steps):
-        total = tf.constant(0.0, tf.float32)
-        for _ in tf.range(num_steps):
+        losses = tf.TensorArray(tf.float32, size=num_steps)
+        for i in tf.range(num_steps):
             per_replica = strategy.run(replica_step, args=(next(iterator),))
-            total += strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica,
-                                     axis=None)
-        return total
+            losses = losses.write(i, strategy.reduce(
+                tf.distribute.ReduceOp.SUM, per_replica, axis=None))
+        return losses.stack()
 
     return train
 
@@ -98,7 +99,8 @@ def check_same_step(strategy, step):
 
 
 def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
-                            steps_per_execution=1, jit_compile=False):
+                            steps_per_execution=1, jit_compile=False,
+                            batches_per_step=1):
     """Runs `num_batches` training batches; returns their mean loss.
 
     Args:
@@ -108,9 +110,13 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
         num_batches: int, batches to run.
         strategy: the `tf.distribute.Strategy`.
         callbacks: a `keras.callbacks.CallbackList` (the same callbacks the
-            `fit` path uses); given `loss` (running mean) in the logs.
+            `fit` path uses); given, as `fit` gives them, `loss` (running
+            mean) and `step_loss` (the last completed global step's loss,
+            see `step_logs.StepLossTracker`) in the logs.
         steps_per_execution: int, batches per compiled call.
         jit_compile: bool, XLA-compile each replica's gradient computation.
+        batches_per_step: int, batches per optimizer update (gradient
+            accumulation), for `step_loss`.
 
     Returns:
         float, the mean loss over the batches run.
@@ -118,20 +124,29 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
     distributed = strategy.experimental_distribute_dataset(dataset)
     iterator = iter(distributed)
     train = make_train_function(model, strategy, jit_compile)
-    loss_sum, done = 0.0, 0
+    # The batch losses come back to Python, where the tracker fit uses keeps
+    # the running mean and the step loss (one rule for both paths; made here,
+    # outside the strategy's scope, its variables are plain ones).
+    tracker = StepLossTracker(batches_per_step)
+    done = 0
     callbacks.on_train_begin()
     callbacks.on_epoch_begin(0)
     while done < num_batches:
         count = min(int(steps_per_execution), num_batches - done)
         callbacks.on_train_batch_begin(done)
-        loss_sum += float(train(iterator, tf.constant(count, tf.int32)))
+        for loss in train(iterator, tf.constant(count, tf.int32)).numpy():
+            tracker.update_state(loss, sample_weight=1.0)
         done += count
-        logs = {"loss": loss_sum / done}
+        logs = _logs(tracker)
         callbacks.on_train_batch_end(done - 1, logs)
-    logs = {"loss": loss_sum / max(done, 1)}
+    logs = _logs(tracker)
     callbacks.on_epoch_end(0, logs)
     callbacks.on_train_end(logs)
     return logs["loss"]
+
+
+def _logs(tracker):
+    return {key: float(value) for key, value in tracker.result().items()}
 
 
 def predict_on_this_worker(model, dataset):

@@ -101,11 +101,16 @@ def test_two_workers_match_one_process(fixtures_dir, one_process_run, tmp_path):
     assert all("on strategy.run" in text for text in texts)
 
     # One checkpoint set, written by the chief alone: no temp or worker files.
-    # (`train/` holds the chief's TensorBoard events.)
+    # Beside them the chief's TensorBoard events (one file) and, with
+    # matplotlib, training_curves.png.
     names = sorted(path.name for path in cluster_dir.iterdir())
-    assert names == ["checkpoint", "model.ckpt-2.data-00000-of-00001",
-                     "model.ckpt-2.index", "model.ckpt-4.data-00000-of-00001",
-                     "model.ckpt-4.index", "predictions.npy", "train"]
+    events = [name for name in names if name.startswith("events.out.tfevents.")]
+    assert len(events) == 1
+    assert [name for name in names if name not in events
+            and name != "training_curves.png"] == [
+        "checkpoint", "model.ckpt-2.data-00000-of-00001",
+        "model.ckpt-2.index", "model.ckpt-4.data-00000-of-00001",
+        "model.ckpt-4.index", "predictions.npy"]
     state = tf.train.get_checkpoint_state(str(cluster_dir))
     assert os.path.basename(state.model_checkpoint_path) == "model.ckpt-4"
 

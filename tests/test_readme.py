@@ -1,0 +1,195 @@
+"""Runs every `bash` and `python` block of README.md, so it cannot drift.
+
+Conventions (for whoever adds a section to the README):
+
+- Fenced blocks tagged `bash` (or `sh`, `shell`) and `python` run, in the
+  order of the file, from the repository root, each within
+  `README_BLOCK_TIMEOUT` seconds (60). Blocks with another tag or none
+  (diagrams, sample output) are not run.
+- A marker comment on the line right above the fence changes that:
+    `<!-- readme-test: skip -->`                 not run (a long run);
+    `<!-- readme-test: requires MOD [MOD ...] -->` skipped, with the reason,
+                                                 unless every module imports.
+  Any other `readme-test:` marker fails the test (a typo would silently run
+  or skip a block).
+- Shell blocks share one environment, as in a user's terminal: each runs in
+  `bash -e -o pipefail` with `set -a`, and the variables it sets (the
+  set-up block's `$OUT`, `$GLUE_DIR`, ...) are passed on to the next blocks,
+  Python ones included (they read `os.environ`). `TMPDIR` points into the
+  test's temporary folder, so `mktemp` outputs are removed afterwards.
+- `source .venv/bin/activate` is not run: `python` is the interpreter
+  running the tests (its folder first on PATH), which is the venv's under
+  `run_tests.sh`.
+- Each block is one test, named by its README line; running one alone runs
+  the blocks before it first (their effects are what it reads).
+- The README's paths are `../shared/...`: with `BERT_SHARED_DIR` pointing
+  elsewhere the blocks are skipped.
+"""
+import os
+import pathlib
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO_ROOT, SHARED_DIR
+
+pytestmark = pytest.mark.slow
+
+README = REPO_ROOT / "README.md"
+TIMEOUT_S = float(os.environ.get("README_BLOCK_TIMEOUT", "60"))
+SHELL_TAGS = {"bash", "sh", "shell"}
+MARKER = re.compile(r"^<!--\s*readme-test:\s*(.*?)\s*-->$")
+FENCE = re.compile(r"^```(\S*)\s*$")
+ACTIVATE = re.compile(r"^\s*(source|\.)\s+\.venv/bin/activate\b.*$", re.MULTILINE)
+# Bash's own variables: not passed from one block to the next.
+_SHELL_STATE = {"PWD", "OLDPWD", "SHLVL", "_", "BASH_EXECUTION_STRING"}
+
+
+class Block:
+    def __init__(self, line, language, code, marker):
+        self.line, self.language, self.code, self.marker = line, language, code, marker
+
+    @property
+    def id(self):
+        first = next((text for text in self.code.splitlines() if text.strip()), "")
+        return f"line{self.line}-{self.language}-{first[:40]}"
+
+
+def parse_blocks(text):
+    """The README's fenced blocks: (line, language, code, marker)."""
+    blocks, lines, index = [], text.splitlines(), 0
+    while index < len(lines):
+        match = FENCE.match(lines[index])
+        if not match:
+            index += 1
+            continue
+        language, start = match.group(1).lower(), index
+        end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
+        previous = next((lines[i].strip() for i in range(start - 1, -1, -1)
+                         if lines[i].strip()), "")
+        marker = MARKER.match(previous)
+        blocks.append(Block(start + 1, language, "\n".join(lines[start + 1:end]) + "\n",
+                            marker.group(1) if marker else None))
+        index = end + 1
+    return blocks
+
+
+BLOCKS = [block for block in parse_blocks(README.read_text(encoding="utf-8"))
+          if block.language in SHELL_TAGS | {"python"}]
+
+
+def _missing_modules(names):
+    missing = []
+    for name in names:
+        probe = subprocess.run([sys.executable, "-c", f"import {name}"],
+                               capture_output=True, timeout=120)
+        if probe.returncode:
+            missing.append(name)
+    return missing
+
+
+def _skip_reason(block):
+    """None to run the block, else why not; fails on an unknown marker."""
+    if block.marker is None:
+        return None
+    words = block.marker.split()
+    if words == ["skip"]:
+        return "marked <!-- readme-test: skip --> (a long run)"
+    if words[:1] == ["requires"] and len(words) > 1:
+        missing = _missing_modules(words[1:])
+        return f"needs {', '.join(missing)}" if missing else None
+    pytest.fail(f"README line {block.line}: unknown marker "
+                f"'readme-test: {block.marker}' (known: skip, requires MOD ...)")
+
+
+class Session:
+    """The shell environment the README's blocks share, and which ran."""
+
+    def __init__(self, tmp_dir):
+        self.tmp_dir = tmp_dir
+        self.env = dict(os.environ)
+        self.env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + self.env["PATH"]
+        self.env["TMPDIR"] = str(tmp_dir)
+        self.env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # as in a fresh terminal
+        self.done = 0
+        self.skipped = set()
+
+    def _run_shell(self, block):
+        dump = self.tmp_dir / f"env_after_line{block.line}"
+        code = ACTIVATE.sub(": venv already active", block.code)
+        script = ("set -a\n" + code + f"\nenv -0 > {shlex.quote(str(dump))}\n")
+        result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script],
+                                cwd=REPO_ROOT, env=self.env, capture_output=True,
+                                text=True, timeout=TIMEOUT_S)
+        if result.returncode == 0:
+            pairs = (item.split("=", 1) for item in
+                     dump.read_bytes().decode().split("\0") if "=" in item)
+            self.env = {k: v for k, v in pairs if k not in _SHELL_STATE}
+        return result
+
+    def _run_python(self, block):
+        return subprocess.run([sys.executable, "-c", block.code], cwd=REPO_ROOT,
+                              env=self.env, capture_output=True, text=True,
+                              timeout=TIMEOUT_S)
+
+    def run(self, block):
+        reason = _skip_reason(block)
+        if reason is not None:
+            return reason
+        runner = self._run_python if block.language == "python" else self._run_shell
+        try:
+            result = runner(block)
+        except subprocess.TimeoutExpired as error:
+            pytest.fail(f"README line {block.line}: still running after "
+                        f"{TIMEOUT_S:.0f} s (mark it <!-- readme-test: skip --> if "
+                        f"it is a long run):\n{block.code}\n{error.stderr or ''}"[-6000:])
+        if result.returncode:
+            pytest.fail(f"README line {block.line} ({block.language}) exited with "
+                        f"{result.returncode}:\n{block.code}\n--- stdout\n"
+                        f"{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-6000:]}")
+        return None
+
+    def run_through(self, index):
+        """Runs blocks done..index; returns the skip reason of block `index`."""
+        reason = None
+        while self.done <= index:
+            reason = self.run(BLOCKS[self.done])
+            self.done += 1
+        return reason
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    if SHARED_DIR != (REPO_ROOT.parent / "shared").resolve():
+        pytest.skip("the README's commands read ../shared; the tests use "
+                    f"BERT_SHARED_DIR={SHARED_DIR}")
+    return Session(tmp_path_factory.mktemp("readme"))
+
+
+def test_the_readme_has_its_set_up_block():
+    # The variables every command uses are defined once, near the top.
+    setup = next(block for block in BLOCKS if "export OUT=" in block.code)
+    for name in ("GLUE_DIR", "BERT_BASE_DIR", "SQUAD_DIR", "SHARED"):
+        assert f"export {name}=" in setup.code
+    first_runnable = next(block for block in BLOCKS if block.marker is None)
+    assert first_runnable is setup
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[b.id for b in BLOCKS])
+def test_readme_block(session, index):
+    reason = session.run_through(index)
+    if reason is not None:
+        pytest.skip(reason)
+
+
+def test_markers_parse():
+    text = ("x\n<!-- readme-test: skip -->\n```bash\necho a\n```\n\n"
+            "```python\nprint(1)\n```\n```\nplain\n```\n")
+    blocks = parse_blocks(text)
+    assert [(b.line, b.language, b.marker) for b in blocks] == [
+        (3, "bash", "skip"), (7, "python", None), (10, "", None)]
+    assert blocks[1].code == "print(1)\n"
+    assert pathlib.Path(README).exists()
