@@ -218,9 +218,12 @@ class PredictTextTask:
 
     def results(self):
         """The result dicts, in input order (`prepare()` first)."""
+        from tasks.quiet_start import tensorflow_noise_filtered
+
         predictor = self._predictor()
-        outputs = predictor.predict([fields for _, fields in self.rows],
-                                    batch_size=self.config.batch_size)
+        with tensorflow_noise_filtered():  # TF's oneDNN "E" line, not ours
+            outputs = predictor.predict([fields for _, fields in self.rows],
+                                        batch_size=self.config.batch_size)
         return [dict({"line": number}, **_named(self.model_type, fields),
                      **output)
                 for (number, fields), output in zip(self.rows, outputs)]

@@ -16,6 +16,7 @@ Nothing is filtered when the user set `TF_CPP_MIN_LOG_LEVEL` to 0 or 1
 (they asked for TensorFlow's info or warning lines); a level of 2 or 3, the
 default here, keeps the filter.
 """
+import contextlib
 import os
 import re
 import sys
@@ -33,6 +34,12 @@ _STARTUP_NOISE = re.compile(
     r"|computation placer already registered)"
     r"|To enable the following instructions:"
     r"|.*rebuild TensorFlow with the appropriate compiler flags)")
+
+# The one line TensorFlow prints at the first run of some graphs on CPUs
+# without AVX-512 when oneDNN is on: an "E" line, although nothing failed
+# (int64 ops simply run on Eigen).
+RUNTIME_NOISE = re.compile(
+    r"^E\d{4} .*oneDNN supports DT_\w+ only on platforms with AVX-512")
 
 #: Values of TF_CPP_MIN_LOG_LEVEL that ask for TensorFlow's own lines.
 _VERBOSE_LEVELS = ("0", "1")
@@ -60,23 +67,42 @@ def start_tensorflow():
     if wants_tf_lines or "tensorflow" in sys.modules:
         import tensorflow as tf
         return tf
+    with tensorflow_noise_filtered(_STARTUP_NOISE):
+        import tensorflow as tf
+        tf.config.list_physical_devices()
+    return tf
+
+
+@contextlib.contextmanager
+def tensorflow_noise_filtered(noise=RUNTIME_NOISE):
+    """Runs the block with file descriptor 2 captured, then replays on
+    stderr every captured line that `noise` does not match.
+
+    For the C++ lines TensorFlow prints once per process outside its logging
+    levels: at import (`_STARTUP_NOISE`), and at the first run of some
+    graphs (`RUNTIME_NOISE`). Does nothing when the user asked for
+    TensorFlow's own lines (TF_CPP_MIN_LOG_LEVEL=0 or 1).
+    """
+    if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() in _VERBOSE_LEVELS:
+        yield
+        return
     sys.stderr.flush()
     saved_stderr = os.dup(2)
     with tempfile.TemporaryFile() as captured:
         os.dup2(captured.fileno(), 2)
         try:
-            import tensorflow as tf
-            tf.config.list_physical_devices()
+            yield
         finally:
+            sys.stderr.flush()
             os.dup2(saved_stderr, 2)
             os.close(saved_stderr)
             captured.seek(0)
             text = captured.read().decode("utf-8", errors="replace")
-            kept = startup_lines_to_keep(text)
+            kept = [line for line in text.splitlines()
+                    if line.strip() and not noise.match(line)]
             if kept:
                 sys.stderr.write("\n".join(kept) + "\n")
                 sys.stderr.flush()
-    return tf
 
 
 def startup_lines_to_keep(text):
