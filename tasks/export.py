@@ -102,10 +102,27 @@ class ExportTask:
         checks.check_output_dir_writable(config.export_dir, "--export_dir")
 
     def run(self):
-        """Writes the SavedModel; returns its directory."""
+        """Writes the SavedModel; returns its directory.
+
+        Raises:
+            UserError: the config does not fit the checkpoint (names the
+                config, the checkpoint and a few of the mismatches), and
+                the errors of `serving.export_saved_model`.
+        """
+        from modeling import checkpoints
         from serving import export_saved_model
 
         self.prepare()
+        config = self.config
+        try:
+            return self._export(export_saved_model)
+        except checkpoints.CheckpointMismatchError as error:
+            raise UserError(
+                f"{config.bert_config_file} does not fit "
+                f"{config.init_checkpoint}: "
+                f"{checks.shorten_mismatch(str(error))}") from None
+
+    def _export(self, export_saved_model):
         config = self.config
         return export_saved_model(
             config.export_dir, model_type=config.model_type,

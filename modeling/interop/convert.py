@@ -10,6 +10,7 @@ import os
 
 from absl import logging
 
+from data.io.atomic import OutputExistsError
 from data.io.errors import UserError
 from modeling.config import BertConfig
 from modeling.interop import huggingface, keras_hub, tf1
@@ -79,8 +80,8 @@ def convert(input_format, input_path, output_format, output_path,
         raise UserError(f"Input and output are both {input_format}; nothing "
                         "to convert.")
     if os.path.exists(output_path):
-        raise FileExistsError(f"Output {output_path} already exists; not "
-                              "overwriting it. Choose a new path.")
+        raise OutputExistsError(f"Output {output_path} already exists; not "
+                                "overwriting it. Choose a new path.")
     weights, config = read_weights(input_format, input_path, bert_config_file)
     vocab_file = vocab_file or _vocab_beside(input_format, input_path)
     if encoder_only:

@@ -34,11 +34,12 @@ import os
 
 import keras_hub
 
-from data.io.errors import UserError
+from data.io.errors import UserError, reading_file
 from modeling.models.bert_model import BertModel
 from modeling.checkpoints import model_weights_by_name
 from modeling.config import BertConfig
-from data.io.atomic import atomic_output, write_directory_atomically
+from data.io.atomic import (OutputExistsError, atomic_output,
+                           write_directory_atomically)
 
 WEIGHTS_SUFFIX = ".weights.h5"
 
@@ -182,8 +183,8 @@ def save_backbone(backbone, path, vocab_file=None, do_lower_case=True):
     path = os.fspath(path)
     if path.endswith(WEIGHTS_SUFFIX):
         if os.path.exists(path):
-            raise FileExistsError(f"Output {path} already exists; not "
-                                  "overwriting it. Choose a new path.")
+            raise OutputExistsError(f"Output {path} already exists; not "
+                                    "overwriting it. Choose a new path.")
         # Keras wants the `.weights.h5` ending on the file it writes: keep it
         # as the suffix moved into place.
         with atomic_output(path[:-len(WEIGHTS_SUFFIX)],
@@ -216,7 +217,9 @@ def load_backbone(path, config=None):
             raise UserError(f"{path} holds weights only; give the BertConfig "
                             "(--bert_config_file) it was saved with.")
         backbone = backbone_for_config(config)
-        backbone.load_weights(path)
+        with reading_file(path, "keras-hub .weights.h5 file for this config"):
+            backbone.load_weights(path)
         return backbone
     # A local folder only (checked above): nothing is downloaded.
-    return keras_hub.models.BertBackbone.from_preset(path)
+    with reading_file(path, "keras-hub BertBackbone preset folder"):
+        return keras_hub.models.BertBackbone.from_preset(path)

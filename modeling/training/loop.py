@@ -24,7 +24,11 @@ from data.io.errors import UserError
 from modeling.training import strategy_loop
 from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
                                          StepLogger, TF1CheckpointSaver)
-from modeling.training.checkpoint_state import restore_loss_scale
+from modeling.training.checkpoint_state import (latest_training_checkpoint,
+                                                restore_loss_scale)
+from modeling.training.finite_check import StopOnNonFiniteLoss
+from modeling.training.preemption import (PreemptionGuard, StopOnRequest,
+                                          TrainingInterrupted)
 from modeling.training.resume import choose_start, restore_for_training
 from modeling.training.runtime import (is_chief, is_multi_worker,
                                        shard_for_workers, steps_per_execution)
@@ -37,8 +41,12 @@ def needs_strategy_loop(strategy, options):
 
 
 def _callbacks(model, optimizer, output_dir, options, batch_size,
-               num_train_steps, chief, verbose):
+               num_train_steps, chief, verbose, guard):
     callbacks = [
+        # Before the saver: a NaN step must stop before it is saved.
+        StopOnNonFiniteLoss(optimizer, output_dir, loss_scaled=isinstance(
+            model.optimizer, keras.optimizers.LossScaleOptimizer)),
+        StopOnRequest(guard, optimizer),
         ExamplesPerSecond(batch_size),
         TF1CheckpointSaver(model, optimizer, output_dir,
                            options.save_checkpoints_steps,
@@ -96,6 +104,11 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             the workers resume from different steps.
         checkpoints.CheckpointMismatchError: output_dir holds another model's
             checkpoint.
+        finite_check.NonFiniteLossError: the loss became NaN/Inf (names the
+            step; no checkpoint of those weights is written).
+        preemption.TrainingInterrupted: SIGTERM/SIGINT arrived; the current
+            step was finished and a checkpoint written (see
+            `modeling.training.preemption`).
     """
     strategy = strategy or tf.distribute.get_strategy()
     tf.io.gfile.makedirs(output_dir)
@@ -130,8 +143,9 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     if verbose == "auto":
         # A progress bar on a terminal; step logs in files and pipes.
         verbose = 1 if sys.stdout.isatty() else 0
+    guard = PreemptionGuard()
     callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
-                           num_train_steps, chief, verbose)
+                           num_train_steps, chief, verbose, guard)
     clock = LastStepClock()
     callbacks.append(clock)
     batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
@@ -141,26 +155,34 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     # With float16 loss scaling, steps whose gradients overflow are skipped
     # and not counted; train on until the step count is really reached.
     losses = []
-    while remaining > 0:
-        if use_loop:
-            callback_list = keras.callbacks.CallbackList(
-                callbacks, add_progbar=verbose != 0, model=model,
-                verbose=verbose, epochs=1, steps=remaining * batches_per_step)
-            losses.append(strategy_loop.train_with_strategy_run(
-                model, dataset, remaining * batches_per_step, strategy,
-                callback_list, executions, jit_compile=bool(options.use_xla)))
-        else:
-            history = model.fit(dataset, epochs=1,
-                                steps_per_epoch=remaining * batches_per_step,
-                                shuffle=False, callbacks=callbacks,
-                                verbose=verbose)
-            losses.append(float(history.history["loss"][-1]))
-        left = num_train_steps - int(optimizer.iterations.numpy())
-        if left >= remaining:
-            raise UserError(
-                f"No optimizer step was applied in {remaining} batches (every "
-                "gradient overflowed or was not finite); training diverged.")
-        remaining = left
+    with guard:
+        while remaining > 0 and not guard.requested:
+            if use_loop:
+                callback_list = keras.callbacks.CallbackList(
+                    callbacks, add_progbar=verbose != 0, model=model,
+                    verbose=verbose, epochs=1, steps=remaining * batches_per_step)
+                losses.append(strategy_loop.train_with_strategy_run(
+                    model, dataset, remaining * batches_per_step, strategy,
+                    callback_list, executions, jit_compile=bool(options.use_xla),
+                    guard=guard))
+            else:
+                history = model.fit(dataset, epochs=1,
+                                    steps_per_epoch=remaining * batches_per_step,
+                                    shuffle=False, callbacks=callbacks,
+                                    verbose=verbose)
+                losses.append(float(history.history["loss"][-1]))
+            left = num_train_steps - int(optimizer.iterations.numpy())
+            if left >= remaining and not guard.requested:
+                raise UserError(
+                    f"No optimizer step was applied in {remaining} batches (every "
+                    "gradient overflowed or was not finite); training diverged.")
+            remaining = left
+    if guard.requested:
+        step = int(optimizer.iterations.numpy())
+        raise TrainingInterrupted(
+            guard.signal_number, step,
+            latest_training_checkpoint(output_dir) if chief else None,
+            output_dir)
     logging.info("Training done at step %d; %.1f s after the last step for the "
                  "final checkpoint, summaries and input pipeline shutdown.",
                  int(optimizer.iterations.numpy()),

@@ -97,8 +97,28 @@ def check_same_step(strategy, step):
             f"{step}): output_dir must be one folder shared by all workers.")
 
 
+def any_worker_stopping(strategy, signal_number):
+    """The largest stop signal number over all workers (0: none stops).
+
+    A collective: every worker calls it once per execution, so all of them
+    stop after the same step when any one was asked to (SIGTERM reaches the
+    workers of a preempted job at different moments, or only some of them).
+    """
+    @tf.function
+    def agree(value):
+        def replica_fn(value):
+            value = tf.identity(value)  # A copy on the replica's device.
+            return tf.distribute.get_replica_context().all_reduce(
+                tf.distribute.ReduceOp.MAX, value)
+        return strategy.experimental_local_results(
+            strategy.run(replica_fn, args=(value,)))[0]
+
+    return int(agree(tf.constant(float(signal_number or 0), tf.float32)))
+
+
 def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
-                            steps_per_execution=1, jit_compile=False):
+                            steps_per_execution=1, jit_compile=False,
+                            guard=None):
     """Runs `num_batches` training batches; returns their mean loss.
 
     Args:
@@ -111,14 +131,24 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
             `fit` path uses); given `loss` (running mean) in the logs.
         steps_per_execution: int, batches per compiled call.
         jit_compile: bool, XLA-compile each replica's gradient computation.
+        guard: a `preemption.PreemptionGuard`, or None. A stop it requests
+            (or `model.stop_training` set by a callback) ends the loop after
+            the current execution; under several workers the request is
+            agreed on by a collective after every execution
+            (`any_worker_stopping`), so all workers stop together and the
+            chief's `on_train_end` writes the checkpoint.
 
     Returns:
         float, the mean loss over the batches run.
     """
+    from modeling.training.runtime import is_multi_worker
+
+    agree = guard is not None and guard.active and is_multi_worker(strategy)
     distributed = strategy.experimental_distribute_dataset(dataset)
     iterator = iter(distributed)
     train = make_train_function(model, strategy, jit_compile)
     loss_sum, done = 0.0, 0
+    model.stop_training = False
     callbacks.on_train_begin()
     callbacks.on_epoch_begin(0)
     while done < num_batches:
@@ -128,6 +158,14 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
         done += count
         logs = {"loss": loss_sum / done}
         callbacks.on_train_batch_end(done - 1, logs)
+        if agree:
+            local = guard.signal_number if model.stop_training else 0
+            agreed = any_worker_stopping(strategy, local)
+            if agreed:
+                guard.stop(agreed)
+                model.stop_training = True
+        if model.stop_training:
+            break
     logs = {"loss": loss_sum / max(done, 1)}
     callbacks.on_epoch_end(0, logs)
     callbacks.on_train_end(logs)
