@@ -97,23 +97,37 @@ def check_same_step(strategy, step):
             f"{step}): output_dir must be one folder shared by all workers.")
 
 
-def any_worker_stopping(strategy, signal_number):
-    """The largest stop signal number over all workers (0: none stops).
+def make_stop_agreement(strategy, signals=None):
+    """`agree(signal_number) -> int`: the stop signal some worker got (0: none).
 
     A collective: every worker calls it once per execution, so all of them
     stop after the same step when any one was asked to (SIGTERM reaches the
     workers of a preempted job at different moments, or only some of them).
+    Each worker contributes a one-hot vector over `signals` (the first of
+    them that any worker got wins: SIGTERM before SIGINT). Made once per
+    loop, so the collective is traced once.
     """
+    from modeling.training.preemption import STOP_SIGNALS
+
+    signals = tuple(signals or STOP_SIGNALS)
+
     @tf.function
-    def agree(value):
+    def sum_over_workers(value):
         def replica_fn(value):
             value = tf.identity(value)  # A copy on the replica's device.
             return tf.distribute.get_replica_context().all_reduce(
-                tf.distribute.ReduceOp.MAX, value)
+                tf.distribute.ReduceOp.SUM, value)
         return strategy.experimental_local_results(
             strategy.run(replica_fn, args=(value,)))[0]
 
-    return int(agree(tf.constant(float(signal_number or 0), tf.float32)))
+    def agree(signal_number):
+        counts = sum_over_workers(tf.constant(
+            [1.0 if signal_number == number else 0.0 for number in signals],
+            tf.float32)).numpy()
+        return next((int(number) for number, count in zip(signals, counts)
+                     if count > 0), 0)
+
+    return agree
 
 
 def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
@@ -135,7 +149,7 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
             (or `model.stop_training` set by a callback) ends the loop after
             the current execution; under several workers the request is
             agreed on by a collective after every execution
-            (`any_worker_stopping`), so all workers stop together and the
+            (`make_stop_agreement`), so all workers stop together and the
             chief's `on_train_end` writes the checkpoint.
 
     Returns:
@@ -143,7 +157,9 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
     """
     from modeling.training.runtime import is_multi_worker
 
-    agree = guard is not None and guard.active and is_multi_worker(strategy)
+    agree = None
+    if guard is not None and guard.active and is_multi_worker(strategy):
+        agree = make_stop_agreement(strategy)
     distributed = strategy.experimental_distribute_dataset(dataset)
     iterator = iter(distributed)
     train = make_train_function(model, strategy, jit_compile)
@@ -158,9 +174,9 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
         done += count
         logs = {"loss": loss_sum / done}
         callbacks.on_train_batch_end(done - 1, logs)
-        if agree:
+        if agree is not None:
             local = guard.signal_number if model.stop_training else 0
-            agreed = any_worker_stopping(strategy, local)
+            agreed = agree(local)
             if agreed:
                 guard.stop(agreed)
                 model.stop_training = True

@@ -4,6 +4,7 @@ import pytest
 import tensorflow as tf
 
 from modeling import checkpoints
+from tests.helpers import damaged_files
 from tests.helpers.fixture_models import build_model
 
 WORD = "bert/embeddings/word_embeddings"
@@ -11,16 +12,8 @@ WORD = "bert/embeddings/word_embeddings"
 
 def nan_checkpoint(fixtures_dir, prefix, name=WORD, row=7):
     """A copy of the tiny classifier fixture with one NaN row in `name`."""
-    source = str(fixtures_dir / "tf1_tiny_classifier/bert_model.ckpt")
-    reader = tf.train.load_checkpoint(source)
-    names = sorted(reader.get_variable_to_shape_map())
-    values = {n: reader.get_tensor(n) for n in names}
-    values[name] = values[name].copy()
-    values[name][row] = np.nan
-    tf.raw_ops.SaveV2(prefix=str(prefix), tensor_names=names,
-                      shape_and_slices=[""] * len(names),
-                      tensors=[tf.constant(values[n]) for n in names])
-    return prefix
+    return damaged_files.nan_checkpoint(
+        fixtures_dir / "tf1_tiny_classifier/bert_model.ckpt", prefix, name, row)
 
 
 def test_loading_a_nan_row_is_refused_naming_the_variable(fixtures_dir, tmp_path):

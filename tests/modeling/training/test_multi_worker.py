@@ -17,7 +17,7 @@ import tensorflow as tf
 from tests.conftest import REPO_ROOT
 from tests.helpers.local_cluster import run_workers, worker_env
 
-WORKER = REPO_ROOT / "tests" / "multi_worker_train.py"
+WORKER = REPO_ROOT / "tests" / "helpers" / "multi_worker_train.py"
 SEQ_LENGTH = 16
 NUM_EXAMPLES = 40
 TIMEOUT_S = 420
