@@ -163,8 +163,9 @@ def test_a_second_signal_ends_the_process_at_once(tmp_path):
         assert process.stdout.readline().split() == ["REQUESTED", str(int(signal.SIGTERM))]
         start = time.monotonic()
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 143
-        assert time.monotonic() - start < 5
+        assert process.wait(timeout=30) == 143
+        # Not after the 60 s "step": at once (a loaded machine may be slow).
+        assert time.monotonic() - start < 15
         assert "NOT REACHED" not in process.stdout.read()
         assert "again: stopping at once" in process.stderr.read()
     finally:
