@@ -104,18 +104,21 @@ def config_from_flags(config_class, flag_values=None, **overrides):
 
 
 def shorten(message, limit=MAX_LINE):
-    """`message` cut to `limit` characters, saying how much was left out."""
+    """`message` cut to at most `limit` characters, saying how much was cut."""
     if len(message) <= limit:
         return message
-    return (message[:limit - 60].rstrip() + f" ... ({len(message) - limit + 60}"
-            " more characters; --verbose_errors shows all)")
+    tail = " ... ({} more characters; --verbose_errors shows all)"
+    keep = max(0, limit - len(tail.format(len(message))))
+    return message[:keep] + tail.format(len(message) - keep)
 
 
 def fail(message, status=1, label="error"):
-    """Prints `<script>: <label>: <message>` as one line and exits."""
+    """Prints `<script>: <label>: <message>` (no label: `<script>: <message>`)
+    as one line and exits with `status`."""
     program = os.path.basename(sys.argv[0]) if sys.argv else "bert"
     sys.stdout.flush()
-    sys.stderr.write(f"{program}: {label}: {shorten(message)}\n")
+    prefix = f"{program}: {label}: " if label else f"{program}: "
+    sys.stderr.write(f"{prefix}{shorten(message, MAX_LINE - len(prefix))}\n")
     sys.stderr.flush()
     sys.exit(status)
 
@@ -166,7 +169,7 @@ def call_reporting_user_errors(function, *args, **kwargs):
     try:
         return function(*args, **kwargs)
     except TrainingInterrupted as stopped:
-        fail(str(stopped), status=stopped.exit_status, label="stopped")
+        fail(str(stopped), status=stopped.exit_status, label=None)
     except user_error_types() as error:
         if verbose_errors():
             raise

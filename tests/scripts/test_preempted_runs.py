@@ -86,7 +86,7 @@ def test_second_writer_refused_then_sigterm_then_resume(fixtures_dir, tmp_path):
             first.kill()
             first.wait()
     lines = log.read_text().rstrip().splitlines()
-    match = re.fullmatch(r"run_classifier\.py: stopped: stopped by SIGTERM after step "
+    match = re.fullmatch(r"run_classifier\.py: stopped by SIGTERM after step "
                          r"(\d+): wrote the checkpoint (\S+); run the same command "
                          r"again to resume from it \(exit status 143\)", lines[-1])
     assert match, lines[-3:]
