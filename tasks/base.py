@@ -6,6 +6,7 @@ and then trains, evaluates or predicts in-process, returning results and
 writing the original scripts' files. No absl FLAGS are read here.
 """
 import dataclasses
+import os
 
 from absl import logging
 
@@ -258,9 +259,12 @@ class Task:
         self.global_step = result["global_step"]
         self._weights_ready = True
         # After training, inference uses the weights in memory, which are the
-        # newest checkpoint in output_dir.
+        # newest checkpoint in output_dir: `model.ckpt-<global_step>`, named
+        # here rather than read back (another worker may not see the chief's
+        # state file yet).
         self.checkpoint = training.CheckpointChoice(
-            training.latest_training_checkpoint(config.output_dir),
+            os.path.join(config.output_dir, "%s-%d" % (
+                training.TRAINING_CHECKPOINT_PREFIX, self.global_step)),
             "output_dir",
             allow_non_finite=config.allow_non_finite_checkpoint)
         return result

@@ -27,8 +27,8 @@ from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
 from modeling.training.checkpoint_state import (latest_training_checkpoint,
                                                 restore_loss_scale)
 from modeling.training.finite_check import StopOnNonFiniteLoss
-from modeling.training.preemption import (PreemptionGuard, StopOnRequest,
-                                          TrainingInterrupted)
+from modeling.training.preemption import (StopOnRequest, TrainingInterrupted,
+                                          stop_on_signals)
 from modeling.training.resume import choose_start, restore_for_training
 from modeling.training.runtime import (is_chief, is_multi_worker,
                                        shard_for_workers, steps_per_execution)
@@ -61,9 +61,10 @@ def _callbacks(model, optimizer, output_dir, options, batch_size,
     return callbacks
 
 
+@stop_on_signals
 def run_training(model, optimizer, dataset, num_train_steps, output_dir, options,
                  batch_size, strategy=None, start_from=None,
-                 init_checkpoint=None, verbose="auto"):
+                 init_checkpoint=None, verbose="auto", guard=None):
     """Trains `model` to `num_train_steps` global steps.
 
     With `model.fit`, or where fit cannot run (several workers; XLA over
@@ -92,6 +93,8 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             checkpoint, else this one.
         verbose: Keras `fit` verbosity; "auto" shows a progress bar on a
             terminal and logs every 100 steps otherwise.
+        guard: set by `preemption.stop_on_signals`: SIGTERM/SIGINT while
+            this runs stop training after the current step.
 
     Returns:
         dict with `loss` (mean training loss of this run, or None when there
@@ -143,7 +146,6 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     if verbose == "auto":
         # A progress bar on a terminal; step logs in files and pipes.
         verbose = 1 if sys.stdout.isatty() else 0
-    guard = PreemptionGuard()
     callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
                            num_train_steps, chief, verbose, guard)
     clock = LastStepClock()
@@ -155,28 +157,27 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     # With float16 loss scaling, steps whose gradients overflow are skipped
     # and not counted; train on until the step count is really reached.
     losses = []
-    with guard:
-        while remaining > 0 and not guard.requested:
-            if use_loop:
-                callback_list = keras.callbacks.CallbackList(
-                    callbacks, add_progbar=verbose != 0, model=model,
-                    verbose=verbose, epochs=1, steps=remaining * batches_per_step)
-                losses.append(strategy_loop.train_with_strategy_run(
-                    model, dataset, remaining * batches_per_step, strategy,
-                    callback_list, executions, jit_compile=bool(options.use_xla),
-                    guard=guard))
-            else:
-                history = model.fit(dataset, epochs=1,
-                                    steps_per_epoch=remaining * batches_per_step,
-                                    shuffle=False, callbacks=callbacks,
-                                    verbose=verbose)
-                losses.append(float(history.history["loss"][-1]))
-            left = num_train_steps - int(optimizer.iterations.numpy())
-            if left >= remaining and not guard.requested:
-                raise UserError(
-                    f"No optimizer step was applied in {remaining} batches (every "
-                    "gradient overflowed or was not finite); training diverged.")
-            remaining = left
+    while remaining > 0 and not guard.requested:
+        if use_loop:
+            callback_list = keras.callbacks.CallbackList(
+                callbacks, add_progbar=verbose != 0, model=model,
+                verbose=verbose, epochs=1, steps=remaining * batches_per_step)
+            losses.append(strategy_loop.train_with_strategy_run(
+                model, dataset, remaining * batches_per_step, strategy,
+                callback_list, executions, jit_compile=bool(options.use_xla),
+                guard=guard))
+        else:
+            history = model.fit(dataset, epochs=1,
+                                steps_per_epoch=remaining * batches_per_step,
+                                shuffle=False, callbacks=callbacks,
+                                verbose=verbose)
+            losses.append(float(history.history["loss"][-1]))
+        left = num_train_steps - int(optimizer.iterations.numpy())
+        if left >= remaining and not guard.requested:
+            raise UserError(
+                f"No optimizer step was applied in {remaining} batches (every "
+                "gradient overflowed or was not finite); training diverged.")
+        remaining = left
     if guard.requested:
         step = int(optimizer.iterations.numpy())
         raise TrainingInterrupted(

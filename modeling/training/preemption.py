@@ -22,6 +22,7 @@ Under a multi-worker strategy the request is agreed on at each step by a
 collective (`strategy_loop`), so every worker stops after the same step; the
 chief writes the checkpoint.
 """
+import functools
 import os
 import signal
 import sys
@@ -86,6 +87,7 @@ class PreemptionGuard:
         self._signals = tuple(signals)
         self.signal_number = None
         self.active = False
+        self.was_installed = False
         self._previous = {}
         self._previous_wakeup = -1
         self._pipe = None
@@ -119,6 +121,7 @@ class PreemptionGuard:
                                         name="preemption-guard", daemon=True)
         self._thread.start()
         self.active = True
+        self.was_installed = True
         return self
 
     def __exit__(self, *exc_info):
@@ -166,6 +169,26 @@ class PreemptionGuard:
 
 def _ignore(signum, frame):
     del signum, frame
+
+
+def stop_on_signals(function):
+    """Decorator: runs `function` inside a `PreemptionGuard`, passed as `guard=`.
+
+    The training loop (`modeling.training.run_training`) reads
+    `guard.requested` between steps and raises `TrainingInterrupted` after
+    the checkpoint is written; the handlers are back as they were when the
+    function returns or raises. A signal that arrived while `function` did
+    no step (e.g. there was nothing left to train) is sent again once the
+    handlers are restored, so it is not lost.
+    """
+    @functools.wraps(function)
+    def guarded(*args, **kwargs):
+        with PreemptionGuard() as guard:
+            result = function(*args, guard=guard, **kwargs)
+        if guard.requested and guard.was_installed:
+            os.kill(os.getpid(), guard.signal_number)
+        return result
+    return guarded
 
 
 class StopOnRequest(keras.callbacks.Callback):
