@@ -167,8 +167,9 @@ def check_random_weights_allowed(config):
 def check_checkpoint_finite(model, checkpoint, allow_non_finite=False):
     """Every tensor of `checkpoint` the model would load is finite.
 
-    Reads those tensors once, one at a time (a NaN found here stops the run
-    before anything is written; loading checks the same values again).
+    Reads those weights once, one at a time (a NaN found here stops the run
+    before anything is written; loading checks the values it reads again,
+    optimizer slots included).
 
     Raises:
         UserError (CheckpointNonFiniteError): names the checkpoint and each
@@ -178,11 +179,10 @@ def check_checkpoint_finite(model, checkpoint, allow_non_finite=False):
 
     prefix = checkpoints.resolve_checkpoint(checkpoint)
     names = checkpoints.list_checkpoint(prefix)
+    # The weights only: a resume's Adam slots (twice their size) are checked
+    # when they are loaded, before anything is assigned.
     wanted = [name for name in checkpoints.model_weights_by_name(model)
               if name in names]
-    # Optimizer slots are restored too on a resume: check them as well.
-    wanted += [name for name in names if checkpoints.is_optimizer_state(name)
-               and name.endswith(("/adam_m", "/adam_v"))]
     checkpoints.check_finite_checkpoint(prefix, wanted, allow_non_finite)
 
 

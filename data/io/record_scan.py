@@ -173,8 +173,10 @@ def _tf_verify_crcs(path):
     import tensorflow as tf
 
     try:
-        tf.data.TFRecordDataset(path).reduce(
-            tf.constant(0, tf.int64), lambda count, _: count + 1)
+        # Batched: a reduce step per record costs more than reading it.
+        tf.data.TFRecordDataset(path, buffer_size=8 << 20).batch(1024).reduce(
+            tf.constant(0, tf.int64),
+            lambda count, records: count + tf.size(records, tf.int64))
     except tf.errors.DataLossError as error:
         match = _OFFSET_PATTERN.search(str(error))
         return int(match.group(1)) if match else -1
