@@ -6,6 +6,7 @@ and then trains, evaluates or predicts in-process, returning results and
 writing the original scripts' files. No absl FLAGS are read here.
 """
 import dataclasses
+import os
 
 from absl import logging
 
@@ -26,14 +27,20 @@ class TaskConfig:
         max_seq_length: int, tokens per sequence after WordPiece.
         allow_partial_checkpoint: accept a checkpoint whose encoder layers
             differ from the config's.
+        allow_non_finite_checkpoint: load a checkpoint holding NaN/Inf
+            (with a warning) instead of refusing it.
+        allow_random_weights: evaluate or predict with random weights when
+            there is no checkpoint at all (else an error).
         runtime: `modeling.training.runtime.RuntimeOptions` (devices, precision,
-            checkpoint cadence).
+            checkpoint cadence, seed).
     """
     bert_config_file: str = None
     output_dir: str = None
     init_checkpoint: str = None
     max_seq_length: int = 128
     allow_partial_checkpoint: bool = False
+    allow_non_finite_checkpoint: bool = False
+    allow_random_weights: bool = False
     runtime: runtime_lib.RuntimeOptions = dataclasses.field(
         default_factory=runtime_lib.RuntimeOptions)
 
@@ -72,6 +79,7 @@ class Task:
         self._model = None
         self._prepared = False
         self._weights_ready = False
+        self._output_lock = None
 
     # -- set-up -------------------------------------------------------------
 
@@ -123,9 +131,11 @@ class Task:
         """Runs every check once, before any file is written.
 
         Order: the strategy (devices, precision), flags and config, data
-        files, output_dir writable, then the model is built and the
-        checkpoint it will use is chosen and checked against it (shapes,
-        layers), and stated in the log.
+        files, output_dir writable and not in use by another run, then the
+        model is built and the checkpoint it will use is chosen and checked
+        against it (shapes, layers, NaN/Inf), and stated in the log. Last,
+        the first write: the output_dir lock (`data/io/output_lock.py`),
+        held until `close()` (`run()` closes).
         """
         if self._prepared:
             return
@@ -146,14 +156,51 @@ class Task:
         self.check_inputs()
         if config.output_dir is not None:
             checks.check_output_dir_writable(config.output_dir)
-        self.checkpoint = checks.choose_checkpoint(config.output_dir,
-                                                   config.init_checkpoint)
+            checks.check_output_dir_free(config.output_dir)
+        self.checkpoint = checks.choose_checkpoint(
+            config.output_dir, config.init_checkpoint,
+            allow_non_finite=config.allow_non_finite_checkpoint)
         if self.checkpoint.path:
             checks.check_checkpoint_fits(
                 self.model, self.checkpoint.path, config.bert_config_file,
                 allow_partial=config.allow_partial_checkpoint)
+            checks.check_checkpoint_finite(
+                self.model, self.checkpoint.path,
+                config.allow_non_finite_checkpoint)
+        elif not self.trains():
+            checks.check_random_weights_allowed(config)
         logging.info("Checkpoint: %s.", self.checkpoint.describe())
+        if config.output_dir is not None:
+            self.lock_output_dir()
         self._prepared = True
+
+    def trains(self):
+        """True when this run trains (its `do_train` is set)."""
+        return bool(getattr(self.config, "do_train", False))
+
+    def lock_output_dir(self):
+        """Takes output_dir's lock (the chief; other workers only check it)."""
+        from data.io import output_lock
+
+        cluster = output_lock.cluster_fingerprint()
+        if not self.is_chief:
+            checks.check_output_dir_free(self.config.output_dir)
+            return
+        self._output_lock = output_lock.OutputLock(
+            self.config.output_dir, cluster=cluster).acquire()
+
+    def close(self):
+        """Releases the output_dir lock (`run()` does this when it ends)."""
+        if self._output_lock is not None:
+            self._output_lock.release()
+            self._output_lock = None
+
+    def reading_records(self, paths, what="records"):
+        """Context manager: TensorFlow errors reading `paths` name the file
+        and record (`data.io.record_scan.naming_record_errors`)."""
+        from data.io.record_scan import naming_record_errors
+
+        return naming_record_errors(paths, what)
 
     def make_output_dir(self):
         import tensorflow as tf
@@ -217,11 +264,14 @@ class Task:
         self.global_step = result["global_step"]
         self._weights_ready = True
         # After training, inference uses the weights in memory, which are the
-        # newest checkpoint in output_dir (on a worker that is not the chief,
-        # the chief may not have listed it yet: the weights are the same).
-        latest = training.latest_training_checkpoint(config.output_dir)
-        if latest:
-            self.checkpoint = training.CheckpointChoice(latest, "output_dir")
+        # newest checkpoint in output_dir: `model.ckpt-<global_step>`, named
+        # here rather than read back (another worker may not see the chief's
+        # state file yet).
+        self.checkpoint = training.CheckpointChoice(
+            os.path.join(config.output_dir, "%s-%d" % (
+                training.TRAINING_CHECKPOINT_PREFIX, self.global_step)),
+            "output_dir",
+            allow_non_finite=config.allow_non_finite_checkpoint)
         return result
 
     def report_evaluation(self, results):
@@ -258,8 +308,9 @@ class Task:
         if self._weights_ready:
             return self.global_step
         self.prepare()
-        self.global_step = training.restore_for_inference(self.model,
-                                                          self.checkpoint)
+        self.global_step = training.restore_for_inference(
+            self.model, self.checkpoint,
+            allow_random_weights=self.config.allow_random_weights)
         self._weights_ready = True
         return self.global_step
 
@@ -271,5 +322,8 @@ class Task:
             modes whose config field is true.
         """
         self.prepare()
-        return {mode.name: getattr(self, mode.method)()
-                for mode in requested(self.config, self.modes)}
+        try:
+            return {mode.name: getattr(self, mode.method)()
+                    for mode in requested(self.config, self.modes)}
+        finally:
+            self.close()

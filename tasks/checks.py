@@ -124,6 +124,68 @@ def check_output_dir_writable(output_dir, flag="--output_dir"):
         raise UserError(f"{flag}={output_dir}: {existing} is not writable")
 
 
+def check_output_dir_free(output_dir):
+    """No other live run writes to `output_dir` (nothing is written here).
+
+    Workers of this run's own multi-worker cluster (same `TF_CONFIG`
+    cluster) do not count; see `data/io/output_lock.py`.
+
+    Raises:
+        UserError (OutputDirLockedError): names the other run's pid, host,
+            start time and command.
+    """
+    from data.io import output_lock
+
+    if output_dir:
+        output_lock.check_unlocked(output_dir,
+                                   cluster=output_lock.cluster_fingerprint())
+
+
+def check_random_weights_allowed(config):
+    """Evaluation/prediction without any checkpoint needs --allow_random_weights.
+
+    Random weights give predictions that look like results; a state file
+    pointing at a missing file, or a forgotten --init_checkpoint, used to
+    end that way with exit status 0.
+
+    Raises:
+        UserError: no checkpoint and not `config.allow_random_weights`.
+    """
+    if config.allow_random_weights:
+        logging.warning("No checkpoint: evaluating/predicting with random "
+                        "weights (--allow_random_weights).")
+        return
+    where = (f"--output_dir {config.output_dir} has no training checkpoint"
+             if config.output_dir else "there is no output_dir checkpoint")
+    raise UserError(
+        f"no checkpoint to evaluate or predict with: {where} and no "
+        "--init_checkpoint was given. Pass --init_checkpoint (or train first "
+        "with --do_train), or --allow_random_weights=true to use a randomly "
+        "initialised model.")
+
+
+def check_checkpoint_finite(model, checkpoint, allow_non_finite=False):
+    """Every tensor of `checkpoint` the model would load is finite.
+
+    Reads those weights once, one at a time (a NaN found here stops the run
+    before anything is written; loading checks the values it reads again,
+    optimizer slots included).
+
+    Raises:
+        UserError (CheckpointNonFiniteError): names the checkpoint and each
+            tensor with NaN/Inf, unless `allow_non_finite` (then a warning).
+    """
+    from modeling import checkpoints
+
+    prefix = checkpoints.resolve_checkpoint(checkpoint)
+    names = checkpoints.list_checkpoint(prefix)
+    # The weights only: a resume's Adam slots (twice their size) are checked
+    # when they are loaded, before anything is assigned.
+    wanted = [name for name in checkpoints.model_weights_by_name(model)
+              if name in names]
+    checkpoints.check_finite_checkpoint(prefix, wanted, allow_non_finite)
+
+
 def _canonical(prefix):
     return prefix if "://" in prefix else os.path.abspath(prefix)
 
@@ -156,7 +218,7 @@ def record_init_checkpoint(output_dir, init_checkpoint):
                           prefix + "\n")
 
 
-def choose_checkpoint(output_dir, init_checkpoint):
+def choose_checkpoint(output_dir, init_checkpoint, allow_non_finite=False):
     """The checkpoint a run will use, checked against `--init_checkpoint`.
 
     The rule is `modeling.training.choose_start` (a training checkpoint in
@@ -172,12 +234,15 @@ def choose_checkpoint(output_dir, init_checkpoint):
 
     Raises:
         UserError: `--init_checkpoint` names no checkpoint, or conflicts
-            with the training checkpoint in `output_dir`.
+            with the training checkpoint in `output_dir`; output_dir's
+            `checkpoint` state file names a path outside it or a missing
+            checkpoint (`checkpoints.CheckpointStateError`).
     """
     from modeling import checkpoints, training
 
     try:
-        choice = training.choose_start(output_dir, init_checkpoint)
+        choice = training.choose_start(output_dir, init_checkpoint,
+                                       allow_non_finite=allow_non_finite)
     except checkpoints.CheckpointNotFoundError as error:
         raise UserError(f"--init_checkpoint: {error}") from None
     if choice.source != "output_dir" or not init_checkpoint:
@@ -208,13 +273,16 @@ def _layer_text(layers):
     return f"{len(layers)} encoder layers ({layers[0]}..{layers[-1]})"
 
 
-def _shorten_mismatch(message, shown=3):
+def shorten_mismatch(message, shown=3):
     """The mismatch message with at most `shown` of its per-weight lines."""
     lines = message.splitlines()
-    weights = [line.strip() for line in lines if line.startswith("  ")]
+    weights = [line.strip() for line in lines
+               if line.startswith("  ") and not line.startswith("  ...")]
     others = [line.strip() for line in lines if not line.startswith("  ")]
-    if len(weights) > shown:
-        weights = weights[:shown] + [f"... {len(weights) - shown} more"]
+    total = re.search(r"(\d+) shape mismatch", message)
+    total = int(total.group(1)) if total else len(weights)
+    if total > shown:
+        weights = weights[:shown] + [f"... {total - shown} more"]
     head, tail = others[:1], others[1:]
     # The head ends with "mismatch(es):", which introduces the list.
     head = [line.rstrip(":") + ":" for line in head]
@@ -240,7 +308,7 @@ def check_checkpoint_fits(model, checkpoint, bert_config_file,
         prefix, shapes = checkpoints.check_compatible(model, checkpoint)
     except checkpoints.CheckpointMismatchError as error:
         raise UserError(f"{bert_config_file} does not fit {checkpoint}: "
-                        f"{_shorten_mismatch(str(error))}") from None
+                        f"{shorten_mismatch(str(error))}") from None
     model_names = {name for name in checkpoints.model_weights_by_name(model)
                    if name.startswith("bert/")}
     checkpoint_names = {name for name in shapes if name.startswith("bert/")

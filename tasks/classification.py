@@ -124,7 +124,8 @@ class ClassificationTask(Task):
 
         return classifier_dataset(path, self.config.max_seq_length,
                                   is_training, batch_size,
-                                  is_regression=self.processor.is_regression)
+                                  is_regression=self.processor.is_regression,
+                                  seed=self.config.runtime.seed)
 
     def inference_dataset(self, set_type, batch_size, folder, file_name, title):
         """Writes eval/predict features and reads them back, every example kept.
@@ -172,23 +173,29 @@ class ClassificationTask(Task):
             dataset = self._dataset(train_file, True,
                                     config.train_batch_size).map(
                 lambda features, labels, weights: (features, labels))
-            return self.train_model(dataset, num_train_steps,
-                                    config.train_batch_size,
-                                    config.learning_rate, num_warmup_steps)
+            with self.reading_records([train_file], "classifier"):
+                return self.train_model(dataset, num_train_steps,
+                                        config.train_batch_size,
+                                        config.learning_rate, num_warmup_steps)
 
-    def predict_logits(self, dataset):
+    def predict_logits(self, dataset, path=None):
         """Logits [N, num_labels], labels [N] and weights [N] of every example.
+
+        Args:
+            dataset: batches of `inference_dataset`.
+            path: its TFRecord file (named by read errors).
 
         Raises:
             RuntimeError: the model returned another number of rows than the
                 file holds (they would be paired with the wrong labels).
         """
-        logits = np.asarray(self.predict_outputs(
-            dataset.map(lambda x, y, w: x)), np.float32)
-        labels, weights = [], []
-        for _, y, w in dataset.as_numpy_iterator():
-            labels.append(y)
-            weights.append(w)
+        with self.reading_records([path] if path else [], "classifier"):
+            logits = np.asarray(self.predict_outputs(
+                dataset.map(lambda x, y, w: x)), np.float32)
+            labels, weights = [], []
+            for _, y, w in dataset.as_numpy_iterator():
+                labels.append(y)
+                weights.append(w)
         labels, weights = np.concatenate(labels), np.concatenate(weights)
         if len(logits) != len(labels):
             raise RuntimeError(f"Got {len(logits)} predictions for "
@@ -203,7 +210,7 @@ class ClassificationTask(Task):
             and the task's GLUE metrics; written to eval_results.txt.
         """
         from data.glue.metrics import task_metrics
-        from data.io.results import write_key_value_file
+        from data.io.results import check_finite_values, write_key_value_file
         from modeling.models import losses
 
         self.prepare()
@@ -213,7 +220,8 @@ class ClassificationTask(Task):
             dataset, num_actual = self.inference_dataset(
                 "dev", config.eval_batch_size, folder, "eval.tf_record",
                 "evaluation")
-            logits, labels, weights = self.predict_logits(dataset)
+            logits, labels, weights = self.predict_logits(
+                dataset, os.path.join(folder, "eval.tf_record"))
         if self.processor.is_regression:
             per_example_loss = losses.per_example_regression_loss(logits, labels)
         else:
@@ -234,6 +242,9 @@ class ClassificationTask(Task):
             result["eval_accuracy"] = float(
                 ((logits.argmax(-1) == labels) * weights).sum() / total)
         result.update(task_metrics(config.task_name, logits, labels, weights))
+        # NaN metrics are refused (NonFiniteResultError), every worker alike.
+        check_finite_values(os.path.join(config.output_dir,
+                                         "eval_results.txt"), result)
         logging.info("***** Eval results *****")
         for key in sorted(result):
             logging.info("  %s = %s", key, result[key])
@@ -292,7 +303,7 @@ class ClassificationTask(Task):
         """
         from keras import ops
 
-        from data.io.results import write_text_atomically
+        from data.io.results import check_finite_rows, write_text_atomically
 
         self.prepare()
         self.restore_weights()
@@ -301,15 +312,18 @@ class ClassificationTask(Task):
             dataset, num_actual = self.inference_dataset(
                 "test", config.predict_batch_size, folder,
                 "predict.tf_record", "prediction")
-            logits, _, _ = self.predict_logits(dataset)
+            logits, _, _ = self.predict_logits(
+                dataset, os.path.join(folder, "predict.tf_record"))
         if self.processor.is_regression:
             rows = logits[:num_actual, :1]
         else:
             rows = np.asarray(ops.softmax(logits, axis=-1))[:num_actual]
+        path = os.path.join(config.output_dir, "test_results.tsv")
+        # NaN probabilities look like results: refused, every worker alike.
+        check_finite_rows(path, rows, what="test example")
         if self.is_chief:
             lines = ["\t".join(str(np.float32(value)) for value in row) + "\n"
                      for row in rows]
-            path = os.path.join(config.output_dir, "test_results.tsv")
             write_text_atomically(path, "".join(lines))
             logging.info("Wrote %d predictions to %s", len(lines), path)
         return rows

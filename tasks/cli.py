@@ -12,6 +12,11 @@ the task's config with `config_from_flags` and calls `task.run()`. Here:
 - any other exception is a bug in this project: its traceback is printed,
   then one line saying so and where to report it (exit status 1, as for
   any uncaught exception);
+- training stopped by SIGTERM/SIGINT (`modeling.training.preemption`) ends
+  in one line saying where the checkpoint is and how to resume, with exit
+  status 128 + the signal (143 for SIGTERM);
+- no error line is longer than `MAX_LINE` characters (lists inside
+  messages are cut with a count where they are made; this is the backstop);
 - TensorFlow's C++ log noise is off unless the user set TF_CPP_MIN_LOG_LEVEL
   (the scripts also set it before their first import, which is what counts);
 - `--help` lists the project's runtime flags with the script's own.
@@ -29,6 +34,8 @@ from absl import app, flags, logging  # noqa: E402
 from tasks.errors import UserError, one_line, user_error_types  # noqa: E402
 
 VERBOSE_ERRORS_ENV = "BERT_VERBOSE_ERRORS"
+# At most about half a terminal screen for one error line.
+MAX_LINE = 1000
 
 
 def define_common_flags(checkpoint_flags=True):
@@ -54,6 +61,15 @@ def define_common_flags(checkpoint_flags=True):
             "config (layers the model lacks are ignored, layers the "
             "checkpoint lacks start from random values). Without it that is "
             "an error.")
+        flags.DEFINE_bool(
+            "allow_non_finite_checkpoint", False,
+            "Load a checkpoint even if some of its tensors hold NaN or Inf "
+            "(with a warning). Without it that is an error naming them.")
+        flags.DEFINE_bool(
+            "allow_random_weights", False,
+            "Evaluate or predict with a randomly initialised model when "
+            "output_dir has no checkpoint and no --init_checkpoint is given. "
+            "Without it that is an error.")
 
 
 def verbose_errors():
@@ -87,13 +103,24 @@ def config_from_flags(config_class, flag_values=None, **overrides):
     return config_class(**values)
 
 
-def fail(message):
-    """Prints `<script>: error: <message>` as one line and exits with 1."""
+def shorten(message, limit=MAX_LINE):
+    """`message` cut to at most `limit` characters, saying how much was cut."""
+    if len(message) <= limit:
+        return message
+    tail = " ... ({} more characters; --verbose_errors shows all)"
+    keep = max(0, limit - len(tail.format(len(message))))
+    return message[:keep] + tail.format(len(message) - keep)
+
+
+def fail(message, status=1, label="error"):
+    """Prints `<script>: <label>: <message>` (no label: `<script>: <message>`)
+    as one line and exits with `status`."""
     program = os.path.basename(sys.argv[0]) if sys.argv else "bert"
     sys.stdout.flush()
-    sys.stderr.write(f"{program}: error: {message}\n")
+    prefix = f"{program}: {label}: " if label else f"{program}: "
+    sys.stderr.write(f"{prefix}{shorten(message, MAX_LINE - len(prefix))}\n")
     sys.stderr.flush()
-    sys.exit(1)
+    sys.exit(status)
 
 
 _MISSING_FLAG = re.compile(
@@ -140,10 +167,15 @@ def call_reporting_user_errors(function, *args, **kwargs):
     Any other exception is a bug: it propagates (Python prints its
     traceback and exits with 1) with one last line saying so
     (`mark_as_bug`). With `verbose_errors()` user errors keep their
-    traceback too.
+    traceback too. Training stopped by a signal exits with its status (143
+    for SIGTERM) after one line saying how to resume.
     """
+    from modeling.training.preemption import TrainingInterrupted
+
     try:
         return function(*args, **kwargs)
+    except TrainingInterrupted as stopped:
+        fail(str(stopped), status=stopped.exit_status, label=None)
     except user_error_types() as error:
         if verbose_errors():
             raise

@@ -167,10 +167,24 @@ class ExportTask:
             n_best_size=config.n_best_size, doc_stride=config.doc_stride)
 
     def run(self):
-        """Writes the SavedModel; returns its directory."""
+        """Writes the SavedModel; returns its directory.
+
+        Raises:
+            UserError: the config does not fit the checkpoint (names the
+                config, the checkpoint and a few of the mismatches), and
+                the errors of `serving.export_saved_model`.
+        """
+        from modeling import checkpoints
         from serving import export_saved_model
 
         self.prepare()
-        return export_saved_model(self.config.export_dir,
-                                  quantize=self.config.quantize,
-                                  **self.serving_arguments())
+        config = self.config
+        try:
+            return export_saved_model(config.export_dir,
+                                      quantize=config.quantize,
+                                      **self.serving_arguments())
+        except checkpoints.CheckpointMismatchError as error:
+            raise UserError(
+                f"{config.bert_config_file} does not fit "
+                f"{config.init_checkpoint}: "
+                f"{checks.shorten_mismatch(str(error))}") from None

@@ -86,13 +86,18 @@ class FeatureExtractionTask(Task):
 
         from data.extraction.features import (compute_layer_outputs,
                                               feature_json_line)
+        import numpy as np
+
         from data.io.atomic import atomic_output
+        from data.io.results import NonFiniteResultError
         from modeling import checkpoints
 
         self.prepare()
         config = self.config
         features = self.features()
-        checkpoints.load_tf1_checkpoint(self.model, self.checkpoint.path)
+        checkpoints.load_tf1_checkpoint(
+            self.model, self.checkpoint.path,
+            allow_non_finite=config.allow_non_finite_checkpoint)
         if not self.is_chief:
             return len(features)
         folder = os.path.dirname(config.output_file)
@@ -103,6 +108,13 @@ class FeatureExtractionTask(Task):
                 for feature, layer_outputs in compute_layer_outputs(
                         self.model, features, self.layer_indexes,
                         config.batch_size):
+                    # NaN is not JSON: refused (the temp file is removed).
+                    if not all(np.isfinite(v).all() for v in layer_outputs):
+                        raise NonFiniteResultError(
+                            f"{config.output_file} not written: the layer "
+                            f"values of input line {feature.unique_id + 1} "
+                            "are NaN/Inf (the checkpoint's weights hold "
+                            "NaN/Inf or the computation overflowed).")
                     writer.write(feature_json_line(feature, layer_outputs,
                                                    self.layer_indexes))
         logging.info("Wrote features of %d examples to %s", len(features),

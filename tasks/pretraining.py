@@ -51,6 +51,7 @@ class PretrainingTask(Task):
         return BertPretrainer(self.bert_config)
 
     def check_inputs(self):
+        from data.io.record_scan import scan_record_files
         from data.io.record_specs import pretraining_record_spec
         from modeling.training import runtime
 
@@ -75,6 +76,9 @@ class PretrainingTask(Task):
         pretraining_record_spec(config.max_seq_length,
                                 config.max_predictions_per_seq).check_files(
                                     self.input_files)
+        # Every record's framing and CRCs (files under 1 GB in all): a file
+        # cut in its middle is otherwise read without an error, short.
+        scan_record_files(self.input_files)
         self.tokenizer = None
         if config.dynamic_masking:
             self.tokenizer = self.load_tokenizer(do_lower_case=True)
@@ -88,7 +92,7 @@ class PretrainingTask(Task):
         return pretraining_dataset(
             self.input_files, self.config.max_seq_length,
             self.config.max_predictions_per_seq, batch_size,
-            is_training=is_training)
+            is_training=is_training, seed=self.config.runtime.seed)
 
     def train(self):
         """Trains to num_train_steps; returns {loss, global_step}."""
@@ -107,10 +111,11 @@ class PretrainingTask(Task):
                 self.tokenizer, config.max_predictions_per_seq,
                 config.masked_lm_prob), num_parallel_calls=tf.data.AUTOTUNE)
         dataset = dataset.map(split_inputs_and_labels)
-        return self.train_model(
-            dataset, config.num_train_steps, config.train_batch_size,
-            config.learning_rate, config.num_warmup_steps,
-            optimizer_model=self.model)
+        with self.reading_records(self.input_files, "pre-training"):
+            return self.train_model(
+                dataset, config.num_train_steps, config.train_batch_size,
+                config.learning_rate, config.num_warmup_steps,
+                optimizer_model=self.model)
 
     def evaluate(self):
         """The original's eval metrics over max_eval_steps batches.
@@ -139,14 +144,15 @@ class PretrainingTask(Task):
         # log-probabilities.
         predict = tf.function(lambda inputs: model(inputs, training=False))
         metrics = PretrainingMetrics()
-        for features in dataset.take(config.max_eval_steps):
-            inputs, labels = split_inputs_and_labels(features)
-            outputs = predict(inputs)
-            metrics.update(outputs["masked_lm_log_probs"].numpy(),
-                           labels["masked_lm_ids"].numpy(),
-                           labels["masked_lm_weights"].numpy(),
-                           outputs["next_sentence_log_probs"].numpy(),
-                           labels["next_sentence_labels"].numpy())
+        with self.reading_records(self.input_files, "pre-training"):
+            for features in dataset.take(config.max_eval_steps):
+                inputs, labels = split_inputs_and_labels(features)
+                outputs = predict(inputs)
+                metrics.update(outputs["masked_lm_log_probs"].numpy(),
+                               labels["masked_lm_ids"].numpy(),
+                               labels["masked_lm_weights"].numpy(),
+                               outputs["next_sentence_log_probs"].numpy(),
+                               labels["next_sentence_labels"].numpy())
         result = metrics.result()
         result["global_step"] = self.global_step
         logging.info("***** Eval results *****")

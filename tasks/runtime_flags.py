@@ -5,7 +5,7 @@ The original scripts share a block of TPU flags (`use_tpu`, `tpu_name`, ...,
 defines them with the same names and defaults, plus this project's switches
 (`distribution_strategy`, `mixed_precision`, `use_xla`, `keep_checkpoint_max`,
 `gradient_accumulation_steps`, `steps_per_execution`, `optimizer`,
-`tpu_timeout_s`, `log_steps`). `runtime_options_from_flags` fills
+`tpu_timeout_s`, `log_steps`, `seed`). `runtime_options_from_flags` fills
 `modeling.training.runtime.RuntimeOptions`, which is all the layers below see:
 flags stop here.
 """
@@ -96,6 +96,13 @@ def define_runtime_flags(flag_values=None):
         "examples/sec, and write the TensorBoard training scalars, every this "
         "many global steps (the Estimator's log_step_count_steps).",
         lower_bound=1, flag_values=flag_values)
+    flags.DEFINE_integer(
+        "seed", None,
+        "Seed every random choice of the run (weight initialisation, dropout, "
+        "shuffles) and run TensorFlow ops deterministically, so two runs with "
+        "the same seed on the same machine and strategy give identical "
+        "weights (somewhat slower). Default: unseeded, as the original.",
+        flag_values=flag_values)
 
 
 def runtime_options_from_flags(flag_values=None):

@@ -40,10 +40,27 @@ def _split_labels(batch):
     return features, {k: batch[k] for k in _LABEL_KEYS}
 
 
-def _has_gold_answers(dataset):
-    return all(isinstance(qa.get("answers"), list)
-               for article in dataset for paragraph in article["paragraphs"]
-               for qa in paragraph["qas"])
+def split_by_gold_answers(dataset):
+    """(the dataset with only the questions that have an `answers` list,
+    the ids of those that have none).
+
+    A predict file may mix graded and ungraded questions (some without
+    `answers`); evaluation then covers the graded ones, said in the log,
+    rather than being skipped for all.
+    """
+    graded, ungraded = [], []
+    for article in dataset:
+        paragraphs = []
+        for paragraph in article["paragraphs"]:
+            qas = [qa for qa in paragraph["qas"]
+                   if isinstance(qa.get("answers"), list)]
+            ungraded += [qa.get("id") for qa in paragraph["qas"]
+                         if not isinstance(qa.get("answers"), list)]
+            if qas:
+                paragraphs.append(dict(paragraph, qas=qas))
+        if paragraphs:
+            graded.append(dict(article, paragraphs=paragraphs))
+    return graded, ungraded
 
 
 class SquadTask(Task):
@@ -155,11 +172,13 @@ class SquadTask(Task):
             logging.info("  Num steps = %d", num_train_steps)
             dataset = squad_dataset(train_file, config.max_seq_length,
                                     is_training=True,
-                                    batch_size=config.train_batch_size).map(
+                                    batch_size=config.train_batch_size,
+                                    seed=config.runtime.seed).map(
                                         _split_labels)
-            return self.train_model(dataset, num_train_steps,
-                                    config.train_batch_size,
-                                    config.learning_rate, num_warmup_steps)
+            with self.reading_records([train_file], "SQuAD"):
+                return self.train_model(dataset, num_train_steps,
+                                        config.train_batch_size,
+                                        config.learning_rate, num_warmup_steps)
 
     def predict_raw_results(self):
         """Featurizes predict_file and runs the model on every window.
@@ -169,6 +188,7 @@ class SquadTask(Task):
         """
         import tensorflow as tf
 
+        from data.io.results import check_finite_rows
         from data.squad.features import FeatureWriter, squad_dataset
         from data.squad.postprocess import RawResult
 
@@ -196,9 +216,14 @@ class SquadTask(Task):
             num_batches = -(-len(eval_features) // config.predict_batch_size)
             dataset = dataset.apply(
                 tf.data.experimental.assert_cardinality(num_batches))
-            outputs = self.predict_outputs(dataset)
+            with self.reading_records([eval_file], "SQuAD"):
+                outputs = self.predict_outputs(dataset)
         start_logits = np.asarray(outputs["start_logits"], np.float32)
         end_logits = np.asarray(outputs["end_logits"], np.float32)
+        # NaN logits would give arbitrary answers that look real.
+        check_finite_rows(os.path.join(config.output_dir, "predictions.json"),
+                          np.concatenate([start_logits, end_logits], axis=-1),
+                          what="SQuAD window")
         if len(start_logits) != len(eval_features):
             raise RuntimeError("Got %d results for %d features." % (
                 len(start_logits), len(eval_features)))
@@ -246,12 +271,20 @@ class SquadTask(Task):
         from data.squad.examples import load_squad_json
         from data.squad.postprocess import write_json_atomic
 
+        from data.io.errors import cut_list
+
         config = self.config
-        dataset = load_squad_json(config.predict_file)
-        if not _has_gold_answers(dataset):
+        dataset, ungraded = split_by_gold_answers(
+            load_squad_json(config.predict_file))
+        if not dataset:
             logging.info("%s has no gold answers: no eval_results.json.",
                          config.predict_file)
             return None
+        if ungraded:
+            logging.warning(
+                "%s: %d question(s) have no \"answers\" list and are left out "
+                "of eval_results.json (%s); the other questions are scored.",
+                config.predict_file, len(ungraded), cut_list(ungraded))
         result = squad_evaluate.evaluate(
             dataset, predictions,
             na_probs=null_odds if config.version_2_with_negative else None)

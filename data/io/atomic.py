@@ -18,17 +18,25 @@ whose process is gone (same host) or that are older than a day (another
 host, or gs://). Names of older versions of this project
 (`<name>.tmp-*`, `.<name>.tmp-*` beside the output) are removed too.
 
+Failures: an operating-system error while writing (disk full, quota, a
+read-only or failing disk; also TensorFlow's `ResourceExhaustedError` and
+the like from its own writers) becomes one `OutputWriteError` naming the
+output and the cause (`write_failure`); every temp file of that write is
+removed at once, including the `*.tempstate*` files TensorFlow's savers
+make beside the temp name.
+
 Local paths need no TensorFlow (so light tools such as
 `python -m data.squad.evaluate` stay light); remote paths (`gs://...`) use
 tf.io.gfile, as the original's tf.gfile did.
 """
 import contextlib
+import errno
 import os
 import socket
 import time
 import uuid
 
-from data.io.errors import OutputExistsError
+from data.io.errors import OutputExistsError, OutputWriteError, UserError
 
 TEMP_DIR_NAME = ".bert-tmp"
 TEMP_SUFFIX = ".partial"
@@ -47,7 +55,58 @@ __all__ = [
     "write_text_atomically",
     "write_bytes_atomically",
     "write_directory_atomically",
+    "write_failure",
+    "raise_write_error",
+    "remove_temp_family",
+    "OutputExistsError",
 ]
+
+# Errors of a write that the user fixes (space, quota, permissions, disk).
+WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS,
+                errno.EIO, errno.EACCES, errno.EPERM)
+# TensorFlow's C++ writers report the same causes in their messages.
+_WRITE_CAUSES = tuple(os.strerror(code) for code in WRITE_ERRNOS)
+
+
+def write_failure(error):
+    """The cause of a failed write a user can fix, or None (then a bug).
+
+    Args:
+      error: an exception raised while writing.
+
+    Returns:
+      str, e.g. "No space left on device", for an `OSError` whose errno is
+      one of `WRITE_ERRNOS`, or a TensorFlow error (ResourceExhaustedError,
+      PermissionDeniedError, ...) whose message names such a cause; None for
+      anything else.
+    """
+    if isinstance(error, OutputWriteError):
+        return None
+    if isinstance(error, OSError) and error.errno in WRITE_ERRNOS:
+        cause = error.strerror or os.strerror(error.errno)
+        if error.filename:
+            cause += f" ({error.filename})"
+        return cause
+    if type(error).__module__.startswith("tensorflow"):
+        message = str(getattr(error, "message", error))
+        for cause in _WRITE_CAUSES:
+            if cause in message:
+                return cause
+    return None
+
+
+def raise_write_error(path, error):
+    """Re-raises `error` as `OutputWriteError` naming `path`, if it is one.
+
+    Returns without raising when `error` is not a write failure (the caller
+    then re-raises it as it is).
+    """
+    cause = write_failure(error)
+    if cause is not None:
+        raise OutputWriteError(
+            f"could not write {path}: {cause}. Earlier outputs are intact and "
+            "the partial file was removed; fix this (e.g. free space) and run "
+            "the same command again.") from error
 
 
 def _is_remote(path):
@@ -139,6 +198,25 @@ def remove_empty_temp_dir(temp_dir):
             os.rmdir(temp_dir)
         except OSError:
             pass
+
+
+def remove_temp_family(temp):
+    """Removes `temp` and every file named `temp` + anything (e.g. the
+    `.index`, `.data-*` and `*.tempstate*` files of a checkpoint temp)."""
+    folder, name = os.path.split(temp)
+    try:
+        names = (_gfile().listdir(folder) if _is_remote(temp)
+                 else os.listdir(folder or "."))
+    except Exception:  # No temp folder any more: nothing to remove.
+        return
+    for other in names:
+        if other.rstrip("/").startswith(name):
+            path = os.path.join(folder, other.rstrip("/"))
+            if not _is_remote(path) and os.path.isdir(path):
+                import shutil
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                remove_quietly(path)
 
 
 def _pid_alive(pid):
@@ -235,24 +313,32 @@ def atomic_output(path, suffixes=("",), clean_stale=True):
       str, the temp path (the prefix, when `suffixes` is given).
 
     Raises:
-      Whatever the `with` body raises; the temp files are removed then and
-      `path` is left as it was.
+      OutputWriteError: writing failed for a reason the user fixes (disk
+        full, quota, permissions; see `write_failure`), naming `path`.
+      Otherwise whatever the `with` body raises. Either way every temp file
+      of this write is removed and `path` is left as it was.
     """
     path = os.fspath(path)
-    if clean_stale:
-        remove_stale_temp_files(path)
-    temp = temp_path_for(path)
     moved = False
+    temp = None
     try:
+        if clean_stale:
+            remove_stale_temp_files(path)
+        temp = temp_path_for(path)
         yield temp
         for suffix in suffixes:
             replace_file(temp + suffix, path + suffix)
         moved = True
+    except Exception as error:  # noqa: BLE001 (re-raised, translated or not)
+        if temp is not None:
+            remove_temp_family(temp)
+        raise_write_error(path, error)
+        raise
     finally:
-        if not moved:
-            for suffix in suffixes:
-                remove_quietly(temp + suffix)
-        remove_empty_temp_dir(os.path.dirname(temp))
+        if temp is not None:
+            if not moved:
+                remove_temp_family(temp)
+            remove_empty_temp_dir(os.path.dirname(temp))
 
 
 def _open_text(path, mode):
@@ -280,6 +366,17 @@ def write_bytes_atomically(path, data):
             writer.write(data)
 
 
+def _remove_tree(path, remote):
+    try:
+        if remote:
+            _gfile().rmtree(path)
+        else:
+            import shutil
+            shutil.rmtree(path, ignore_errors=True)
+    except Exception:  # Already gone.
+        pass
+
+
 def write_directory_atomically(output_dir, write):
     """Calls `write(temp_dir)`, then renames `temp_dir` to `output_dir`, so
     `output_dir` is either complete or absent (SavedModels, converted models).
@@ -299,6 +396,8 @@ def write_directory_atomically(output_dir, write):
     Raises:
       OutputExistsError (a FileExistsError): `output_dir` exists (a user's
         files are never replaced).
+      OutputWriteError: writing failed for a reason the user fixes (see
+        `write_failure`); the temporary directory is removed.
     """
     output_dir = os.fspath(output_dir).rstrip("/")
     remote = _is_remote(output_dir)
@@ -306,20 +405,23 @@ def write_directory_atomically(output_dir, write):
     if exists(output_dir):
         raise OutputExistsError(f"Output {output_dir} already exists; not "
                                 "overwriting it. Choose a new path.")
-    remove_stale_temp_files(output_dir)
-    temp_dir = temp_path_for(output_dir)
+    temp_dir = None
     try:
+        remove_stale_temp_files(output_dir)
+        temp_dir = temp_path_for(output_dir)
         write(temp_dir)
         if remote:
             _gfile().rename(temp_dir, output_dir)
         else:
             os.rename(temp_dir, output_dir)
+    except Exception as error:  # noqa: BLE001 (re-raised, translated or not)
+        if temp_dir is not None:
+            _remove_tree(temp_dir, remote)
+        raise_write_error(output_dir, error)
+        raise
     finally:
-        if exists(temp_dir):
-            if remote:
-                _gfile().rmtree(temp_dir)
-            else:
-                import shutil
-                shutil.rmtree(temp_dir, ignore_errors=True)
-        remove_empty_temp_dir(os.path.dirname(temp_dir))
+        if temp_dir is not None:
+            if exists(temp_dir):
+                _remove_tree(temp_dir, remote)
+            remove_empty_temp_dir(os.path.dirname(temp_dir))
     return output_dir

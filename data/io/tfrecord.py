@@ -337,36 +337,60 @@ class RecordFileWriter:
         self._committed = False
 
     def __enter__(self):
-        for path in self.output_files:
-            atomic.remove_stale_temp_files(path)
-        self._temp_files = [atomic.temp_path_for(p) for p in self.output_files]
         try:
+            for path in self.output_files:
+                atomic.remove_stale_temp_files(path)
+            self._temp_files = [atomic.temp_path_for(p)
+                                for p in self.output_files]
             self._writers = [tf.io.TFRecordWriter(p) for p in self._temp_files]
-        except BaseException:
-            self._discard()
-            raise
+        except Exception as error:  # noqa: BLE001 (translated or re-raised)
+            self._failed(error, self.output_files[0])
         return self
 
+    def _failed(self, error, path):
+        # Disk full and the like: one error naming the output; the temp
+        # files go at once (a full disk needs its space back).
+        self._discard()
+        atomic.raise_write_error(path, error)
+        raise error
+
     def write(self, record):
-        """Writes one serialized record (bytes)."""
-        self._writers[self.total_written % len(self._writers)].write(record)
+        """Writes one serialized record (bytes).
+
+        Raises:
+          data.io.errors.OutputWriteError: disk full or another OS error
+            (names the output file); the temp files are removed.
+        """
+        index = self.total_written % len(self._writers)
+        try:
+            self._writers[index].write(record)
+        except Exception as error:  # noqa: BLE001 (translated or re-raised)
+            self._failed(error, self.output_files[index])
         self.total_written += 1
 
     def commit(self):
         """Closes the files and moves them onto the final names."""
-        self._close()
-        for temp, final in zip(self._temp_files, self.output_files):
-            atomic.replace_file(temp, final)
+        try:
+            self._close()
+            for temp, final in zip(self._temp_files, self.output_files):
+                atomic.replace_file(temp, final)
+        except Exception as error:  # noqa: BLE001 (translated or re-raised)
+            self._failed(error, self.output_files[0])
         self._committed = True
         self._remove_temp_dirs()
 
     def _close(self):
-        for writer in self._writers:
+        writers, self._writers = self._writers, []
+        for writer in writers:
             writer.close()
-        self._writers = []
 
     def _discard(self):
-        self._close()
+        writers, self._writers = self._writers, []
+        for writer in writers:
+            try:
+                writer.close()
+            except Exception:  # noqa: BLE001 (a full disk fails the flush too)
+                pass
         for temp in self._temp_files:
             atomic.remove_quietly(temp)
         self._remove_temp_dirs()

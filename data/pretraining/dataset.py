@@ -74,7 +74,7 @@ def parse_pretraining_example(record, max_seq_length,
 
 
 def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
-                        batch_size, is_training, num_cpu_threads=4):
+                        batch_size, is_training, num_cpu_threads=4, seed=None):
     """Batches of pre-training features, as run_pretraining's input_fn.
 
     Training: the file list is repeated and shuffled (buffer = number of
@@ -90,6 +90,8 @@ def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
       batch_size: int.
       is_training: bool.
       num_cpu_threads: int, the original's default is 4.
+      seed: optional int (`--seed`): both shuffles seeded and the files read
+        in a fixed interleaved order, so a run can be repeated exactly.
 
     Returns:
       tf.data.Dataset of dicts as parse_pretraining_example, each with a
@@ -109,13 +111,13 @@ def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
     if is_training:
         dataset = tf.data.Dataset.from_tensor_slices(tf.constant(files))
         dataset = dataset.repeat()
-        dataset = dataset.shuffle(buffer_size=len(files))
+        dataset = dataset.shuffle(buffer_size=len(files), seed=seed)
         dataset = dataset.interleave(
             tf.data.TFRecordDataset,
             cycle_length=min(num_cpu_threads, len(files)),
             num_parallel_calls=tf.data.AUTOTUNE,
-            deterministic=False)
-        dataset = dataset.shuffle(buffer_size=100)
+            deterministic=seed is not None)
+        dataset = dataset.shuffle(buffer_size=100, seed=seed)
     else:
         dataset = tf.data.TFRecordDataset(files)
         dataset = dataset.repeat()

@@ -12,13 +12,19 @@ import os
 from data.io.errors import MissingFileError, UserError
 
 __all__ = ["load_vocab", "highest_reachable_id", "validate_vocab_size",
-           "vocab_file_warnings"]
+           "vocab_file_warnings", "VocabEncodingError"]
+
+
+class VocabEncodingError(UserError):
+    """A vocab line is not valid UTF-8 (the original cannot read it either)."""
 
 
 def load_vocab(vocab_file):
     """Reads a vocab file, one token a line, into token -> line index.
 
-    Each line is decoded as UTF-8 (bad bytes dropped) and `str.strip()`-ed.
+    Each line is decoded as UTF-8 and `str.strip()`-ed; a line that is not
+    valid UTF-8 is an error, as in the original (its `tf.gfile.GFile(...,
+    "r").readline()` decodes strictly and fails).
     Lines end only at "\\n" (as tf.gfile's readline); a blank line is the
     empty token and takes an id, as in the original. If a token appears
     twice, it keeps its first position in the OrderedDict but maps to its
@@ -34,6 +40,8 @@ def load_vocab(vocab_file):
 
     Raises:
       MissingFileError (a FileNotFoundError): the file does not exist.
+      VocabEncodingError: a line is not valid UTF-8 (names file, line and
+        byte).
 
     Source: tokenization.py, load_vocab.
     """
@@ -47,7 +55,7 @@ def load_vocab(vocab_file):
     with open(vocab_file, "rb") as reader:
         lines = _vocab_lines(reader.read())
     for index, line in enumerate(lines):
-        vocab[_vocab_token(line, index)] = index
+        vocab[_vocab_token(line, index, vocab_file)] = index
     return vocab
 
 
@@ -60,9 +68,16 @@ def _vocab_lines(raw):
     return lines
 
 
-def _vocab_token(line, index):
-    # As convert_to_unicode: bad UTF-8 bytes are dropped.
-    token = line.decode("utf-8", "ignore").strip()
+def _vocab_token(line, index, vocab_file=""):
+    try:
+        token = line.decode("utf-8").strip()
+    except UnicodeDecodeError as error:
+        raise VocabEncodingError(
+            "%s, line %d: not UTF-8 (byte 0x%02x at byte %d of the line); a "
+            "vocab file must be UTF-8 text (the original's reader fails on it "
+            "too). Save it as UTF-8 or use the vocab.txt that came with the "
+            "checkpoint." % (vocab_file, index + 1, line[error.start],
+                             error.start + 1)) from None
     if index == 0 and token.startswith("\ufeff"):
         # A byte order mark is not part of the token (see
         # vocab_file_warnings); the original kept it.
@@ -137,7 +152,7 @@ def vocab_file_warnings(vocab_file):
                 vocab_file, lines[0][3:].decode("utf-8", "ignore").strip()))
     seen = {}
     for index, line in enumerate(lines):
-        token = _vocab_token(line, index)
+        token = _vocab_token(line, index, vocab_file)
         seen.setdefault(token, []).append(index)
     last_token_line = max((i for t, ids in seen.items() if t for i in ids),
                           default=-1)

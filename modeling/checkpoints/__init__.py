@@ -6,7 +6,9 @@
 
 Modules: `files` (finding a checkpoint, reading its index and tensors, with
 errors that name the file), `loading` (what fits, and loading into a model,
-optimizer slots included), `saving` (writing the same layout).
+optimizer slots included), `saving` (writing the same layout),
+`finiteness` (NaN/Inf in a checkpoint, named), `state_file` (the `checkpoint`
+file, its paths kept inside its folder).
 """
 from modeling.checkpoints.files import (GLOBAL_STEP,
                                         RELEASED_CHECKPOINT_NAME, SLOT_NAMES,
@@ -14,16 +16,22 @@ from modeling.checkpoints.files import (GLOBAL_STEP,
                                         CheckpointNotFoundError,
                                         is_optimizer_state, list_checkpoint,
                                         resolve_checkpoint)
+from modeling.checkpoints.finiteness import (CheckpointNonFiniteError,
+                                             check_finite_checkpoint)
 from modeling.checkpoints.loading import (CheckpointMismatchError, LoadStatus,
                                           check_compatible,
                                           load_tf1_checkpoint,
                                           model_weights_by_name)
 from modeling.checkpoints.saving import (CheckpointExistsError,
                                          save_tf1_checkpoint)
+from modeling.checkpoints.state_file import (CheckpointStateError,
+                                             newest_listed, read_state)
 
 __all__ = ["GLOBAL_STEP", "RELEASED_CHECKPOINT_NAME", "SLOT_NAMES",
            "CheckpointCorruptError", "CheckpointExistsError",
-           "CheckpointMismatchError", "CheckpointNotFoundError", "LoadStatus",
-           "check_compatible", "is_optimizer_state", "list_checkpoint",
+           "CheckpointMismatchError", "CheckpointNonFiniteError",
+           "CheckpointNotFoundError", "CheckpointStateError", "LoadStatus",
+           "check_compatible", "check_finite_checkpoint", "newest_listed",
+           "read_state", "is_optimizer_state", "list_checkpoint",
            "load_tf1_checkpoint", "model_weights_by_name",
            "resolve_checkpoint", "save_tf1_checkpoint"]

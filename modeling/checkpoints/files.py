@@ -94,18 +94,26 @@ def read_tensors(prefix, names):
             index promises, or fails its checksum (TF raises a bare
             `IndexError: Read less bytes than requested` or a DataLossError).
     """
+    return dict(iter_tensors(prefix, names))
+
+
+def iter_tensors(prefix, names):
+    """Yields (name, numpy array) for `names`, one tensor at a time.
+
+    Raises:
+        CheckpointCorruptError: as `read_tensors`.
+    """
     reader = tf.train.load_checkpoint(prefix)
-    values = {}
     for name in names:
         try:
-            values[name] = reader.get_tensor(name)
+            value = reader.get_tensor(name)
         except (tf.errors.OpError, IndexError) as error:
             raise CheckpointCorruptError(
                 f"{', '.join(_data_files(prefix))}: checkpoint data is "
                 f"truncated or corrupt (reading {name!r} failed: "
                 f"{str(error).splitlines()[0]}). Copy or download the "
                 "checkpoint again.") from None
-    return values
+        yield name, value
 
 
 def is_optimizer_state(name):
@@ -126,10 +134,14 @@ def resolve_checkpoint(path):
     Raises:
         CheckpointNotFoundError: nothing checkpoint-like is at `path`; the message says
             what was looked for.
+        state_file.CheckpointStateError: the directory's `checkpoint` file
+            names a path outside it, or a checkpoint that is missing.
     """
+    from modeling.checkpoints.state_file import newest_listed
+
     path = os.fspath(path)
     if tf.io.gfile.isdir(path):
-        latest = tf.train.latest_checkpoint(path)
+        latest = newest_listed(path)
         if latest:
             return latest
         released = os.path.join(path, RELEASED_CHECKPOINT_NAME)

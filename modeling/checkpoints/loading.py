@@ -12,7 +12,8 @@ import dataclasses
 import numpy as np
 from absl import logging
 
-from data.io.errors import UserError
+from data.io.errors import LISTED_ITEMS, UserError
+from modeling.checkpoints.finiteness import check_finite
 from modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
                                         check_data_size, is_optimizer_state,
                                         read_tensors, read_variables,
@@ -120,17 +121,23 @@ def check_compatible(model, checkpoint):
         f"{list(weights[name].shape)}"
         for name in matched if list(shapes[name]) != list(weights[name].shape)]
     if mismatches:
+        # A Base config against a Mini checkpoint differs in every weight: a
+        # few of them and the count say it (and stay on one screen).
+        shown = mismatches[:LISTED_ITEMS]
+        if len(mismatches) > LISTED_ITEMS:
+            shown.append(f"  ... and {len(mismatches) - LISTED_ITEMS} more")
         raise CheckpointMismatchError(
             f"Checkpoint {prefix} does not fit the model config; nothing was "
             f"loaded. {len(mismatches)} shape mismatch(es):\n"
-            + "\n".join(mismatches) + _mismatch_hints(shapes, weights))
+            + "\n".join(shown) + _mismatch_hints(shapes, weights))
     # After the shape checks: a config that does not fit is found from the
     # index alone, even where the data files are absent or short.
     check_data_size(prefix, shapes)
     return prefix, shapes
 
 
-def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True):
+def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
+                        allow_non_finite=False):
     """Loads a TF1 BERT checkpoint into a model built from this package.
 
     Optimizer state (`*/adam_m`, `*/adam_v`, `global_step`, ...) is skipped,
@@ -144,6 +151,8 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True):
         optimizer: optional `modeling.optimization.AdamWeightDecay` whose
             variables are built (`optimizer.build(model.trainable_variables)`).
         verbose: log loaded, missing and unused names (absl logging, INFO).
+        allow_non_finite: load tensors holding NaN/Inf (with a warning)
+            instead of refusing them.
 
     Returns:
         LoadStatus.
@@ -154,6 +163,9 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True):
             checked before anything is assigned.
         CheckpointCorruptError: the index or data file is truncated or
             damaged (names the file); nothing is assigned.
+        finiteness.CheckpointNonFiniteError: a weight or optimizer slot
+            holds NaN/Inf (names each), unless `allow_non_finite`; nothing
+            is assigned.
 
     Source: `get_assignment_map_from_checkpoint` plus
     `tf.train.init_from_checkpoint` in the original scripts (same-name mapping,
@@ -179,6 +191,7 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True):
     values = read_tensors(prefix, loaded + (
         [slot_name for _, slot_name in slot_pairs] + [GLOBAL_STEP]
         if restore_optimizer else []))
+    check_finite(values, prefix, allow_non_finite)
     assignments = [(weights[name], values[name]) for name in loaded]
     optimizer_restored = False
     if restore_optimizer:

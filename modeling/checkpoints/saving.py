@@ -11,6 +11,8 @@ import tensorflow as tf
 from data.io.atomic import atomic_output
 from data.io.errors import OutputExistsError
 from modeling.checkpoints.files import GLOBAL_STEP
+from modeling.checkpoints.finiteness import (CheckpointNonFiniteError,
+                                             describe_non_finite)
 from modeling.checkpoints.loading import model_weights_by_name, optimizer_slots
 
 
@@ -32,8 +34,23 @@ def _tensors_to_save(model, optimizer, global_step):
     return tensors
 
 
+def _non_finite(tensors):
+    """[(name, bad count, size)] of the float tensors holding NaN/Inf."""
+    found = []
+    for name in sorted(tensors):
+        tensor = tensors[name]
+        if not tensor.dtype.is_floating:
+            continue
+        bad = int(tf.size(tensor)) - int(tf.math.count_nonzero(
+            tf.math.is_finite(tensor)))
+        if bad:
+            found.append((name, bad, int(tf.size(tensor))))
+    return found
+
+
 def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
-                        overwrite=False, extra_tensors=None):
+                        overwrite=False, extra_tensors=None,
+                        allow_non_finite=False):
     """Writes a TF1 name-based checkpoint the original code can load.
 
     Writes `<prefix>.index` and `<prefix>.data-00000-of-00001` with the
@@ -52,6 +69,8 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
         overwrite: allow replacing an existing checkpoint at `prefix`.
         extra_tensors: optional `{name: tensor}` written as well (e.g. the
             float16 loss scale, `loss_scale`/`good_steps`, which loaders skip).
+        allow_non_finite: write weights holding NaN/Inf (by default that is
+            refused: a NaN checkpoint would be resumed from, or served).
 
     Returns:
         str, the prefix written.
@@ -60,6 +79,10 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
         CheckpointExistsError: a checkpoint already exists at `prefix` and
             `overwrite` is False (a user's checkpoint is never replaced by
             accident).
+        CheckpointNonFiniteError: a weight or slot holds NaN/Inf (names
+            them); nothing is written.
+        data.io.errors.OutputWriteError: disk full or another OS error
+            (names the prefix); the temp files are removed.
     """
     prefix = os.fspath(prefix)
     if tf.io.gfile.exists(prefix + ".index") and not overwrite:
@@ -71,6 +94,12 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
         tf.io.gfile.makedirs(directory)
     tensors = _tensors_to_save(model, optimizer, global_step)
     tensors.update(extra_tensors or {})
+    found = [] if allow_non_finite else _non_finite(tensors)
+    if found:
+        raise CheckpointNonFiniteError(
+            f"{prefix} not written: {len(found)} tensor(s) hold NaN or Inf: "
+            f"{describe_non_finite(found)}. The weights diverged; earlier "
+            "checkpoints are kept as they were.")
     names = sorted(tensors)
     # Index last: a reader never finds an index without its data.
     with atomic_output(prefix, suffixes=(".data-00000-of-00001", ".index")) as tmp_prefix:

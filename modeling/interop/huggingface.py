@@ -52,7 +52,7 @@ import shutil
 import numpy as np
 from safetensors.numpy import load_file, save_file
 
-from data.io.errors import MissingFileError, UserError
+from data.io.errors import MissingFileError, UserError, reading_file
 from modeling.config import BertConfig
 from data.io.atomic import write_directory_atomically
 
@@ -374,13 +374,16 @@ def load_hf(path):
     if not os.path.isfile(config_path):
         raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
                                "Hugging Face model directory).")
-    with open(config_path, encoding="utf-8") as reader:
-        hf = json.load(reader)
+    with reading_file(config_path, "Hugging Face config (JSON)"):
+        with open(config_path, encoding="utf-8") as reader:
+            hf = json.load(reader)
     config = config_from_hf(hf, source=config_path)
     index_path = os.path.join(path, INDEX_NAME)
     if os.path.isfile(index_path):
-        with open(index_path, encoding="utf-8") as reader:
-            shards = sorted(set(json.load(reader)["weight_map"].values()))
+        with reading_file(index_path, "safetensors index (JSON with a "
+                          "\"weight_map\")"):
+            with open(index_path, encoding="utf-8") as reader:
+                shards = sorted(set(json.load(reader)["weight_map"].values()))
     elif os.path.isfile(os.path.join(path, WEIGHTS_NAME)):
         shards = [WEIGHTS_NAME]
     else:
@@ -390,7 +393,12 @@ def load_hf(path):
             "save_pretrained(..., safe_serialization=True)).")
     tensors = {}
     for shard in shards:
-        tensors.update(load_file(os.path.join(path, shard)))
+        shard_path = os.path.join(path, shard)
+        if not os.path.isfile(shard_path):
+            raise MissingFileError(
+                f"{shard_path}: missing (listed in {index_path})")
+        with reading_file(shard_path, "safetensors weights file"):
+            tensors.update(load_file(shard_path))
     return hf_to_tf1(tensors, _architecture_of(hf)), config
 
 
@@ -412,8 +420,9 @@ def read_label_names(path):
     if not os.path.isfile(config_path):
         raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
                                "Hugging Face model directory).")
-    with open(config_path, encoding="utf-8") as reader:
-        hf = json.load(reader)
+    with reading_file(config_path, "Hugging Face config (JSON)"):
+        with open(config_path, encoding="utf-8") as reader:
+            hf = json.load(reader)
     if _architecture_of(hf) != TOKEN_CLASSIFICATION:
         return None
     id2label = hf.get("id2label") or {}

@@ -34,11 +34,13 @@ import os
 
 import keras_hub
 
-from data.io.errors import MissingFileError, OutputExistsError, UserError
+from data.io.errors import (MissingFileError, OutputExistsError, UserError,
+                            reading_file)
 from modeling.models.bert_model import BertModel
 from modeling.checkpoints import model_weights_by_name
 from modeling.config import BertConfig
-from data.io.atomic import atomic_output, write_directory_atomically
+from data.io.atomic import (OutputExistsError, atomic_output,
+                           write_directory_atomically)
 
 WEIGHTS_SUFFIX = ".weights.h5"
 
@@ -216,7 +218,9 @@ def load_backbone(path, config=None):
             raise UserError(f"{path} holds weights only; give the BertConfig "
                             "(--bert_config_file) it was saved with.")
         backbone = backbone_for_config(config)
-        backbone.load_weights(path)
+        with reading_file(path, "keras-hub .weights.h5 file for this config"):
+            backbone.load_weights(path)
         return backbone
     # A local folder only (checked above): nothing is downloaded.
-    return keras_hub.models.BertBackbone.from_preset(path)
+    with reading_file(path, "keras-hub BertBackbone preset folder"):
+        return keras_hub.models.BertBackbone.from_preset(path)

@@ -38,11 +38,12 @@ def read_tf1_weights(checkpoint):
     Raises:
         FileNotFoundError: no checkpoint there.
     """
+    from modeling.checkpoints.files import read_tensors, read_variables
+
     prefix = checkpoints.resolve_checkpoint(checkpoint)
-    reader = tf.train.load_checkpoint(prefix)
-    names = [name for name in reader.get_variable_to_shape_map()
+    names = [name for name in read_variables(prefix)
              if not checkpoints.is_optimizer_state(name)]
-    return prefix, {name: reader.get_tensor(name) for name in sorted(names)}
+    return prefix, read_tensors(prefix, sorted(names))
 
 
 def find_config(checkpoint_prefix, bert_config_file=None):

@@ -9,9 +9,12 @@ Modules: `loop` (`run_training` on `model.fit`, `predict`), `strategy_loop`
 several replicas), `callbacks` (checkpoint saver, throughput), `step_logs`
 (`loss = ..., step = N` lines, the per-step loss), `summaries` (TensorBoard
 scalars at the global step), `curves` (`training_curves.png`),
-`checkpoint_state` (`model.ckpt-N` + the `checkpoint` file in output_dir),
-`resume` (which checkpoint a run starts from: `CheckpointChoice`), `runtime`
-(`RuntimeOptions`, strategies, precision), `tpu_connection`.
+`checkpoint_state` (`model.ckpt-N` + the `checkpoint` file in output_dir,
+adopting a complete unlisted newest one), `resume` (which checkpoint a run
+starts from: `CheckpointChoice`), `preemption` (SIGTERM/SIGINT: finish the
+step, checkpoint, exit 143), `finite_check` (stop on a NaN/Inf loss),
+`runtime` (`RuntimeOptions`, strategies, precision, `--seed`),
+`tpu_connection`.
 """
 from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
                                          TF1CheckpointSaver)
@@ -21,8 +24,11 @@ from modeling.training.checkpoint_state import (GOOD_STEPS, LOSS_SCALE,
                                                 remove_unlisted_checkpoints,
                                                 restore_loss_scale,
                                                 save_training_checkpoint)
+from modeling.training.finite_check import NonFiniteLossError
 from modeling.training.loop import needs_strategy_loop, predict, run_training
-from modeling.training.resume import (CheckpointChoice, choose_start,
+from modeling.training.preemption import PreemptionGuard, TrainingInterrupted
+from modeling.training.resume import (CheckpointChoice, NoCheckpointError,
+                                      choose_start,
                                       restore_for_inference,
                                       restore_for_training)
 from modeling.training.runtime import RuntimeOptions
@@ -33,7 +39,9 @@ from modeling.training.summaries import (TrainingSummaries, read_scalars,
 from modeling.training.curves import write_training_curves
 
 __all__ = ["CheckpointChoice", "ExamplesPerSecond", "GOOD_STEPS",
-           "LOSS_SCALE", "LastStepClock", "StepLogger", "TF1CheckpointSaver",
+           "LOSS_SCALE", "LastStepClock", "NoCheckpointError",
+           "NonFiniteLossError", "PreemptionGuard", "StepLogger",
+           "TF1CheckpointSaver", "TrainingInterrupted",
            "TRAINING_CHECKPOINT_PREFIX", "choose_start",
            "latest_training_checkpoint", "needs_strategy_loop", "predict",
            "remove_unlisted_checkpoints", "restore_for_inference",

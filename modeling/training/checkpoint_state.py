@@ -3,6 +3,13 @@
 `model.ckpt-<global_step>` (weights, `adam_m`/`adam_v` slots, `global_step`;
 a float16 run's loss scale as `loss_scale`/`good_steps`) plus the `checkpoint`
 state file listing the newest `keep_checkpoint_max`, written atomically.
+
+Which checkpoint is the newest (`newest_training_checkpoint`): the one the
+state file lists last (its paths must stay inside output_dir, see
+`modeling.checkpoints.state_file`), unless output_dir holds a complete,
+newer `model.ckpt-N` that the state file does not list yet: a run stopped
+between writing a checkpoint and updating the state file leaves exactly
+that, and it is adopted, not deleted.
 """
 import os
 import re
@@ -14,6 +21,7 @@ from absl import logging
 
 from data.io.atomic import write_text_atomically
 from modeling import checkpoints
+from modeling.checkpoints import state_file
 
 TRAINING_CHECKPOINT_PREFIX = "model.ckpt"
 # Extra checkpoint entries of a float16 run (skipped by weight loaders, see
@@ -22,27 +30,107 @@ LOSS_SCALE = "loss_scale"
 GOOD_STEPS = "good_steps"
 
 
+_STEP_PATTERN = re.compile(re.escape(TRAINING_CHECKPOINT_PREFIX) + r"-(\d+)$")
+
+
 def latest_training_checkpoint(output_dir):
-    """Prefix of the newest `model.ckpt-N` recorded in `output_dir`, or None."""
-    if not tf.io.gfile.isdir(output_dir):
+    """Prefix of the newest `model.ckpt-N` listed in `output_dir`, or None.
+
+    Raises:
+        checkpoints.CheckpointStateError: the state file names a path outside
+            output_dir, or a newest checkpoint that is missing.
+    """
+    if not output_dir or not tf.io.gfile.isdir(output_dir):
         return None
-    return tf.train.latest_checkpoint(output_dir)
+    return checkpoints.newest_listed(output_dir)
+
+
+def checkpoint_step(prefix):
+    """N of a `.../model.ckpt-N` prefix, or None for other names."""
+    match = _STEP_PATTERN.search(os.path.basename(prefix))
+    return int(match.group(1)) if match else None
+
+
+def _is_complete(prefix):
+    """The index is readable and the data files hold the bytes it lists."""
+    from modeling.checkpoints.files import check_data_size, read_variables
+
+    try:
+        check_data_size(prefix, read_variables(prefix))
+    except (checkpoints.CheckpointCorruptError, tf.errors.OpError):
+        return False
+    return True
+
+
+def _unlisted_steps(output_dir, listed_names):
+    steps = set()
+    for path in tf.io.gfile.glob(os.path.join(
+            output_dir, TRAINING_CHECKPOINT_PREFIX + "-*.index")):
+        name = os.path.basename(path)[:-len(".index")]
+        step = checkpoint_step(name)
+        if step is not None and name not in listed_names:
+            steps.add(step)
+    return sorted(steps)
+
+
+def newest_training_checkpoint(output_dir):
+    """(prefix, listed) of the checkpoint a run in output_dir continues from.
+
+    The state file's newest, unless a complete `model.ckpt-N` with a larger
+    N is there unlisted (then `listed` is False and the caller adopts it);
+    without a state file, the newest complete `model.ckpt-N`, if any.
+
+    Returns:
+        (str or None, bool).
+
+    Raises:
+        checkpoints.CheckpointStateError: see `latest_training_checkpoint`.
+    """
+    if not output_dir or not tf.io.gfile.isdir(output_dir):
+        return None, True
+    listed = latest_training_checkpoint(output_dir)
+    state = checkpoints.read_state(output_dir)
+    names = {os.path.basename(p) for p in (state.listed if state else ())}
+    floor = checkpoint_step(listed) if listed else -1
+    floor = -1 if floor is None else floor
+    for step in reversed(_unlisted_steps(output_dir, names)):
+        if step <= floor:
+            break
+        prefix = os.path.join(output_dir, f"{TRAINING_CHECKPOINT_PREFIX}-{step}")
+        if _is_complete(prefix):
+            return prefix, False
+    return listed, True
 
 
 def _write_checkpoint_state(output_dir, paths):
     # The `checkpoint` text proto the Estimator writes, with relative paths so
     # the folder can be moved; written atomically.
-    lines = [f'model_checkpoint_path: "{paths[-1]}"']
-    lines += [f'all_model_checkpoint_paths: "{path}"' for path in paths]
-    write_text_atomically(os.path.join(output_dir, "checkpoint"),
-                          "\n".join(lines) + "\n")
+    write_text_atomically(os.path.join(output_dir, state_file.STATE_FILE_NAME),
+                          state_file.format_state(paths))
 
 
 def _recorded_checkpoints(output_dir):
-    state = tf.train.get_checkpoint_state(output_dir)
+    state = checkpoints.read_state(output_dir)
     if state is None:
         return []
-    return [os.path.basename(path) for path in state.all_model_checkpoint_paths]
+    return [os.path.basename(path) for path in state.listed]
+
+
+def record_adopted_checkpoint(prefix):
+    """Lists an adopted, complete `model.ckpt-N` as the newest in its state file.
+
+    Returns:
+        list of str, the names now listed.
+    """
+    output_dir, name = os.path.split(prefix)
+    recorded = [path for path in _recorded_checkpoints(output_dir)
+                if path != name]
+    recorded.append(name)
+    _write_checkpoint_state(output_dir, recorded)
+    logging.warning("Adopted %s: a complete checkpoint that %s/checkpoint did "
+                    "not list yet (its run stopped before updating it).",
+                    prefix, output_dir)
+    return recorded
 
 
 def _loss_scale_optimizer(model):
@@ -95,6 +183,12 @@ def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5
 
     Returns:
         str, the prefix written.
+
+    Raises:
+        checkpoints.CheckpointNonFiniteError: the weights hold NaN/Inf
+            (nothing is written: the newest checkpoint stays the last good
+            one).
+        data.io.errors.OutputWriteError: disk full or another OS error.
     """
     start = time.perf_counter()
     step = int(optimizer.iterations.numpy())
@@ -134,11 +228,10 @@ def remove_unlisted_checkpoints(output_dir, prefix=TRAINING_CHECKPOINT_PREFIX):
         list of str, the files removed.
     """
     output_dir = os.fspath(output_dir)
-    state = tf.train.get_checkpoint_state(output_dir)
+    state = checkpoints.read_state(output_dir)
     if state is None:
         return []
-    listed = {os.path.basename(path) for path in state.all_model_checkpoint_paths}
-    listed.add(os.path.basename(state.model_checkpoint_path))
+    listed = {os.path.basename(path) for path in state.listed}
     pattern = re.compile(re.escape(prefix) + r"-\d+")
     removed = []
     for path in tf.io.gfile.glob(os.path.join(output_dir, prefix + "-*")):

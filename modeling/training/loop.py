@@ -28,8 +28,12 @@ from data.io.errors import UserError
 from modeling.training import strategy_loop
 from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
                                          TF1CheckpointSaver)
-from modeling.training.checkpoint_state import restore_loss_scale
+from modeling.training.checkpoint_state import (latest_training_checkpoint,
+                                                restore_loss_scale)
 from modeling.training.curves import write_training_curves
+from modeling.training.finite_check import StopOnNonFiniteLoss
+from modeling.training.preemption import (StopOnRequest, TrainingInterrupted,
+                                          stop_on_signals)
 from modeling.training.resume import choose_start, restore_for_training
 from modeling.training.runtime import (is_chief, is_multi_worker,
                                        shard_for_workers, steps_per_execution)
@@ -45,9 +49,13 @@ def needs_strategy_loop(strategy, options):
 
 
 def _callbacks(model, optimizer, output_dir, options, batch_size,
-               initial_step, chief, verbose):
+               initial_step, chief, verbose, guard):
     batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
     return [
+        # Before the saver: a NaN step must stop before it is saved.
+        StopOnNonFiniteLoss(optimizer, output_dir, loss_scaled=isinstance(
+            model.optimizer, keras.optimizers.LossScaleOptimizer)),
+        StopOnRequest(guard, optimizer),
         ExamplesPerSecond(batch_size),
         TF1CheckpointSaver(model, optimizer, output_dir,
                            options.save_checkpoints_steps,
@@ -59,9 +67,10 @@ def _callbacks(model, optimizer, output_dir, options, batch_size,
     ]
 
 
+@stop_on_signals
 def run_training(model, optimizer, dataset, num_train_steps, output_dir, options,
                  batch_size, strategy=None, start_from=None,
-                 init_checkpoint=None, verbose="auto"):
+                 init_checkpoint=None, verbose="auto", guard=None):
     """Trains `model` to `num_train_steps` global steps.
 
     With `model.fit`, or where fit cannot run (several workers; XLA over
@@ -92,6 +101,8 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             terminal. The step logs (every `options.log_steps`) are written
             whatever it is; when nothing configured logging, absl's INFO
             lines are sent to stderr (`step_logs.ensure_info_logging`).
+        guard: set by `preemption.stop_on_signals`: SIGTERM/SIGINT while
+            this runs stop training after the current step.
 
     Returns:
         dict with `loss` (mean training loss of this run, or None when there
@@ -104,6 +115,11 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             the workers resume from different steps.
         checkpoints.CheckpointMismatchError: output_dir holds another model's
             checkpoint.
+        finite_check.NonFiniteLossError: the loss became NaN/Inf (names the
+            step; no checkpoint of those weights is written).
+        preemption.TrainingInterrupted: SIGTERM/SIGINT arrived; the current
+            step was finished and a checkpoint written (see
+            `modeling.training.preemption`).
     """
     strategy = strategy or tf.distribute.get_strategy()
     ensure_info_logging()
@@ -142,7 +158,7 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
         # A progress bar on a terminal only (in a file it is one endless line).
         verbose = 1 if sys.stdout.isatty() else 0
     callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
-                           initial_step, chief, verbose)
+                           initial_step, chief, verbose, guard)
     clock = LastStepClock()
     callbacks.append(clock)
     batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
@@ -152,7 +168,7 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     # With float16 loss scaling, steps whose gradients overflow are skipped
     # and not counted; train on until the step count is really reached.
     losses = []
-    while remaining > 0:
+    while remaining > 0 and not guard.requested:
         if use_loop:
             callback_list = keras.callbacks.CallbackList(
                 callbacks, add_progbar=verbose != 0, model=model,
@@ -160,7 +176,7 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             losses.append(strategy_loop.train_with_strategy_run(
                 model, dataset, remaining * batches_per_step, strategy,
                 callback_list, executions, jit_compile=bool(options.use_xla),
-                batches_per_step=batches_per_step))
+                batches_per_step=batches_per_step, guard=guard))
         else:
             history = model.fit(dataset, epochs=1,
                                 steps_per_epoch=remaining * batches_per_step,
@@ -168,11 +184,17 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
                                 verbose=verbose)
             losses.append(float(history.history["loss"][-1]))
         left = num_train_steps - int(optimizer.iterations.numpy())
-        if left >= remaining:
+        if left >= remaining and not guard.requested:
             raise UserError(
                 f"No optimizer step was applied in {remaining} batches (every "
                 "gradient overflowed or was not finite); training diverged.")
         remaining = left
+    if guard.requested:
+        step = int(optimizer.iterations.numpy())
+        raise TrainingInterrupted(
+            guard.signal_number, step,
+            latest_training_checkpoint(output_dir) if chief else None,
+            output_dir)
     logging.info("Training done at step %d; %.1f s after the last step for the "
                  "final checkpoint, summaries and input pipeline shutdown.",
                  int(optimizer.iterations.numpy()),

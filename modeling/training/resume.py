@@ -15,7 +15,9 @@ from absl import logging
 
 from modeling import checkpoints
 from modeling import keras_internals
-from modeling.training.checkpoint_state import (latest_training_checkpoint,
+from data.io.errors import UserError
+from modeling.training.checkpoint_state import (newest_training_checkpoint,
+                                                record_adopted_checkpoint,
                                                 remove_unlisted_checkpoints)
 
 SOURCES = ("output_dir", "init_checkpoint", "none")
@@ -30,9 +32,16 @@ class CheckpointChoice:
         source: "output_dir" (a training checkpoint of this run's folder:
             resume, or the fine-tuned weights), "init_checkpoint" (weights
             only, step 0), or "none".
+        listed: False for an output_dir checkpoint that is complete but not
+            yet in the `checkpoint` state file (a run stopped between the
+            two writes): a training run lists it before resuming from it.
+        allow_non_finite: load it even if tensors hold NaN/Inf
+            (--allow_non_finite_checkpoint; checked and warned about once).
     """
     path: str
     source: str
+    listed: bool = True
+    allow_non_finite: bool = False
 
     def __post_init__(self):
         if self.source not in SOURCES:
@@ -45,31 +54,45 @@ class CheckpointChoice:
     def describe(self):
         """One phrase for the log, e.g. "--init_checkpoint /x/bert_model.ckpt"."""
         if self.source == "output_dir":
-            return f"the newest training checkpoint in output_dir, {self.path}"
+            if not self.listed:
+                return (f"the newest training checkpoint in output_dir, "
+                        f"{self.path} (complete, not yet listed in its "
+                        "`checkpoint` file: adopted)")
+            return (f"the newest training checkpoint in output_dir, {self.path} "
+                    "(listed in its `checkpoint` file)")
         if self.source == "init_checkpoint":
             return f"--init_checkpoint {self.path}"
         return "no checkpoint: the model starts from random values"
 
 
-def choose_start(output_dir, init_checkpoint=None):
+def choose_start(output_dir, init_checkpoint=None, allow_non_finite=False):
     """The Estimator's rule: output_dir's newest checkpoint, else init, else none.
+
+    output_dir's newest is the one its state file lists last, or a complete
+    newer `model.ckpt-N` it does not list yet (adopted; see
+    `checkpoint_state.newest_training_checkpoint`).
 
     Args:
         output_dir: the run's folder (may not exist yet), or None.
         init_checkpoint: a checkpoint prefix or folder, or None.
+        allow_non_finite: carried in the choice (see `CheckpointChoice`).
 
     Returns:
         CheckpointChoice.
 
     Raises:
         checkpoints.CheckpointNotFoundError: `init_checkpoint` names nothing.
+        checkpoints.CheckpointStateError: a state file names a path outside
+            its folder, or a newest checkpoint that is missing.
     """
-    latest = latest_training_checkpoint(output_dir) if output_dir else None
+    latest, listed = newest_training_checkpoint(output_dir)
     if latest:
-        return CheckpointChoice(latest, "output_dir")
+        return CheckpointChoice(latest, "output_dir", listed=listed,
+                                allow_non_finite=allow_non_finite)
     if init_checkpoint:
         return CheckpointChoice(checkpoints.resolve_checkpoint(init_checkpoint),
-                                "init_checkpoint")
+                                "init_checkpoint",
+                                allow_non_finite=allow_non_finite)
     return CheckpointChoice(None, "none")
 
 
@@ -128,14 +151,17 @@ def restore_for_training(model, optimizer, choice, chief=True):
     optimizer.build(model.trainable_variables)
     if choice.source == "output_dir":
         if chief:
+            if not choice.listed:
+                record_adopted_checkpoint(choice.path)
             # Leftovers of a run killed between the state write and deletion.
             remove_unlisted_checkpoints(os.path.dirname(choice.path))
         logging.info("Resuming training from %s", choice.path)
         target = (_AccumulatingStepView(optimizer)
                   if optimizer.gradient_accumulation_steps else optimizer)
         try:
-            status = checkpoints.load_tf1_checkpoint(model, choice.path,
-                                                     optimizer=target)
+            status = checkpoints.load_tf1_checkpoint(
+                model, choice.path, optimizer=target,
+                allow_non_finite=choice.allow_non_finite)
         except checkpoints.CheckpointMismatchError as error:
             raise _another_model(error, choice.path,
                                  "a rerun resumes from it") from None
@@ -143,30 +169,48 @@ def restore_for_training(model, optimizer, choice, chief=True):
             logging.warning("%s has no optimizer state; the optimizer starts "
                             "afresh.", choice.path)
     elif choice.source == "init_checkpoint":
-        checkpoints.load_tf1_checkpoint(model, choice.path)
+        checkpoints.load_tf1_checkpoint(
+            model, choice.path, allow_non_finite=choice.allow_non_finite)
     return int(optimizer.iterations.numpy())
 
 
-def restore_for_inference(model, choice):
+class NoCheckpointError(UserError):
+    """Evaluation or prediction was asked for with no checkpoint at all."""
+
+
+def restore_for_inference(model, choice, allow_random_weights=False):
     """Loads `choice` for evaluation or prediction; returns the step to report.
 
     A training checkpoint reports its `global_step`; `--init_checkpoint`
-    reports 0 (only model weights come from it); "none" leaves the model as
-    initialised, with a warning.
+    reports 0 (only model weights come from it); "none" is an error unless
+    `allow_random_weights` (then the model keeps its random initial values,
+    with a warning): predictions of random weights look like results.
 
     Raises:
+        NoCheckpointError: no checkpoint and not `allow_random_weights`.
         checkpoints.CheckpointMismatchError: the checkpoint does not fit.
+        checkpoints.CheckpointNonFiniteError: it holds NaN/Inf (unless the
+            choice allows it).
     """
     if choice.source == "none":
+        if not allow_random_weights:
+            raise NoCheckpointError(
+                "no checkpoint to evaluate or predict with: output_dir has "
+                "no training checkpoint and no --init_checkpoint was given. "
+                "Pass --init_checkpoint (or train first), or "
+                "--allow_random_weights=true to use random weights.")
         logging.warning("No checkpoint in output_dir and no --init_checkpoint: "
-                        "using a randomly initialised model.")
+                        "using a randomly initialised model "
+                        "(--allow_random_weights).")
         return 0
     logging.info("Restoring %s", choice.path)
     if choice.source == "init_checkpoint":
-        checkpoints.load_tf1_checkpoint(model, choice.path)
+        checkpoints.load_tf1_checkpoint(
+            model, choice.path, allow_non_finite=choice.allow_non_finite)
         return 0
     try:
-        checkpoints.load_tf1_checkpoint(model, choice.path)
+        checkpoints.load_tf1_checkpoint(
+            model, choice.path, allow_non_finite=choice.allow_non_finite)
     except checkpoints.CheckpointMismatchError as error:
         raise _another_model(error, choice.path,
                              "it takes precedence over --init_checkpoint"

@@ -36,7 +36,8 @@ class RuntimeOptions:
 
     Attributes mirror the flags of `define_runtime_flags`. `mixed_precision`
     None means "as `use_mixed_precision` says"; `steps_per_execution` None
-    means `iterations_per_loop` on TPU, else 1.
+    means `iterations_per_loop` on TPU, else 1; `seed` None (the original's
+    behaviour) leaves every random choice unseeded (see `apply_seed`).
     """
     use_tpu: bool = False
     tpu_name: str = None
@@ -58,6 +59,7 @@ class RuntimeOptions:
     # Global steps between step logs and TensorBoard training scalars (the
     # Estimator's log_step_count_steps).
     log_steps: int = 100
+    seed: int = None
 
 
 def is_tpu_strategy(strategy):
@@ -80,6 +82,27 @@ def _strategy_name(options):
     if len(tf.config.list_logical_devices("GPU")) > 1:
         return "mirrored"
     return "one_device"
+
+
+def apply_seed(seed):
+    """Makes a run repeatable: seeds every generator, deterministic ops.
+
+    Sets the Python, NumPy, TensorFlow and Keras seeds
+    (`keras.utils.set_random_seed`: weight initialisation, dropout masks,
+    tf.data shuffles without their own seed) and turns on TensorFlow's op
+    determinism (`tf.config.experimental.enable_op_determinism`: kernels
+    that sum in a fixed order, tf.data run deterministically). Two runs with
+    the same seed on the same machine and strategy then give bit-identical
+    weights; it costs some speed (multi-threaded reductions, parallel
+    tf.data), which is why it is off without `--seed`.
+
+    Args:
+        seed: int.
+    """
+    keras.utils.set_random_seed(int(seed))
+    tf.config.experimental.enable_op_determinism()
+    logging.info("Seeded with --seed=%d; TensorFlow op determinism is on.",
+                 int(seed))
 
 
 def get_strategy(options):
@@ -117,10 +140,11 @@ def get_strategy(options):
                 "modeling.training.runtime.setup first).") from error
         if is_multi_worker(strategy):
             resolver = strategy.cluster_resolver
+            seed = MULTI_WORKER_SEED if options.seed is None else options.seed
             logging.info("Worker %s:%s of %d; shuffles seeded with %d.",
                          resolver.task_type, resolver.task_id,
-                         keras_internals.num_workers(strategy), MULTI_WORKER_SEED)
-            tf.random.set_seed(MULTI_WORKER_SEED)
+                         keras_internals.num_workers(strategy), seed)
+            tf.random.set_seed(seed)
     else:
         strategy = tf.distribute.get_strategy()
     logging.info("Distribution strategy: %s with %d replica(s).", name,
@@ -192,6 +216,8 @@ def setup(options):
         see `get_strategy` and `resolve_precision`.
     """
     strategy = get_strategy(options)
+    if options.seed is not None:
+        apply_seed(options.seed)
     configure_precision(options, strategy)
     return strategy
 

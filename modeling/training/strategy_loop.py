@@ -98,9 +98,42 @@ def check_same_step(strategy, step):
             f"{step}): output_dir must be one folder shared by all workers.")
 
 
+def make_stop_agreement(strategy, signals=None):
+    """`agree(signal_number) -> int`: the stop signal some worker got (0: none).
+
+    A collective: every worker calls it once per execution, so all of them
+    stop after the same step when any one was asked to (SIGTERM reaches the
+    workers of a preempted job at different moments, or only some of them).
+    Each worker contributes a one-hot vector over `signals` (the first of
+    them that any worker got wins: SIGTERM before SIGINT). Made once per
+    loop, so the collective is traced once.
+    """
+    from modeling.training.preemption import STOP_SIGNALS
+
+    signals = tuple(signals or STOP_SIGNALS)
+
+    @tf.function
+    def sum_over_workers(value):
+        def replica_fn(value):
+            value = tf.identity(value)  # A copy on the replica's device.
+            return tf.distribute.get_replica_context().all_reduce(
+                tf.distribute.ReduceOp.SUM, value)
+        return strategy.experimental_local_results(
+            strategy.run(replica_fn, args=(value,)))[0]
+
+    def agree(signal_number):
+        counts = sum_over_workers(tf.constant(
+            [1.0 if signal_number == number else 0.0 for number in signals],
+            tf.float32)).numpy()
+        return next((int(number) for number, count in zip(signals, counts)
+                     if count > 0), 0)
+
+    return agree
+
+
 def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
                             steps_per_execution=1, jit_compile=False,
-                            batches_per_step=1):
+                            batches_per_step=1, guard=None):
     """Runs `num_batches` training batches; returns their mean loss.
 
     Args:
@@ -117,10 +150,21 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
         jit_compile: bool, XLA-compile each replica's gradient computation.
         batches_per_step: int, batches per optimizer update (gradient
             accumulation), for `step_loss`.
+        guard: a `preemption.PreemptionGuard`, or None. A stop it requests
+            (or `model.stop_training` set by a callback) ends the loop after
+            the current execution; under several workers the request is
+            agreed on by a collective after every execution
+            (`make_stop_agreement`), so all workers stop together and the
+            chief's `on_train_end` writes the checkpoint.
 
     Returns:
         float, the mean loss over the batches run.
     """
+    from modeling.training.runtime import is_multi_worker
+
+    agree = None
+    if guard is not None and guard.active and is_multi_worker(strategy):
+        agree = make_stop_agreement(strategy)
     distributed = strategy.experimental_distribute_dataset(dataset)
     iterator = iter(distributed)
     train = make_train_function(model, strategy, jit_compile)
@@ -129,6 +173,7 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
     # outside the strategy's scope, its variables are plain ones).
     tracker = StepLossTracker(batches_per_step)
     done = 0
+    model.stop_training = False
     callbacks.on_train_begin()
     callbacks.on_epoch_begin(0)
     while done < num_batches:
@@ -139,6 +184,14 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
         done += count
         logs = _logs(tracker)
         callbacks.on_train_batch_end(done - 1, logs)
+        if agree is not None:
+            local = guard.signal_number if model.stop_training else 0
+            agreed = agree(local)
+            if agreed:
+                guard.stop(agreed)
+                model.stop_training = True
+        if model.stop_training:
+            break
     logs = _logs(tracker)
     callbacks.on_epoch_end(0, logs)
     callbacks.on_train_end(logs)

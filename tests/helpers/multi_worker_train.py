@@ -33,6 +33,7 @@ def main():
     parser.add_argument("--strategy", default="one_device")
     parser.add_argument("--use_xla", action="store_true")
     parser.add_argument("--logical_cpus", type=int, default=1)
+    parser.add_argument("--save_checkpoints_steps", type=int, default=2)
     args = parser.parse_args()
     logging.set_verbosity(logging.INFO)
     if args.logical_cpus > 1:
@@ -42,7 +43,8 @@ def main():
             [tf.config.LogicalDeviceConfiguration()] * args.logical_cpus)
 
     options = runtime.RuntimeOptions(
-        distribution_strategy=args.strategy, save_checkpoints_steps=2,
+        distribution_strategy=args.strategy,
+        save_checkpoints_steps=args.save_checkpoints_steps,
         keep_checkpoint_max=3, use_xla=args.use_xla)
     strategy = runtime.setup(options)  # first: before any other TF work
     if not runtime.is_multi_worker(strategy):
@@ -82,4 +84,10 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    from modeling.training.preemption import TrainingInterrupted
+
+    try:
+        main()
+    except TrainingInterrupted as stopped:  # As the scripts report it.
+        print(f"STOPPED: {stopped}", flush=True)
+        sys.exit(stopped.exit_status)

@@ -115,11 +115,23 @@ def test_wrong_vocab_size_fails_before_assigning(fixtures_dir, tmp_path):
     assert all(np.array_equal(before[name], after[name]) for name in before)
 
 
-def test_larger_model_lists_every_mismatch(fixtures_dir, tmp_path):
+def test_larger_model_counts_every_mismatch_and_lists_a_few(fixtures_dir, tmp_path):
     config = _config_file(fixtures_dir, tmp_path, hidden_size=128, intermediate_size=512)
+    model = BertModel(config)
     with pytest.raises(checkpoints.CheckpointMismatchError) as error:
-        checkpoints.load_tf1_checkpoint(BertModel(config), fixtures_dir / "tf1_tiny_classifier")
-    assert "bert/encoder/layer_1/intermediate/dense/kernel: checkpoint [64, 256] vs model [128, 512]" in str(error.value)
+        checkpoints.load_tf1_checkpoint(model, fixtures_dir / "tf1_tiny_classifier")
+    message = str(error.value)
+    stored = dict(tf.train.list_variables(str(fixtures_dir / "tf1_tiny_classifier/bert_model.ckpt")))
+    differing = [name for name, variable in checkpoints.model_weights_by_name(model).items()
+                 if name in stored and list(stored[name]) != list(variable.shape)]
+    assert len(differing) > 5
+    assert f"{len(differing)} shape mismatch(es)" in message
+    listed = [line for line in message.splitlines() if ": checkpoint [" in line]
+    assert len(listed) == 5
+    assert f"... and {len(differing) - 5} more" in message
+    # Every weight is named in the order the model has them; one stays on a screen.
+    assert listed[0].strip().startswith(differing[0] + ":")
+    assert len(message) < 1000
 
 
 def test_checkpoint_matching_nothing_and_missing_files(fixtures_dir, tmp_path):

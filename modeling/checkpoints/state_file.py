@@ -1,0 +1,209 @@
+"""The `checkpoint` state file of a folder, read safely.
+
+The Estimator (and `tf.train.CheckpointManager`) keeps a text proto named
+`checkpoint` beside the checkpoints:
+
+    model_checkpoint_path: "model.ckpt-300"
+    all_model_checkpoint_paths: "model.ckpt-200"
+    all_model_checkpoint_paths: "model.ckpt-300"
+
+TensorFlow's `tf.train.latest_checkpoint` follows those paths wherever they
+point (`../other/model.ckpt-5`, `/elsewhere/...`) and returns None when the
+newest is missing, so a run could silently take weights from another folder,
+or start from random values. Here a listed path must stay inside the folder
+(an absolute path into it is fine: the Estimator wrote absolute paths), with
+one allowance: an absolute path whose folder was moved, when a checkpoint of
+that name is in this folder, means this folder's. Anything else is an error
+naming the state file and the path.
+"""
+import codecs
+import dataclasses
+import os
+import posixpath
+import re
+
+import tensorflow as tf
+
+from data.io.errors import UserError
+
+STATE_FILE_NAME = "checkpoint"
+_LINE = re.compile(r'^\s*(\w+)\s*:\s*(.*?)\s*$')
+
+
+class CheckpointStateError(UserError):
+    """A `checkpoint` state file is malformed, points outside its folder, or
+    names a checkpoint that is not there."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckpointState:
+    """What a folder's `checkpoint` file lists, paths resolved in the folder.
+
+    Attributes:
+        path: the state file.
+        newest: prefix of `model_checkpoint_path` (inside the folder), or None.
+        listed: prefixes of `all_model_checkpoint_paths`, oldest first (the
+            newest included).
+    """
+    path: str
+    newest: str
+    listed: tuple
+
+
+def _is_remote(path):
+    return "://" in path
+
+
+def _join(folder, name):
+    return (posixpath.join if _is_remote(folder) else os.path.join)(folder, name)
+
+
+def _unquote(value, path, number):
+    if len(value) < 2 or value[0] != value[-1] or value[0] not in "\"'":
+        raise CheckpointStateError(
+            f"{path}, line {number}: expected a quoted path, found {value[:80]!r}")
+    try:
+        return codecs.escape_decode(value[1:-1].encode("utf-8"))[0].decode("utf-8")
+    except (ValueError, UnicodeDecodeError) as error:
+        raise CheckpointStateError(
+            f"{path}, line {number}: cannot read the path {value[:80]} "
+            f"({error})") from None
+
+
+def parse_state_text(text, path):
+    """(model_checkpoint_path, [all_model_checkpoint_paths]) as written.
+
+    Raises:
+        CheckpointStateError: a line is not `key: value` (names the line).
+    """
+    newest, listed = None, []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _LINE.match(line)
+        if not match:
+            raise CheckpointStateError(
+                f"{path}, line {number}: not a checkpoint state line "
+                f"({line.strip()[:80]!r}); expected e.g. "
+                'model_checkpoint_path: "model.ckpt-300"')
+        key, value = match.groups()
+        if key == "model_checkpoint_path":
+            newest = _unquote(value, path, number)
+        elif key == "all_model_checkpoint_paths":
+            listed.append(_unquote(value, path, number))
+        # Timestamps and later fields carry nothing a reader here needs.
+    return newest, listed
+
+
+def _relative_inside(folder, listed_path):
+    """`listed_path` relative to `folder` if it lies inside, else None."""
+    remote = _is_remote(folder)
+    if remote:
+        base = folder.rstrip("/") + "/"
+        if _is_remote(listed_path):
+            if not listed_path.startswith(base):
+                return None
+            listed_path = listed_path[len(base):]
+        relative = posixpath.normpath(listed_path)
+    elif os.path.isabs(listed_path):
+        real_folder = os.path.realpath(folder)
+        real_path = os.path.realpath(listed_path)
+        if os.path.commonpath([real_folder, real_path]) != real_folder:
+            return None
+        relative = os.path.relpath(real_path, real_folder)
+    else:
+        relative = os.path.normpath(listed_path)
+        # A symlink inside the folder may still lead out of it.
+        real_folder = os.path.realpath(folder)
+        real_path = os.path.realpath(os.path.join(folder, relative))
+        if os.path.commonpath([real_folder, real_path]) != real_folder:
+            return None
+    if relative == os.pardir or relative.startswith(os.pardir + "/") or \
+            relative.startswith("/"):
+        return None
+    return relative
+
+
+def resolve_listed(folder, listed_path, state_path):
+    """The prefix a state file's entry names, checked to be in `folder`.
+
+    Relative entries are relative to `folder`. Absolute ones must point into
+    it, unless `folder` holds a checkpoint of the same name (the folder was
+    moved since an Estimator wrote absolute paths).
+
+    Returns:
+        str, `<folder>/<relative path>` (the user's spelling of the folder).
+
+    Raises:
+        CheckpointStateError: the entry points outside `folder`.
+    """
+    relative = _relative_inside(folder, listed_path)
+    if relative is not None:
+        return _join(folder, relative)
+    absolute = _is_remote(listed_path) or os.path.isabs(listed_path)
+    moved = _join(folder, posixpath.basename(listed_path))
+    if absolute and tf.io.gfile.exists(moved + ".index"):
+        return moved
+    raise CheckpointStateError(
+        f"{state_path} names the checkpoint {listed_path!r}, which is outside "
+        f"{folder}. A run only uses checkpoints of its own folder: fix or "
+        f"delete {state_path}, or pass that checkpoint as --init_checkpoint.")
+
+
+def read_state(folder):
+    """The folder's `checkpoint` state, entries resolved and checked.
+
+    Returns:
+        CheckpointState, or None when the folder has no state file.
+
+    Raises:
+        CheckpointStateError: malformed, or an entry points outside.
+    """
+    folder = os.fspath(folder)
+    path = _join(folder, STATE_FILE_NAME)
+    if not tf.io.gfile.exists(path) or tf.io.gfile.isdir(path):
+        return None
+    try:
+        with tf.io.gfile.GFile(path, "rb") as reader:
+            raw = reader.read()
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CheckpointStateError(f"{path}: not a text file (expected a "
+                                   "checkpoint state file)") from None
+    newest, listed = parse_state_text(text, path)
+    listed = [resolve_listed(folder, entry, path) for entry in listed]
+    if newest is not None:
+        newest = resolve_listed(folder, newest, path)
+        if newest not in listed:
+            listed.append(newest)
+    return CheckpointState(path, newest, tuple(listed))
+
+
+def newest_listed(folder):
+    """The prefix a folder's state file names as newest, or None.
+
+    Returns:
+        str, a prefix whose `.index` exists; None without a state file or
+        without a `model_checkpoint_path`.
+
+    Raises:
+        CheckpointStateError: malformed, an entry outside the folder, or the
+            newest entry's `.index` is missing (the state file then promises
+            weights that are not there).
+    """
+    state = read_state(folder)
+    if state is None or state.newest is None:
+        return None
+    if not tf.io.gfile.exists(state.newest + ".index"):
+        raise CheckpointStateError(
+            f"{state.path} names {os.path.basename(state.newest)} as the newest "
+            f"checkpoint, but {state.newest}.index is missing. Restore that "
+            f"checkpoint, or fix or delete {state.path}.")
+    return state.newest
+
+
+def format_state(names):
+    """The state file's text for `names` (relative, oldest first)."""
+    lines = [f'model_checkpoint_path: "{names[-1]}"']
+    lines += [f'all_model_checkpoint_paths: "{name}"' for name in names]
+    return "\n".join(lines) + "\n"
