@@ -1,6 +1,6 @@
 """Issue #10's table of bad inputs: one clear line, exit 1, nothing written.
 
-Each case writes tiny data into a folder of its own, runs one of the five
+Each case writes tiny data into a folder of its own, runs one of the six
 scripts as a user would (a subprocess from the repository root, with the
 tiny checkpoints of ../shared/fixtures) and checks:
 
@@ -156,6 +156,22 @@ def _create_data(folder, **extra):
     flags = {"input_file": corpus, "output_file": folder / "out.tfrecord",
              "vocab_file": MRPC / "vocab.txt", "max_seq_length": 32,
              "max_predictions_per_seq": 5, "dupe_factor": 1}
+    flags.update(extra)
+    return flags
+
+
+NER_TRAIN = ("@paulwalk\tO\nIt\tO\nis\tO\nParis\tB-location\n\n"
+             "John\tB-person\nSmith\tI-person\nsaid\tO\n\n")
+
+
+def _ner(folder, train=NER_TRAIN, **extra):
+    flags = {"vocab_file": MRPC / "vocab.txt",
+             "bert_config_file": MRPC / "bert_config.json",
+             "init_checkpoint": MRPC / "bert_model.ckpt",
+             "do_lower_case": True, "output_dir": folder / "out",
+             "do_train": True, "train_file": _write(folder / "train.conll",
+                                                    train),
+             "max_seq_length": 32, "doc_stride": 16, "train_batch_size": 2}
     flags.update(extra)
     return flags
 
@@ -376,6 +392,27 @@ def squad_predict_file_without_data_field(folder):
     return _squad(folder, predict_file=path), [str(path), "data"]
 
 
+# -- run_ner.py ---------------------------------------------------------------
+
+@case("run_ner.py")
+def ner_line_with_another_column_count(folder):
+    flags = _ner(folder, train=NER_TRAIN + "New York\tB-location\tx\n\n")
+    return flags, [str(flags["train_file"]), "line 10", "3 columns"]
+
+
+@case("run_ner.py")
+def ner_tag_outside_the_scheme(folder):
+    flags = _ner(folder, train=NER_TRAIN + "Rome\tX-location\n\n")
+    return flags, [str(flags["train_file"]), "line 10", "X-location"]
+
+
+@case("run_ner.py")
+def ner_missing_eval_file(folder):
+    # Found before training.
+    dev = folder / "dev.conll"
+    return _ner(folder, do_eval=True, eval_file=dev), [str(dev)]
+
+
 # -- extract_features.py ------------------------------------------------------
 
 @case("extract_features.py")
@@ -466,7 +503,7 @@ def test_the_table_covers_every_script():
     assert len(CASES) >= 25
     assert scripts == {"run_classifier.py", "run_pretraining.py",
                        "run_squad.py", "extract_features.py",
-                       "create_pretraining_data.py"}
+                       "create_pretraining_data.py", "run_ner.py"}
 
 
 @pytest.mark.parametrize("bad_input", CASES, ids=lambda bad: bad.name)
