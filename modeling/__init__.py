@@ -28,10 +28,12 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
 from modeling import checkpoints  # noqa: E402
 from modeling.config import BertConfig, BertConfigError  # noqa: E402
-from modeling.models import (BertClassifier, BertModel,  # noqa: E402
-                             BertMultipleChoice, BertPretrainer, BertSquad,
-                             BertTokenClassifier)
+from modeling.models import (BertClassifier, BertFeatureTagger,  # noqa: E402
+                             BertModel, BertMultipleChoice, BertPretrainer,
+                             BertSquad, BertTokenClassifier,
+                             WordPieceBiLSTMTagger)
 
 __all__ = ["BertConfig", "BertConfigError", "BertModel", "BertClassifier",
-           "BertMultipleChoice", "BertPretrainer", "BertSquad",
-           "BertTokenClassifier", "checkpoints"]
+           "BertFeatureTagger", "BertMultipleChoice", "BertPretrainer",
+           "BertSquad", "BertTokenClassifier", "WordPieceBiLSTMTagger",
+           "checkpoints"]

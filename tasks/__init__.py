@@ -6,7 +6,8 @@
 
 Tasks: `classification` (run_classifier.py), `squad` (run_squad.py),
 `pretraining` (run_pretraining.py), `feature_extraction`
-(extract_features.py). `tasks.cli` is the scripts' shared skeleton (flags ->
+(extract_features.py), `tagging` (run_ner.py; its feature cache in
+`tagging_cache`). `tasks.cli` is the scripts' shared skeleton (flags ->
 config -> task, one error path); `tasks.script_flags` defines the flags
 several scripts share; `tasks.checks` holds the checks run before
 any work; `tasks.errors.UserError` is the one user-error type.
@@ -26,6 +27,7 @@ _EXPORTS = {
     "PretrainingTask": "tasks.pretraining",
     "FeatureExtractionConfig": "tasks.feature_extraction",
     "FeatureExtractionTask": "tasks.feature_extraction",
+    "TaggingConfig": "tasks.tagging", "TaggingTask": "tasks.tagging",
 }
 
 __all__ = sorted(_EXPORTS)

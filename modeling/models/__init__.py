@@ -6,6 +6,9 @@
 - `tagger.BertTokenClassifier` (sequence tagging, paper §5.3) and
   `multiple_choice.BertMultipleChoice` (SWAG, paper §4.4): the paper's
   tasks the original never shipped;
+- `feature_tagger.BertFeatureTagger` (the feature-based approach, paper
+  §5.3 Table 7: frozen encoder, BiLSTM) and its no-BERT baseline
+  `bilstm_tagger.WordPieceBiLSTMTagger`;
 - `losses`: the per-example and training losses their `compute_loss` uses.
 
 Each task model builds every weight when constructed. Weight paths are
@@ -14,14 +17,18 @@ the encoder, so the TF1 name is always the path without its first component
 (`modeling/naming.py`).
 """
 from modeling.models.bert_model import BertModel
+from modeling.models.bilstm_tagger import WordPieceBiLSTMTagger
 from modeling.models.classifier import (CLASSIFIER_DROPOUT,
                                         CLASSIFIER_INITIALIZER_RANGE,
                                         BertClassifier)
+from modeling.models.feature_tagger import (FEATURE_LAYERS,
+                                            BertFeatureTagger)
 from modeling.models.multiple_choice import BertMultipleChoice
 from modeling.models.pretrainer import BertPretrainer
 from modeling.models.squad import BertSquad
 from modeling.models.tagger import BertTokenClassifier
 
-__all__ = ["BertModel", "BertClassifier", "BertMultipleChoice",
-           "BertPretrainer", "BertSquad", "BertTokenClassifier",
+__all__ = ["BertModel", "BertClassifier", "BertFeatureTagger",
+           "BertMultipleChoice", "BertPretrainer", "BertSquad",
+           "BertTokenClassifier", "FEATURE_LAYERS", "WordPieceBiLSTMTagger",
            "CLASSIFIER_DROPOUT", "CLASSIFIER_INITIALIZER_RANGE"]

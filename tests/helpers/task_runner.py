@@ -17,12 +17,14 @@ def _task_classes(script):
                                           FeatureExtractionTask)
     from tasks.pretraining import PretrainingConfig, PretrainingTask
     from tasks.squad import SquadConfig, SquadTask
+    from tasks.tagging import TaggingConfig, TaggingTask
 
     return {
         "run_classifier.py": (ClassificationConfig, ClassificationTask),
         "run_squad.py": (SquadConfig, SquadTask),
         "run_pretraining.py": (PretrainingConfig, PretrainingTask),
         "extract_features.py": (FeatureExtractionConfig, FeatureExtractionTask),
+        "run_ner.py": (TaggingConfig, TaggingTask),
     }[script]
 
 

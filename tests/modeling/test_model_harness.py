@@ -1,6 +1,7 @@
 """One harness every model runs (as keras-hub's backbone test case does).
 
-For BertModel, BertClassifier, BertSquad and BertPretrainer: config round trip,
+For BertModel, BertClassifier, BertSquad, BertPretrainer, BertTokenClassifier
+and BertFeatureTagger (the feature-based tagger): config round trip,
 `.keras` round trip (in this process and in a fresh one), variable sequence
 length, mixed precision and input (rank, shape, length) errors.
 """
@@ -13,8 +14,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import (BertClassifier, BertConfig, BertModel, BertPretrainer,
-                      BertSquad)
+from modeling import (BertClassifier, BertConfig, BertFeatureTagger,
+                      BertModel, BertPretrainer, BertSquad,
+                      BertTokenClassifier)
 from modeling.naming import tf1_name
 from tests.helpers.keras_reload_worker import flatten_outputs, model_inputs
 
@@ -28,6 +30,10 @@ MODELS = {
     "BertClassifier": lambda config, **kwargs: BertClassifier(config, 3, **kwargs),
     "BertSquad": lambda config, **kwargs: BertSquad(config, **kwargs),
     "BertPretrainer": lambda config, **kwargs: BertPretrainer(config, **kwargs),
+    "BertTokenClassifier": lambda config, **kwargs: BertTokenClassifier(
+        config, 4, **kwargs),
+    "BertFeatureTagger": lambda config, **kwargs: BertFeatureTagger(
+        config, 4, "sum_all", lstm_units=3, **kwargs),
 }
 NAMES = sorted(MODELS)
 NUM_MASKED = 3
@@ -167,7 +173,8 @@ def test_variable_sequence_length(model):
 # Outputs documented as float32 whatever the policy (log-softmax and logits
 # are computed in float32); BertModel's outputs are in the compute dtype.
 FLOAT32_OUTPUTS = {"BertClassifier": True, "BertSquad": True,
-                   "BertPretrainer": True, "BertModel": False}
+                   "BertPretrainer": True, "BertTokenClassifier": True,
+                   "BertFeatureTagger": True, "BertModel": False}
 
 
 @pytest.mark.parametrize("policy, tolerance", [

@@ -161,6 +161,22 @@ def _create_data(folder, **extra):
     return flags
 
 
+NER_TRAIN = ("@paulwalk\tO\nIt\tO\nis\tO\nParis\tB-location\n\n"
+             "John\tB-person\nSmith\tI-person\nsaid\tO\n\n")
+
+
+def _ner(folder, train=NER_TRAIN, **extra):
+    flags = {"vocab_file": MRPC / "vocab.txt",
+             "bert_config_file": MRPC / "bert_config.json",
+             "init_checkpoint": MRPC / "bert_model.ckpt",
+             "do_lower_case": True, "output_dir": folder / "out",
+             "do_train": True, "train_file": _write(folder / "train.conll",
+                                                    train),
+             "max_seq_length": 32, "doc_stride": 16, "train_batch_size": 2}
+    flags.update(extra)
+    return flags
+
+
 def _closed_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -461,6 +477,27 @@ def squad_doc_stride_below_1(folder):
 def squad_predict_file_without_data_field(folder):
     path = _write(folder / "bad.json", json.dumps({"version": "1.1"}))
     return _squad(folder, predict_file=path), [str(path), "data"]
+
+
+# -- run_ner.py ---------------------------------------------------------------
+
+@case("run_ner.py")
+def ner_line_with_another_column_count(folder):
+    flags = _ner(folder, train=NER_TRAIN + "New York\tB-location\tx\n\n")
+    return flags, [str(flags["train_file"]), "line 10", "3 columns"]
+
+
+@case("run_ner.py")
+def ner_tag_outside_the_scheme(folder):
+    flags = _ner(folder, train=NER_TRAIN + "Rome\tX-location\n\n")
+    return flags, [str(flags["train_file"]), "line 10", "X-location"]
+
+
+@case("run_ner.py")
+def ner_missing_eval_file(folder):
+    # Found before training.
+    dev = folder / "dev.conll"
+    return _ner(folder, do_eval=True, eval_file=dev), [str(dev)]
 
 
 # -- extract_features.py ------------------------------------------------------

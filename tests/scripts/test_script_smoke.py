@@ -72,6 +72,37 @@ def test_run_squad(fixtures_dir, tmp_path):
     assert not (tmp_path / "o2").exists()
 
 
+def test_run_ner(fixtures_dir, tmp_path):
+    fixture = fixtures_dir / MRPC
+    train = tmp_path / "train.conll"
+    train.write_text("-DOCSTART- O\n\nJohn B-PER\nlives O\nin O\n"
+                     "New B-LOC\nYork I-LOC\n\nHe O\nleft O\n\n",
+                     encoding="utf-8")
+    flags = {"vocab_file": fixture / "vocab.txt",
+             "bert_config_file": fixture / "bert_config.json",
+             "init_checkpoint": fixture / "bert_model.ckpt",
+             "do_lower_case": True, "output_dir": tmp_path / "out",
+             "train_file": train, "eval_file": train, "predict_file": train,
+             "do_train": True, "do_eval": True, "do_predict": True,
+             "max_seq_length": 8, "doc_stride": 3, "train_batch_size": 2}
+    process = run_script("run_ner.py", flags)
+    assert "Checkpoint: --init_checkpoint" in process.stderr
+    out = tmp_path / "out"
+    assert (out / "label_list.txt").read_text() == (
+        "O\nB-LOC\nI-LOC\nB-PER\nI-PER\n")
+    lines = (out / "predictions.txt").read_text().split("\n")
+    assert [line.split("\t")[0] for line in lines] == [
+        "John", "lives", "in", "New", "York", "", "He", "left", "", ""]
+    assert (out / "eval_predictions.txt").read_text() == "\n".join(lines)
+    assert "eval_f1 = " in (out / "eval_results.txt").read_text()
+
+    process = run_script("run_ner.py", dict(
+        flags, do_train=False, do_eval=False, output_dir=tmp_path / "o2"),
+        check=False)
+    assert_one_line_error(process, str(tmp_path / "o2" / "label_list.txt"))
+    assert not (tmp_path / "o2").exists()
+
+
 def test_run_pretraining(fixtures_dir, tmp_path):
     from tests.tasks.test_pretraining import write_reference_records
     import numpy as np

@@ -1,0 +1,184 @@
+"""The feature-based tagger of BERT paper §5.3 (Table 7): a FROZEN encoder,
+one of six choices of its activations, a two-layer BiLSTM, a classifier.
+
+The six choices (`FEATURE_LAYERS`, the paper's dev F1 with BERT-Base on
+CoNLL-2003 in brackets):
+
+    embeddings        the embedding output                           (91.0)
+    second_to_last    the output of layer L-2 (0-based)              (95.6)
+    last              the output of the last layer                   (94.9)
+    sum_last_four     the sum of the last four layers' outputs       (95.9)
+    concat_last_four  the last four layers' outputs side by side,    (96.1)
+                      last layer first (width 4 * hidden_size)
+    sum_all           the sum of all L layers' outputs               (95.5)
+
+The paper calls the sums "weighted" without giving weights; these are plain
+sums (equal weights), so the frozen activations a run needs are one vector
+per token, which is what makes them cheap to compute once and cache.
+"""
+import keras
+from keras import ops
+
+from modeling.layers.bilstm import BiLSTMTaggingHead
+from modeling.layers.input_checks import encoder_inputs, require_input_dict
+from modeling.layers.serialization import BertConfigSerializable, register
+from modeling.models import losses
+from modeling.models.bert_model import BertModel
+
+FEATURE_LAYERS = ("embeddings", "second_to_last", "last", "sum_last_four",
+                  "concat_last_four", "sum_all")
+#: Encoder layers each choice needs (the embedding output needs none).
+_LAYERS_NEEDED = {"embeddings": 0, "second_to_last": 2, "last": 1,
+                  "sum_last_four": 4, "concat_last_four": 4, "sum_all": 1}
+#: The input key that carries precomputed features instead of token ids.
+FEATURES_KEY = "features"
+
+
+def check_feature_layers(choice, num_hidden_layers):
+    """Raises ValueError unless `choice` is one of FEATURE_LAYERS that an
+    encoder of `num_hidden_layers` layers can give (e.g. `concat_last_four`
+    needs 4)."""
+    if choice not in FEATURE_LAYERS:
+        raise ValueError(f"unknown feature layers {choice!r}; expected one of "
+                         f"{', '.join(FEATURE_LAYERS)}")
+    needed = _LAYERS_NEEDED[choice]
+    if num_hidden_layers < needed:
+        raise ValueError(f"{choice} needs at least {needed} encoder layers, "
+                         f"the config has num_hidden_layers="
+                         f"{num_hidden_layers}")
+
+
+def feature_width(choice, hidden_size):
+    """int, the width of the features of `choice` (4 * hidden for the
+    concatenation, else hidden)."""
+    return 4 * hidden_size if choice == "concat_last_four" else hidden_size
+
+
+def select_features(encoder_output, choice):
+    """The activations of `choice` from a `BertModel` output dict.
+
+    Args:
+        encoder_output: dict with `embedding_output` and `encoder_outputs`
+            (list of float [batch_size, seq_length, hidden_size]).
+        choice: one of FEATURE_LAYERS.
+    Returns:
+        float [batch_size, seq_length, feature_width(choice, hidden_size)].
+    """
+    layers = encoder_output["encoder_outputs"]
+    if choice == "embeddings":
+        return encoder_output["embedding_output"]
+    if choice == "second_to_last":
+        return layers[-2]
+    if choice == "last":
+        return layers[-1]
+    if choice == "concat_last_four":
+        return ops.concatenate(layers[::-1][:4], axis=-1)
+    chosen = layers[-4:] if choice == "sum_last_four" else layers
+    total = chosen[0]
+    for layer in chosen[1:]:
+        total = total + layer
+    return total
+
+
+@register
+class BertFeatureTagger(BertConfigSerializable, keras.Model):
+    """Frozen `BertModel` -> chosen activations -> BiLSTM -> tag logits.
+
+    The encoder's weights are not trainable and it always runs without
+    dropout, so its activations are a fixed function of the input: callers
+    may compute them once (`encoder_features`) and feed them back under
+    `inputs["features"]`, which skips the encoder (tasks/tagging_cache.py
+    does, for every epoch after the first computation).
+
+    Weights: the encoder `bert/*` (frozen), and the head
+    `cls/tagging_lstm/*` (modeling/layers/bilstm.py).
+
+    Args:
+        config: `BertConfig`.
+        num_labels: int >= 1.
+        feature_layers: one of FEATURE_LAYERS.
+        lstm_units: units per LSTM direction (the paper: 768).
+        dropout_rate: the head's dropout.
+
+    Call args:
+        inputs: dict with either int32 [batch_size, seq_length] `input_ids`
+            (+ `input_mask`, `segment_ids`), or `features` float
+            [batch_size, seq_length, width] + `input_mask`.
+        training: bool (dropout in the head only).
+    Returns:
+        float32 logits [batch_size, seq_length, num_labels].
+
+    Raises:
+        ValueError: feature_layers unknown or needing more layers than the
+            config has.
+    """
+
+    def __init__(self, config, num_labels, feature_layers="concat_last_four",
+                 lstm_units=768, dropout_rate=0.1, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        check_feature_layers(feature_layers, config.num_hidden_layers)
+        self.config = config
+        self.num_labels = int(num_labels)
+        self.feature_layers = feature_layers
+        self.lstm_units = int(lstm_units)
+        self.dropout_rate = float(dropout_rate)
+        self.bert = BertModel(config, dtype=self.dtype_policy)
+        self.bert.trainable = False
+        self.head = BiLSTMTaggingHead(
+            self.num_labels, self.feature_width, self.lstm_units,
+            dropout_rate=self.dropout_rate,
+            initializer_range=config.initializer_range,
+            dtype=self.dtype_policy)
+        self.build()
+
+    @property
+    def feature_width(self):
+        return feature_width(self.feature_layers, self.config.hidden_size)
+
+    def build(self, input_shape=None):
+        with keras.name_scope("cls"):
+            self.head.build()
+
+    def encoder_features(self, inputs):
+        """The frozen encoder's chosen activations (no dropout).
+
+        Args:
+            inputs: dict of int32 [batch_size, seq_length] `input_ids`,
+                `input_mask`, `segment_ids`.
+        Returns:
+            float [batch_size, seq_length, feature_width].
+        """
+        output = self.bert(encoder_inputs(inputs, self), training=False)
+        return select_features(output, self.feature_layers)
+
+    def call(self, inputs, training=None):
+        require_input_dict(inputs, type(self).__name__)
+        if FEATURES_KEY in inputs:
+            features = inputs[FEATURES_KEY]
+            input_mask = inputs["input_mask"]
+        else:
+            features = self.encoder_features(inputs)
+            input_mask = inputs.get("input_mask")
+            if input_mask is None:
+                input_mask = ops.ones_like(inputs["input_ids"])
+        return self.head(features, input_mask, training=training)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                     training=True):
+        """Mean cross-entropy over scored tokens (`losses.tagging_loss`);
+        `y` label_ids, `sample_weight` label_weights, [batch_size,
+        seq_length]."""
+        if y is None:
+            return None
+        if sample_weight is None:
+            sample_weight = ops.ones_like(y, dtype="float32")
+        return losses.scale_for_replicas(
+            losses.tagging_loss(y_pred, y, sample_weight))
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(num_labels=self.num_labels,
+                      feature_layers=self.feature_layers,
+                      lstm_units=self.lstm_units,
+                      dropout_rate=self.dropout_rate)
+        return config

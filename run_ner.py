@@ -1,0 +1,98 @@
+"""BERT for sequence tagging (named-entity recognition, BERT paper §5.3).
+
+The google-research/bert repository has no NER script; this one follows the
+paper and the flag style of `run_classifier.py` / `run_squad.py`:
+
+    python run_ner.py --vocab_file=$BERT_BASE_DIR/vocab.txt \
+      --bert_config_file=$BERT_BASE_DIR/bert_config.json \
+      --init_checkpoint=$BERT_BASE_DIR/bert_model.ckpt \
+      --do_train=true --train_file=$NER_DIR/train.txt \
+      --do_eval=true --eval_file=$NER_DIR/dev.txt \
+      --data_format=conll --tag_scheme=iob1 \
+      --max_seq_length=128 --doc_stride=64 --train_batch_size=32 \
+      --learning_rate=5e-5 --num_train_epochs=3.0 --output_dir=/tmp/ner/
+
+Whole documents (`-DOCSTART-` in conll files, `# newdoc` in uner files,
+else each sentence) are cut into windows of --max_seq_length word pieces
+that advance by --doc_stride; each word is labelled and predicted at its
+first piece, in the window where it has the most context. No word is
+dropped: predictions.txt has one `token<TAB>tag` line per input token.
+--feature_layers picks the paper's feature-based approach instead of
+fine-tuning (frozen encoder, activations cached in output_dir, a two-layer
+BiLSTM). Writes label_list.txt, TF1 checkpoints model.ckpt-N,
+eval_results.txt + eval_predictions.txt (--do_eval) and predictions.txt
+(--do_predict). Rerunning a command resumes training from the newest
+checkpoint in `output_dir`. The work is `tasks.tagging`; every check runs
+before anything is written, and an error is one line on stderr
+(--verbose_errors for the traceback).
+"""
+
+from tasks.quiet_start import start_tensorflow  # noqa: E402
+
+# Before anything else imports TensorFlow: its start-up lines would bury
+# the one-line errors (see tasks/quiet_start.py).
+start_tensorflow()
+
+from absl import flags  # noqa: E402
+
+from data.tagging.readers import DATA_FORMATS  # noqa: E402
+from modeling.models.feature_tagger import FEATURE_LAYERS  # noqa: E402
+from tasks import cli, script_flags  # noqa: E402
+from tasks.tagging import TAGGERS, TaggingConfig, TaggingTask  # noqa: E402
+
+FLAGS = flags.FLAGS
+
+# The shared flags; do_lower_case defaults to false here (the paper's NER
+# runs use the cased model).
+script_flags.define_model_flags(do_lower_case=False)
+script_flags.define_output_dir_flag()
+flags.DEFINE_string("train_file", None,
+                    "Tagged file for training, e.g. train.txt (CoNLL).")
+flags.DEFINE_string("eval_file", None,
+                    "Tagged file for evaluation with --do_eval, e.g. dev.txt.")
+flags.DEFINE_string(
+    "predict_file", None,
+    "File to tag with --do_predict (in --data_format; a tag column, if "
+    "present, is ignored).")
+flags.DEFINE_enum(
+    "data_format", "conll", DATA_FORMATS,
+    "conll: token first column, tag last, -DOCSTART- starts a document; "
+    "uner: TAB-separated INDEX TOKEN TAG, '# newdoc' starts a document; "
+    "chinese_bio: one character and its tag per line.")
+flags.DEFINE_string(
+    "tag_scheme", "iob2",
+    "Tag scheme of the files: iob1 (original CoNLL-2003), iob2 (= bio) or "
+    "bioes (= iobes). Training uses IOB2; outputs are in this scheme.")
+flags.DEFINE_integer(
+    "doc_stride", 64,
+    "When splitting up a long document into windows, how many word pieces "
+    "to advance between windows.")
+script_flags.define_mode_flags(("train", "eval", "predict"))
+script_flags.define_learning_rate_flags()
+flags.DEFINE_enum(
+    "feature_layers", None, FEATURE_LAYERS,
+    "Feature-based approach (paper Table 7) instead of fine-tuning: which "
+    "frozen encoder activations feed a two-layer BiLSTM, one of %s. They "
+    "are computed once and cached in output_dir." % ", ".join(FEATURE_LAYERS))
+flags.DEFINE_integer(
+    "lstm_units", 768,
+    "Units per direction of the BiLSTM (--feature_layers and "
+    "--tagger=wordpiece_bilstm); the paper uses 768.")
+flags.DEFINE_enum(
+    "tagger", "bert", TAGGERS,
+    "bert: BERT (fine-tuned, or feature-based with --feature_layers); "
+    "wordpiece_bilstm: the no-BERT baseline, a BiLSTM over randomly "
+    "initialised word-piece embeddings (hidden_size of the config).")
+script_flags.define_runtime_and_error_flags()
+
+for _name in ("vocab_file", "bert_config_file", "output_dir"):
+    flags.mark_flag_as_required(_name)
+
+
+def main():
+    """Flags -> `TaggingConfig` -> `TaggingTask.run()`."""
+    TaggingTask(cli.config_from_flags(TaggingConfig)).run()
+
+
+if __name__ == "__main__":
+    cli.main(main)

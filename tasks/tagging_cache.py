@@ -1,0 +1,225 @@
+"""The feature-based tagger's frozen activations, computed once and cached.
+
+BERT paper §5.3: in the feature-based approach the encoder is not trained,
+so its activations for a window never change. They are computed once per
+(inputs, encoder weights, feature choice) and stored in output_dir as
+`<split>_features.<key>.tf_record`; every epoch, a resumed run and a later
+eval/predict run read that file instead of running the encoder again.
+
+The key (`cache_key`) is a SHA-256 over the feature choice, the BertConfig,
+every encoder weight (by TF1 name) and the windows' input_ids, input_mask
+and segment_ids, so another checkpoint, vocab, max_seq_length, doc_stride
+or input file gives another file; an older file of the same split is then
+removed. Files are written atomically (data.io.tfrecord.RecordFileWriter):
+a file under the final name is complete.
+
+Record k holds window k: `features` (raw little-endian float32 of
+[length, width], the rows of its real positions, length = sum(input_mask))
+and `length`. Labels are not cached (they are not encoder inputs): the
+datasets zip the records with the windows' label arrays.
+"""
+import glob
+import hashlib
+import json
+import os
+import time
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+from data.io.atomic import remove_quietly
+from data.io.tfrecord import RecordFileWriter
+from modeling.naming import tf1_name
+
+__all__ = ["window_arrays", "cache_key", "cache_path", "FeatureCache",
+           "cached_dataset", "CACHE_VERSION"]
+
+#: Bump when the record layout or the feature computation changes.
+CACHE_VERSION = "1"
+ENCODER_KEYS = ("input_ids", "input_mask", "segment_ids")
+LABEL_KEYS = ("input_mask", "label_ids", "label_weights")
+#: Training batches hold windows of similar length (buckets of this many
+#: positions), each padded only to its longest window: the BiLSTM's cost
+#: grows with the padded length.
+BUCKET_WIDTH = 16
+
+
+def window_arrays(features):
+    """The model inputs and labels of TaggingFeatures as NumPy arrays.
+
+    Args:
+      features: non-empty list of data.tagging.features.TaggingFeatures.
+
+    Returns:
+      dict: int32 [N, max_seq_length] input_ids, input_mask, segment_ids,
+      label_ids; float32 [N, max_seq_length] label_weights.
+    """
+    arrays = {key: np.asarray([getattr(f, key) for f in features], np.int32)
+              for key in ENCODER_KEYS + ("label_ids",)}
+    arrays["label_weights"] = np.asarray(
+        [f.label_weights for f in features], np.float32)
+    return arrays
+
+
+def cache_key(model, arrays):
+    """Hex SHA-256 of what the cached activations depend on.
+
+    Args:
+      model: modeling.BertFeatureTagger (its feature_layers, config and
+        encoder weights).
+      arrays: dict from window_arrays.
+    """
+    digest = hashlib.sha256()
+    digest.update(json.dumps({"version": CACHE_VERSION,
+                              "feature_layers": model.feature_layers,
+                              "config": model.config.to_dict()},
+                             sort_keys=True).encode())
+    for variable in sorted(model.bert.weights, key=tf1_name):
+        digest.update(tf1_name(variable).encode())
+        digest.update(np.ascontiguousarray(variable.numpy()).tobytes())
+    for key in ENCODER_KEYS:
+        value = np.ascontiguousarray(arrays[key], np.int32)
+        digest.update(repr(value.shape).encode())
+        digest.update(value.tobytes())
+    return digest.hexdigest()
+
+
+def cache_path(folder, split, key):
+    """`<folder>/<split>_features.<first 16 hex of key>.tf_record`."""
+    return os.path.join(folder, "%s_features.%s.tf_record" % (split, key[:16]))
+
+
+def _count_records(path):
+    return int(tf.data.TFRecordDataset(path).reduce(
+        tf.constant(0, tf.int64), lambda count, _: count + 1).numpy())
+
+
+def _example(rows):
+    return tf.train.Example(features=tf.train.Features(feature={
+        "features": tf.train.Feature(bytes_list=tf.train.BytesList(
+            value=[np.ascontiguousarray(rows, "<f4").tobytes()])),
+        "length": tf.train.Feature(int64_list=tf.train.Int64List(
+            value=[rows.shape[0]])),
+    })).SerializeToString()
+
+
+class FeatureCache:
+    """Computes (once) and finds the cached activations of a split.
+
+    Args:
+      model: modeling.BertFeatureTagger with its encoder weights loaded.
+      batch_size: windows per encoder call.
+
+    Attributes:
+      encoder_batches: int, how many batches the encoder has run on through
+        this object (0 when every split was found in the cache).
+    """
+
+    def __init__(self, model, batch_size):
+        self.model = model
+        self.batch_size = int(batch_size)
+        self.encoder_batches = 0
+        self._encode = None
+
+    def _encoder(self, seq_length):
+        if self._encode is None:
+            spec = {key: tf.TensorSpec([None, seq_length], tf.int32)
+                    for key in ENCODER_KEYS}
+            self._encode = tf.function(
+                lambda inputs: tf.cast(self.model.encoder_features(inputs),
+                                       tf.float32),
+                input_signature=[spec])
+        return self._encode
+
+    def ensure(self, folder, split, arrays):
+        """The cache file of `arrays`, computed unless already there.
+
+        Args:
+          folder: where cache files live (output_dir on the chief).
+          split: "train", "eval" or "predict" (part of the file name).
+          arrays: dict from window_arrays.
+
+        Returns:
+          str, the path of a complete cache file with one record per window.
+        """
+        key = cache_key(self.model, arrays)
+        path = cache_path(folder, split, key)
+        count = len(arrays["input_ids"])
+        if tf.io.gfile.exists(path) and _count_records(path) == count:
+            logging.info("Feature cache: reusing %s (%d windows, "
+                         "feature_layers=%s).", path, count,
+                         self.model.feature_layers)
+            return path
+        for stale in glob.glob(os.path.join(glob.escape(folder),
+                                            "%s_features.*.tf_record" % split)):
+            remove_quietly(stale)
+        started = time.perf_counter()
+        encode = self._encoder(arrays["input_ids"].shape[1])
+        with RecordFileWriter(path) as writer:
+            for start in range(0, count, self.batch_size):
+                batch = {key: arrays[key][start:start + self.batch_size]
+                         for key in ENCODER_KEYS}
+                values = encode(batch).numpy()
+                self.encoder_batches += 1
+                for row, mask in zip(values, batch["input_mask"]):
+                    writer.write(_example(row[:int(mask.sum())]))
+            writer.commit()
+        logging.info("Feature cache: ran the frozen encoder on %d windows in "
+                     "%.1f s -> %s.", count, time.perf_counter() - started,
+                     path)
+        return path
+
+
+def cached_dataset(path, arrays, width, is_training, batch_size, seed=None):
+    """Batches of cached activations with the windows' masks and labels.
+
+    Args:
+      path: a file from FeatureCache.ensure for these `arrays`.
+      arrays: dict from window_arrays (same windows, same order).
+      width: int, the features' width (BertFeatureTagger.feature_width).
+      is_training: True: repeat, shuffle (buffer 100, as the record
+        readers), batch windows of similar length (buckets of BUCKET_WIDTH
+        positions) padded to the longest in the batch, drop partial
+        batches. False: once, in order, every window, padded to
+        max_seq_length, so row k of the predictions is window k.
+      batch_size: int.
+      seed: optional shuffle seed.
+
+    Returns:
+      tf.data.Dataset of ({"features": float32 [B, T, width], "input_mask":
+      int32 [B, T]}, label_ids int32 [B, T], label_weights float32 [B, T]),
+      T <= max_seq_length (== for evaluation).
+    """
+    seq_length = arrays["input_ids"].shape[1]
+    labels = tf.data.Dataset.from_tensor_slices(
+        {key: arrays[key] for key in LABEL_KEYS})
+    dataset = tf.data.Dataset.zip((tf.data.TFRecordDataset(path), labels))
+    parsing = {"features": tf.io.FixedLenFeature([], tf.string),
+               "length": tf.io.FixedLenFeature([], tf.int64)}
+
+    def parse(record, window):
+        parsed = tf.io.parse_single_example(record, parsing)
+        length = tf.cast(parsed["length"], tf.int32)
+        values = tf.reshape(tf.io.decode_raw(parsed["features"], tf.float32),
+                            [length, width])
+        return values, {key: value[:length] for key, value in window.items()}
+
+    def as_inputs(values, window):
+        return ({"features": values, "input_mask": window["input_mask"]},
+                window["label_ids"], window["label_weights"])
+
+    if is_training:
+        dataset = dataset.repeat().shuffle(100, seed=seed).map(parse)
+        boundaries = list(range(BUCKET_WIDTH + 1, seq_length + 1,
+                                BUCKET_WIDTH))
+        dataset = dataset.bucket_by_sequence_length(
+            lambda values, window: tf.shape(values)[0], boundaries,
+            [batch_size] * (len(boundaries) + 1), drop_remainder=True)
+    else:
+        dataset = dataset.apply(tf.data.experimental.assert_cardinality(
+            len(arrays["input_ids"])))
+        dataset = dataset.map(parse).padded_batch(
+            batch_size, padded_shapes=(
+                [seq_length, width], {key: [seq_length] for key in LABEL_KEYS}))
+    return dataset.map(as_inputs).prefetch(tf.data.AUTOTUNE)
