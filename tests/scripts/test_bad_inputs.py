@@ -1,6 +1,6 @@
 """Issue #10's table of bad inputs: one clear line, exit 1, nothing written.
 
-Each case writes tiny data into a folder of its own, runs one of the five
+Each case writes tiny data into a folder of its own, runs one of the
 scripts as a user would (a subprocess from the repository root, with the
 tiny checkpoints of ../shared/fixtures) and checks:
 
@@ -158,6 +158,24 @@ def _create_data(folder, **extra):
              "max_predictions_per_seq": 5, "dupe_factor": 1}
     flags.update(extra)
     return flags
+
+
+def _multiple_choice(folder, **extra):
+    flags = {"vocab_file": MRPC / "vocab.txt",
+             "bert_config_file": MRPC / "bert_config.json",
+             "init_checkpoint": MRPC / "bert_model.ckpt",
+             "output_dir": folder / "out", "max_seq_length": 32,
+             "train_batch_size": 2}
+    flags.update(extra)
+    return flags
+
+
+SWAG_HEADER = "sent1,sent2,ending0,ending1,ending2,ending3,label\n"
+SWAG_ROWS = ("The cat sat.,It,purred.,barked.,flew.,swam.,0\n"
+             "He ran fast.,He,won.,lost.,slept.,sang.,0\n")
+HELLASWAG_ROW = {"ctx_a": "A man sits on a roof.", "ctx_b": "he",
+                 "endings": ["waves.", "falls.", "sings.", "sleeps."],
+                 "label": 0}
 
 
 def _closed_port():
@@ -415,6 +433,65 @@ def create_data_masked_lm_prob_out_of_range(folder):
     return _create_data(folder, masked_lm_prob=1.5), ["masked_lm_prob", "1.5"]
 
 
+# -- run_multiple_choice.py ---------------------------------------------------
+
+@case("run_multiple_choice.py")
+def multiple_choice_row_with_three_endings(folder):
+    rows = [HELLASWAG_ROW, dict(HELLASWAG_ROW, endings=["a.", "b.", "c."])]
+    path = _write(folder / "train.jsonl",
+                  "".join(json.dumps(row) + "\n" for row in rows))
+    return (_multiple_choice(folder, data_format="hellaswag", do_train=True,
+                             train_file=path),
+            [str(path), "line 2", "found 3 endings", "num_choices=4"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_label_out_of_range(folder):
+    path = _write(folder / "train.csv", SWAG_HEADER + SWAG_ROWS
+                  + "It rained.,It,poured.,shone.,froze.,fell.,4\n")
+    return (_multiple_choice(folder, data_format="swag", do_train=True,
+                             train_file=path),
+            [str(path), "line 4", "label 4 is outside 0..3"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_missing_eval_file(folder):
+    # Found before training.
+    train = _write(folder / "train.csv", SWAG_HEADER + SWAG_ROWS)
+    missing = folder / "val.csv"
+    return (_multiple_choice(folder, data_format="swag", do_train=True,
+                             train_file=train, do_eval=True,
+                             eval_file=missing),
+            [str(missing), "--eval_file"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_header_with_other_num_choices(folder):
+    path = _write(folder / "dev.tsv", "context\tending0\tending1\tending2"
+                  "\tlabel\nThe cat sat.\tIt purred.\tIt flew.\tIt swam.\t0\n")
+    return (_multiple_choice(folder, data_format="tsv", do_eval=True,
+                             eval_file=path),
+            [str(path), "line 1", "found 3 ending columns",
+             "num_choices=4"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_eval_file_without_labels(folder):
+    path = _write(folder / "test.csv", SWAG_HEADER.replace(",label", "")
+                  + "The cat sat.,It,purred.,barked.,flew.,swam.\n")
+    return (_multiple_choice(folder, data_format="swag", do_eval=True,
+                             eval_file=path),
+            [str(path), "no labels", "--do_eval"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_unknown_data_format(folder):
+    path = _write(folder / "train.csv", SWAG_HEADER + SWAG_ROWS)
+    return (_multiple_choice(folder, data_format="csv", do_train=True,
+                             train_file=path),
+            ["data_format", "csv"])
+
+
 # -- the runner ---------------------------------------------------------------
 
 @dataclasses.dataclass
@@ -466,7 +543,7 @@ def test_the_table_covers_every_script():
     assert len(CASES) >= 25
     assert scripts == {"run_classifier.py", "run_pretraining.py",
                        "run_squad.py", "extract_features.py",
-                       "create_pretraining_data.py"}
+                       "create_pretraining_data.py", "run_multiple_choice.py"}
 
 
 @pytest.mark.parametrize("bad_input", CASES, ids=lambda bad: bad.name)
