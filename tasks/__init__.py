@@ -6,7 +6,7 @@
 
 Tasks: `classification` (run_classifier.py), `squad` (run_squad.py),
 `pretraining` (run_pretraining.py), `feature_extraction`
-(extract_features.py). `tasks.cli` is the scripts' shared skeleton (flags ->
+(extract_features.py), `multiple_choice` (run_multiple_choice.py). `tasks.cli` is the scripts' shared skeleton (flags ->
 config -> task, one error path); `tasks.script_flags` defines the flags
 several scripts share; `tasks.checks` holds the checks run before
 any work; `tasks.errors.UserError` is the one user-error type.
@@ -26,6 +26,8 @@ _EXPORTS = {
     "PretrainingTask": "tasks.pretraining",
     "FeatureExtractionConfig": "tasks.feature_extraction",
     "FeatureExtractionTask": "tasks.feature_extraction",
+    "MultipleChoiceConfig": "tasks.multiple_choice",
+    "MultipleChoiceTask": "tasks.multiple_choice",
 }
 
 __all__ = sorted(_EXPORTS)
