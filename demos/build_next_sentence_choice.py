@@ -34,6 +34,11 @@ def _parse_args(argv):
     parser.add_argument("--num_choices", type=int, default=4)
     parser.add_argument("--min_dev_rows", type=int, default=1000,
                         help="the least number of held-out rows")
+    parser.add_argument("--train_text_file", default=None,
+                        help="also write the train documents' sentences "
+                             "here (one per line, a blank line between "
+                             "documents: create_pretraining_data.py's "
+                             "input), dev documents left out")
     return parser.parse_args(argv)
 
 
@@ -50,6 +55,9 @@ def main(argv=None):
             min_dev_rows=args.min_dev_rows)
         paths = next_sentence_task.write_next_sentence_task(task,
                                                             args.output_dir)
+        if args.train_text_file:
+            sentences = next_sentence_task.write_training_text(
+                task, documents, args.train_text_file)
     except UserError as error:
         print("error: %s" % error, file=sys.stderr)
         return 1
@@ -63,6 +71,9 @@ def main(argv=None):
         stats["train_rows"], stats["dev_rows"], stats["candidate_rows"]))
     for name in ("train.tsv", "dev.tsv"):
         print("wrote %s" % paths[name])
+    if args.train_text_file:
+        print("wrote %s (%d sentences of the %d train documents)" % (
+            args.train_text_file, sentences, stats["train_documents"]))
     return 0
 
 

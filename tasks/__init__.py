@@ -7,7 +7,8 @@
 Tasks: `classification` (run_classifier.py), `squad` (run_squad.py),
 `pretraining` (run_pretraining.py), `feature_extraction`
 (extract_features.py), `tagging` (run_ner.py; its feature cache in
-`tagging_cache`). `tasks.cli` is the scripts' shared skeleton (flags ->
+`tagging_cache`), `multiple_choice` (run_multiple_choice.py).
+`tasks.cli` is the scripts' shared skeleton (flags ->
 config -> task, one error path); `tasks.script_flags` defines the flags
 several scripts share; `tasks.checks` holds the checks run before
 any work; `tasks.errors.UserError` is the one user-error type.
@@ -28,6 +29,8 @@ _EXPORTS = {
     "FeatureExtractionConfig": "tasks.feature_extraction",
     "FeatureExtractionTask": "tasks.feature_extraction",
     "TaggingConfig": "tasks.tagging", "TaggingTask": "tasks.tagging",
+    "MultipleChoiceConfig": "tasks.multiple_choice",
+    "MultipleChoiceTask": "tasks.multiple_choice",
 }
 
 __all__ = sorted(_EXPORTS)

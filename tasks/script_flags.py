@@ -88,14 +88,19 @@ def define_output_dir_flag(flag_values=flags.FLAGS):
 
 
 def define_mode_flags(modes, do_predict_help=None,
-                      predict_batch_size_help=None, flag_values=flags.FLAGS):
+                      predict_batch_size_help=None, batch_sizes=None,
+                      flag_values=flags.FLAGS):
     """Defines do_<mode> and <mode>_batch_size for each mode.
 
     Args:
         modes: some of "train", "eval", "predict" (`tasks.modes.MODES`).
         do_predict_help, predict_batch_size_help: run_squad.py's wording
             (default: run_classifier.py's).
+        batch_sizes: dict mode name -> default batch size, for scripts whose
+            paper recipe differs (run_multiple_choice.py: train 16); other
+            modes keep run_classifier.py's.
     """
+    batch_sizes = batch_sizes or {}
     for name in modes:
         mode = MODES[name]
         do_help, batch_size_help = mode.do_help, mode.batch_size_help
@@ -103,14 +108,21 @@ def define_mode_flags(modes, do_predict_help=None,
             do_help = do_predict_help or do_help
             batch_size_help = predict_batch_size_help or batch_size_help
         flags.DEFINE_bool(mode.flag, False, do_help, flag_values=flag_values)
-        flags.DEFINE_integer(name + "_batch_size", mode.batch_size,
+        flags.DEFINE_integer(name + "_batch_size",
+                             batch_sizes.get(name, mode.batch_size),
                              batch_size_help, flag_values=flag_values)
 
 
-def define_learning_rate_flags(epochs=True, flag_values=flags.FLAGS):
+def define_learning_rate_flags(epochs=True, learning_rate=5e-5,
+                               flag_values=flags.FLAGS):
     """Defines --learning_rate and, for fine-tuning, --num_train_epochs and
-    --warmup_proportion (pre-training counts steps instead)."""
-    flags.DEFINE_float("learning_rate", 5e-5,
+    --warmup_proportion (pre-training counts steps instead).
+
+    Args:
+        learning_rate: the --learning_rate default (the original's 5e-5;
+            run_multiple_choice.py: the paper's SWAG 2e-5).
+    """
+    flags.DEFINE_float("learning_rate", learning_rate,
                        "The initial learning rate for Adam.",
                        flag_values=flag_values)
     if epochs:

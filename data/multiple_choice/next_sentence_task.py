@@ -29,6 +29,7 @@ import os
 import random
 from typing import Dict, List
 
+from data.io.atomic import write_text_atomically
 from data.io.errors import UserError
 from data.multiple_choice.corpus_documents import (SHARED_TEXT_FILES,
                                                    read_documents)
@@ -41,6 +42,7 @@ __all__ = [
     "build_next_sentence_task",
     "read_shared_documents",
     "write_next_sentence_task",
+    "write_training_text",
 ]
 
 #: Tries per distractor before a split is declared too small.
@@ -216,3 +218,36 @@ def write_next_sentence_task(task, output_dir):
         paths[name] = os.path.join(output_dir, name)
         write_choice_tsv(paths[name], examples)
     return paths
+
+
+def write_training_text(task, documents, path):
+    """Writes the TRAIN documents' text for pretraining, dev left out.
+
+    The layout of create_pretraining_data.py's input (and of the original's
+    sample_text.txt): one sentence per line, a blank line between documents.
+    Every sentence of each train document is written, the short ones too,
+    in text order; no dev document's text is, so a model pretrained on it
+    has still never seen the held-out rows.
+
+    Args:
+      task: NextSentenceTask (its `train_documents` are written).
+      documents: the list of Document the task was built from.
+      path: str or os.PathLike; written atomically.
+
+    Returns:
+      int, the number of sentences written.
+
+    Raises:
+      KeyError: a train document id that is not in `documents`.
+    """
+    by_id = {document.doc_id: document for document in documents}
+    blocks, count = [], 0
+    for doc_id in task.train_documents:
+        # A sentence holds no line break (sentence_split joins lines); make
+        # sure, since one would split it in two for the reader.
+        sentences = [" ".join(s.split()) for s in by_id[doc_id].sentences]
+        sentences = [s for s in sentences if s]
+        count += len(sentences)
+        blocks.append("".join(s + "\n" for s in sentences))
+    write_text_atomically(os.fspath(path), "\n".join(blocks))
+    return count

@@ -26,10 +26,13 @@ ENCODER_KEYS = ("input_ids", "input_mask", "segment_ids")
 
 def model_inputs(model, inputs):
     """The inputs a model takes: the encoder's, plus masked_lm_positions for
-    the pretrainer."""
+    the pretrainer. BertMultipleChoice takes [batch, num_choices, seq]: the
+    [batch, seq] rows become the choices of one example ([1, batch, seq])."""
     keys = ENCODER_KEYS
     if type(model).__name__ == "BertPretrainer":
         keys += ("masked_lm_positions",)
+    if type(model).__name__ == "BertMultipleChoice":
+        return {key: np.asarray(inputs[key])[None] for key in keys}
     return {key: inputs[key] for key in keys}
 
 

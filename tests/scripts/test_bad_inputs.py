@@ -177,6 +177,24 @@ def _ner(folder, train=NER_TRAIN, **extra):
     return flags
 
 
+def _multiple_choice(folder, **extra):
+    flags = {"vocab_file": MRPC / "vocab.txt",
+             "bert_config_file": MRPC / "bert_config.json",
+             "init_checkpoint": MRPC / "bert_model.ckpt",
+             "output_dir": folder / "out", "max_seq_length": 32,
+             "train_batch_size": 2}
+    flags.update(extra)
+    return flags
+
+
+SWAG_HEADER = "sent1,sent2,ending0,ending1,ending2,ending3,label\n"
+SWAG_ROWS = ("The cat sat.,It,purred.,barked.,flew.,swam.,0\n"
+             "He ran fast.,He,won.,lost.,slept.,sang.,0\n")
+HELLASWAG_ROW = {"ctx_a": "A man sits on a roof.", "ctx_b": "he",
+                 "endings": ["waves.", "falls.", "sings.", "sleeps."],
+                 "label": 0}
+
+
 def _closed_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -701,6 +719,65 @@ def predict_tagger_checkpoint_without_its_tags(folder):
 @case("predict_text.py")
 def predict_checkpoint_without_model_type(folder):
     return _predict(folder, model_type=None, text="x"), ["--model_type"]
+
+
+# -- run_multiple_choice.py ---------------------------------------------------
+
+@case("run_multiple_choice.py")
+def multiple_choice_row_with_three_endings(folder):
+    rows = [HELLASWAG_ROW, dict(HELLASWAG_ROW, endings=["a.", "b.", "c."])]
+    path = _write(folder / "train.jsonl",
+                  "".join(json.dumps(row) + "\n" for row in rows))
+    return (_multiple_choice(folder, data_format="hellaswag", do_train=True,
+                             train_file=path),
+            [str(path), "line 2", "found 3 endings", "num_choices=4"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_label_out_of_range(folder):
+    path = _write(folder / "train.csv", SWAG_HEADER + SWAG_ROWS
+                  + "It rained.,It,poured.,shone.,froze.,fell.,4\n")
+    return (_multiple_choice(folder, data_format="swag", do_train=True,
+                             train_file=path),
+            [str(path), "line 4", "label 4 is outside 0..3"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_missing_eval_file(folder):
+    # Found before training.
+    train = _write(folder / "train.csv", SWAG_HEADER + SWAG_ROWS)
+    missing = folder / "val.csv"
+    return (_multiple_choice(folder, data_format="swag", do_train=True,
+                             train_file=train, do_eval=True,
+                             eval_file=missing),
+            [str(missing), "--eval_file"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_header_with_other_num_choices(folder):
+    path = _write(folder / "dev.tsv", "context\tending0\tending1\tending2"
+                  "\tlabel\nThe cat sat.\tIt purred.\tIt flew.\tIt swam.\t0\n")
+    return (_multiple_choice(folder, data_format="tsv", do_eval=True,
+                             eval_file=path),
+            [str(path), "line 1", "found 3 ending columns",
+             "num_choices=4"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_eval_file_without_labels(folder):
+    path = _write(folder / "test.csv", SWAG_HEADER.replace(",label", "")
+                  + "The cat sat.,It,purred.,barked.,flew.,swam.\n")
+    return (_multiple_choice(folder, data_format="swag", do_eval=True,
+                             eval_file=path),
+            [str(path), "no labels", "--do_eval"])
+
+
+@case("run_multiple_choice.py")
+def multiple_choice_unknown_data_format(folder):
+    path = _write(folder / "train.csv", SWAG_HEADER + SWAG_ROWS)
+    return (_multiple_choice(folder, data_format="csv", do_train=True,
+                             train_file=path),
+            ["data_format", "csv"])
 
 
 # -- the runner ---------------------------------------------------------------

@@ -162,3 +162,49 @@ def test_create_pretraining_data(fixtures_dir, tmp_path):
     process = run_script("create_pretraining_data.py",
                          dict(flags, unknown_flag=1), check=False)
     assert_one_line_error(process, "unknown_flag")
+
+
+def test_run_multiple_choice(fixtures_dir, data_dir, tmp_path):
+    fixture = fixtures_dir / MRPC
+    swag = data_dir / "multiple_choice/swag/swag.csv"
+    flags = {"data_format": "swag", "train_file": swag, "eval_file": swag,
+             "predict_file": swag, "do_train": True, "do_eval": True,
+             "do_predict": True, "vocab_file": fixture / "vocab.txt",
+             "bert_config_file": fixture / "bert_config.json",
+             "init_checkpoint": fixture / "bert_model.ckpt",
+             "output_dir": tmp_path / "out", "max_seq_length": 32,
+             "train_batch_size": 4, "num_train_epochs": 1}
+    process = run_script("run_multiple_choice.py", flags)
+    assert "Checkpoint: --init_checkpoint" in process.stderr
+    out = tmp_path / "out"
+    # 11 SWAG rows: 11 lines of 4 probabilities; int(11 / 4) = 2 steps.
+    rows = [line.split("\t") for line in
+            (out / "test_results.tsv").read_text().splitlines()]
+    assert len(rows) == 11 and {len(row) for row in rows} == {4}
+    results = dict(line.split(" = ") for line in
+                   (out / "eval_results.txt").read_text().splitlines())
+    assert sorted(results) == ["eval_accuracy", "eval_loss", "global_step",
+                               "loss"]
+    assert results["global_step"] == "2"
+    assert (out / "model.ckpt-2.index").exists()
+
+    missing = tmp_path / "test.csv"
+    process = run_script("run_multiple_choice.py",
+                         dict(flags, predict_file=missing,
+                              output_dir=tmp_path / "o2"), check=False)
+    assert_one_line_error(process, str(missing), "--predict_file")
+    assert not (tmp_path / "o2").exists()
+
+    help_text = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "run_multiple_choice.py"), "--help"],
+        capture_output=True, text=True, cwd=REPO_ROOT).stdout
+    for name in ("--train_file:", "--eval_file:", "--predict_file:",
+                 "--data_format: <swag|hellaswag|tsv>", "--num_choices:",
+                 "]use_tpu:", "]verbose_errors:"):
+        assert name in help_text
+    # The paper's defaults (§4.4): batch 16, learning rate 2e-5, 3 epochs.
+    for flag, default in (("train_batch_size", "'16'"),
+                          ("learning_rate", "'2e-05'"),
+                          ("num_train_epochs", "'3.0'")):
+        text = help_text.split(f"--{flag}:", 1)[1].split("--", 1)[0]
+        assert f"(default: {default})" in text, (flag, text)

@@ -80,3 +80,23 @@ def test_run_pretraining_leaves_out_vocab_case_and_epochs():
                                    "learning_rate", "max_seq_length"]
     assert flag_values["max_seq_length"].help.endswith(
         "shorter than this will be padded. Must match data generation.")
+
+
+def test_run_multiple_choice_paper_defaults():
+    """A script can change a mode's batch size and the learning rate
+    default (run_multiple_choice.py: BERT paper §4.4, batch 16, 2e-5); the
+    other modes keep run_classifier.py's defaults and every help text."""
+    flag_values = flags.FlagValues()
+    script_flags.define_mode_flags(("train", "eval", "predict"),
+                                   batch_sizes={"train": 16},
+                                   flag_values=flag_values)
+    script_flags.define_learning_rate_flags(learning_rate=2e-5,
+                                            flag_values=flag_values)
+    defaults = {name: flag_values[name].default for name in flag_values}
+    assert defaults == {
+        "do_train": False, "do_eval": False, "do_predict": False,
+        "train_batch_size": 16, "eval_batch_size": 8, "predict_batch_size": 8,
+        "learning_rate": 2e-5, "num_train_epochs": 3.0,
+        "warmup_proportion": 0.1}
+    assert flag_values["train_batch_size"].help == (
+        "Total batch size for training.")

@@ -130,6 +130,23 @@ def test_builder_on_synthetic_documents():
     assert {len(row.endings) for row in two.train} == {2}
 
 
+def test_training_text_holds_the_train_documents_only(tmp_path):
+    documents = _synthetic_documents()
+    documents[0].sentences[1] = "Short."  # kept: the text is the document's
+    task = nst.build_next_sentence_task(documents, seed=3, min_dev_rows=50)
+    path = tmp_path / "train_text.txt"
+    assert nst.write_training_text(task, documents, path) == 6 * 30
+    blocks = path.read_text(encoding="utf-8").split("\n\n")
+    by_id = {d.doc_id: d for d in documents}
+    # One sentence per line, a blank line between documents, train order.
+    assert [block.splitlines() for block in blocks] == [
+        by_id[doc_id].sentences for doc_id in task.train_documents]
+    text = path.read_text(encoding="utf-8")
+    for doc_id in task.dev_documents:
+        assert all(sentence not in text
+                   for sentence in by_id[doc_id].sentences)
+
+
 def test_short_sentences_and_too_little_text():
     documents = _synthetic_documents(count=4, length=5)
     documents[0].sentences[2] = "Too short."
@@ -203,8 +220,10 @@ def test_demo_command(tmp_path, data_dir, capsys):
     demo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(demo)
     out = tmp_path / "out"
+    text_file = tmp_path / "train_text.txt"
     assert demo.main(["--data_dir", str(data_dir), "--output_dir", str(out),
-                      "--seed", "12345"]) == 0
+                      "--seed", "12345", "--train_text_file",
+                      str(text_file)]) == 0
     printed = capsys.readouterr().out
     dev = read_examples(out / "dev.tsv", "tsv", num_choices=4)
     train = read_examples(out / "train.tsv", "tsv", num_choices=4)
@@ -213,6 +232,11 @@ def test_demo_command(tmp_path, data_dir, capsys):
     train_docs = {row.example_id.rsplit("/", 1)[0] for row in train}
     dev_docs = {row.example_id.rsplit("/", 1)[0] for row in dev}
     assert not train_docs & dev_docs
+    # The pretraining text: train contexts are in it, dev contexts are not.
+    lines = set(text_file.read_text(encoding="utf-8").splitlines())
+    assert "wrote %s" % text_file in printed
+    assert all(row.context in lines for row in train[:200])
+    assert not any(row.context in lines for row in dev)
     assert demo.main(["--data_dir", str(tmp_path), "--output_dir",
                       str(out)]) == 1
     assert "file not found" in capsys.readouterr().err
