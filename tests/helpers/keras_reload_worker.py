@@ -5,8 +5,10 @@ Usage: python tests/helpers/keras_reload_worker.py INPUTS.npz OUTPUT_DIR M1.kera
 It imports only NumPy, Keras and `modeling` (whose import registers the
 `bert_tf1>...` classes), never the test code that saved the models, and calls
 `keras.models.load_model` without `custom_objects`. For each model it writes
-OUTPUT_DIR/<file stem>.npz (outputs, see `flatten_outputs`) and
-OUTPUT_DIR/<file stem>.json (class name and the TF1 names of the weights).
+OUTPUT_DIR/<file stem>.npz (outputs, see `flatten_outputs`),
+OUTPUT_DIR/<file stem>.weights.npz (every weight's value, in `model.weights`
+order) and OUTPUT_DIR/<file stem>.json (class name and the TF1 names of the
+weights).
 """
 import json
 import os
@@ -59,6 +61,8 @@ def main(argv):
         outputs = model(model_inputs(model, inputs), training=False)
         np.savez(os.path.join(output_dir, stem + ".npz"),
                  **flatten_outputs(outputs))
+        np.savez(os.path.join(output_dir, stem + ".weights.npz"),
+                 *[np.asarray(v) for v in model.weights])
         with open(os.path.join(output_dir, stem + ".json"), "w") as writer:
             json.dump({"class": type(model).__name__,
                        "tf1_names": [tf1_name(v) for v in model.weights]},

@@ -8,6 +8,7 @@ config round trip,
 length, mixed precision and input (rank, shape, length) errors.
 """
 import json
+import os
 import subprocess
 import sys
 
@@ -131,10 +132,12 @@ def test_keras_round_trip_in_fresh_process(tmp_path, repo_root):
     inputs = make_inputs()
     np.savez(tmp_path / "inputs.npz", **inputs)
     expected = {}
+    saved_weights = {}
     paths = []
     for name in NAMES:
         model = MODELS[name](CONFIG)
         expected[name] = (run(model, inputs), tf1_names(model))
+        saved_weights[name] = model.weights
         paths.append(str(tmp_path / f"{name}.keras"))
         model.save(paths[-1])
     process = subprocess.run(
@@ -142,14 +145,25 @@ def test_keras_round_trip_in_fresh_process(tmp_path, repo_root):
          str(tmp_path / "inputs.npz"), str(tmp_path), *paths],
         cwd=tmp_path, capture_output=True, text=True, timeout=600,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(repo_root),
-             "CUDA_VISIBLE_DEVICES": "", "TF_CPP_MIN_LOG_LEVEL": "2"})
+             "CUDA_VISIBLE_DEVICES": "", "TF_CPP_MIN_LOG_LEVEL": "2",
+             "TF_ENABLE_ONEDNN_OPTS": os.environ["TF_ENABLE_ONEDNN_OPTS"]})
     assert process.returncode == 0, process.stderr[-4000:]
     for name in NAMES:
         outputs = dict(np.load(tmp_path / f"{name}.npz"))
         info = json.loads((tmp_path / f"{name}.json").read_text())
         assert info["class"] == name
         assert info["tf1_names"] == expected[name][1]
-        assert max_diff(outputs, expected[name][0]) == 0.0, name
+        # The weights come back bit for bit; the outputs are computed by
+        # another process, whose CPU kernels may sum in another order (seen
+        # on an AVX-512 machine: 2.4e-7), so they are held to float32
+        # rounding, far below the 1e-5 parity bound.
+        weights = np.load(tmp_path / f"{name}.weights.npz")
+        reloaded = [weights[f"arr_{i}"] for i in range(len(weights.files))]
+        saved = [np.asarray(v) for v in saved_weights[name]]
+        assert len(reloaded) == len(saved), name
+        for got, want in zip(reloaded, saved):
+            np.testing.assert_array_equal(got, want, err_msg=name)
+        assert max_diff(outputs, expected[name][0]) <= 1e-6, name
 
 
 # ----- sequence length ---------------------------------------------------------

@@ -8,6 +8,7 @@ original `BertModel` (reference_outputs.npz).
 """
 import csv
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -54,7 +55,9 @@ def run_signature(export_dir, signature, tmp_path, **inputs):
          str(inputs_path), str(outputs_path)],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
         env={"TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "",
-             "PATH": "/usr/bin:/bin"})
+             "PATH": "/usr/bin:/bin",
+             # The same CPU kernels as this process (see tests/conftest.py).
+             "TF_ENABLE_ONEDNN_OPTS": os.environ["TF_ENABLE_ONEDNN_OPTS"]})
     assert process.returncode == 0, process.stderr[-4000:]
     return dict(np.load(outputs_path))
 
