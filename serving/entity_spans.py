@@ -11,7 +11,8 @@ import tensorflow as tf
 
 from data.tagging.schemes import OUTSIDE, split_tag
 
-__all__ = ["PREFIXES", "label_tables", "entity_spans"]
+__all__ = ["PREFIXES", "label_tables", "entity_spans", "iob2_tables",
+           "render_iob2"]
 
 #: Prefix codes; "O" is 0.
 PREFIXES = (OUTSIDE, "B", "I", "E", "S")
@@ -89,3 +90,58 @@ def entity_spans(tag_ids, prefixes, types):
     type_ids = start_columns.with_flat_values(
         tf.gather_nd(entity_type[:, 1:], where))
     return start_columns, end_columns, type_ids
+
+
+def iob2_tables(label_list, type_names):
+    """Ids to write entities back as IOB2 tags, or None.
+
+    Args:
+        label_list: list of str (as `label_tables`).
+        type_names: `label_tables`' third value.
+
+    Returns:
+        (outside_id, begin_ids, inside_ids): int, lists of int
+        [len(type_names)] (index 0 unused), when the list holds "O" and
+        "B-X", "I-X" for every type X (the labels run_ner.py trains on);
+        else None.
+    """
+    if "O" not in label_list:
+        return None
+    begin_ids, inside_ids = [0], [0]
+    for name in type_names[1:]:
+        if "B-" + name not in label_list or "I-" + name not in label_list:
+            return None
+        begin_ids.append(label_list.index("B-" + name))
+        inside_ids.append(label_list.index("I-" + name))
+    return label_list.index("O"), begin_ids, inside_ids
+
+
+def render_iob2(tag_ids, starts, ends, type_ids, outside_id, begin_ids,
+                inside_ids):
+    """The IOB2 tag ids of the entities `entity_spans` found.
+
+    This is `data.tagging.schemes.convert_tags(tags, "iob2")` in-graph
+    (what run_ner.py writes): an `I-X` that starts an entity becomes `B-X`.
+
+    Args:
+        tag_ids: tf.RaggedTensor int32 [batch, (words)] (for the shape).
+        starts, ends, type_ids: `entity_spans`' outputs.
+        outside_id, begin_ids, inside_ids: `iob2_tables`' values.
+
+    Returns:
+        tf.RaggedTensor int32 [batch, (words)].
+    """
+    row_start = tf.gather(tf.cast(tag_ids.row_splits, tf.int32),
+                          tf.cast(starts.value_rowids(), tf.int32))
+    first = row_start + starts.flat_values
+    spans = tf.ragged.range(first, row_start + ends.flat_values)
+    entity = tf.cast(spans.value_rowids(), tf.int32)
+    entity_type = tf.gather(type_ids.flat_values, entity)
+    ids = tf.where(tf.equal(spans.flat_values, tf.gather(first, entity)),
+                   tf.gather(tf.constant(begin_ids, tf.int32), entity_type),
+                   tf.gather(tf.constant(inside_ids, tf.int32), entity_type))
+    flat = tf.tensor_scatter_nd_update(
+        tf.fill(tf.shape(tag_ids.flat_values), tf.constant(outside_id,
+                                                           tf.int32)),
+        spans.flat_values[:, None], ids)
+    return tag_ids.with_flat_values(flat)

@@ -22,7 +22,8 @@ sentence, so the tags equal `run_ner.py --do_predict`'s.
 import tensorflow as tf
 
 from data.tokenization.in_graph_words import InGraphWordSplitter
-from serving.entity_spans import entity_spans, label_tables
+from serving.entity_spans import (entity_spans, iob2_tables, label_tables,
+                                   render_iob2)
 from serving.tagging_windows import max_context_positions, window_features
 from serving.text_module import TextServing, ids_signature
 
@@ -34,8 +35,11 @@ class TaggerServing(TextServing):
       `words` tf.string [batch, max_words] (substrings of the text, "" as
       padding), `word_start`, `word_end` int32 [batch, max_words] (code point
       offsets, end exclusive: Python's `text[start:end]`), `num_words` int32
-      [batch]; `tag` tf.string and `tag_id` int32 [batch, max_words],
-      `tag_probability` float32 [batch, max_words] (softmax of the chosen
+      [batch]; `tag` tf.string and `tag_id` int32 [batch, max_words] (with
+      an IOB2 label list, as run_ner.py trains, the entities written back
+      as IOB2, as run_ner.py writes predictions.txt: an `I-X` that starts
+      an entity reads `B-X`; other label lists: the argmax),
+      `tag_probability` float32 [batch, max_words] (softmax of that
       tag), `logits` float32 [batch, max_words, num_labels] (read at each
       word's first piece); `entity_type`, `entity_text` tf.string and
       `entity_start`, `entity_end` int32 (code points) [batch,
@@ -76,6 +80,10 @@ class TaggerServing(TextServing):
         self._prefixes = tf.constant(prefixes, tf.int32)
         self._types = tf.constant(types, tf.int32)
         self._type_names = tf.constant(type_names, tf.string)
+        # The tags are written back from the entities, as run_ner.py writes
+        # predictions.txt, when the labels are IOB2 (they are after
+        # run_ner.py's training); other label lists give the argmax as is.
+        self._iob2 = iob2_tables(list(label_list), type_names)
 
     # -- the shared path: ragged words -> per-word logits --------------------
 
@@ -130,19 +138,22 @@ class TaggerServing(TextServing):
 
     def _tags(self, logits):
         """Ragged logits [batch, (words), labels] -> dict of ragged
-        `tag_id`, `tag`, `tag_probability`."""
+        `tag_id`, `tag`, `tag_probability` (of the tag given), and the
+        entities (starts, ends, type names) ragged [batch, (entities)]."""
         flat = logits.flat_values
-        tag_id = tf.argmax(flat, axis=-1, output_type=tf.int32)
-        probability = tf.reduce_max(tf.nn.softmax(flat), axis=-1)
-        return {"tag_id": logits.with_flat_values(tag_id),
-                "tag": logits.with_flat_values(
-                    tf.gather(self.label_list, tag_id)),
-                "tag_probability": logits.with_flat_values(probability)}
-
-    def _entities(self, tag_id):
+        tag_id = logits.with_flat_values(
+            tf.argmax(flat, axis=-1, output_type=tf.int32))
         starts, ends, types = entity_spans(tag_id, self._prefixes,
                                            self._types)
-        return starts, ends, tf.gather(self._type_names, types)
+        if self._iob2 is not None:
+            tag_id = render_iob2(tag_id, starts, ends, types, *self._iob2)
+        probability = tf.gather(tf.nn.softmax(flat), tag_id.flat_values,
+                                batch_dims=1)
+        tags = {"tag_id": tag_id,
+                "tag": tag_id.with_flat_values(
+                    tf.gather(self.label_list, tag_id.flat_values)),
+                "tag_probability": logits.with_flat_values(probability)}
+        return tags, (starts, ends, tf.gather(self._type_names, types))
 
     # -- signatures -----------------------------------------------------------
 
@@ -151,8 +162,7 @@ class TaggerServing(TextServing):
         split = self.words(text)
         words = split["words"]
         logits = self._word_logits(words)
-        tags = self._tags(logits)
-        starts, ends, types = self._entities(tags["tag_id"])
+        tags, (starts, ends, types) = self._tags(logits)
         rows = tf.cast(starts.value_rowids(), tf.int32)
 
         def word_value(name, index, shift=0):
@@ -191,8 +201,7 @@ class TaggerServing(TextServing):
             tf.broadcast_to(tf.range(tf.shape(words)[1]), tf.shape(words)),
             present)
         logits = self._word_logits(ragged)
-        tags = self._tags(logits)
-        starts, ends, types = self._entities(tags["tag_id"])
+        tags, (starts, ends, types) = self._tags(logits)
         # Entity bounds as columns of the input; text: the words joined.
         rows = tf.cast(starts.value_rowids(), tf.int32)
         dense_columns = columns.to_tensor()

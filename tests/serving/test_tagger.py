@@ -87,6 +87,10 @@ def _python_path(module, tokenizer, word_lists):
     word_logits = np.array([logits[row, position]
                             for _, row, position in scored])
     ids = predicted_label_ids(features, logits, documents)
+    # As predictions.txt: entities read and written back in IOB2.
+    ids = [[[TAGS.index(tag) for tag in schemes.convert_tags(
+        [TAGS[i] for i in sentence], "iob2", "iob2")] for sentence in document]
+        for document in ids]
     return arrays, scored, word_logits, [s for d in ids for s in d]
 
 
@@ -135,9 +139,13 @@ def test_tag_text_equals_the_python_feature_path(module, tokenizer):
     assert [[t.decode() for t in row] for row in tags if row] == [
         [TAGS[i] for i in row] for row in tag_ids]
     probabilities = np.concatenate(_rows(outputs, "tag_probability", counts))
+    # The probability of the tag given (not always the argmax's: an I-X
+    # that starts an entity reads B-X).
+    flat_ids = np.concatenate([row for row in tag_ids])
     np.testing.assert_allclose(
-        probabilities, tf.nn.softmax(word_logits).numpy().max(-1), rtol=0,
-        atol=TOLERANCE)
+        probabilities, tf.nn.softmax(word_logits).numpy()[
+            np.arange(len(flat_ids)), flat_ids], rtol=0, atol=TOLERANCE)
+    assert (flat_ids != word_logits.argmax(-1)).any()   # a tag was rewritten
 
 
 @pytest.mark.slow
@@ -395,3 +403,43 @@ def test_export_refuses_a_checkpoint_of_another_model(fixtures_dir):
         build_serving_module("tagger", label_list=TAGS,
                              init_checkpoint=str(fixtures_dir / FIXTURE),
                              **_fixture_args(fixtures_dir))
+
+
+@pytest.mark.slow
+def test_served_tags_equal_run_ner_do_predict(fixtures_dir, tagger_dir,
+                                              module, data_dir, tmp_path):
+    """The same sentences through `run_ner.py --do_predict` (a subprocess,
+    as a user runs it) and through `tag_words`: the same tag for every
+    word, long sentences (many windows of 16 pieces) included."""
+    fixture = fixtures_dir / FIXTURE
+    lines = (data_dir / "ner" / "wnut17" / "emerging.dev.conll").read_text(
+        encoding="utf-8").split("\n\n")[:40]
+    predict_file = tmp_path / "predict.conll"
+    predict_file.write_text("\n\n".join(lines) + "\n\n", encoding="utf-8")
+    output_dir = tmp_path / "out"
+    output_dir.mkdir()
+    (output_dir / "label_list.txt").write_bytes(
+        (tagger_dir / "label_list.txt").read_bytes())
+    run_script("run_ner.py", {
+        "vocab_file": fixture / "vocab.txt",
+        "bert_config_file": fixture / "bert_config.json",
+        "init_checkpoint": tagger_dir / "bert_model.ckpt",
+        "do_lower_case": True, "do_predict": True,
+        "predict_file": predict_file, "data_format": "conll",
+        "max_seq_length": MAX_SEQ_LENGTH, "doc_stride": DOC_STRIDE,
+        "output_dir": output_dir})
+    predicted = [[line.split("\t") for line in block.split("\n")]
+                 for block in (output_dir / "predictions.txt").read_text(
+                     encoding="utf-8").strip("\n").split("\n\n")]
+    word_lists = [[line.split("\t")[0] for line in block.split("\n")]
+                  for block in lines]
+    assert [[token for token, _ in s] for s in predicted] == word_lists
+    assert max(map(len, word_lists)) > 3 * MAX_SEQ_LENGTH // 2
+    width = max(map(len, word_lists))
+    outputs = module.tag_words(tf.constant(
+        [words + [""] * (width - len(words)) for words in word_lists]))
+    served = outputs["tag"].numpy()
+    expected = [[tag for _, tag in s] for s in predicted]
+    for row, tags in enumerate(expected):
+        assert [t.decode() for t in served[row, :len(tags)]] == tags, row
+    assert len({tag for tags in expected for tag in tags}) > 2
