@@ -1,0 +1,20 @@
+"""Bad inputs of create_pretraining_data.py."""
+from tests.helpers.bad_input_cases import case
+from tests.helpers.bad_input_cases.inputs import _create_data
+
+
+@case("create_pretraining_data.py")
+def create_data_input_glob_matches_nothing(folder):
+    pattern = folder / "texts/*.txt"
+    return _create_data(folder, input_file=pattern), [str(pattern)]
+
+
+@case("create_pretraining_data.py")
+def create_data_missing_vocab_file(folder):
+    vocab = folder / "no_vocab.txt"
+    return _create_data(folder, vocab_file=vocab), [str(vocab)]
+
+
+@case("create_pretraining_data.py")
+def create_data_masked_lm_prob_out_of_range(folder):
+    return _create_data(folder, masked_lm_prob=1.5), ["masked_lm_prob", "1.5"]
