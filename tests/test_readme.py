@@ -35,6 +35,7 @@ import sys
 import pytest
 
 from tests.conftest import REPO_ROOT, SHARED_DIR
+from tests.helpers.script_runner import shared_server
 
 pytestmark = pytest.mark.slow
 
@@ -114,8 +115,30 @@ class Session:
         self.env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + self.env["PATH"]
         self.env["TMPDIR"] = str(tmp_dir)
         self.env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # as in a fresh terminal
+        self._use_script_server()
         self.done = 0
         self.skipped = set()
+
+    def _use_script_server(self):
+        """`python run_x.py ...` in a block runs in a fork of the warm script
+        server (tests/helpers/script_server.py): same streams, directory,
+        environment and exit status, without importing TensorFlow anew for
+        each command. Other `python` uses run the real interpreter."""
+        if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+            return
+        server = shared_server()
+        shim_dir = self.tmp_dir / "python_shim"
+        shim_dir.mkdir()
+        shim = REPO_ROOT / "tests" / "helpers" / "python_shim.py"
+        for name in ("python", "python3"):
+            path = shim_dir / name
+            path.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -S "
+                            f"{shlex.quote(str(shim))} \"$@\"\n")
+            path.chmod(0o755)
+        self.env["PATH"] = str(shim_dir) + os.pathsep + self.env["PATH"]
+        self.env.update(BERT_REAL_PYTHON=sys.executable,
+                        BERT_SCRIPT_SERVER=server.socket_path,
+                        BERT_REPO_ROOT=str(REPO_ROOT))
 
     def _run_shell(self, block):
         dump = self.tmp_dir / f"env_after_line{block.line}"

@@ -8,16 +8,16 @@ for every run) starts a new interpreter instead, for tests of what happens
 while TensorFlow starts.
 """
 import atexit
-import itertools
-import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 
 from tests.conftest import REPO_ROOT
+from tests.helpers.script_client import ServerRun
 
 _SERVER_SCRIPT = REPO_ROOT / "tests" / "helpers" / "script_server.py"
 
@@ -27,77 +27,58 @@ def _script_env():
                 PYTHONPATH=str(REPO_ROOT))
 
 
-class _ScriptServer:
-    """The client side of script_server.py: one per test process, shared by
-    threads (the bad-input table runs several cases at once)."""
+class ScriptServer:
+    """script_server.py, started once per test process (shared by threads:
+    the bad-input table runs several cases at once)."""
 
     def __init__(self):
+        self._folder = tempfile.TemporaryDirectory(prefix="bert-scripts-")
+        self.socket_path = os.path.join(self._folder.name, "socket")
         self._process = subprocess.Popen(
-            [sys.executable, str(_SERVER_SCRIPT)], cwd=REPO_ROOT,
-            env=_script_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, bufsize=1)
-        ready = json.loads(self._process.stdout.readline() or "{}")
-        if not ready.get("ready"):
+            [sys.executable, str(_SERVER_SCRIPT), self.socket_path],
+            cwd=REPO_ROOT, env=_script_env(), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True)
+        if self._process.stdout.readline().strip() != "ready":
             raise RuntimeError("script_server.py did not start (exit %s)"
-                               % self._process.poll())
-        self._lock = threading.Lock()
-        self._ids = itertools.count()
-        self._waiting = {}     # id -> [event, pid, returncode]
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self._process.stdout:
-            message = json.loads(line)
-            with self._lock:
-                slot = self._waiting[message["id"]]
-            if "pid" in message:
-                slot[1] = message["pid"]
-                slot[0][0].set()
-            else:
-                slot[2] = message["returncode"]
-                slot[0][1].set()
+                               % self._process.wait())
 
     def run(self, argv, cwd, env, timeout):
         """-> subprocess.CompletedProcess (text stdout and stderr)."""
-        request_id = next(self._ids)
-        slot = [(threading.Event(), threading.Event()), None, None]
-        with tempfile.TemporaryDirectory() as folder:
-            request = {"id": request_id, "argv": argv, "cwd": str(cwd),
-                       "env": env, "stdout": os.path.join(folder, "stdout"),
-                       "stderr": os.path.join(folder, "stderr")}
-            with self._lock:
-                self._waiting[request_id] = slot
-                self._process.stdin.write(json.dumps(request) + "\n")
-                self._process.stdin.flush()
-            slot[0][0].wait()
-            if not slot[0][1].wait(timeout):
-                os.killpg(slot[1], signal.SIGKILL)
-                slot[0][1].wait()
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+                open(os.devnull, "rb") as stdin:
+            run = ServerRun(self.socket_path, argv, cwd, env,
+                            (stdin.fileno(), out.fileno(), err.fileno()))
+            try:
+                returncode = run.wait(timeout)
+            except socket.timeout:
+                os.killpg(run.pid, signal.SIGKILL)
+                run.wait()
                 raise subprocess.TimeoutExpired(argv, timeout)
-            with self._lock:
-                del self._waiting[request_id]
-            outputs = []
-            for name in ("stdout", "stderr"):
-                with open(request[name], encoding="utf-8",
-                          errors="replace") as reader:
-                    outputs.append(reader.read())
-        return subprocess.CompletedProcess([sys.executable] + argv, slot[2],
-                                           *outputs)
+            finally:
+                run.close()
+            texts = []
+            for stream in (out, err):
+                stream.seek(0)
+                texts.append(stream.read().decode("utf-8", errors="replace"))
+        return subprocess.CompletedProcess([sys.executable] + argv, returncode,
+                                           *texts)
 
     def close(self):
         self._process.stdin.close()
-        self._process.wait(timeout=60)
+        self._process.wait(timeout=120)
+        self._folder.cleanup()
 
 
 _server = None
 _server_lock = threading.Lock()
 
 
-def _shared_server():
+def shared_server():
+    """The test process's ScriptServer (started on first use)."""
     global _server
     with _server_lock:
         if _server is None:
-            _server = _ScriptServer()
+            _server = ScriptServer()
             atexit.register(_server.close)
         return _server
 
@@ -125,7 +106,7 @@ def run_script(script, args, timeout=900, check=True, fresh_process=False):
                                  env=env, capture_output=True, text=True,
                                  timeout=timeout)
     else:
-        process = _shared_server().run(argv, REPO_ROOT, env, timeout)
+        process = shared_server().run(argv, REPO_ROOT, env, timeout)
     if check and process.returncode != 0:
         raise AssertionError(
             f"{script} exited with {process.returncode}:\n{process.stderr[-6000:]}")

@@ -2,70 +2,87 @@
 
 Every script run as a fresh `python run_x.py ...` pays for importing
 TensorFlow, Keras and the project: about 6 CPU seconds, which is nearly the
-whole cost of a bad-input case. This server imports all that once, runs no
-TensorFlow op, and then, for each request, forks a child that executes the
-script as `__main__` with the request's argv, working directory,
-environment and output files, exactly as a new interpreter would from that
-point on. The server is single-threaded, so forking it is safe.
+whole cost of a bad-input case or a short README command. This server
+imports all that once, runs no TensorFlow op, and then, for each request,
+forks a child that executes the script as `__main__` with the request's
+argv, working directory, environment and standard streams, as a new
+interpreter would from that point on. The server is single-threaded, so
+forking it is safe.
 
-Protocol (one JSON object per line): the client sends
-`{"id", "argv": [script, args...], "cwd", "env", "stdout", "stderr"}`; the
-server answers `{"id", "pid"}` when the child has started and
-`{"id", "returncode"}` when it has ended (negative: killed by that
-signal, as `subprocess`).
+    python tests/helpers/script_server.py SOCKET_PATH
 
-What a forked run cannot show (the tests that need it start real
-processes, `script_runner.run_script(..., fresh_process=True)`): TensorFlow's
-start-up lines, and environment variables read only while TensorFlow is
-imported (`TF_ENABLE_ONEDNN_OPTS`, `TF_CPP_MIN_LOG_LEVEL`, `CUDA_VISIBLE_DEVICES`:
-the server is started with the values `run_script` always sets).
+listens on a Unix socket; it prints `ready` on stdout once the imports are
+done, and ends when stdin closes (after its running children end). One
+connection per run: the client sends one JSON line `{"argv": [script,
+args...], "cwd", "env"}` with three file descriptors attached (the child's
+stdin, stdout, stderr; `socket.send_fds`); the server answers the JSON
+lines `{"pid"}` when the child has started and `{"returncode"}` (negative:
+killed by that signal, as `subprocess`) when it has ended.
+`tests/helpers/script_runner.py` is the client for tests,
+`tests/helpers/python_shim.py` the one for README commands.
+
+What a forked run cannot show (tests that need it start a real process):
+TensorFlow's start-up lines, and environment variables read only while
+TensorFlow is imported (`TF_ENABLE_ONEDNN_OPTS`, `CUDA_VISIBLE_DEVICES`,
+`TF_CPP_MIN_LOG_LEVEL`: the server starts with the values the tests set).
 """
+import importlib
 import json
 import os
 import runpy
 import select
 import signal
+import socket
 import sys
 import traceback
 
-# Preloaded: what every script imports before its first op.
-PRELOAD = ("tasks.quiet_start", "keras", "numpy", "absl.app", "absl.flags",
-           "modeling", "serving", "tasks.cli", "tasks.base",
-           "tasks.classification", "tasks.squad", "tasks.pretraining",
-           "tasks.feature_extraction", "tasks.pretraining_data",
-           "tasks.tagging", "tasks.multiple_choice", "tasks.export",
-           "tasks.conversion", "tasks.predict_text")
+# What every script imports before its first op.
+PRELOAD = ("keras", "numpy", "absl.app", "absl.flags", "modeling", "serving",
+           "tasks.cli", "tasks.base", "tasks.classification", "tasks.squad",
+           "tasks.pretraining", "tasks.feature_extraction",
+           "tasks.pretraining_data", "tasks.tagging", "tasks.multiple_choice",
+           "tasks.export", "tasks.conversion", "tasks.predict_text")
+MAX_REQUEST_BYTES = 1 << 20
 
 
 def _preload():
-    import importlib
-
     from tasks.quiet_start import start_tensorflow
+
     start_tensorflow()
     for name in PRELOAD:
         importlib.import_module(name)
 
 
-def _child(request):
+def _exit_code(stop):
+    if stop.code is None:
+        return 0
+    if isinstance(stop.code, int):
+        return stop.code
+    print(stop.code, file=sys.stderr)
+    return 1
+
+
+def _child(request, fds, closing):
     """In the forked child: become the script's process. Never returns."""
     code = 1
     try:
-        os.setsid()  # its own process group: a timeout kills all of it
-        os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
-        stdin = os.open(os.devnull, os.O_RDONLY)
-        stdout = os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        stderr = os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
-            os.dup2(fd, target)
+        for fd in closing:
             os.close(fd)
-        # New file objects (and locks) on the redirected descriptors.
+        os.setsid()  # its own process group: a timeout kills all of it
+        for fd, target in zip(fds, (0, 1, 2)):
+            os.dup2(fd, target)
+        for fd in fds:
+            if fd > 2:
+                os.close(fd)
+        # New file objects (and locks) on the standard descriptors.
         sys.stdin = open(0, closefd=False)
         sys.stdout = open(1, "w", closefd=False)
         sys.stderr = open(2, "w", closefd=False)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
         script = request["argv"][0]
         sys.argv = list(request["argv"])
         sys.path[0] = os.path.dirname(os.path.abspath(script))
@@ -73,13 +90,7 @@ def _child(request):
             runpy.run_path(script, run_name="__main__")
             code = 0
         except SystemExit as stop:
-            if stop.code is None:
-                code = 0
-            elif isinstance(stop.code, int):
-                code = stop.code
-            else:
-                print(stop.code, file=sys.stderr)
-                code = 1
+            code = _exit_code(stop)
         except BaseException:  # noqa: BLE001  (what the interpreter prints)
             traceback.print_exc()
             code = 1
@@ -91,42 +102,68 @@ def _child(request):
             os._exit(code)
 
 
-def _reply(message):
-    sys.__stdout__.write(json.dumps(message) + "\n")
-    sys.__stdout__.flush()
+def _receive(connection):
+    """(request, fds) from a new connection; reads up to the newline."""
+    data, fds = b"", []
+    while not data.endswith(b"\n"):
+        chunk, new_fds, _, _ = socket.recv_fds(connection, 65536, 3)
+        if not chunk:
+            raise ConnectionError("the client left before its request")
+        data += chunk
+        fds += new_fds
+        if len(data) > MAX_REQUEST_BYTES:
+            raise ValueError("request too long")
+    return json.loads(data), fds
 
 
-def serve():
-    """Reads requests on stdin until it closes; one child per request."""
+def _send(connection, message):
+    try:
+        connection.sendall((json.dumps(message) + "\n").encode())
+    except OSError:
+        pass  # the client is gone; the run still ends normally
+
+
+def serve(socket_path):
+    """Serves until stdin closes and every child has ended."""
     _preload()
-    _reply({"ready": True})
-    running = {}
-    buffered = b""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(socket_path)
+    listener.listen(64)
+    print("ready", flush=True)
+    running = {}     # pid -> connection
     stdin = sys.stdin.fileno()
-    open_input = True
-    while open_input or running:
-        readable, _, _ = select.select([stdin] if open_input else [], [], [],
-                                       0.05)
-        if readable:
-            chunk = os.read(stdin, 65536)
-            if not chunk:
-                open_input = False
-            buffered += chunk
-            while b"\n" in buffered:
-                line, buffered = buffered.split(b"\n", 1)
-                request = json.loads(line)
-                pid = os.fork()
-                if pid == 0:
-                    _child(request)
-                running[pid] = request["id"]
-                _reply({"id": request["id"], "pid": pid})
+    watching = [listener, stdin]
+    while stdin in watching or running:
+        readable, _, _ = select.select(watching, [], [], 0.05)
+        if stdin in readable and not os.read(stdin, 4096):
+            watching.remove(stdin)
+            watching.remove(listener)
+            listener.close()
+        if listener in readable and listener in watching:
+            connection, _ = listener.accept()
+            try:
+                request, fds = _receive(connection)
+            except (OSError, ValueError) as error:
+                _send(connection, {"error": str(error)})
+                connection.close()
+                continue
+            closing = [listener.fileno(), connection.fileno()] + [
+                c.fileno() for c in running.values()]
+            pid = os.fork()
+            if pid == 0:
+                _child(request, fds, closing)
+            for fd in fds:
+                os.close(fd)
+            running[pid] = connection
+            _send(connection, {"pid": pid})
         while running:
             pid, status = os.waitpid(-1, os.WNOHANG)
             if pid == 0:
                 break
-            _reply({"id": running.pop(pid),
-                    "returncode": os.waitstatus_to_exitcode(status)})
+            connection = running.pop(pid)
+            _send(connection, {"returncode": os.waitstatus_to_exitcode(status)})
+            connection.close()
 
 
 if __name__ == "__main__":
-    serve()
+    serve(sys.argv[1])
