@@ -220,6 +220,14 @@ class Task:
         return runtime_lib.worker_output_dir(self.strategy,
                                              self.config.output_dir)
 
+    def original_train_steps(self, num_examples):
+        """The original scripts' step count: int(num_examples /
+        train_batch_size * num_train_epochs) (run_classifier.py,
+        run_squad.py)."""
+        config = self.config
+        return int(num_examples / config.train_batch_size
+                   * config.num_train_epochs)
+
     def train_model(self, dataset, num_train_steps, batch_size, learning_rate,
                     num_warmup_steps, optimizer_model=None):
         """Trains `self.model` with `modeling.training.run_training`.

@@ -16,7 +16,7 @@ import os
 import numpy as np
 from absl import logging
 
-from tasks import checks
+from tasks import checks, modes
 from tasks.base import FineTuningConfig, Task
 from tasks.errors import UserError
 from tasks.modes import MODES, requested
@@ -84,9 +84,7 @@ class ClassificationTask(Task):
 
     def num_train_steps(self):
         """The original's count: int(examples / batch size * epochs)."""
-        config = self.config
-        return int(len(self.read_examples("train")) / config.train_batch_size
-                   * config.num_train_epochs)
+        return self.original_train_steps(len(self.read_examples("train")))
 
     def check_inputs(self):
         from data.tokenization import full_tokenizer
@@ -94,9 +92,7 @@ class ClassificationTask(Task):
         config = self.config
         full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
                                                         config.init_checkpoint)
-        if not (config.do_train or config.do_eval or config.do_predict):
-            raise UserError("At least one of `do_train`, `do_eval` or "
-                            "`do_predict' must be True.")
+        modes.check_some_requested(config, ("train", "eval", "predict"))
         checks.check_positive(train_batch_size=config.train_batch_size,
                               eval_batch_size=config.eval_batch_size,
                               predict_batch_size=config.predict_batch_size)

@@ -12,6 +12,8 @@ words do_predict and predict_batch_size differently; its callers pass theirs).
 """
 import dataclasses
 
+from data.io.errors import UserError
+
 
 @dataclasses.dataclass(frozen=True)
 class Mode:
@@ -52,3 +54,17 @@ MODES = {mode.name: mode for mode in (
 def requested(config, names):
     """The modes among `names` whose `do_<mode>` field is true in `config`."""
     return [MODES[name] for name in names if getattr(config, MODES[name].flag)]
+
+
+def check_some_requested(config, names):
+    """Raises UserError unless a mode among `names` is requested, with the
+    original scripts' message ("At least one of `do_train` or `do_predict`
+    must be True."; run_classifier.py's three-mode one keeps its mismatched
+    closing quote)."""
+    if requested(config, names):
+        return
+    flags = [f"`{MODES[name].flag}`" for name in names]
+    if len(flags) == 3:
+        flags[-1] = flags[-1][:-1] + "'"
+    listed = ", ".join(flags[:-1]) + " or " + flags[-1]
+    raise UserError(f"At least one of {listed} must be True.")

@@ -28,7 +28,7 @@ import random
 import numpy as np
 from absl import logging
 
-from tasks import checks
+from tasks import checks, modes
 from tasks.base import FineTuningConfig, Task
 from tasks.errors import UserError
 from tasks.modes import requested
@@ -131,9 +131,7 @@ class MultipleChoiceTask(Task):
 
     def num_train_steps(self):
         """The original's count: int(examples / batch size * epochs)."""
-        config = self.config
-        return int(len(self.read_examples("train")) / config.train_batch_size
-                   * config.num_train_epochs)
+        return self.original_train_steps(len(self.read_examples("train")))
 
     def check_inputs(self):
         from data.multiple_choice.readers import DATA_FORMATS
@@ -142,9 +140,7 @@ class MultipleChoiceTask(Task):
         config = self.config
         full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
                                                         config.init_checkpoint)
-        if not (config.do_train or config.do_eval or config.do_predict):
-            raise UserError("At least one of `do_train`, `do_eval` or "
-                            "`do_predict' must be True.")
+        modes.check_some_requested(config, ("train", "eval", "predict"))
         if str(config.data_format).lower() not in DATA_FORMATS:
             raise UserError(f"--data_format={config.data_format}: expected "
                             f"one of {', '.join(DATA_FORMATS)}")

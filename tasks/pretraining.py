@@ -8,7 +8,7 @@ import os
 
 from absl import logging
 
-from tasks import checks
+from tasks import checks, modes
 from tasks.base import Task, TaskConfig
 from tasks.errors import UserError
 
@@ -56,9 +56,7 @@ class PretrainingTask(Task):
         from modeling.training import runtime
 
         config = self.config
-        if not config.do_train and not config.do_eval:
-            raise UserError("At least one of `do_train` or `do_eval` must be "
-                            "True.")
+        modes.check_some_requested(config, ("train", "eval"))
         if config.dynamic_masking and not config.vocab_file:
             raise UserError("--dynamic_masking needs --vocab_file (for the "
                             "ids of [MASK], [CLS] and [SEP]).")

@@ -11,7 +11,7 @@ import random
 import numpy as np
 from absl import logging
 
-from tasks import checks
+from tasks import checks, modes
 from tasks.base import FineTuningConfig, Task
 from tasks.errors import UserError
 
@@ -100,9 +100,7 @@ class SquadTask(Task):
 
     def num_train_steps(self):
         """Counted from examples, not features, as the original."""
-        config = self.config
-        return int(len(self.read_examples(True)) / config.train_batch_size
-                   * config.num_train_epochs)
+        return self.original_train_steps(len(self.read_examples(True)))
 
     def check_inputs(self):
         """The original's validate_flags_or_throw, then the data files."""
@@ -111,9 +109,7 @@ class SquadTask(Task):
         config = self.config
         full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
                                                         config.init_checkpoint)
-        if not config.do_train and not config.do_predict:
-            raise UserError(
-                "At least one of `do_train` or `do_predict` must be True.")
+        modes.check_some_requested(config, ("train", "predict"))
         if config.do_train and not config.train_file:
             raise UserError(
                 "If `do_train` is True, then `train_file` must be specified.")

@@ -30,7 +30,7 @@ import os
 import numpy as np
 from absl import logging
 
-from tasks import checks
+from tasks import checks, modes
 from tasks.base import FineTuningConfig, Task
 from tasks.errors import UserError
 from tasks.modes import requested
@@ -235,9 +235,7 @@ class TaggingTask(Task):
     def num_train_steps(self):
         """int(windows / train_batch_size * num_train_epochs): windows are
         the training examples (a long document gives several)."""
-        config = self.config
-        return int(len(self.features["train"]) / config.train_batch_size
-                   * config.num_train_epochs)
+        return self.original_train_steps(len(self.features["train"]))
 
     def check_inputs(self):
         from data.tokenization import full_tokenizer
@@ -245,18 +243,16 @@ class TaggingTask(Task):
         config = self.config
         full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
                                                         config.init_checkpoint)
-        if not (config.do_train or config.do_eval or config.do_predict):
-            raise UserError("At least one of `do_train`, `do_eval` or "
-                            "`do_predict' must be True.")
+        modes.check_some_requested(config, ("train", "eval", "predict"))
         self._check_choices()
         self.tokenizer = self.load_tokenizer()
-        modes = requested(config, self.modes)
-        for mode in modes:
+        wanted = requested(config, self.modes)
+        for mode in wanted:
             self.read_documents(mode.name)
         self.label_list = self._choose_label_list()
         # Features now: a tag outside the label list is found before any
         # file is written (the message names file and line).
-        for mode in modes:
+        for mode in wanted:
             self._make_features(mode.name)
         if config.do_train:
             checks.check_train_steps(self.num_train_steps(),
