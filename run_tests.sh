@@ -10,4 +10,10 @@ INSTALL_EXTRAS=dev,beam,plots
 source "$(dirname "$0")/scripts_env.sh"
 cd "$REPO"
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}
+# Two test processes (pytest-xdist, from the dev extra), each test file
+# in one of them, in order; BERT_TEST_PROCESSES=1 runs everything in one.
+JOBS=${BERT_TEST_PROCESSES:-2}
+if [ "$JOBS" -gt 1 ]; then
+  set -- -n "$JOBS" --dist loadfile "$@"
+fi
 exec "$VENV/bin/python" -m pytest "$@"

@@ -29,6 +29,7 @@ setup(
     extras_require={
         "dev": [
             "pytest>=8",
+            "pytest-xdist>=3.5",  # run_tests.sh: two test processes
             "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
         ],
         # create_pretraining_data.py --runner=DirectRunner/DataflowRunner/...

@@ -236,8 +236,8 @@ class Int8Inference(tf.Module):
 
     def _encode(self, inputs):
         require_input_dict(inputs, "Int8Inference")
-        check_encoder_inputs(inputs, self.config)
-        input_ids = tf.convert_to_tensor(inputs["input_ids"])
+        input_ids = tf.convert_to_tensor(
+            check_encoder_inputs(inputs, self.config))
         input_mask = inputs.get("input_mask")
         input_mask = tf.ones_like(input_ids) if input_mask is None else input_mask
         segment_ids = inputs.get("segment_ids")

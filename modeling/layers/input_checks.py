@@ -86,6 +86,9 @@ def check_encoder_inputs(inputs, config):
             exceeds `max_position_embeddings`.
         tf.errors.InvalidArgumentError: (when run) the sequence length,
             unknown while tracing, exceeds `max_position_embeddings`.
+    Returns:
+        `input_ids`, behind the run-time check when there is one: use it in
+        place of `inputs["input_ids"]`.
     """
     input_ids = inputs["input_ids"]
     shape = static_shape(input_ids)
@@ -101,11 +104,16 @@ def check_encoder_inputs(inputs, config):
         config.check_sequence_length(
             seq_length, f"BertModel input `input_ids` of shape {shape}")
     elif isinstance(input_ids, tf.Tensor) and not tf.executing_eagerly():
-        tf.debugging.assert_less_equal(
+        check = tf.debugging.assert_less_equal(
             tf.shape(input_ids)[1], max_position_embeddings,
             message=(f"BertModel input `input_ids`: seq_length exceeds "
                      f"max_position_embeddings ({max_position_embeddings}) "
                      "of the BERT config"))
+        # The ids pass through the check, so it runs before any op that
+        # reads them (else the position-embedding slice may fail first,
+        # with a message that names no input).
+        with tf.control_dependencies([check]):
+            input_ids = tf.identity(input_ids)
     for key in ENCODER_INPUTS[1:]:
         value = inputs.get(key)
         if value is None or shape is None:
@@ -117,3 +125,4 @@ def check_encoder_inputs(inputs, config):
             raise ValueError(
                 f"BertModel input `{key}` has shape {other}; expected the shape "
                 f"of `input_ids`, {shape} ([batch_size, seq_length]).")
+    return input_ids

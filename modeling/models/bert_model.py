@@ -143,8 +143,7 @@ class BertModel(BertConfigSerializable, keras.Model):
             raise KeyError(
                 "BertModel inputs need `input_ids`; got keys "
                 f"{sorted(inputs)}.")
-        check_encoder_inputs(inputs, self.config)
-        input_ids = inputs["input_ids"]
+        input_ids = check_encoder_inputs(inputs, self.config)
         input_mask = inputs.get("input_mask")
         if input_mask is None:
             input_mask = ops.ones_like(input_ids)

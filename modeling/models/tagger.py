@@ -48,6 +48,10 @@ class BertTokenClassifier(BertConfigSerializable, keras.Model):
         self.config = config
         self.num_labels = positive_count(num_labels, "num_labels")
         self.bert = BertModel(config, dtype=self.dtype_policy)
+        # Tags read the sequence output only: the pooler gets no gradient.
+        # As BertSquad's, it is not trained (no adam slots, no Keras warning)
+        # and its weights stay in the model and its checkpoints.
+        self.bert.pooler.trainable = False
         self.dropout = keras.layers.Dropout(config.hidden_dropout_prob,
                                             dtype=self.dtype_policy)
         self.tagging = TransposedDense(
