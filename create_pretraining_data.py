@@ -24,6 +24,13 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+if __name__ == "__mp_main__":
+    # A --num_workers process (spawned: it imports this file under this
+    # name, then the pipeline, which imports TensorFlow): its start-up
+    # lines are filtered as the parent's are.
+    from tasks.quiet_start import start_tensorflow
+    start_tensorflow()
+
 from absl import flags  # noqa: E402
 
 from tasks import cli, script_flags  # noqa: E402
