@@ -170,18 +170,20 @@ def call_reporting_user_errors(function, *args, **kwargs):
     traceback too. Training stopped by a signal exits with its status (143
     for SIGTERM) after one line saying how to resume.
     """
-    from modeling.training.preemption import TrainingInterrupted
-
     try:
         return function(*args, **kwargs)
-    except TrainingInterrupted as stopped:
-        fail(str(stopped), status=stopped.exit_status, label=None)
-    except user_error_types() as error:
-        if verbose_errors():
-            raise
-        fail(one_line(error))
-    except Exception as error:  # a bug: say so, keep the traceback
-        mark_as_bug(error)
+    except Exception as error:
+        # Looked up, not imported: importing `modeling` here would load
+        # TensorFlow before the script's quiet start (a TrainingInterrupted
+        # comes from that module, so it is loaded whenever one is raised).
+        preemption = sys.modules.get("modeling.training.preemption")
+        if preemption and isinstance(error, preemption.TrainingInterrupted):
+            fail(str(error), status=error.exit_status, label=None)
+        if isinstance(error, user_error_types()):
+            if verbose_errors():
+                raise
+            fail(one_line(error))
+        mark_as_bug(error)  # a bug: say so, keep the traceback
         raise
 
 

@@ -53,3 +53,25 @@ def test_script_error_is_the_only_stderr_line_by_default(tmp_path, level):
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("run_classifier.py: error: --task_name")
+
+
+@pytest.mark.slow
+def test_create_pretraining_data_and_its_workers_start_quietly(tmp_path):
+    """A successful run with --num_workers=2 (spawned workers, which import
+    TensorFlow themselves): none of TensorFlow's start-up lines on stderr.
+    Before, the error path imported `modeling` first and so TensorFlow
+    unfiltered, twice."""
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    vocab = os.path.join(FIXTURES_DIR, "tf1_vocab_mrpc_classifier", "vocab.txt")
+    corpus = os.path.join(os.path.dirname(FIXTURES_DIR), "data", "pretraining",
+                          "sample_text.txt")
+    result = subprocess.run(
+        [sys.executable, "create_pretraining_data.py", f"--input_file={corpus}",
+         f"--output_file={tmp_path}/out.tfrecord", f"--vocab_file={vocab}",
+         "--num_workers=2", "--shard_size_mb=0.002", "--dupe_factor=1"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Wrote" in result.stderr
+    for noise in ("absl::InitializeLog", "cuInit", "cuda drivers",
+                  "oneDNN custom operations"):
+        assert noise not in result.stderr, result.stderr[-3000:]
