@@ -17,16 +17,11 @@ def _run(*flags):
     return [[cell.strip() for cell in row] for row in rows]
 
 
-def test_quick_float32_inference_and_squad_step():
-    rows = _run("--precisions=fp32")
-    assert [(r[1], r[2]) for r in rows] == [("infer", "fp32"), ("squad", "fp32")]
-    assert all(float(r[5]) > 0 for r in rows)
-
-
 @pytest.mark.slow
 def test_quick_every_precision():
     rows = _run()
     assert [(r[1], r[2]) for r in rows] == [
         (task, precision) for task in ("infer", "squad")
         for precision in ("fp32", "bf16", "fp16")]
+    # Every row timed (fp32 included: the one precision every machine has).
     assert all(float(r[5]) > 0 for r in rows)

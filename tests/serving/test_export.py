@@ -6,12 +6,14 @@ give the original's numbers: MRPC probabilities of `run_classifier.py
 `run_squad.py` (raw_logits.npz) and its answers, encoder outputs of the
 original `BertModel` (reference_outputs.npz).
 """
+import atexit
 import csv
 import json
 import os
 import pathlib
 import subprocess
 import sys
+import threading
 import unicodedata
 
 import numpy as np
@@ -31,34 +33,65 @@ SAVED_MODEL_CLI_WITH_TF_TEXT = (
     "from tensorflow.python.tools.saved_model_cli import main; "
     "sys.argv[0] = 'saved_model_cli'; sys.exit(main())")
 
-# Runs in a new interpreter: loads the SavedModel, calls one signature with
-# the arrays of inputs.npz, writes every output to outputs.npz.
+# Runs in its own interpreter, which imports only TensorFlow and TF Text
+# (never this project): one JSON request per line (export_dir, signature,
+# inputs.npz, outputs.npz), each signature's outputs written to outputs.npz,
+# then "ok" or the error on stdout. One such process serves every call of a
+# test process (each SavedModel is loaded once): no TensorFlow import per call.
 _LOADER = """
-import sys, numpy as np, tensorflow as tf, tensorflow_text  # noqa
-export_dir, signature, inputs_path, outputs_path = sys.argv[1:]
-served = tf.saved_model.load(export_dir)
-inputs = {k: tf.constant(v) for k, v in np.load(inputs_path).items()}
-outputs = served.signatures[signature](**inputs)
-outputs = {k: v.numpy() for k, v in outputs.items()}
-np.savez(outputs_path, **{k: v.astype(bytes) if v.dtype == object else v
-                          for k, v in outputs.items()})
+import json, sys, traceback
+import numpy as np, tensorflow as tf, tensorflow_text  # noqa
+loaded = {}
+for line in sys.stdin:
+    request = json.loads(line)
+    try:
+        export_dir = request["export_dir"]
+        if export_dir not in loaded:
+            loaded[export_dir] = tf.saved_model.load(export_dir)
+        function = loaded[export_dir].signatures[request["signature"]]
+        inputs = {k: tf.constant(v) for k, v in np.load(request["inputs"]).items()}
+        outputs = {k: v.numpy() for k, v in function(**inputs).items()}
+        np.savez(request["outputs"], **{
+            k: v.astype(bytes) if v.dtype == object else v
+            for k, v in outputs.items()})
+        answer = "ok"
+    except Exception:
+        answer = json.dumps(traceback.format_exc())
+    print(answer, flush=True)
 """
+_loader = None
+_loader_lock = threading.Lock()
+
+
+def _loader_process():
+    global _loader
+    if _loader is None or _loader.poll() is not None:
+        _loader = subprocess.Popen(
+            [sys.executable, "-c", _LOADER], cwd=REPO_ROOT, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # errors come back as tracebacks
+            env={"TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "",
+                 "PATH": "/usr/bin:/bin",
+                 # The same CPU kernels as this process (tests/conftest.py).
+                 "TF_ENABLE_ONEDNN_OPTS": os.environ["TF_ENABLE_ONEDNN_OPTS"]})
+        atexit.register(_loader.kill)
+    return _loader
 
 
 def run_signature(export_dir, signature, tmp_path, **inputs):
-    """Outputs of `signature` computed by a fresh process."""
+    """Outputs of `signature`, computed by another process that loads the
+    SavedModel with TensorFlow alone."""
     inputs_path = tmp_path / f"{signature}_inputs.npz"
     outputs_path = tmp_path / f"{signature}_outputs.npz"
     np.savez(inputs_path, **{k: np.asarray(v) for k, v in inputs.items()})
-    process = subprocess.run(
-        [sys.executable, "-c", _LOADER, str(export_dir), signature,
-         str(inputs_path), str(outputs_path)],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
-        env={"TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "",
-             "PATH": "/usr/bin:/bin",
-             # The same CPU kernels as this process (see tests/conftest.py).
-             "TF_ENABLE_ONEDNN_OPTS": os.environ["TF_ENABLE_ONEDNN_OPTS"]})
-    assert process.returncode == 0, process.stderr[-4000:]
+    request = {"export_dir": str(export_dir), "signature": signature,
+               "inputs": str(inputs_path), "outputs": str(outputs_path)}
+    with _loader_lock:
+        loader = _loader_process()
+        loader.stdin.write(json.dumps(request) + "\n")
+        loader.stdin.flush()
+        answer = loader.stdout.readline().strip()
+    assert answer == "ok", json.loads(answer) if answer else "the loader died"
     return dict(np.load(outputs_path))
 
 
