@@ -134,6 +134,25 @@ def test_swag_train_eval_predict(fixture, swag_file, tmp_path):
     softmax /= softmax.sum(1, keepdims=True)
     np.testing.assert_allclose(read_probabilities(output_dir), softmax,
                                atol=1e-6)
+    # Served (export_saved_model.py --model_type=multiple_choice's module)
+    # from the same output_dir, on the same rows' text: the probabilities of
+    # --do_predict's test_results.tsv.
+    import tensorflow as tf
+
+    from data.multiple_choice.readers import read_examples
+    from serving import build_serving_module
+
+    module = build_serving_module(
+        "multiple_choice", bert_config_file=str(fixture / "bert_config.json"),
+        vocab_file=str(fixture / "vocab.txt"), init_checkpoint=str(output_dir),
+        do_lower_case=config.do_lower_case, max_seq_length=48)
+    examples = read_examples(str(swag_file), "swag")
+    served = module.multiple_choice(
+        context=tf.constant([example.context for example in examples]),
+        endings=tf.constant([list(example.endings) for example in examples]))
+    np.testing.assert_allclose(served["probabilities"].numpy(),
+                               read_probabilities(output_dir), rtol=0,
+                               atol=1e-5)
     # The Estimator's `loss`: mean over eval batches (4, 4, 3) of batch means.
     per_example = -np.log(softmax[np.arange(11), labels])
     batch_means = [per_example[i:i + 4].mean() for i in (0, 4, 8)]
