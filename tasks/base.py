@@ -8,6 +8,8 @@ writing the original scripts' files. No absl FLAGS are read here.
 import dataclasses
 import os
 
+import numpy as np
+
 from absl import logging
 
 from modeling.training import runtime as runtime_lib
@@ -307,6 +309,22 @@ class Task:
         from modeling import training
 
         return training.predict(self.model, dataset, self.strategy)
+
+    def logits_and_labels(self, dataset):
+        """Runs `predict_outputs` over (x, label_ids, weights) batches and
+        reads the labels and weights back from the same dataset.
+
+        Returns:
+            (logits float32, label_ids, weights) NumPy arrays, rows in the
+            dataset's order (padding rows included; weights 0 mark them).
+        """
+        logits = np.asarray(self.predict_outputs(
+            dataset.map(lambda x, y, w: x)), np.float32)
+        labels, weights = [], []
+        for _, y, w in dataset.as_numpy_iterator():
+            labels.append(y)
+            weights.append(w)
+        return logits, np.concatenate(labels), np.concatenate(weights)
 
     def restore_weights(self):
         """Loads `self.checkpoint` (the choice `prepare()` checked and logged)

@@ -186,13 +186,7 @@ class ClassificationTask(Task):
                 file holds (they would be paired with the wrong labels).
         """
         with self.reading_records([path] if path else [], "classifier"):
-            logits = np.asarray(self.predict_outputs(
-                dataset.map(lambda x, y, w: x)), np.float32)
-            labels, weights = [], []
-            for _, y, w in dataset.as_numpy_iterator():
-                labels.append(y)
-                weights.append(w)
-        labels, weights = np.concatenate(labels), np.concatenate(weights)
+            logits, labels, weights = self.logits_and_labels(dataset)
         if len(logits) != len(labels):
             raise RuntimeError(f"Got {len(logits)} predictions for "
                                f"{len(labels)} examples.")

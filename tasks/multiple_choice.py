@@ -226,13 +226,7 @@ class MultipleChoiceTask(Task):
         with self.worker_folder() as folder:
             dataset, num_actual = self.inference_dataset(mode, batch_size,
                                                          folder)
-            logits = np.asarray(self.predict_outputs(
-                dataset.map(lambda x, y, w: x)), np.float32)
-            labels, weights = [], []
-            for _, y, w in dataset.as_numpy_iterator():
-                labels.append(y)
-                weights.append(w)
-        labels, weights = np.concatenate(labels), np.concatenate(weights)
+            logits, labels, weights = self.logits_and_labels(dataset)
         if logits.shape != (len(labels), self.config.num_choices):
             raise RuntimeError(f"Got predictions of shape {logits.shape} for "
                                f"{len(labels)} examples of "

@@ -75,12 +75,7 @@ class WordPieceBiLSTMTagger(BertConfigSerializable, keras.Model):
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                      training=True):
         """Mean cross-entropy over scored tokens (`losses.tagging_loss`)."""
-        if y is None:
-            return None
-        if sample_weight is None:
-            sample_weight = keras.ops.ones_like(y, dtype="float32")
-        return losses.scale_for_replicas(
-            losses.tagging_loss(y_pred, y, sample_weight))
+        return losses.tagger_training_loss(y_pred, y, sample_weight)
 
     def get_config(self):
         config = super().get_config()

@@ -168,12 +168,7 @@ class BertFeatureTagger(BertConfigSerializable, keras.Model):
         """Mean cross-entropy over scored tokens (`losses.tagging_loss`);
         `y` label_ids, `sample_weight` label_weights, [batch_size,
         seq_length]."""
-        if y is None:
-            return None
-        if sample_weight is None:
-            sample_weight = ops.ones_like(y, dtype="float32")
-        return losses.scale_for_replicas(
-            losses.tagging_loss(y_pred, y, sample_weight))
+        return losses.tagger_training_loss(y_pred, y, sample_weight)
 
     def get_config(self):
         config = super().get_config()

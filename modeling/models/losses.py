@@ -150,3 +150,20 @@ def tagging_loss(logits, label_ids, label_weights):
     """
     log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
     return masked_lm_loss(log_probs, label_ids, label_weights)
+
+
+def tagger_training_loss(y_pred, y, sample_weight=None):
+    """The taggers' `compute_loss`: `tagging_loss` over the scored tokens
+    (sample_weight = label_weights, all ones if None), scaled for replicas;
+    None when `y` is None (Keras' inference calls).
+
+    Args:
+        y_pred: float logits [batch_size, seq_length, num_labels].
+        y: int label_ids [batch_size, seq_length], or None.
+        sample_weight: float label_weights [batch_size, seq_length] or None.
+    """
+    if y is None:
+        return None
+    if sample_weight is None:
+        sample_weight = ops.ones_like(y, dtype="float32")
+    return scale_for_replicas(tagging_loss(y_pred, y, sample_weight))

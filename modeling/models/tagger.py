@@ -76,12 +76,7 @@ class BertTokenClassifier(BertConfigSerializable, keras.Model):
         is `label_weights` float [batch_size, seq_length] (all ones if
         absent).
         """
-        if y is None:
-            return None
-        if sample_weight is None:
-            sample_weight = keras.ops.ones_like(y, dtype="float32")
-        return losses.scale_for_replicas(
-            losses.tagging_loss(y_pred, y, sample_weight))
+        return losses.tagger_training_loss(y_pred, y, sample_weight)
 
     def get_config(self):
         config = super().get_config()

@@ -62,3 +62,20 @@ def compute_outputs(model, reference):
             heads["start_logits"], heads["end_logits"],
             reference["start_positions"], reference["end_positions"])
     return {key: np.asarray(value) for key, value in outputs.items()}
+
+
+def random_classifier_batches(config, count=16, seq_length=8):
+    """A repeating tf.data set of `count` random classifier examples
+    (ids below `config.vocab_size`, full masks, labels in 0..2), batches of
+    4, the same every call (seed 0): ({input_ids, input_mask, segment_ids},
+    label_ids)."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(0)
+    features = {
+        "input_ids": rng.integers(1, config.vocab_size, (count, seq_length)).astype("int32"),
+        "input_mask": np.ones((count, seq_length), "int32"),
+        "segment_ids": np.zeros((count, seq_length), "int32"),
+    }
+    labels = rng.integers(0, 3, (count,)).astype("int32")
+    return tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(4)

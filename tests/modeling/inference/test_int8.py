@@ -11,7 +11,6 @@ import sys
 import numpy as np
 import pytest
 
-from modeling import BertConfig, BertModel
 from modeling.inference import int8 as int8_inference
 from tests.conftest import REPO_ROOT
 
@@ -33,13 +32,30 @@ def test_quantize_kernel_error_at_most_half_a_step():
     assert (np.abs(values * scales - kernel) <= scales / 2 + 1e-7).all()
 
 
+_WITHOUT_ONEDNN = """
+from modeling import BertConfig, BertModel
+from modeling.inference import int8
+from data.io.errors import UserError
+assert not int8.onednn_enabled()
+config = BertConfig(vocab_size=16, hidden_size=8, num_hidden_layers=1,
+                    num_attention_heads=2, intermediate_size=8)
+try:
+    int8.quantize_int8(BertModel(config))
+except UserError as error:  # a setting the user fixes: one line in scripts
+    print(error)
+"""
+
+
 def test_without_onednn_a_clear_error():
-    if int8_inference.onednn_enabled():
-        pytest.skip("oneDNN is on in this process (e.g. a CPU with AVX-512)")
-    config = BertConfig(vocab_size=16, hidden_size=8, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=8)
-    with pytest.raises(RuntimeError, match="TF_ENABLE_ONEDNN_OPTS=1"):
-        int8_inference.quantize_int8(BertModel(config))
+    # This process has oneDNN on (tests/conftest.py), so a process with
+    # TF_ENABLE_ONEDNN_OPTS=0 (oneDNN off on every CPU) shows the error.
+    process = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_ONEDNN], capture_output=True,
+        text=True, timeout=300, cwd=REPO_ROOT,
+        env=dict(os.environ, TF_ENABLE_ONEDNN_OPTS="0",
+                 PYTHONPATH=str(REPO_ROOT)))
+    assert process.returncode == 0, process.stderr[-3000:]
+    assert "TF_ENABLE_ONEDNN_OPTS=1" in process.stdout
 
 
 @pytest.fixture(scope="module")

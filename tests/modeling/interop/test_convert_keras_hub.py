@@ -88,3 +88,21 @@ def test_refusals(pretraining, tmp_path):
         interop_keras_hub.tf1_to_backbone(weights, relu)
     with pytest.raises(ValueError, match="nothing to convert"):
         convert("tf1", str(fixture), "tf1", str(tmp_path / "x"))
+
+
+def test_a_preset_name_is_not_downloaded(tmp_path, monkeypatch):
+    """Only local folders and files are read: a keras-hub preset name or a
+    hub handle is a missing file, and keras-hub's loader (which would fetch
+    it) is never called."""
+    import keras_hub
+
+    def no_download(*args, **kwargs):
+        raise AssertionError("from_preset was called")
+
+    monkeypatch.setattr(keras_hub.models.BertBackbone, "from_preset",
+                        no_download)
+    monkeypatch.chdir(tmp_path)
+    for name in ("bert_base_en_uncased", "kaggle://keras/bert/keras/bert_base_en",
+                 "hf://google-bert/bert-base-uncased"):
+        with pytest.raises(FileNotFoundError, match="No keras-hub preset"):
+            interop_keras_hub.load_backbone(name)

@@ -2,24 +2,15 @@
 checkpoint stays the last finite one."""
 import numpy as np
 import pytest
-import tensorflow as tf
 
 from modeling import BertClassifier, BertConfig, checkpoints
 from modeling.optimization import create_optimizer
 from modeling.training import (finite_check, latest_training_checkpoint,
                                run_training, save_training_checkpoint)
 from modeling.training.runtime import RuntimeOptions
+from tests.helpers.fixture_models import random_classifier_batches
 
 
-def _dataset(config, count=16, seq_length=8):
-    rng = np.random.default_rng(0)
-    features = {
-        "input_ids": rng.integers(1, config.vocab_size, (count, seq_length)).astype("int32"),
-        "input_mask": np.ones((count, seq_length), "int32"),
-        "segment_ids": np.zeros((count, seq_length), "int32"),
-    }
-    labels = rng.integers(0, 3, (count,)).astype("int32")
-    return tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(4)
 
 
 @pytest.mark.slow
@@ -29,7 +20,7 @@ def test_huge_learning_rate_stops_naming_the_step(fixtures_dir, tmp_path):
     # No warm-up: the first update already moves weights by ~1e6.
     optimizer = create_optimizer(1e6, 50, 0)
     with pytest.raises(finite_check.NonFiniteLossError) as error:
-        run_training(model, optimizer, _dataset(config), 50, str(tmp_path),
+        run_training(model, optimizer, random_classifier_batches(config), 50, str(tmp_path),
                      RuntimeOptions(save_checkpoints_steps=1), batch_size=4,
                      init_checkpoint=str(fixtures_dir / "tf1_tiny_classifier"),
                      verbose=0)

@@ -17,6 +17,7 @@ from modeling.naming import tf1_name
 from modeling.optimization import create_optimizer
 from modeling.training import loop, preemption, run_training
 from modeling.training.runtime import RuntimeOptions
+from tests.helpers.fixture_models import random_classifier_batches
 from tests.conftest import REPO_ROOT
 
 
@@ -63,15 +64,6 @@ def _config(fixtures_dir):
     return BertConfig.from_json_file(fixtures_dir / "tf1_tiny_classifier/bert_config.json")
 
 
-def _dataset(config, count=16, seq_length=8):
-    rng = np.random.default_rng(0)
-    features = {
-        "input_ids": rng.integers(1, config.vocab_size, (count, seq_length)).astype("int32"),
-        "input_mask": np.ones((count, seq_length), "int32"),
-        "segment_ids": np.zeros((count, seq_length), "int32"),
-    }
-    labels = rng.integers(0, 3, (count,)).astype("int32")
-    return tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(4)
 
 
 def _train(fixtures_dir, output_dir, total_steps, **options):
@@ -80,7 +72,7 @@ def _train(fixtures_dir, output_dir, total_steps, **options):
     optimizer = create_optimizer(1e-3, total_steps, 1,
                                  gradient_accumulation_steps=options.pop("accumulate", 1))
     result = run_training(
-        model, optimizer, _dataset(config), total_steps, str(output_dir),
+        model, optimizer, random_classifier_batches(config), total_steps, str(output_dir),
         RuntimeOptions(save_checkpoints_steps=options.pop("save_every", 100), **options),
         batch_size=4, init_checkpoint=str(fixtures_dir / "tf1_tiny_classifier"),
         verbose=0)
@@ -126,7 +118,7 @@ def test_checkpoint_of_the_stop_holds_the_weights_in_memory(fixtures_dir, tmp_pa
     model = BertClassifier(config, num_labels=3)
     optimizer = create_optimizer(1e-3, 6, 1)
     with pytest.raises(preemption.TrainingInterrupted):
-        run_training(model, optimizer, _dataset(config), 6, str(tmp_path),
+        run_training(model, optimizer, random_classifier_batches(config), 6, str(tmp_path),
                      RuntimeOptions(save_checkpoints_steps=100), batch_size=4,
                      verbose=0)
     reader = tf.train.load_checkpoint(str(tmp_path / "model.ckpt-2"))
