@@ -211,10 +211,12 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
                  " ".join(args))
     files = beam_files.RunFiles.create(output_files)
     try:
-        root = beam.Pipeline(options=pipeline_options)
-        build_pipeline(root, shards, tokenizer, options, random_seed, files)
-        result = root.run()
-        state = result.wait_until_finish()
+        with runners.quiet_local_runner(runner):
+            root = beam.Pipeline(options=pipeline_options)
+            build_pipeline(root, shards, tokenizer, options, random_seed,
+                           files)
+            result = root.run()
+            state = result.wait_until_finish()
         if state != PipelineState.DONE:
             raise RuntimeError("the Beam pipeline ended in state %s" % state)
         with tf.io.gfile.GFile(files.plan_file) as reader:

@@ -18,7 +18,9 @@
     `--num_workers` becomes Dataflow's `--num_workers` (initial workers)
     unless the options set it, and Flink's `--parallelism`.
 """
+import contextlib
 import importlib.util
+import logging as std_logging
 import os
 import shlex
 
@@ -118,6 +120,29 @@ def beam_args(runner, beam_pipeline_options="", num_workers=1):
         if num_workers > 1 and not _has_option(args, "--parallelism"):
             args += ["--parallelism=%d" % num_workers]
     return args
+
+
+@contextlib.contextmanager
+def quiet_local_runner(runner):
+    """Hides Beam's own INFO lines in this process while a local runner runs.
+
+    On DirectRunner and the other local runners the driver logs at INFO the
+    servers it starts and echoes every line its worker processes log. Those
+    processes also print their lines to the inherited stderr themselves;
+    FnApiRunner passes them no pipeline option, so their level is not ours
+    to set, and those lines stay. Our own lines (absl) and Beam's warnings
+    still show. Cluster runners log elsewhere and are left alone.
+    """
+    if runner not in _DIRECT_RUNNERS:
+        yield
+        return
+    beam_logger = std_logging.getLogger("apache_beam")
+    previous = beam_logger.level
+    beam_logger.setLevel(max(previous, std_logging.WARNING))
+    try:
+        yield
+    finally:
+        beam_logger.setLevel(previous)
 
 
 def pipeline_options(args):

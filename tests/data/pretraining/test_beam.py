@@ -7,6 +7,7 @@ records for sample_text.txt, seed 12345). Runs on Beam's local runners:
 FnApiRunner (what --runner=DirectRunner selects) and, for retries,
 BundleBasedDirectRunner, which retries a failed bundle up to 4 times.
 """
+import logging
 import os
 
 import pytest
@@ -316,6 +317,23 @@ def test_beam_args():
         runners.beam_args("DirectRunner", "--project='p")
     with pytest.raises(UserError, match="--runner=NoSuchRunner"):
         runners.pipeline_options(["--runner=NoSuchRunner"])
+
+
+def test_local_runners_hide_beams_info_lines_only_while_running(caplog):
+    caplog.set_level(logging.INFO)  # As a script's absl logging is.
+    echo = logging.getLogger("apache_beam.runners.portability.local_job_service")
+    beam_logger = logging.getLogger("apache_beam")
+    before = beam_logger.level
+    assert echo.isEnabledFor(logging.INFO)
+    with runners.quiet_local_runner("DirectRunner"):
+        # The runner's echo of each worker line (INFO) is hidden; warnings
+        # are not.
+        assert not echo.isEnabledFor(logging.INFO)
+        assert echo.isEnabledFor(logging.WARNING)
+    assert beam_logger.level == before
+    assert echo.isEnabledFor(logging.INFO)
+    with runners.quiet_local_runner("DataflowRunner"):
+        assert echo.isEnabledFor(logging.INFO)
 
 
 def test_local_runner_rejects_beam_options(tmp_path, sample, vocab):
