@@ -30,7 +30,9 @@ def _count_records(paths):
 
 @pytest.mark.slow
 def test_table_counts_the_written_records(tmp_path):
-    configs = ["original", "pool"]
+    # "original" runs the pool's code path (one shard, one process): left
+    # out to keep the suite short.
+    configs = ["pool"]
     if importlib.util.find_spec("apache_beam") is not None:
         configs.append("beam")
     process = subprocess.run(
