@@ -11,8 +11,6 @@ from modeling.training.runtime import RuntimeOptions
 from tests.helpers.fixture_models import random_classifier_batches
 
 
-
-
 @pytest.mark.slow
 def test_huge_learning_rate_stops_naming_the_step(fixtures_dir, tmp_path):
     config = BertConfig.from_json_file(fixtures_dir / "tf1_tiny_classifier/bert_config.json")

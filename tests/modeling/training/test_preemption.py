@@ -64,8 +64,6 @@ def _config(fixtures_dir):
     return BertConfig.from_json_file(fixtures_dir / "tf1_tiny_classifier/bert_config.json")
 
 
-
-
 def _train(fixtures_dir, output_dir, total_steps, **options):
     config = _config(fixtures_dir)
     model = BertClassifier(config, num_labels=3)
