@@ -9,6 +9,8 @@ Modules: `loop` (`run_training` on `model.fit`, `predict`), `strategy_loop`
 several replicas), `callbacks` (checkpoint saver, throughput), `step_logs`
 (`loss = ..., step = N` lines, the per-step loss), `summaries` (TensorBoard
 scalars at the global step), `curves` (`training_curves.png`),
+`evaluation` (evaluating every N steps while training: `eval_history.jsonl`,
+the best checkpoint in `best/`, early stopping),
 `checkpoint_state` (`model.ckpt-N` + the `checkpoint` file in output_dir,
 adopting a complete unlisted newest one), `resume` (which checkpoint a run
 starts from: `CheckpointChoice`), `preemption` (SIGTERM/SIGINT: finish the
@@ -24,6 +26,9 @@ from modeling.training.checkpoint_state import (GOOD_STEPS, LOSS_SCALE,
                                                 remove_unlisted_checkpoints,
                                                 restore_loss_scale,
                                                 save_training_checkpoint)
+from modeling.training.evaluation import (EvaluateDuringTraining,
+                                          best_checkpoint, read_history,
+                                          stopped_early)
 from modeling.training.finite_check import NonFiniteLossError
 from modeling.training.loop import needs_strategy_loop, predict, run_training
 from modeling.training.preemption import PreemptionGuard, TrainingInterrupted
@@ -38,7 +43,8 @@ from modeling.training.summaries import (TrainingSummaries, read_scalars,
                                          write_eval_summaries)
 from modeling.training.curves import write_training_curves
 
-__all__ = ["CheckpointChoice", "ExamplesPerSecond", "GOOD_STEPS",
+__all__ = ["CheckpointChoice", "EvaluateDuringTraining", "ExamplesPerSecond",
+           "GOOD_STEPS", "best_checkpoint", "read_history", "stopped_early",
            "LOSS_SCALE", "LastStepClock", "NoCheckpointError",
            "NonFiniteLossError", "PreemptionGuard", "StepLogger",
            "TF1CheckpointSaver", "TrainingInterrupted",

@@ -31,6 +31,7 @@ from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
 from modeling.training.checkpoint_state import (latest_training_checkpoint,
                                                 restore_loss_scale)
 from modeling.training.curves import write_training_curves
+from modeling.training.evaluation import early_stop_step
 from modeling.training.finite_check import StopOnNonFiniteLoss
 from modeling.training.preemption import (StopOnRequest, TrainingInterrupted,
                                           stop_on_signals)
@@ -70,7 +71,8 @@ def _callbacks(model, optimizer, output_dir, options, batch_size,
 @stop_on_signals
 def run_training(model, optimizer, dataset, num_train_steps, output_dir, options,
                  batch_size, strategy=None, start_from=None,
-                 init_checkpoint=None, verbose="auto", guard=None):
+                 init_checkpoint=None, verbose="auto", callbacks=None,
+                 guard=None):
     """Trains `model` to `num_train_steps` global steps.
 
     With `model.fit`, or where fit cannot run (several workers; XLA over
@@ -101,12 +103,19 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             terminal. The step logs (every `options.log_steps`) are written
             whatever it is; when nothing configured logging, absl's INFO
             lines are sent to stderr (`step_logs.ensure_info_logging`).
+        callbacks: extra Keras callbacks (e.g.
+            `evaluation.EvaluateDuringTraining`), run after the project's own
+            (checkpoint saver, step logs) at each step. One that sets
+            `model.stop_training` ends training normally: the final
+            checkpoint is written and the result returned.
         guard: set by `preemption.stop_on_signals`: SIGTERM/SIGINT while
             this runs stop training after the current step.
 
     Returns:
         dict with `loss` (mean training loss of this run, or None when there
-        was nothing left to do) and `global_step`.
+        was nothing left to do) and `global_step`. Nothing is trained (the
+        checkpoint is restored, `loss` None) once early stopping ended
+        training in `output_dir` (`evaluation.stopped_early`).
 
     Raises:
         ValueError: `batch_size` does not split evenly over the replicas of a
@@ -141,6 +150,15 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
         if is_multi_worker(strategy):
             strategy_loop.check_same_step(strategy, initial_step)
         remaining = num_train_steps - initial_step
+        stop_step = early_stop_step(output_dir)
+        if stop_step is not None:
+            logging.info(
+                "Early stopping ended training in %s at step %d (see its "
+                "eval_history.jsonl); not training further. Continuing from "
+                "step %d%s.", output_dir, stop_step, initial_step,
+                "" if stop_step <= initial_step else
+                " (the stopped run's final checkpoint is missing)")
+            return {"loss": None, "global_step": initial_step}
         if remaining <= 0:
             logging.info("Checkpoint in %s is at step %d >= num_train_steps %d; "
                          "nothing to train.", output_dir, initial_step,
@@ -157,10 +175,12 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     if verbose == "auto":
         # A progress bar on a terminal only (in a file it is one endless line).
         verbose = 1 if sys.stdout.isatty() else 0
+    extra = list(callbacks or ())
     callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
                            initial_step, chief, verbose, guard)
     clock = LastStepClock()
     callbacks.append(clock)
+    callbacks.extend(extra)
     batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
     logging.info("Training from step %d to %d%s.", initial_step, num_train_steps,
                  " on strategy.run (Keras fit cannot run this setup)"
@@ -183,6 +203,10 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
                                 shuffle=False, callbacks=callbacks,
                                 verbose=verbose)
             losses.append(float(history.history["loss"][-1]))
+        if getattr(model, "stop_training", False) and not guard.requested:
+            logging.info("A callback stopped training at step %d of %d.",
+                         int(optimizer.iterations.numpy()), num_train_steps)
+            break
         left = num_train_steps - int(optimizer.iterations.numpy())
         if left >= remaining and not guard.requested:
             raise UserError(

@@ -1,0 +1,530 @@
+"""Evaluation during training: history, the best checkpoint, early stopping.
+
+    from modeling.training import EvaluateDuringTraining, run_training
+    evaluate = EvaluateDuringTraining(
+        evaluate_fn, every_steps=500, output_dir=output_dir,
+        keep_best_metric="eval_accuracy", early_stopping_patience=3)
+    run_training(..., callbacks=[evaluate])
+
+`EvaluateDuringTraining` calls `evaluate_fn()` (numbers computed with the
+weights in memory) every `every_steps` global steps and at the end of
+training, and writes, in `output_dir` (chief only):
+
+- `eval_history.jsonl`: one JSON line per evaluation,
+  `{"global_step": N, "<metric>": value, ...}` (non-finite values as
+  null); the line that stops training early also holds
+  `"early_stopped": true`. Lines are appended whole and fsync'ed;
+- TensorBoard scalars in `eval/` at step N (`summaries.write_eval_summaries`,
+  the layout of the task's final evaluation);
+- with `keep_best_metric`: `best/model.ckpt-N` (the weights and `global_step`
+  of the best evaluation so far, a TF1 checkpoint as `save_tf1_checkpoint`
+  writes it, no optimizer slots), `best/checkpoint` (the state file, so the
+  folder itself is a checkpoint for `--init_checkpoint`, export and the
+  loaders) and `best/eval_results.txt` (that evaluation's `key = value`
+  lines, `global_step` included). One best checkpoint is kept.
+
+Why a callback of our own and not `keras.callbacks.EarlyStopping` /
+`ModelCheckpoint(save_best_only=True)`: training here is one Keras epoch of
+`num_train_steps` steps (`loop.run_training`), and those callbacks compare
+the `logs` of epoch ends; the evaluation here is the task's own (the
+original's metrics on the eval set, not Keras' compiled metrics), the best
+weights must be a TF1 checkpoint with the original's names in a folder the
+loaders accept, and both the history and the stop must survive a kill and a
+rerun of the same command (`stopped_early` makes `run_training` return at
+once).
+
+Resume. A rerun resumes from output_dir's newest checkpoint, at step S.
+History lines of steps after S (evaluations of weights that were not
+kept) are removed from `eval_history.jsonl` (rewritten atomically; their
+TensorBoard events in `eval/` are removed too, as `summaries` does for the
+training events), and the best value and the count of evaluations without
+improvement are replayed from the lines that remain. `best/` is never
+deleted: if it holds a step after S, its value (from
+`best/eval_results.txt`) stays the one to beat. An evaluation whose
+`best/` checkpoint was written but whose history line was not (a kill in
+between) is put back into the history from `best/eval_results.txt`.
+"""
+import json
+import math
+import os
+
+import numpy as np
+import keras
+import tensorflow as tf
+from absl import logging
+
+from data.io.atomic import write_text_atomically
+from data.io.errors import UserError
+from data.io.results import write_key_value_file
+from modeling import checkpoints
+from modeling.checkpoints import state_file
+from modeling.training import summaries
+from modeling.training.checkpoint_state import (TRAINING_CHECKPOINT_PREFIX,
+                                                checkpoint_step)
+from modeling.training.runtime import is_chief
+
+HISTORY_FILE = "eval_history.jsonl"
+BEST_SUBDIR = "best"
+BEST_RESULTS_FILE = "eval_results.txt"
+GLOBAL_STEP_KEY = "global_step"
+EARLY_STOPPED_KEY = "early_stopped"
+_RESERVED = (GLOBAL_STEP_KEY, EARLY_STOPPED_KEY)
+
+
+class EvaluationHistoryError(UserError):
+    """`eval_history.jsonl` holds a line that is not an evaluation record."""
+
+
+def _history_path(output_dir):
+    return os.path.join(os.fspath(output_dir), HISTORY_FILE)
+
+
+def _best_dir(output_dir):
+    return os.path.join(os.fspath(output_dir), BEST_SUBDIR)
+
+
+def lower_is_better(metric):
+    """True for `eval_loss` and every name ending in `loss`; others: higher."""
+    return metric.endswith("loss")
+
+
+def _read_history_lines(path):
+    """(records, complete): the file's records; `complete` is False when its
+    last line was cut short by a kill (that line is left out)."""
+    if not tf.io.gfile.exists(path):
+        return [], True
+    with tf.io.gfile.GFile(path, "rb") as reader:
+        text = reader.read().decode("utf-8")
+    lines = text.split("\n")
+    records = []
+    complete = True
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        last = number == len(lines)  # No newline after it: a cut write.
+        if record is None and last:
+            logging.warning("%s: ignoring its last line, cut short (the run "
+                            "was killed while writing it).", path)
+            complete = False
+            continue
+        if not isinstance(record, dict) or not isinstance(
+                record.get(GLOBAL_STEP_KEY), int):
+            raise EvaluationHistoryError(
+                f"{path}, line {number}: expected a JSON object with an "
+                f"integer \"global_step\", found {line.strip()[:80]!r}. Fix "
+                "or delete the file.")
+        records.append(record)
+    return records, complete
+
+
+def read_history(output_dir):
+    """The evaluations recorded in `output_dir/eval_history.jsonl`.
+
+    Args:
+        output_dir: a training run's folder.
+
+    Returns:
+        list of dict, in the order written: `global_step` (int), the
+        metrics (numbers; null for non-finite values) and, on the line of
+        the evaluation that stopped training, `early_stopped: True`. Empty
+        without a history file. A last line cut short by a kill is left out.
+
+    Raises:
+        EvaluationHistoryError: a line is not a JSON object with an integer
+            `global_step` (names the file and line).
+    """
+    return _read_history_lines(_history_path(output_dir))[0]
+
+
+def early_stop_step(output_dir):
+    """The global step at which early stopping ended training, or None."""
+    for record in read_history(output_dir):
+        if record.get(EARLY_STOPPED_KEY):
+            return record[GLOBAL_STEP_KEY]
+    return None
+
+
+def stopped_early(output_dir):
+    """True when early stopping ended training in `output_dir`.
+
+    Then `run_training` trains no further in that folder (a rerun of the same
+    command keeps the model it stopped with); a fresh `output_dir`, or
+    removing the `"early_stopped": true` line from `eval_history.jsonl`,
+    trains on.
+
+    Raises:
+        EvaluationHistoryError: see `read_history`.
+    """
+    return early_stop_step(output_dir) is not None
+
+
+def best_checkpoint(output_dir):
+    """Prefix of `output_dir/best/model.ckpt-N`, the best evaluation's
+    weights, or None when there is none.
+
+    Raises:
+        checkpoints.CheckpointStateError: `best/checkpoint` names a path
+            outside `best/` or a checkpoint that is missing.
+    """
+    folder = _best_dir(output_dir)
+    if not tf.io.gfile.isdir(folder):
+        return None
+    return checkpoints.newest_listed(folder)
+
+
+def _read_key_values(path):
+    """`key = value` lines as numbers (ints stay ints); None if unreadable."""
+    if not tf.io.gfile.exists(path):
+        return None
+    values = {}
+    with tf.io.gfile.GFile(path, "r") as reader:
+        for line in reader.read().splitlines():
+            key, separator, value = line.partition(" = ")
+            if not separator:
+                return None
+            try:
+                values[key.strip()] = int(value)
+            except ValueError:
+                try:
+                    values[key.strip()] = float(value)
+                except ValueError:
+                    values[key.strip()] = value.strip()
+    return values
+
+
+def _as_number(key, value):
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        value = value.numpy()
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (np.float16, np.float32)):
+        # The shortest decimal that reads back as the same float32 (0.8, not
+        # 0.800000011920929), as the original's eval_results.txt prints it.
+        value = float(str(value))
+    if isinstance(value, (float, np.floating)) or (
+            isinstance(value, np.generic) and hasattr(value, "__float__")):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    raise TypeError(f"evaluate_fn returned {key} = {value!r}; expected a "
+                    "number.")
+
+
+def _is_better(value, best, lower):
+    if value is None:
+        return False
+    if best is None:
+        return True
+    return value < best if lower else value > best
+
+
+class EvaluateDuringTraining(keras.callbacks.Callback):
+    """Evaluates every `every_steps` global steps; keeps the best; may stop.
+
+    At each global step (`optimizer.iterations`) that is a multiple of
+    `every_steps` (with `steps_per_execution` > 1: the first step seen past
+    each multiple), and at the end of training unless that step was just
+    evaluated or another callback stopped training (a preemption), calls
+    `evaluate_fn()`, logs the numbers through absl, and on the chief appends
+    them to `output_dir/eval_history.jsonl` and TensorBoard (`eval/`); see
+    the module docstring for the files and for what a resumed run does.
+
+    Args:
+        evaluate_fn: callable with no arguments returning a dict name ->
+            number (Python or NumPy scalars, 0-d tensors), computed with the
+            model's current weights. On several workers every worker calls
+            it and must get the same numbers (e.g. each evaluates the whole
+            eval set), so all workers stop at the same step.
+        every_steps: int >= 1, evaluate every this many global steps.
+        output_dir: the training run's folder (the one `run_training` gets).
+        keep_best_metric: a name `evaluate_fn` returns, or None. Names
+            ending in `loss` (`eval_loss`) are better lower, every other
+            metric higher. Each improvement (a non-finite value never is one)
+            replaces `output_dir/best/` with the current weights.
+        early_stopping_patience: int >= 1 or None: after this many
+            evaluations in a row without improving `keep_best_metric`,
+            training stops (`model.stop_training`), the stop is recorded in
+            the history, and a rerun trains no further (`stopped_early`).
+        model: the model whose weights are evaluated and saved; default the
+            one Keras trains (`self.model`).
+        chief: whether this worker writes files; default
+            `runtime.is_chief` of the model's distribution strategy (the
+            rule `run_training` gives `TF1CheckpointSaver`).
+
+    Attributes:
+        best_value, best_step: the best `keep_best_metric` so far and its
+            step (None before any).
+        evaluations_without_improvement: int.
+
+    Raises (from the training call):
+        UserError: `every_steps` or `early_stopping_patience` is not a
+            positive int, or patience without `keep_best_metric` (at
+            construction); `keep_best_metric` is not among the names
+            `evaluate_fn` returned (at the first evaluation, naming them).
+        EvaluationHistoryError: an existing `eval_history.jsonl` is damaged.
+        TypeError: `evaluate_fn` returned something other than a dict of
+            numbers (a bug in it).
+    """
+
+    def __init__(self, evaluate_fn, every_steps, output_dir,
+                 keep_best_metric=None, early_stopping_patience=None,
+                 model=None, chief=None):
+        super().__init__()
+        if isinstance(every_steps, bool) or not isinstance(
+                every_steps, (int, np.integer)) or every_steps < 1:
+            raise UserError(f"evaluation every_steps must be an integer >= 1, "
+                            f"got {every_steps!r}")
+        if early_stopping_patience is not None:
+            if isinstance(early_stopping_patience, bool) or not isinstance(
+                    early_stopping_patience, (int, np.integer)) or \
+                    early_stopping_patience < 1:
+                raise UserError(
+                    "early_stopping_patience must be an integer >= 1, got "
+                    f"{early_stopping_patience!r}")
+            if not keep_best_metric:
+                raise UserError(
+                    "early_stopping_patience needs keep_best_metric: the "
+                    "metric whose improvement it waits for (e.g. eval_loss "
+                    "or eval_accuracy)")
+        self._evaluate_fn = evaluate_fn
+        self._every = int(every_steps)
+        self._output_dir = os.fspath(output_dir)
+        self._metric = keep_best_metric or None
+        self._patience = (int(early_stopping_patience)
+                          if early_stopping_patience is not None else None)
+        self._lower = lower_is_better(self._metric) if self._metric else None
+        self._target_model = model
+        self._chief_arg = chief
+        self._chief = None
+        self._last_step = None
+        self._resumed = False
+        self.best_value = None
+        self.best_step = None
+        self.evaluations_without_improvement = 0
+        self.stopped_at = None
+
+    # -- Keras hooks -----------------------------------------------------------
+
+    def _trained(self):
+        return self._target_model if self._target_model is not None else self.model
+
+    def _step(self):
+        return int(self._trained().optimizer.iterations.numpy())
+
+    def on_train_begin(self, logs=None):
+        # `run_training` may call fit more than once (float16 overflow):
+        # the history is read back once, at the step training started from.
+        if self._resumed:
+            return
+        self._resumed = True
+        if self._chief_arg is None:
+            self._chief = is_chief(self._trained().distribute_strategy)
+        else:
+            self._chief = bool(self._chief_arg)
+        start = self._step()
+        self._last_step = start
+        self._resume(start)
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = self._step()
+        if self.stopped_at is not None:
+            self._trained().stop_training = True
+            return
+        if step // self._every > self._last_step // self._every:
+            self._evaluate(step)
+
+    def on_train_end(self, logs=None):
+        step = self._step()
+        if step == self._last_step or self.stopped_at is not None:
+            return
+        if getattr(self._trained(), "stop_training", False):
+            # Another callback stopped training (preemption): exit quickly.
+            return
+        self._evaluate(step)
+
+    # -- resume ----------------------------------------------------------------
+
+    def _best_record(self):
+        """The best evaluation `best/` holds, as in its eval_results.txt, or
+        None; finishes a replacement that a kill interrupted."""
+        folder = _best_dir(self._output_dir)
+        if not tf.io.gfile.isdir(folder):
+            return None
+        prefix = best_checkpoint(self._output_dir)
+        results = _read_key_values(os.path.join(folder, BEST_RESULTS_FILE))
+        if results is None or not isinstance(results.get(GLOBAL_STEP_KEY), int):
+            return None
+        step = results[GLOBAL_STEP_KEY]
+        if prefix is None or checkpoint_step(prefix) != step:
+            # eval_results.txt is written before the state file: a kill in
+            # between leaves the new, complete checkpoint unlisted.
+            name = f"{TRAINING_CHECKPOINT_PREFIX}-{step}"
+            if not tf.io.gfile.exists(os.path.join(folder, name + ".index")):
+                logging.warning("%s/%s names step %d, whose checkpoint is not "
+                                "in %s; ignoring it.", folder,
+                                BEST_RESULTS_FILE, step, folder)
+                return None
+            if self._chief:
+                self._commit_best(folder, name)
+        return results
+
+    def _resume(self, start):
+        path = _history_path(self._output_dir)
+        records, complete = _read_history_lines(path)
+        kept = [r for r in records if r[GLOBAL_STEP_KEY] <= start]
+        dropped = [r[GLOBAL_STEP_KEY] for r in records
+                   if r[GLOBAL_STEP_KEY] > start]
+        best = self._best_record() if self._metric else None
+        restored = False
+        if best is not None and best[GLOBAL_STEP_KEY] <= start and not any(
+                r[GLOBAL_STEP_KEY] == best[GLOBAL_STEP_KEY] for r in kept):
+            # best/ was written, the history line was not (a kill between).
+            kept.append(dict(best))
+            kept.sort(key=lambda r: r[GLOBAL_STEP_KEY])
+            restored = True
+        if self._chief and (dropped or restored or not complete):
+            write_text_atomically(path, "".join(
+                json.dumps(r, allow_nan=False) + "\n" for r in kept))
+            if dropped:
+                logging.info(
+                    "Resuming at step %d: removed %d evaluation(s) of later "
+                    "steps (%s) from %s; those weights were not kept.", start,
+                    len(dropped), ", ".join(map(str, dropped)), path)
+        if self._chief:
+            summaries.purge_events(
+                os.path.join(self._output_dir, summaries.EVAL_SUBDIR),
+                start + 1)
+        for record in kept:
+            if self._metric and self._metric in record:
+                self._update_best(self._candidate(record),
+                                  record[GLOBAL_STEP_KEY])
+            if record.get(EARLY_STOPPED_KEY):
+                self.stopped_at = record[GLOBAL_STEP_KEY]
+        if best is not None and best[GLOBAL_STEP_KEY] > start and _is_better(
+                best.get(self._metric), self.best_value, self._lower):
+            # best/ holds weights of a step after the resumed checkpoint
+            # (their history line was removed): still the value to beat.
+            self.best_value = best.get(self._metric)
+            self.best_step = best[GLOBAL_STEP_KEY]
+        if kept:
+            logging.info(
+                "Evaluation history of %s: %d evaluation(s) up to step %d%s.",
+                self._output_dir, len(kept), kept[-1][GLOBAL_STEP_KEY],
+                "" if self.best_value is None else
+                f"; best {self._metric} = {self.best_value} at step "
+                f"{self.best_step}, {self.evaluations_without_improvement} "
+                "evaluation(s) since without improvement")
+
+    def _candidate(self, metrics):
+        """`keep_best_metric`'s value, or None (then never an improvement)
+        when any number of the evaluation is NaN/Inf (null): weights whose
+        outputs are not numbers are never the best."""
+        values = [v for k, v in metrics.items() if k not in _RESERVED]
+        if any(v is None for v in values):
+            return None
+        return metrics.get(self._metric)
+
+    def _update_best(self, value, step):
+        """Counts one evaluation; True when it improves the best."""
+        if _is_better(value, self.best_value, self._lower):
+            self.best_value = value
+            self.best_step = step
+            self.evaluations_without_improvement = 0
+            return True
+        self.evaluations_without_improvement += 1
+        return False
+
+    # -- one evaluation -----------------------------------------------------------
+
+    def _evaluate(self, step):
+        self._last_step = step
+        raw = self._evaluate_fn()
+        if not isinstance(raw, dict):
+            raise TypeError(f"evaluate_fn returned {type(raw).__name__}; "
+                            "expected a dict name -> number.")
+        metrics = {str(key): _as_number(key, value)
+                   for key, value in sorted(raw.items())
+                   if key not in _RESERVED}
+        if self._metric and self._metric not in metrics:
+            raise UserError(
+                f"keep_best_metric {self._metric!r} is not among the "
+                f"evaluation's numbers: {', '.join(sorted(metrics)) or 'none'}")
+        record = {GLOBAL_STEP_KEY: step, **metrics}
+        improved = False
+        if self._metric:
+            improved = self._update_best(self._candidate(metrics), step)
+            if (self._patience is not None and not improved and
+                    self.evaluations_without_improvement >= self._patience):
+                self.stopped_at = step
+                record[EARLY_STOPPED_KEY] = True
+        logging.info("Evaluation at step %d: %s%s", step, ", ".join(
+            f"{key} = {value}" for key, value in metrics.items()),
+            "" if not self._metric else
+            f" (best {self._metric} = {self.best_value} at step "
+            f"{self.best_step})")
+        if self._chief:
+            if improved:
+                self._save_best(step, metrics)
+            self._append(record)
+            summaries.write_eval_summaries(
+                self._output_dir, {k: v for k, v in metrics.items()
+                                   if v is not None}, step)
+        if self.stopped_at is not None:
+            logging.info(
+                "Early stopping at step %d: %s has not improved on %s (step "
+                "%d) for %d evaluation(s); the best weights are in %s.", step,
+                self._metric, self.best_value, self.best_step,
+                self.evaluations_without_improvement,
+                _best_dir(self._output_dir))
+            self._trained().stop_training = True
+
+    def _append(self, record):
+        path = _history_path(self._output_dir)
+        line = json.dumps(record, allow_nan=False) + "\n"
+        if "://" in path:
+            # Object stores cannot append: rewrite the whole file atomically.
+            old = ""
+            if tf.io.gfile.exists(path):
+                with tf.io.gfile.GFile(path, "r") as reader:
+                    old = reader.read()
+            write_text_atomically(path, old + line)
+            return
+        os.makedirs(self._output_dir, exist_ok=True)
+        # One write of a whole line, then fsync: a kill leaves complete lines
+        # (a cut last line is ignored and dropped on resume).
+        with open(path, "a", encoding="utf-8") as writer:
+            writer.write(line)
+            writer.flush()
+            os.fsync(writer.fileno())
+
+    def _save_best(self, step, metrics):
+        folder = _best_dir(self._output_dir)
+        name = f"{TRAINING_CHECKPOINT_PREFIX}-{step}"
+        # Order: checkpoint, its eval_results.txt, then the state file (the
+        # commit); older checkpoints are removed last. `_best_record` finishes
+        # a replacement a kill cut after eval_results.txt.
+        checkpoints.save_tf1_checkpoint(self._trained(),
+                                        os.path.join(folder, name),
+                                        global_step=step, overwrite=True)
+        write_key_value_file(os.path.join(folder, BEST_RESULTS_FILE),
+                             {GLOBAL_STEP_KEY: step, **metrics})
+        self._commit_best(folder, name)
+        logging.info("New best %s = %s at step %d: saved %s.", self._metric,
+                     metrics[self._metric], step, os.path.join(folder, name))
+
+    @staticmethod
+    def _commit_best(folder, name):
+        write_text_atomically(os.path.join(folder, state_file.STATE_FILE_NAME),
+                              state_file.format_state([name]))
+        for path in tf.io.gfile.glob(os.path.join(
+                folder, TRAINING_CHECKPOINT_PREFIX + "-*")):
+            stem = os.path.basename(path).split(".index")[0].split(".data-")[0]
+            if stem != name:
+                tf.io.gfile.remove(path)
