@@ -231,3 +231,76 @@ def test_history_best_and_patience_survive_a_resume(fixtures_dir, tmp_path):
     assert best_checkpoint(tmp_path) == str(tmp_path / "best" / "model.ckpt-4")
     text = (tmp_path / "eval_history.jsonl").read_text()
     assert text.endswith("\n") and len(text.splitlines()) == 4
+
+
+def test_a_best_replacement_cut_by_a_kill_is_finished_on_resume(fixtures_dir,
+                                                               tmp_path):
+    model = _compiled(fixtures_dir)
+    _drive(EvaluateDuringTraining(Scripted(model, [0.5, 0.8]), 2, tmp_path,
+                                  keep_best_metric="eval_accuracy"),
+           model, 0, [1, 2, 3, 4])
+    best = tmp_path / "best"
+    # Killed after best/model.ckpt-4 and its eval_results.txt were written,
+    # before the state file named it and before its history line.
+    (best / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-2"\n'
+                                     'all_model_checkpoint_paths: "model.ckpt-2"\n')
+    (tmp_path / "eval_history.jsonl").write_text(
+        json.dumps({"global_step": 2, "eval_accuracy": 0.5, "eval_loss": 0.5}) + "\n")
+    checkpoints.save_tf1_checkpoint(model, str(best / "model.ckpt-2"),
+                                    global_step=2)
+    assert best_checkpoint(tmp_path) == str(best / "model.ckpt-2")
+
+    model.optimizer.iterations.assign(4)
+    evaluate = EvaluateDuringTraining(Scripted(model, [0.7]), 2, tmp_path,
+                                      keep_best_metric="eval_accuracy")
+    _drive(evaluate, model, 4, [5, 6])
+    assert best_checkpoint(tmp_path) == str(best / "model.ckpt-4")
+    assert sorted(p.name for p in best.glob("*.index")) == ["model.ckpt-4.index"]
+    history = read_history(tmp_path)
+    assert [(r["global_step"], r["eval_accuracy"]) for r in history] == [
+        (2, 0.5), (4, 0.8), (6, 0.7)]
+    assert (evaluate.best_step, evaluate.evaluations_without_improvement) == (4, 1)
+
+
+def test_other_workers_evaluate_but_write_nothing(fixtures_dir, tmp_path):
+    model = _compiled(fixtures_dir)
+    scripted = Scripted(model, [0.5, 0.4, 0.3])
+    evaluate = EvaluateDuringTraining(scripted, 1, tmp_path,
+                                      keep_best_metric="eval_accuracy",
+                                      early_stopping_patience=2, chief=False)
+    _drive(evaluate, model, 0, [1, 2, 3, 4])
+    assert scripted.steps == [1, 2, 3]
+    assert model.stop_training  # stops with the chief
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_non_finite_numbers_are_null_and_never_the_best(fixtures_dir, tmp_path):
+    model = _compiled(fixtures_dir)
+    scripted = Scripted(model, [0.5, 0.9, 0.6], losses=[0.5, float("nan"), 0.4])
+    evaluate = EvaluateDuringTraining(scripted, 1, tmp_path,
+                                      keep_best_metric="eval_accuracy")
+    _drive(evaluate, model, 0, [1, 2, 3])
+    history = read_history(tmp_path)
+    assert history[1] == {"global_step": 2, "eval_accuracy": 0.9, "eval_loss": None}
+    assert "NaN" not in (tmp_path / "eval_history.jsonl").read_text()
+    assert best_checkpoint(tmp_path) == str(tmp_path / "best" / "model.ckpt-3")
+    assert [s for s, _ in read_scalars(str(tmp_path / "eval"))["eval_loss"]] == [1, 3]
+
+
+def test_no_evaluation_at_the_end_of_a_preempted_run(fixtures_dir, tmp_path):
+    model = _compiled(fixtures_dir)
+    scripted = Scripted(model, [0.5, 0.6])
+    evaluate = EvaluateDuringTraining(scripted, 2, tmp_path)
+    model.optimizer.iterations.assign(0)
+    model.stop_training = False
+    evaluate.set_model(model)
+    evaluate.on_train_begin()
+    for step in (1, 2, 3):
+        model.optimizer.iterations.assign(step)
+        evaluate.on_train_batch_end(0)
+    model.stop_training = True  # as preemption.StopOnRequest sets it
+    evaluate.on_train_end()
+    assert scripted.steps == [2]
+    # Without keep_best_metric: history and TensorBoard only.
+    assert not (tmp_path / "best").exists()
+    assert [r["global_step"] for r in read_history(tmp_path)] == [2]
