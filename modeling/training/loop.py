@@ -154,8 +154,9 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
         if stop_step is not None:
             logging.info(
                 "Early stopping ended training in %s at step %d (see its "
-                "eval_history.jsonl); not training further. Continuing from "
-                "step %d%s.", output_dir, stop_step, initial_step,
+                "eval_history.jsonl); not training further: the model holds "
+                "the checkpoint of step %d%s.", output_dir, stop_step,
+                initial_step,
                 "" if stop_step <= initial_step else
                 " (the stopped run's final checkpoint is missing)")
             return {"loss": None, "global_step": initial_step}
