@@ -81,7 +81,7 @@ class ConversionTask:
             return None, None
         folder = self._input_folder()
         self.has_vocab = bool(vocab_beside(config.input_format,
-                                                config.input_path))
+                                           config.input_path))
         tokenizer_path = os.path.join(folder, tokenizer_json.TOKENIZER_JSON)
         if config.input_format == "huggingface" and os.path.isfile(
                 tokenizer_path):
