@@ -16,8 +16,11 @@ r"""Converts BERT weights between the TF1 layout, keras-hub and Hugging Face.
 Formats: `tf1` (a checkpoint prefix or directory; `bert_config.json` beside
 it or --bert_config_file), `keras_hub` (a BertBackbone preset folder, or a
 `.weights.h5` file plus --bert_config_file), `huggingface` (a directory with
-config.json and model.safetensors). Heads go along where the target has them
-(Hugging Face: pretraining, classifier, SQuAD, token-classification and
+config.json and model.safetensors; its WordPiece vocab from vocab.txt, or
+from tokenizer.json when it has no vocab.txt, and lower-casing from the
+tokenizer.json normaliser). A tf1 output records do_lower_case beside its
+vocab.txt (tokenizer_config.json), which the other scripts read. Heads go
+along where the target has them (Hugging Face: pretraining, classifier, SQuAD, token-classification and
 multiple-choice heads; keras-hub: none). A tagger's tags travel with it
 (label_list.txt <-> id2label).
 Nothing is downloaded; the output is written to a temporary name and renamed,
@@ -51,9 +54,10 @@ flags.DEFINE_string(
 script_flags.define_vocab_flags(
     vocab_help="The vocabulary file to store with the output (default: the "
     "input's own, if any).",
-    do_lower_case_help="Whether the vocab is lower-cased (stored with keras-hub "
-    "and Hugging Face tokenizers). Should be True for uncased models and False "
-    "for cased models.")
+    do_lower_case_help="Whether the vocab is lower-cased (stored with the "
+    "output's vocab). Default: what the input's tokenizer says (a Hugging "
+    "Face tokenizer.json normaliser, or the tokenizer_config.json beside the "
+    "vocab), else True; a contradicting value is an error.")
 flags.DEFINE_bool("encoder_only", False,
                   "Drop the heads (cls/*, output_*); keep bert/* only.")
 flags.DEFINE_string(
@@ -71,7 +75,9 @@ def run():
     """Flags -> `ConversionConfig` -> `ConversionTask.run()`."""
     from tasks.conversion import ConversionConfig, ConversionTask
 
-    path = ConversionTask(cli.config_from_flags(ConversionConfig)).run()
+    given = FLAGS.do_lower_case if FLAGS["do_lower_case"].present else None
+    path = ConversionTask(cli.config_from_flags(
+        ConversionConfig, do_lower_case=given)).run()
     print(f"Wrote {path}")
 
 

@@ -22,7 +22,9 @@ prefix, or a released model's directory (`bert_model.ckpt`, for
   end_logits; `squad_answer(question, context)` -> answer_text, score,
   start_position, end_position; `squad_ids(...)`;
 - encoder: `encode_text(text)` (= serving_default), `encode_pair`,
-  `encode_ids` -> pooled_output, sequence_output;
+  `encode_ids` -> pooled_output, sequence_output; `embed_text(text)` ->
+  embedding [batch, hidden] (sentence embeddings: --pooling of the last
+  layer, default mean, and --l2_normalize, fixed in the export);
 - tagger (tags: the label_list.txt run_ner.py wrote beside the checkpoint,
   or --label_list_file): `tag_text(text)` (= serving_default) -> words with
   their offsets, tag, tag_probability, logits, entities (entity_type,
@@ -93,6 +95,14 @@ flags.DEFINE_enum(
     "int8: the encoder's matmuls in int8 (oneDNN; classifier, squad and "
     "encoder exports), about 1.7x faster than float32 on CPU; the export is "
     "then loaded with TF_ENABLE_ONEDNN_OPTS=1 (the scripts' default).")
+flags.DEFINE_enum(
+    "pooling", None, ["mean", "cls", "max"],
+    "Encoder: how embed_text pools the last layer into one vector per text "
+    "(default mean over the real tokens, [CLS] and [SEP] included; cls: the "
+    "[CLS] token's vector, not the tanh pooler), as extract_features.py "
+    "--pooling.")
+flags.DEFINE_bool("l2_normalize", False,
+                  "Encoder: embed_text divides each embedding by its L2 norm.")
 cli.define_common_flags(checkpoint_flags=False)
 
 for _name in ("bert_config_file", "vocab_file", "init_checkpoint", "export_dir"):

@@ -10,10 +10,15 @@ The command line and output of google-research/bert `extract_features.py`:
 
 One input line per example (`text_a ||| text_b` for a pair); one output line
 per example: `{"linex_index": N, "features": [{"token": ..., "layers":
-[{"index": -1, "values": [...]}, ...]}, ...]}`. The output file is written
-to a temporary file and moved into place at the end. The work is
-`tasks.feature_extraction`; every check runs before the model is run, and an
-error is one line on stderr (--verbose_errors for the traceback).
+[{"index": -1, "values": [...]}, ...]}, ...]}`. Sentence embeddings:
+
+    python extract_features.py --pooling=mean --l2_normalize \\
+      --output_file=embeddings.npy ... (float32 [input lines, hidden])
+
+The output file is written to a temporary file and moved into place at the
+end. The work is `tasks.feature_extraction`; every check runs before the
+model is run, and an error is one line on stderr (--verbose_errors for the
+traceback).
 """
 
 from tasks.quiet_start import start_tensorflow  # noqa: E402
@@ -30,9 +35,21 @@ FLAGS = flags.FLAGS
 
 flags.DEFINE_string("input_file", None, "Text file, one example per line "
                     "(`text_a ||| text_b` for a pair).")
-flags.DEFINE_string("output_file", None, "JSON lines file to write.")
+flags.DEFINE_string("output_file", None,
+                    "JSON lines file to write; with --pooling, a name ending "
+                    "in .npy gives a float32 [input lines, hidden] array.")
 flags.DEFINE_string("layers", "-1,-2,-3,-4",
-                    "Encoder layers to output (-1 is the last).")
+                    "Encoder layers to output (-1 is the last). With "
+                    "--pooling one layer, default -1.")
+flags.DEFINE_enum(
+    "pooling", "none", ["none", "mean", "cls", "max"],
+    "none: every token's layers (the original's output). mean / max: one "
+    "vector per input line over its real tokens ([CLS] and [SEP] included, "
+    "as sentence-transformers); cls: the [CLS] token's vector of the layer "
+    "(not the tanh pooler).")
+flags.DEFINE_bool("l2_normalize", False,
+                  "With --pooling: divide each vector by its L2 norm (for "
+                  "cosine similarity as a dot product).")
 script_flags.define_model_flags()
 flags.DEFINE_integer("batch_size", 32, "Batch size for predictions.")
 flags.DEFINE_bool(
@@ -53,7 +70,9 @@ def main():
     from tasks.feature_extraction import (FeatureExtractionConfig,
                                           FeatureExtractionTask)
 
-    FeatureExtractionTask(cli.config_from_flags(FeatureExtractionConfig)).run()
+    layers = FLAGS.layers if FLAGS["layers"].present else None
+    FeatureExtractionTask(cli.config_from_flags(
+        FeatureExtractionConfig, layers=layers)).run()
 
 
 if __name__ == "__main__":

@@ -75,9 +75,10 @@ flags.DEFINE_enum(
     "frozen encoder activations feed a two-layer BiLSTM, one of %s. They "
     "are computed once and cached in output_dir." % ", ".join(FEATURE_LAYERS))
 flags.DEFINE_integer(
-    "lstm_units", 768,
+    "lstm_units", None,
     "Units per direction of the BiLSTM (--feature_layers and "
-    "--tagger=wordpiece_bilstm); the paper uses 768.")
+    "--tagger=wordpiece_bilstm). Default: the encoder's hidden size with "
+    "--feature_layers (the paper's 768 for BERT-Base), else 768.")
 flags.DEFINE_enum(
     "tagger", "bert", TAGGERS,
     "bert: BERT (fine-tuned, or feature-based with --feature_layers); "

@@ -1,6 +1,7 @@
 """Serving a `BertModel` encoder from raw text."""
 import tensorflow as tf
 
+from modeling.pooling import pool_sequence
 from serving.text_module import TextServing, ids_signature
 
 
@@ -13,7 +14,17 @@ class EncoderServing(TextServing):
     float32 [batch, max_seq_length, hidden_size], and (text signatures) the
     packed `input_ids`, `input_mask`, `segment_ids` int32
     [batch, max_seq_length], so padding rows can be told apart.
+    - `embed_text(text)`: `embedding` float32 [batch, hidden_size], the last
+      layer pooled as fixed at export (`pooling`: "mean", "cls" or "max"
+      over the real tokens, `modeling.pooling.pool_sequence`; then L2
+      normalised if `l2_normalize`): sentence embeddings.
     """
+
+    def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,
+                 pooling="mean", l2_normalize=False):
+        super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
+        self.pooling = pooling
+        self.l2_normalize = l2_normalize
 
     def _outputs(self, features):
         outputs = self.model(features, training=False)
@@ -32,6 +43,14 @@ class EncoderServing(TextServing):
         features = self._pack(text_a, text_b)
         return dict(self._outputs(features), **features)
 
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    def embed_text(self, text):
+        features = self._pack(text)
+        outputs = self.model(features, training=False)
+        return {"embedding": pool_sequence(
+            outputs["sequence_output"], features["input_mask"], self.pooling,
+            self.l2_normalize)}
+
     @ids_signature
     def encode_ids(self, input_ids, input_mask, segment_ids):
         return self._outputs({"input_ids": input_ids, "input_mask": input_mask,
@@ -41,4 +60,5 @@ class EncoderServing(TextServing):
         return {"serving_default": self.encode_text,
                 "encode_text": self.encode_text,
                 "encode_pair": self.encode_pair,
+                "embed_text": self.embed_text,
                 "encode_ids": self.encode_ids}

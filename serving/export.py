@@ -34,6 +34,7 @@ from data.tokenization import full_tokenizer
 from data.tokenization.in_graph import InGraphFullTokenizer
 from modeling import checkpoints
 from modeling.config import BertConfig
+from modeling.pooling import POOLINGS
 from modeling.models import (BertClassifier, BertModel, BertMultipleChoice,
                              BertSquad, BertTokenClassifier)
 from serving.classifier import ClassifierServing
@@ -126,7 +127,8 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
                          init_checkpoint, do_lower_case=True,
                          max_seq_length=128, label_list=None, num_labels=None,
                          max_query_length=64, max_answer_length=30,
-                         n_best_size=20, doc_stride=128, quantize=None):
+                         n_best_size=20, doc_stride=128, quantize=None,
+                         pooling="mean", l2_normalize=False):
     """The tf.Module that `export_saved_model` saves; usable eagerly too.
 
     Args:
@@ -149,6 +151,8 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
             oneDNN (`modeling.inference.int8`; classifier, SQuAD and encoder
             exports). The export then needs `TF_ENABLE_ONEDNN_OPTS=1` (the
             scripts' default) where it is loaded too.
+        pooling, l2_normalize: encoder, its `embed_text` signature's pooling
+            ("mean", "cls" or "max", `modeling.pooling`) and normalisation.
 
     Returns:
         ClassifierServing, SquadServing, EncoderServing, TaggerServing or
@@ -167,6 +171,9 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
     if model_type not in MODEL_TYPES:
         raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)}; "
                         f"got {model_type!r}.")
+    if pooling not in POOLINGS:
+        raise UserError(f"pooling must be one of {', '.join(POOLINGS)}; got "
+                        f"{pooling!r}.")
     config = BertConfig.from_json_file(bert_config_file)
     config.check_sequence_length(max_seq_length, "--max_seq_length",
                                  bert_config_file, minimum=3)
@@ -220,7 +227,9 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
     if model_type == "multiple_choice":
         return MultipleChoiceServing(model, tokenizer, max_seq_length,
                                      **special)
-    return EncoderServing(model, tokenizer, max_seq_length, **special)
+    return EncoderServing(model, tokenizer, max_seq_length,
+                          pooling=pooling, l2_normalize=l2_normalize,
+                          **special)
 
 
 def track_captured_variables(module, signatures):

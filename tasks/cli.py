@@ -87,7 +87,11 @@ def config_from_flags(config_class, flag_values=None, **overrides):
 
     Fields without a flag keep their default; a `runtime` field is filled by
     `tasks.runtime_flags.runtime_options_from_flags` when the runtime flags
-    are defined. `overrides` win over flags.
+    are defined; `do_lower_case` follows the record beside --vocab_file
+    (`lower_case_from_flags`). `overrides` win over flags.
+
+    Raises:
+        UserError: --do_lower_case contradicts the vocab's record.
     """
     from tasks import runtime_flags
 
@@ -99,8 +103,52 @@ def config_from_flags(config_class, flag_values=None, **overrides):
                 values["runtime"] = runtime_flags.runtime_options_from_flags(flag_values)
         elif field.name in flag_values:
             values[field.name] = flag_values[field.name].value
+    if "do_lower_case" in values and "do_lower_case" not in overrides:
+        values["do_lower_case"] = lower_case_from_flags(flag_values)
     values.update(overrides)
     return config_class(**values)
+
+
+def lower_case_from_flags(flag_values=None):
+    """--do_lower_case, with the record beside --vocab_file as its default.
+
+    A converted or fetched model folder records `do_lower_case` in the
+    `tokenizer_config.json` beside its `vocab.txt`
+    (`data.tokenization.lower_case_record`). When the folder has one, it is
+    the value unless the flag was given on the command line; a given flag
+    that contradicts it is an error (as the original's
+    `validate_case_matches_checkpoint` is for Google's model names). Without
+    a record (or for a remote --vocab_file) the flag's value, default
+    included, stands.
+
+    Returns:
+        bool.
+
+    Raises:
+        UserError: the flag contradicts the record, or the record is not
+            readable.
+    """
+    from data.tokenization.lower_case_record import (RECORD_FILE,
+                                                     read_lower_case)
+
+    flag_values = flag_values or flags.FLAGS
+    flag = flag_values["do_lower_case"]
+    vocab_file = (flag_values["vocab_file"].value
+                  if "vocab_file" in flag_values else None)
+    if not vocab_file or "://" in str(vocab_file):
+        return flag.value
+    recorded = read_lower_case(vocab_file)
+    if recorded is None:
+        return flag.value
+    if flag.present and bool(flag.value) != recorded:
+        record = os.path.join(os.path.dirname(os.fspath(vocab_file)),
+                              RECORD_FILE)
+        raise UserError(
+            f"--do_lower_case={str(bool(flag.value)).lower()} contradicts "
+            f"{record}, which records do_lower_case "
+            f"{str(recorded).lower()} for {vocab_file}; leave the flag out "
+            "to use the recorded value.")
+    return recorded
 
 
 def shorten(message, limit=MAX_LINE):

@@ -6,12 +6,17 @@
     task.run()
 
 The work is `modeling.interop.convert`; here every check before anything is
-written.
+written, and the tokenizer: a Hugging Face folder with `tokenizer.json` and
+no `vocab.txt` gets its WordPiece vocab written as `vocab.txt`, and a TF1
+output records `do_lower_case` beside its vocab
+(`data.tokenization.lower_case_record`).
 """
 import dataclasses
 import os
+import tempfile
 
 from tasks import checks
+from tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -21,6 +26,11 @@ class ConversionConfig:
     `label_list_file`: a tagger's tags (run_ner.py's label_list.txt); by
     default the `label_list.txt` beside a TF1 input, if there is one. They
     go to Hugging Face's `id2label`, or to `label_list.txt` in a TF1 output.
+
+    `do_lower_case`: None (the flag not given) takes what the input's
+    tokenizer says (a Hugging Face `tokenizer.json` normaliser, or the
+    `tokenizer_config.json` record beside the vocab), else True; a value
+    that contradicts the input's tokenizer is an error.
     """
     input_format: str = "tf1"
     input_path: str = None
@@ -28,7 +38,7 @@ class ConversionConfig:
     output_path: str = None
     bert_config_file: str = None
     vocab_file: str = None
-    do_lower_case: bool = True
+    do_lower_case: bool = None
     encoder_only: bool = False
     label_list_file: str = None
 
@@ -44,6 +54,56 @@ class ConversionTask:
     def __init__(self, config):
         self.config = config
         self.label_names = None
+        self.vocab_tokens = None  # from tokenizer.json when no vocab.txt
+        self.has_vocab = False
+        self.do_lower_case = True
+
+    def _input_folder(self):
+        path = os.fspath(self.config.input_path)
+        return path if os.path.isdir(path) else os.path.dirname(path)
+
+    def _case_source(self):
+        """(do_lower_case the input's tokenizer says or None, where it says
+        it); reads the vocab of a `tokenizer.json`-only folder on the way."""
+        from data.tokenization import lower_case_record, tokenizer_json
+        from modeling.interop.convert import vocab_beside
+
+        config = self.config
+        if config.vocab_file:
+            self.has_vocab = True
+            if "://" in config.vocab_file:
+                return None, None
+            return (lower_case_record.read_lower_case(config.vocab_file),
+                    os.path.join(os.path.dirname(config.vocab_file),
+                                 lower_case_record.RECORD_FILE))
+        if config.input_format not in ("tf1", "huggingface") or (
+                not config.input_path or "://" in os.fspath(config.input_path)):
+            return None, None
+        folder = self._input_folder()
+        self.has_vocab = bool(vocab_beside(config.input_format,
+                                           config.input_path))
+        tokenizer_path = os.path.join(folder, tokenizer_json.TOKENIZER_JSON)
+        if config.input_format == "huggingface" and os.path.isfile(
+                tokenizer_path):
+            tokens, lower = tokenizer_json.read_tokenizer_json(tokenizer_path)
+            if not self.has_vocab:
+                self.vocab_tokens, self.has_vocab = tokens, True
+            return lower, tokenizer_path
+        return (lower_case_record.read_lower_case(folder),
+                os.path.join(folder, lower_case_record.RECORD_FILE))
+
+    def _resolve_lower_case(self):
+        recorded, source = self._case_source()
+        given = self.config.do_lower_case
+        if recorded is not None and given is not None and (
+                bool(given) != recorded):
+            raise UserError(
+                f"--do_lower_case={str(bool(given)).lower()} contradicts "
+                f"{source} (do_lower_case {str(recorded).lower()}); leave the "
+                "flag out to use the tokenizer's setting.")
+        if recorded is not None:
+            return recorded
+        return True if given is None else bool(given)
 
     def _label_list_file(self):
         """The label list to carry over: the flag's, or label_list.txt
@@ -69,6 +129,7 @@ class ConversionTask:
             if getattr(config, flag):
                 checks.check_data_file(getattr(config, flag), "--" + flag)
         checks.check_output_dir_writable(config.output_path, "--output_path")
+        self.do_lower_case = self._resolve_lower_case()
         label_list_file = self._label_list_file()
         if label_list_file:
             from data.tagging.outputs import read_label_list
@@ -76,15 +137,27 @@ class ConversionTask:
             self.label_names = read_label_list(label_list_file)
 
     def run(self):
-        """Writes the converted model; returns its path."""
+        """Writes the converted model; returns its path (a TF1 output: its
+        checkpoint prefix)."""
+        from data.tokenization import lower_case_record, tokenizer_json
         from modeling.interop import convert
 
         self.prepare()
         config = self.config
-        return convert(config.input_format, config.input_path,
-                       config.output_format, config.output_path,
-                       bert_config_file=config.bert_config_file,
-                       vocab_file=config.vocab_file,
-                       do_lower_case=config.do_lower_case,
-                       encoder_only=config.encoder_only,
-                       label_names=self.label_names)
+        finish = None
+        if self.has_vocab and config.output_format == "tf1":
+            def finish(folder):
+                lower_case_record.write_lower_case(folder, self.do_lower_case)
+        with tempfile.TemporaryDirectory() as scratch:
+            vocab_file = config.vocab_file
+            if self.vocab_tokens is not None:
+                vocab_file = os.path.join(scratch, "vocab.txt")
+                with open(vocab_file, "w", encoding="utf-8") as writer:
+                    writer.write(tokenizer_json.vocab_text(self.vocab_tokens))
+            return convert(config.input_format, config.input_path,
+                           config.output_format, config.output_path,
+                           bert_config_file=config.bert_config_file,
+                           vocab_file=vocab_file,
+                           do_lower_case=self.do_lower_case,
+                           encoder_only=config.encoder_only,
+                           label_names=self.label_names, finish=finish)

@@ -54,10 +54,13 @@ class ServedModelConfig:
 @dataclasses.dataclass(kw_only=True)
 class ExportConfig(ServedModelConfig):
     """The flags of export_saved_model.py: the served model, `export_dir`
-    (the SavedModel folder to create; must not exist) and `quantize`
-    (None or "int8", see `serving.build_serving_module`)."""
+    (the SavedModel folder to create; must not exist), `quantize`
+    (None or "int8", see `serving.build_serving_module`), and an encoder's
+    `embed_text` pooling (None: "mean") and `l2_normalize`."""
     export_dir: str = None
     quantize: str = None
+    pooling: str = None
+    l2_normalize: bool = False
 
 
 class ExportTask:
@@ -147,6 +150,11 @@ class ExportTask:
             self.label_list = self.tagger_labels()
         if config.model_type == "tagger":
             checks.check_positive(doc_stride=config.doc_stride)
+        if config.model_type != "encoder" and (
+                config.pooling is not None or config.l2_normalize):
+            raise UserError("--pooling and --l2_normalize set the embed_text "
+                            "signature of --model_type=encoder; this export "
+                            f"is --model_type={config.model_type}.")
         # An existing export_dir is refused by `export_saved_model` itself.
         checks.check_output_dir_writable(config.export_dir, "--export_dir")
 
@@ -180,9 +188,12 @@ class ExportTask:
         self.prepare()
         config = self.config
         try:
+            pooling = {} if config.model_type != "encoder" else dict(
+                pooling=config.pooling or "mean",
+                l2_normalize=config.l2_normalize)
             return export_saved_model(config.export_dir,
                                       quantize=config.quantize,
-                                      **self.serving_arguments())
+                                      **pooling, **self.serving_arguments())
         except checkpoints.CheckpointMismatchError as error:
             raise UserError(
                 f"{config.bert_config_file} does not fit "

@@ -3,6 +3,11 @@
 One input line per example (`text_a ||| text_b` for a pair), one output line
 per example with the chosen encoder layers of every token; the output file is
 written to a temporary file and moved into place at the end.
+
+With `pooling` (mean, cls, max: `modeling.pooling`) one vector per input
+line instead, from one layer (default the last), optionally L2-normalised:
+a `.npy` output file holds float32 [number of input lines, hidden] in input
+order, any other name JSON lines `{"linex_index": N, "values": [...]}`.
 """
 import dataclasses
 import os
@@ -17,10 +22,18 @@ from tasks.errors import UserError
 @dataclasses.dataclass(kw_only=True)
 class FeatureExtractionConfig(TaskConfig):
     """The original extract_features.py flags (same names and defaults);
-    `output_dir` is unused (the output is `output_file`)."""
+    `output_dir` is unused (the output is `output_file`).
+
+    `layers`: None means the original's "-1,-2,-3,-4", or "-1" with
+    pooling. `pooling`: "none" (per-token layers, the original's output),
+    "mean", "cls" or "max" (`modeling.pooling.pool_sequence`);
+    `l2_normalize` needs a pooling.
+    """
     input_file: str = None
     output_file: str = None
-    layers: str = "-1,-2,-3,-4"
+    layers: str = None
+    pooling: str = "none"
+    l2_normalize: bool = False
     vocab_file: str = None
     do_lower_case: bool = True
     batch_size: int = 32
@@ -44,11 +57,18 @@ class FeatureExtractionTask(Task):
         from data.extraction.features import parse_layer_indexes
 
         config = self.config
+        self.check_pooling()
+        layers = config.layers or ("-1" if self.pooled() else "-1,-2,-3,-4")
         try:
             self.layer_indexes = parse_layer_indexes(
-                config.layers, self.bert_config.num_hidden_layers)
+                layers, self.bert_config.num_hidden_layers)
         except ValueError as error:
-            raise UserError(f"--layers={config.layers}: {error}") from None
+            raise UserError(f"--layers={layers}: {error}") from None
+        if self.pooled() and len(self.layer_indexes) != 1:
+            raise UserError(
+                f"--pooling={config.pooling} pools one layer; --layers="
+                f"{layers} names {len(self.layer_indexes)} (leave --layers "
+                "out for the last layer)")
         checks.check_positive(batch_size=config.batch_size)
         if not config.init_checkpoint:
             raise UserError("--init_checkpoint is required: the features of "
@@ -61,6 +81,29 @@ class FeatureExtractionTask(Task):
             os.path.dirname(os.path.abspath(config.output_file))
             if "://" not in config.output_file else config.output_file,
             "--output_file")
+
+    def pooled(self):
+        """True when one vector per input line is asked for."""
+        return self.config.pooling not in (None, "none")
+
+    def check_pooling(self):
+        """Pooling, normalisation and output name fit together."""
+        from modeling.pooling import POOLINGS
+
+        config = self.config
+        if config.pooling not in ("none", *POOLINGS):
+            raise UserError(f"--pooling={config.pooling}: expected none, "
+                            f"{', '.join(POOLINGS)}")
+        if not self.pooled():
+            if config.l2_normalize:
+                raise UserError("--l2_normalize needs --pooling (mean, cls "
+                                "or max): per-token output is not "
+                                "normalised")
+            if str(config.output_file or "").endswith(".npy"):
+                raise UserError(
+                    f"--output_file={config.output_file}: a .npy file holds "
+                    "one vector per input line; pass --pooling (mean, cls or "
+                    "max), or name a JSON lines file for per-token output")
 
     def features(self):
         """InputFeatures of every input line, built as the original does."""
@@ -103,6 +146,8 @@ class FeatureExtractionTask(Task):
         folder = os.path.dirname(config.output_file)
         if folder:
             tf.io.gfile.makedirs(folder)
+        if self.pooled():
+            return self.write_pooled(features)
         with atomic_output(config.output_file) as temp_path:
             with tf.io.gfile.GFile(temp_path, "w") as writer:
                 for feature, layer_outputs in compute_layer_outputs(
@@ -119,6 +164,70 @@ class FeatureExtractionTask(Task):
                                                    self.layer_indexes))
         logging.info("Wrote features of %d examples to %s", len(features),
                      config.output_file)
+        return len(features)
+
+    def pooled_vectors(self, features):
+        """float32 [len(features), hidden]: `config.pooling` of the chosen
+        layer over each feature's input_mask, in order."""
+        import numpy as np
+        import tensorflow as tf
+
+        from modeling.pooling import pool_sequence
+
+        config = self.config
+        model, layer = self.model, self.layer_indexes[0]
+
+        @tf.function(reduce_retracing=True)
+        def run(inputs):
+            outputs = model(inputs, training=False)["encoder_outputs"]
+            return pool_sequence(outputs[layer], inputs["input_mask"],
+                                 config.pooling, config.l2_normalize)
+
+        vectors = []
+        for start in range(0, len(features), config.batch_size):
+            batch = features[start:start + config.batch_size]
+            vectors.append(np.asarray(run({
+                "input_ids": np.array([f.input_ids for f in batch], np.int32),
+                "input_mask": np.array([f.input_mask for f in batch],
+                                       np.int32),
+                "segment_ids": np.array([f.input_type_ids for f in batch],
+                                        np.int32)})))
+        hidden = self.bert_config.hidden_size
+        return (np.concatenate(vectors) if vectors
+                else np.zeros((0, hidden), np.float32))
+
+    def write_pooled(self, features):
+        """Writes the pooled vectors (`.npy` or JSON lines); returns their
+        number."""
+        import json
+
+        import numpy as np
+        import tensorflow as tf
+
+        from data.io.atomic import atomic_output
+        from data.io.results import NonFiniteResultError
+
+        config = self.config
+        vectors = self.pooled_vectors(features)
+        bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))
+        if bad.size:
+            raise NonFiniteResultError(
+                f"{config.output_file} not written: the pooled vector of "
+                f"input line {int(bad[0]) + 1} is NaN/Inf (the checkpoint's "
+                "weights hold NaN/Inf or the computation overflowed).")
+        with atomic_output(config.output_file) as temp_path:
+            if config.output_file.endswith(".npy"):
+                with tf.io.gfile.GFile(temp_path, "wb") as writer:
+                    np.save(writer, vectors.astype(np.float32))
+            else:
+                with tf.io.gfile.GFile(temp_path, "w") as writer:
+                    for feature, vector in zip(features, vectors):
+                        writer.write(json.dumps({
+                            "linex_index": feature.unique_id,
+                            "values": [round(float(x), 6) for x in vector],
+                        }) + "\n")
+        logging.info("Wrote %s vectors of %d examples to %s", config.pooling,
+                     len(features), config.output_file)
         return len(features)
 
     def run(self):

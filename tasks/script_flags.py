@@ -29,6 +29,11 @@ VOCAB_FILE_HELP = "The vocabulary file that the BERT model was trained on."
 DO_LOWER_CASE_HELP = (
     "Whether to lower case the input text. Should be True for uncased "
     "models and False for cased models.")
+#: Appended to every --do_lower_case help (`tasks.cli.lower_case_from_flags`).
+LOWER_CASE_RECORD_HELP = (
+    " When not given: the do_lower_case recorded in tokenizer_config.json "
+    "beside --vocab_file, if there is one (a given value that contradicts it "
+    "is an error).")
 
 def define_vocab_flags(vocab_help=None, do_lower_case=True,
                        do_lower_case_help=None, flag_values=flags.FLAGS):
@@ -39,13 +44,17 @@ def define_vocab_flags(vocab_help=None, do_lower_case=True,
             (`VOCAB_FILE_HELP`).
         do_lower_case: the --do_lower_case default (True as the original
             scripts; a cased model's script, e.g. run_ner.py, passes False).
-        do_lower_case_help: its help, default `DO_LOWER_CASE_HELP`.
+        do_lower_case_help: its help, default `DO_LOWER_CASE_HELP` plus
+            `LOWER_CASE_RECORD_HELP` (the record beside the vocab is the
+            default; `tasks.cli.config_from_flags` reads it).
         flag_values: where to define them (tests pass a fresh FlagValues).
     """
     flags.DEFINE_string("vocab_file", None, vocab_help or VOCAB_FILE_HELP,
                         flag_values=flag_values)
-    flags.DEFINE_bool("do_lower_case", do_lower_case,
-                      do_lower_case_help or DO_LOWER_CASE_HELP,
+    help_text = do_lower_case_help or DO_LOWER_CASE_HELP
+    if not do_lower_case_help:
+        help_text += LOWER_CASE_RECORD_HELP
+    flags.DEFINE_bool("do_lower_case", do_lower_case, help_text,
                       flag_values=flag_values)
 
 

@@ -57,8 +57,9 @@ class TaggingConfig(FineTuningConfig):
         do_eval, eval_batch_size: as run_classifier.py.
         feature_layers: None or "" to fine-tune; else one of
             modeling.FEATURE_LAYERS for the feature-based tagger.
-        lstm_units: units per LSTM direction of the BiLSTM taggers (the
-            paper: 768).
+        lstm_units: units per LSTM direction of the BiLSTM taggers; None:
+            the encoder's hidden size with feature_layers (the paper's 768
+            for BERT-Base), 768 for wordpiece_bilstm.
         tagger: "bert", or "wordpiece_bilstm" for the no-BERT baseline.
     """
     do_lower_case: bool = False
@@ -71,7 +72,7 @@ class TaggingConfig(FineTuningConfig):
     do_eval: bool = False
     eval_batch_size: int = 8
     feature_layers: str = None
-    lstm_units: int = 768
+    lstm_units: int = None
     tagger: str = "bert"
 
 
@@ -114,6 +115,14 @@ class TaggingTask(Task):
     def feature_based(self):
         return bool(self.config.feature_layers)
 
+    @property
+    def lstm_units(self):
+        """`config.lstm_units`, default the encoder's hidden size when
+        feature-based, else 768."""
+        if self.config.lstm_units is not None:
+            return self.config.lstm_units
+        return self.bert_config.hidden_size if self.feature_based else 768
+
     def build_model(self):
         from modeling import (BertFeatureTagger, BertTokenClassifier,
                               WordPieceBiLSTMTagger)
@@ -122,11 +131,11 @@ class TaggingTask(Task):
         config = self.config
         if config.tagger == "wordpiece_bilstm":
             return WordPieceBiLSTMTagger(self.bert_config, num_labels,
-                                         lstm_units=config.lstm_units)
+                                         lstm_units=self.lstm_units)
         if self.feature_based:
             return BertFeatureTagger(self.bert_config, num_labels,
                                      config.feature_layers,
-                                     lstm_units=config.lstm_units)
+                                     lstm_units=self.lstm_units)
         return BertTokenClassifier(self.bert_config, num_labels)
 
     # -- checks -----------------------------------------------------------------
@@ -167,7 +176,7 @@ class TaggingTask(Task):
         checks.check_positive(train_batch_size=config.train_batch_size,
                               eval_batch_size=config.eval_batch_size,
                               predict_batch_size=config.predict_batch_size,
-                              lstm_units=config.lstm_units)
+                              lstm_units=self.lstm_units)
         check_window_flags(config.max_seq_length, config.doc_stride)
 
     def read_documents(self, split):

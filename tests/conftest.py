@@ -31,3 +31,12 @@ def data_dir():
 @pytest.fixture(scope="session")
 def repo_root():
     return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def real_model_dir():
+    """all-MiniLM-L6-v2 fetched into the default cache (once per machine);
+    skipped without network, failed when CI=true (tests/helpers/real_model.py)."""
+    from tests.helpers.real_model import fetch_or_skip
+
+    return fetch_or_skip()

@@ -40,7 +40,8 @@ def read_weights(input_format, input_path, bert_config_file=None):
                     f"{', '.join(FORMATS)}.")
 
 
-def _vocab_beside(input_format, input_path):
+def vocab_beside(input_format, input_path):
+    """The vocab file inside an input of `input_format`, or None."""
     directory = input_path if os.path.isdir(input_path) else os.path.dirname(input_path)
     candidate = os.path.join(directory, _VOCAB_BESIDE[input_format])
     return candidate if os.path.isfile(candidate) else None
@@ -48,7 +49,7 @@ def _vocab_beside(input_format, input_path):
 
 def convert(input_format, input_path, output_format, output_path,
             bert_config_file=None, vocab_file=None, do_lower_case=True,
-            encoder_only=False, label_names=None):
+            encoder_only=False, label_names=None, finish=None):
     """Converts a model; returns the path written.
 
     Args:
@@ -68,6 +69,8 @@ def convert(input_format, input_path, output_format, output_path,
             label_list.txt): written as Hugging Face `id2label`, or as
             `label_list.txt` beside a TF1 output. Default for a Hugging Face
             input: its own `id2label` when it names the tags.
+        finish: tf1 output only: callable(temp_dir) that adds files before
+            the folder is renamed into place.
 
     Raises:
         ValueError: unknown or identical formats, names or shapes that do not
@@ -86,14 +89,14 @@ def convert(input_format, input_path, output_format, output_path,
         raise OutputExistsError(f"Output {output_path} already exists; not "
                               "overwriting it. Choose a new path.")
     weights, config = read_weights(input_format, input_path, bert_config_file)
-    vocab_file = vocab_file or _vocab_beside(input_format, input_path)
+    vocab_file = vocab_file or vocab_beside(input_format, input_path)
     if encoder_only:
         weights = tf1.encoder_only(weights)
     if label_names is None and input_format == "huggingface":
         label_names = huggingface.read_label_names(input_path)
     if output_format == "tf1":
         return tf1.write_tf1_checkpoint(weights, config, output_path, vocab_file,
-                                        label_names=label_names)
+                                        label_names=label_names, finish=finish)
     if output_format == "huggingface":
         path, arch = huggingface.save_hf(weights, config, output_path,
                                          vocab_file, do_lower_case,

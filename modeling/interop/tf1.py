@@ -105,7 +105,7 @@ def encoder_only(weights):
 
 
 def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None,
-                         label_names=None):
+                         label_names=None, finish=None):
     """Writes `output_dir/bert_model.ckpt.*` and `bert_config.json`.
 
     Args:
@@ -118,6 +118,8 @@ def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None,
         label_names: a tagger's tags in id order, written as
             `label_list.txt` (what export_saved_model.py and run_ner.py read
             beside the checkpoint); ignored for other heads.
+        finish: optional callable(temp_dir) adding files (e.g. the
+            lower-casing record) before the folder is renamed into place.
 
     Returns:
         str, the checkpoint prefix written.
@@ -153,6 +155,8 @@ def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None,
             with tf.io.gfile.GFile(os.path.join(tmp_dir, LABEL_LIST_NAME),
                                    "w") as writer:
                 writer.write("".join(name + "\n" for name in label_names))
+        if finish is not None:
+            finish(tmp_dir)
 
     write_directory_atomically(output_dir, write)
     return os.path.join(output_dir, checkpoints.RELEASED_CHECKPOINT_NAME)

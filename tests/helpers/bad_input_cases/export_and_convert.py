@@ -1,4 +1,5 @@
-"""Bad inputs of export_saved_model.py and convert_checkpoint.py.
+"""Bad inputs of export_saved_model.py, convert_checkpoint.py and
+fetch_pretrained.py.
 
 The later cases of both scripts (the tagger and multiple-choice heads)
 are in heads_export_and_convert.py.
@@ -57,3 +58,13 @@ def convert_damaged_safetensors_file(folder):
 def convert_missing_input(folder):
     missing = folder / "nowhere"
     return _convert(folder, input_path=missing), [str(missing)]
+
+
+# -- fetch_pretrained.py ------------------------------------------------------
+
+@case("fetch_pretrained.py")
+def fetch_output_dir_holds_something_else(folder):
+    (folder / "model").mkdir()
+    _write(folder / "model" / "notes.txt", "mine")
+    return ({"model": "all-MiniLM-L6-v2", "output_dir": folder / "model"},
+            [str(folder / "model"), "not a complete model folder"])

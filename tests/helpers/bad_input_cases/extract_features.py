@@ -19,3 +19,21 @@ def extract_non_utf8_input_file(folder):
 @case("extract_features.py")
 def extract_layer_out_of_range(folder):
     return _extract(folder, layers="-1,-5"), ["--layers", "-5"]
+
+
+@case("extract_features.py")
+def extract_npy_without_pooling(folder):
+    path = folder / "features.npy"
+    return _extract(folder, output_file=path), [str(path), "--pooling"]
+
+
+@case("extract_features.py")
+def extract_l2_normalize_without_pooling(folder):
+    return _extract(folder, l2_normalize=True), ["--l2_normalize",
+                                                 "--pooling"]
+
+
+@case("extract_features.py")
+def extract_pooling_of_several_layers(folder):
+    return (_extract(folder, pooling="mean", layers="-1,-2"),
+            ["--pooling=mean", "--layers=-1,-2", "2"])

