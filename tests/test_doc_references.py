@@ -14,6 +14,9 @@ class, function) of its Python files. In each backticked span:
   `tasks` (`modeling.training.run_training`, `tasks.cli.main(...)`) must
   import: the longest importable module, then `getattr` for the rest.
 
+and every relative markdown link (`[text](docs/serving.md#limits)`) must
+reach a file, and a heading of it when it names one.
+
 Fenced code blocks of the markdown files are run by tests/test_readme.py,
 not read here.
 """
@@ -196,6 +199,54 @@ def test_every_backticked_path_and_name_resolves():
     broken = broken_references(sources())
     assert not broken, (f"{len(broken)} references do not resolve:\n"
                         + "\n".join(broken))
+
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def heading_anchors(path):
+    """GitHub's anchors of a markdown file's headings."""
+    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    anchors = set()
+    for line in text.splitlines():
+        match = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if match:
+            slug = re.sub(r"[^\w\- ]", "", match.group(1).lower()).replace(" ", "-")
+            anchors.add(slug)
+    return anchors
+
+
+def broken_links(path, text):
+    """Relative links of one markdown file that reach no file or heading."""
+    broken = []
+    for target in LINK.findall(text):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:
+            continue
+        file_part, _, anchor = target.partition("#")
+        goal = (path.parent / file_part).resolve() if file_part else path
+        if not goal.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and goal.suffix == ".md" and anchor not in heading_anchors(goal):
+            broken.append(f"{target}: no heading '{anchor}' in {goal.name}")
+    return broken
+
+
+def test_every_relative_link_resolves():
+    broken = []
+    for path in _files(".md"):
+        text = FENCE.sub("", path.read_text(encoding="utf-8"))
+        broken += [f"{path.relative_to(REPO_ROOT).as_posix()}: {why}"
+                   for why in broken_links(path, text)]
+    assert not broken, f"{len(broken)} links do not resolve:\n" + "\n".join(broken)
+
+
+def test_links_are_checked(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# A title: `x.py`\n\n## Set-up\n", encoding="utf-8")
+    text = ("[a](page.md#set-up) [b](page.md#a-title-xpy) [c](#set-up) "
+            "[d](missing.md) [e](page.md#nowhere) [f](https://example.com/x)")
+    assert broken_links(page, text) == [
+        "missing.md: no such file", "page.md#nowhere: no heading 'nowhere' in page.md"]
 
 
 def test_the_checks_can_fail():

@@ -31,6 +31,7 @@ Conventions (for whoever adds a section or a page):
 - The documentation's paths are `../shared/...`: with `BERT_SHARED_DIR`
   pointing elsewhere the blocks are skipped.
 """
+import functools
 import os
 import pathlib
 import re
@@ -85,7 +86,9 @@ def parse_blocks(text):
     return blocks
 
 
+@functools.lru_cache(maxsize=None)
 def runnable_blocks(path):
+    """The file's `bash`/`python` blocks, read once per test run."""
     return [block for block in parse_blocks(path.read_text(encoding="utf-8"))
             if block.language in SHELL_TAGS | {"python"}]
 
