@@ -92,8 +92,8 @@ def path_reference(span, scripts):
     first = token.split("/")[0]
     if "/" in token and first in FOLDERS:
         return token
-    if (token in scripts or token.split(":")[0] in scripts
-            or ROOT_SCRIPT.match(token)):
+    if token in scripts or token.split(":")[0] in scripts or (
+            scripts and ROOT_SCRIPT.match(token)):
         return token
     return None
 
@@ -178,20 +178,25 @@ def broken_references(items):
     broken, seen = [], {}
     for where, text in items:
         for span in spans(text):
-            reference = path_reference(span, scripts)
-            if reference is not None:
-                if reference not in seen:
-                    seen[reference] = check_path(reference)
-                why = seen[reference]
-            else:
-                dotted = dotted_reference(span)
-                if dotted is None:
-                    continue
-                if dotted not in seen:
-                    seen[dotted] = check_dotted(dotted)
-                why = seen[dotted]
-            if why:
-                broken.append(f"{where}: {why}")
+            # Each word of a command counts: `pytest tests/modeling/x.py`.
+            words = span.split()
+            for position, word in enumerate(words):
+                reference = path_reference(word, scripts if position == 0 else ())
+                if reference is not None:
+                    if reference not in seen:
+                        seen[reference] = check_path(reference)
+                    why = seen[reference]
+                else:
+                    # A name at the start, or a module after `-m`.
+                    named = position == 0 or words[position - 1] == "-m"
+                    dotted = dotted_reference(word) if named else None
+                    if dotted is None:
+                        continue
+                    if dotted not in seen:
+                        seen[dotted] = check_dotted(dotted)
+                    why = seen[dotted]
+                if why:
+                    broken.append(f"{where}: {why}")
     return broken
 
 
@@ -252,7 +257,8 @@ def test_links_are_checked(tmp_path):
 def test_the_checks_can_fail():
     items = [("x.md", "see `modeling/no_such_module.py`, `modeling.no_such_name`, "
                       "`tasks.cli.no_such_function(...)`, `run_nothing.py` and "
-                      "`tests/helpers/script_runner.no_such_helper`; fine: "
+                      "`tests/helpers/script_runner.no_such_helper`, "
+                      "`python -m data.squad.no_such_module`; fine: "
                       "`modeling/training/loop.py`, `modeling.training.run_training`, "
                       "`run_classifier.py --do_train`, `data/<task>/`, "
                       "`tests/helpers/script_runner.run_script`")]
@@ -260,7 +266,7 @@ def test_the_checks_can_fail():
     assert [line.split(": ", 1)[1].split(":")[0] for line in broken] == [
         "no such file or folder", "modeling.no_such_name",
         "tasks.cli.no_such_function", "no such file or folder",
-        "tests/helpers/script_runner.no_such_helper"]
+        "tests/helpers/script_runner.no_such_helper", "data.squad.no_such_module"]
 
 
 @pytest.mark.parametrize("text, expected", [
