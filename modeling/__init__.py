@@ -11,20 +11,29 @@ heads), `models` (the encoder and the task models, their losses),
 and Hugging Face converters), `optimization` (the original optimizer, LAMB,
 the schedule), `training` (the fit loop, callbacks, training checkpoints,
 strategies and precision). `config.py`, `naming.py` (the TF1 name of a
-weight) and `keras_internals.py` (every private Keras/TF hook) serve them all.
+weight) and `keras_internals.py` (the private Keras/TF hooks, but for TF's
+`IsMklEnabled` in `inference/int8.py`) serve them all.
 Imports go one way: nothing here imports `tasks/`, `serving/` or a script,
 and of `data/` only `data/io` (tests/test_import_layers.py).
 
-Importing `modeling` registers every layer and model with Keras (package
-`bert_tf1`, see `modeling/layers/serialization.py`), so `model.save("m.keras")` and
-`keras.models.load_model("m.keras")` work without `custom_objects`.
+Importing `modeling` changes nothing in the process (no environment
+variable, log handler or `atexit`); it raises ImportError when Keras runs
+on another backend than TensorFlow. It registers every layer and model with
+Keras (package `bert_tf1`, see `modeling/layers/serialization.py`), so
+`model.save("m.keras")` and `keras.models.load_model("m.keras")` work
+without `custom_objects`.
 """
-import os
+import keras
 
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-# oneDNN kernels on every x86 CPU, as the scripts (tasks/quiet_start.py);
-# no effect when TensorFlow was imported first.
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
+if keras.backend.backend() != "tensorflow":
+    # The layers use TensorFlow ops and the TF1 checkpoint format: no other
+    # backend can run them. The backend is chosen when Keras is first
+    # imported, so it cannot be switched from here.
+    raise ImportError(
+        f"modeling needs Keras' TensorFlow backend, but Keras uses "
+        f"'{keras.backend.backend()}' (from KERAS_BACKEND or "
+        f"~/.keras/keras.json): set KERAS_BACKEND=tensorflow before Keras "
+        f"is first imported.")
 
 from modeling import checkpoints  # noqa: E402
 from modeling.config import BertConfig, BertConfigError  # noqa: E402

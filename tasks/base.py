@@ -141,11 +141,6 @@ class Task:
         """
         if self._prepared:
             return
-        from modeling.training import ensure_info_logging
-
-        # From the Python API nothing may have set up logging: the log lines
-        # below and the step logs of training must still be seen.
-        ensure_info_logging()
         config = self.config
         # The strategy comes before any other TensorFlow work (record-file
         # checks, vocab, gfile): a multi-worker strategy can only be made at

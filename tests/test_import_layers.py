@@ -67,7 +67,7 @@ def _layer(module):
 
 
 def _job(module):
-    """`data.glue.x` -> "glue": data jobs may not import one another."""
+    """`data.glue.<module>` -> "glue": data jobs may not import one another."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else None
 

@@ -1,11 +1,16 @@
-"""Runs every `bash` and `python` block of README.md, so it cannot drift.
+"""Runs every `bash` and `python` block of README.md and docs/*.md, so they
+cannot drift.
 
-Conventions (for whoever adds a section to the README):
+Conventions (for whoever adds a section or a page):
 
 - Fenced blocks tagged `bash` (or `sh`, `shell`) and `python` run, in the
   order of the file, from the repository root, each within
   `README_BLOCK_TIMEOUT` seconds (60). Blocks with another tag or none
   (diagrams, sample output) are not run.
+- Each file is its own terminal session. A page of docs/ starts with the
+  README's set-up block (the one that sets `OUT`, `GLUE_DIR`, ...), as a
+  reader who ran it once; a page with a set-up block of its own (an
+  unmarked runnable block that sets `OUT=`) starts with that instead.
 - A marker comment on the line right above the fence changes that:
     `<!-- readme-test: skip -->`                 not run (a long run);
     `<!-- readme-test: requires MOD [MOD ...] -->` skipped, with the reason,
@@ -20,11 +25,13 @@ Conventions (for whoever adds a section to the README):
 - `source .venv/bin/activate` is not run: `python` is the interpreter
   running the tests (its folder first on PATH), which is the venv's under
   `run_tests.sh`.
-- Each block is one test, named by its README line; running one alone runs
-  the blocks before it first (their effects are what it reads).
-- The README's paths are `../shared/...`: with `BERT_SHARED_DIR` pointing
-  elsewhere the blocks are skipped.
+- Each block is one test, named by its file and line; running one alone
+  runs the blocks of its file before it first (their effects are what it
+  reads).
+- The documentation's paths are `../shared/...`: with `BERT_SHARED_DIR`
+  pointing elsewhere the blocks are skipped.
 """
+import functools
 import os
 import pathlib
 import re
@@ -40,6 +47,7 @@ from tests.helpers.script_runner import shared_server
 pytestmark = pytest.mark.slow
 
 README = REPO_ROOT / "README.md"
+DOCS_DIR = REPO_ROOT / "docs"
 TIMEOUT_S = float(os.environ.get("README_BLOCK_TIMEOUT", "60"))
 SHELL_TAGS = {"bash", "sh", "shell"}
 MARKER = re.compile(r"^<!--\s*readme-test:\s*(.*?)\s*-->$")
@@ -78,8 +86,29 @@ def parse_blocks(text):
     return blocks
 
 
-BLOCKS = [block for block in parse_blocks(README.read_text(encoding="utf-8"))
-          if block.language in SHELL_TAGS | {"python"}]
+@functools.lru_cache(maxsize=None)
+def runnable_blocks(path):
+    """The file's `bash`/`python` blocks, read once per test run."""
+    return [block for block in parse_blocks(path.read_text(encoding="utf-8"))
+            if block.language in SHELL_TAGS | {"python"}]
+
+
+def _sets_up(block):
+    return block.marker is None and "OUT=" in block.code
+
+
+BLOCKS = runnable_blocks(README)
+README_SETUP = next((block for block in BLOCKS if "export OUT=" in block.code), None)
+DOCUMENTS = [README] + sorted(DOCS_DIR.glob("*.md"))
+# (document, index of the block in it), for every runnable block of every file.
+CASES = [(path, index) for path in DOCUMENTS
+         for index in range(len(runnable_blocks(path)))]
+
+
+def _case_id(case):
+    path, index = case
+    block = runnable_blocks(path)[index]
+    return f"{path.relative_to(REPO_ROOT).as_posix()}-{block.id}"
 
 
 def _missing_modules(names):
@@ -102,15 +131,18 @@ def _skip_reason(block):
     if words[:1] == ["requires"] and len(words) > 1:
         missing = _missing_modules(words[1:])
         return f"needs {', '.join(missing)}" if missing else None
-    pytest.fail(f"README line {block.line}: unknown marker "
+    pytest.fail(f"line {block.line}: unknown marker "
                 f"'readme-test: {block.marker}' (known: skip, requires MOD ...)")
 
 
 class Session:
     """The shell environment the README's blocks share, and which ran."""
 
-    def __init__(self, tmp_dir):
+    def __init__(self, tmp_dir, blocks, prelude=()):
         self.tmp_dir = tmp_dir
+        self.blocks = blocks
+        self.prelude = list(prelude)
+        self.name = "README.md"
         self.env = dict(os.environ)
         self.env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + self.env["PATH"]
         self.env["TMPDIR"] = str(tmp_dir)
@@ -166,30 +198,45 @@ class Session:
         try:
             result = runner(block)
         except subprocess.TimeoutExpired as error:
-            pytest.fail(f"README line {block.line}: still running after "
+            pytest.fail(f"{self.name} line {block.line}: still running after "
                         f"{TIMEOUT_S:.0f} s (mark it <!-- readme-test: skip --> if "
                         f"it is a long run):\n{block.code}\n{error.stderr or ''}"[-6000:])
         if result.returncode:
-            pytest.fail(f"README line {block.line} ({block.language}) exited with "
+            pytest.fail(f"{self.name} line {block.line} ({block.language}) exited with "
                         f"{result.returncode}:\n{block.code}\n--- stdout\n"
                         f"{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-6000:]}")
         return None
 
     def run_through(self, index):
         """Runs blocks done..index; returns the skip reason of block `index`."""
+        while self.prelude:
+            self.run(self.prelude.pop(0))
         reason = None
         while self.done <= index:
-            reason = self.run(BLOCKS[self.done])
+            reason = self.run(self.blocks[self.done])
             self.done += 1
         return reason
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory):
+def sessions(tmp_path_factory):
+    """One Session per file, made when its first block runs."""
     if SHARED_DIR != (REPO_ROOT.parent / "shared").resolve():
-        pytest.skip("the README's commands read ../shared; the tests use "
+        pytest.skip("the documentation's commands read ../shared; the tests use "
                     f"BERT_SHARED_DIR={SHARED_DIR}")
-    return Session(tmp_path_factory.mktemp("readme"))
+    made = {}
+
+    def session_for(path):
+        if path not in made:
+            blocks = runnable_blocks(path)
+            own_setup = any(_sets_up(block) for block in blocks)
+            prelude = [] if path == README or own_setup else [README_SETUP]
+            made[path] = Session(tmp_path_factory.mktemp(f"doc-{path.stem}"),
+                                 blocks, prelude)
+            made[path].name = path.relative_to(REPO_ROOT).as_posix()
+        return made[path]
+
+    return session_for
 
 
 def test_the_readme_has_its_set_up_block():
@@ -201,11 +248,13 @@ def test_the_readme_has_its_set_up_block():
     assert first_runnable is setup
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[b.id for b in BLOCKS])
-def test_readme_block(session, index):
-    reason = session.run_through(index)
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(case) for case in CASES])
+def test_documentation_block(sessions, case):
+    path, index = case
+    reason = sessions(path).run_through(index)
     if reason is not None:
         pytest.skip(reason)
+
 
 
 def test_markers_parse():

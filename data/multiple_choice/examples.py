@@ -73,7 +73,8 @@ def join_prefix_and_ending(prefix, ending):
 
     The empty-prefix rule is the HellaSwag authors' (`_part_bs` in
     rowanz/hellaswag `hellaswag_models/bert/run_bert.py`: an empty `ctx_b`
-    gives the endings alone). Hugging Face's `run_swag.py` always writes
+    gives the endings alone). Hugging Face's
+    `transformers/examples/pytorch/multiple-choice/run_swag.py` always writes
     `f"{sent2} {ending}"`; the only difference is a leading space, which
     BERT's tokenizer drops, so both give the same WordPiece tokens.
 

@@ -102,8 +102,8 @@ class BertModel(BertConfigSerializable, keras.Model):
         KeyError: `input_ids` is missing from the inputs.
         ValueError: `input_ids` is not [batch_size, seq_length], `input_mask`
             or `segment_ids` has another shape, or the sequence is longer
-            than `max_position_embeddings` (see `modeling/input_checks.py`;
-            the message names the input, its shape and what is expected).
+            than `max_position_embeddings` (see
+            `modeling/layers/input_checks.py`; the message names the input, its shape and what is expected).
 
     Source: `BertModel` in the original `modeling.py`; the math (tanh gelu,
     LayerNorm epsilon 1e-12, -10000 on masked attention logits, dropout

@@ -37,8 +37,7 @@ from modeling.training.resume import (CheckpointChoice, NoCheckpointError,
                                       restore_for_inference,
                                       restore_for_training)
 from modeling.training.runtime import RuntimeOptions
-from modeling.training.step_logs import (StepLogger, StepLossTracker,
-                                         ensure_info_logging)
+from modeling.training.step_logs import StepLogger, StepLossTracker
 from modeling.training.summaries import (TrainingSummaries, read_scalars,
                                          write_eval_summaries)
 from modeling.training.curves import write_training_curves
@@ -53,5 +52,5 @@ __all__ = ["CheckpointChoice", "EvaluateDuringTraining", "ExamplesPerSecond",
            "remove_unlisted_checkpoints", "restore_for_inference",
            "restore_for_training", "restore_loss_scale", "RuntimeOptions",
            "run_training", "StepLossTracker", "TrainingSummaries",
-           "ensure_info_logging", "read_scalars", "save_training_checkpoint",
+           "read_scalars", "save_training_checkpoint",
            "write_eval_summaries", "write_training_curves"]

@@ -38,8 +38,7 @@ from modeling.training.preemption import (StopOnRequest, TrainingInterrupted,
 from modeling.training.resume import choose_start, restore_for_training
 from modeling.training.runtime import (is_chief, is_multi_worker,
                                        shard_for_workers, steps_per_execution)
-from modeling.training.step_logs import (StepLogger, ensure_info_logging,
-                                         track_step_loss)
+from modeling.training.step_logs import StepLogger, track_step_loss
 from modeling.training.summaries import TrainingSummaries
 
 
@@ -101,8 +100,9 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             checkpoint, else this one.
         verbose: Keras `fit` verbosity; "auto" shows a progress bar on a
             terminal. The step logs (every `options.log_steps`) are written
-            whatever it is; when nothing configured logging, absl's INFO
-            lines are sent to stderr (`step_logs.ensure_info_logging`).
+            whatever it is, as absl INFO lines: a Python program sees them
+            after `absl.logging.set_verbosity(absl.logging.INFO)` (nothing
+            here configures logging).
         callbacks: extra Keras callbacks (e.g.
             `evaluation.EvaluateDuringTraining`), run after the project's own
             (checkpoint saver, step logs) at each step. One that sets
@@ -131,7 +131,6 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             `modeling.training.preemption`).
     """
     strategy = strategy or tf.distribute.get_strategy()
-    ensure_info_logging()
     tf.io.gfile.makedirs(output_dir)
     chief = is_chief(strategy)
     use_loop = needs_strategy_loop(strategy, options)

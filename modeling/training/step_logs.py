@@ -17,12 +17,13 @@ and only to the progress bar. Here:
   `loss = 0.693147, step = 100 (4.213 sec), global_step/sec: 23.7,
   examples/sec: 759` and hands the same numbers (plus the learning rate) to
   a summary writer (`modeling.training.summaries`).
-- `ensure_info_logging` makes absl's INFO lines reach stderr when nothing
-  configured logging (the Python API in a notebook, a pipe or CI), where
-  they would otherwise be dropped; `run_training` and `Task.prepare` call
-  it.
+
+The lines are absl INFO lines. Nothing here configures logging (no handler,
+no level): the scripts set absl's verbosity to INFO (`tasks/cli.py`, as the
+original's `tf.logging.set_verbosity(tf.logging.INFO)`); a Python program
+calls `absl.logging.set_verbosity(absl.logging.INFO)` to see them (absl's
+first log call adds a stderr handler to a root logger that has none).
 """
-import logging as python_logging
 import sys
 import time
 
@@ -203,52 +204,3 @@ class StepLogger(keras.callbacks.Callback):
                 "examples/sec": examples_per_sec,
             })
         self._last_step, self._last_time = step, now
-
-
-class _CurrentStderrHandler(python_logging.StreamHandler):
-    """A stderr handler that writes to whatever `sys.stderr` is now (a
-    notebook replaces it after start-up)."""
-
-    def __init__(self):
-        super().__init__(sys.stderr)
-
-    @property
-    def stream(self):
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, value):
-        del value  # always the current sys.stderr
-
-
-def ensure_info_logging():
-    """Makes absl INFO lines (step logs, checkpoints) reach stderr.
-
-    Scripts set logging up in `absl.app.run`. A program that never did (the
-    Python API in a notebook, a pipe, CI) has absl's logger at Python's
-    default WARNING, so every INFO line would be dropped. Here, only what
-    nobody chose is set: absl's logger gets INFO unless its verbosity was set
-    (`absl.logging.set_verbosity`, which also silences it again), and a root
-    logger without handlers gets one writing absl's line format to stderr
-    (what absl's own first call would otherwise do, in Python's format).
-
-    Returns:
-        bool, whether anything was set here.
-    """
-    changed = False
-    absl_logger = logging.get_absl_logger()
-    if absl_logger.level == python_logging.NOTSET:
-        absl_logger.setLevel(python_logging.INFO)
-        changed = True
-    root = python_logging.getLogger()
-    if not root.handlers:
-        handler = _CurrentStderrHandler()
-        handler.setFormatter(logging.PythonFormatter())
-        root.addHandler(handler)
-        # TensorFlow gave its logger a handler of its own because the root
-        # had none; its lines would now print twice.
-        tf_logger = python_logging.getLogger("tensorflow")
-        if tf_logger.handlers:
-            tf_logger.propagate = False
-        changed = True
-    return changed

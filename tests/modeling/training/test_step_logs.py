@@ -196,9 +196,11 @@ PIPE_SCRIPT = textwrap.dedent("""
     import sys
     sys.path.insert(0, {repo!r})
     import tensorflow as tf
+    from absl import logging
     from modeling import BertClassifier, BertConfig
     from modeling.optimization import create_optimizer
     from modeling.training import RuntimeOptions, run_training
+    logging.set_verbosity(logging.INFO)  # what a program asks to see the INFO lines
     config = BertConfig.from_json_file({config!r})
     features = {{"input_ids": tf.fill([4, 4], 5), "input_mask": tf.ones([4, 4], tf.int32),
                  "segment_ids": tf.zeros([4, 4], tf.int32)}}
