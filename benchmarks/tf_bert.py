@@ -132,7 +132,7 @@ def _ours(settings, tf, keras):
     if precision == "int8":
         from modeling.inference.int8 import quantize_int8
         int8 = quantize_int8(model)
-        return lambda: [t.numpy() for t in int8(features).values()]
+        return lambda: [t.numpy() for t in tf.nest.flatten(int8(features))]
 
     @tf.function
     def infer(inputs):
