@@ -26,7 +26,7 @@ import tensorflow as tf  # noqa: E402
 from modeling import BertConfig, BertModel, checkpoints  # noqa: E402
 from modeling.inference.bfloat16 import bfloat16_inference_copy  # noqa: E402
 from modeling.inference.int8 import quantize_int8  # noqa: E402
-from tests.fixture_models import (INPUT_KEYS, build_model,  # noqa: E402
+from tests.helpers.fixture_models import (INPUT_KEYS, build_model,  # noqa: E402
                                   reference_outputs)
 
 KEYS = ("sequence_output", "pooled_output")
