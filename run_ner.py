@@ -38,7 +38,7 @@ from absl import flags  # noqa: E402
 from data.tagging.readers import DATA_FORMATS  # noqa: E402
 from modeling.models.feature_tagger import FEATURE_LAYERS  # noqa: E402
 from tasks import cli, script_flags  # noqa: E402
-from tasks.tagging import TAGGERS, TaggingConfig, TaggingTask  # noqa: E402
+from tasks.tagging import TaggingConfig, TaggingTask  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -76,14 +76,8 @@ flags.DEFINE_enum(
     "are computed once and cached in output_dir." % ", ".join(FEATURE_LAYERS))
 flags.DEFINE_integer(
     "lstm_units", None,
-    "Units per direction of the BiLSTM (--feature_layers and "
-    "--tagger=wordpiece_bilstm). Default: the encoder's hidden size with "
-    "--feature_layers (the paper's 768 for BERT-Base), else 768.")
-flags.DEFINE_enum(
-    "tagger", "bert", TAGGERS,
-    "bert: BERT (fine-tuned, or feature-based with --feature_layers); "
-    "wordpiece_bilstm: the no-BERT baseline, a BiLSTM over randomly "
-    "initialised word-piece embeddings (hidden_size of the config).")
+    "Units per direction of the BiLSTM of --feature_layers. Default: the "
+    "encoder's hidden size (the paper's 768 for BERT-Base).")
 script_flags.define_runtime_and_error_flags()
 
 for _name in ("vocab_file", "bert_config_file", "output_dir"):

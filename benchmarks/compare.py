@@ -27,7 +27,7 @@ The limit: per precision, the best matmul rate that any framework reaches on
 this machine in the same run: a chain of BERT's feed-forward matmuls
 ([tokens, hidden] x [hidden, intermediate] x [intermediate, hidden], tokens =
 batch x sequence of the row) in TensorFlow, PyTorch and NumPy (fp32), in TF and
-PyTorch (bf16), oneDNN u8 x s8 (TF) and fbgemm dynamic int8 Linear (PyTorch)
+PyTorch (bf16), XLA s8 x s8 (TF) and fbgemm dynamic int8 Linear (PyTorch)
 for int8. Every variant's "% limit" is model FLOPs / its time / that rate
 (training counts 3x the forward FLOPs; embeddings omitted).
 

@@ -26,7 +26,7 @@ import tensorflow as tf  # noqa: E402
 
 from modeling.inference.bfloat16 import bfloat16_inference_copy  # noqa: E402
 from modeling.inference.int8 import quantize_int8  # noqa: E402
-from modeling.runtime import RuntimeOptions  # noqa: E402
+from modeling.training import RuntimeOptions  # noqa: E402
 from tasks import ClassificationConfig, ClassificationTask  # noqa: E402
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")

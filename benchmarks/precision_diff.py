@@ -8,7 +8,7 @@ encoder (8 x 128 random ids), prints the max abs difference of
 `sequence_output` and `pooled_output` from the reference (the fixture's
 original outputs; for BERT-Base our own float32 run) for: float32,
 `mixed_bfloat16` (float32 weights, bfloat16 compute), the bfloat16 copy
-(`modeling.inference.bfloat16`) and int8 (`modeling.inference.int8`, needs oneDNN).
+(`modeling.inference.bfloat16`) and int8 (`modeling.inference.int8`).
 """
 import argparse
 import os
@@ -25,8 +25,8 @@ import tensorflow as tf  # noqa: E402
 
 from modeling import BertConfig, BertModel, checkpoints  # noqa: E402
 from modeling.inference.bfloat16 import bfloat16_inference_copy  # noqa: E402
-from modeling.inference.int8 import onednn_enabled, quantize_int8  # noqa: E402
-from tests.fixture_models import (INPUT_KEYS, build_model,  # noqa: E402
+from modeling.inference.int8 import quantize_int8  # noqa: E402
+from tests.helpers.fixture_models import (INPUT_KEYS, build_model,  # noqa: E402
                                   reference_outputs)
 
 KEYS = ("sequence_output", "pooled_output")
@@ -53,8 +53,7 @@ def variants(encoder, inputs):
     copy = bfloat16_inference_copy(encoder)
     results["bf16_copy"] = _encoder_outputs(
         tf.function(lambda x: copy(x, training=False)), inputs)
-    if onednn_enabled():
-        results["int8"] = _encoder_outputs(quantize_int8(encoder), inputs)
+    results["int8"] = _encoder_outputs(quantize_int8(encoder), inputs)
     return results
 
 

@@ -5,7 +5,7 @@
 One variant per process, speaking `benchmarks/bench_protocol.py`. Settings
 as in `benchmarks/torch_bert.py`, plus `onednn` (sets TF_ENABLE_ONEDNN_OPTS
 before TensorFlow is imported: TensorFlow 2.21 leaves oneDNN off on CPUs
-without AVX-512, and our int8 path needs it). Variants:
+without AVX-512). Variants:
 - "ours": inference of our `BertModel` (a `tf.function`, dropout off) in
   "fp32"; "bf16" = `modeling.inference.bfloat16.bfloat16_inference_copy` (bfloat16
   weights, no per-call casts); "int8" = `modeling.inference.int8.quantize_int8`;
@@ -16,8 +16,8 @@ without AVX-512, and our int8 path needs it). Variants:
 - "keras_hub": keras-hub `BertBackbone` / `BertTextClassifier` (+ the same
   optimizer), "bf16" = `mixed_bfloat16`;
 - "matmul_tf": the limit chain (see compare.py) in TensorFlow: MatMul +
-  BiasAdd in float32 or bfloat16; "int8": oneDNN's u8 x s8 matmul of
-  `modeling.inference.int8` on fixed codes;
+  BiasAdd in float32 or bfloat16; "int8": XLA's s8 x s8 -> s32 matmul
+  (what `modeling.inference.int8` runs) on fixed codes;
 - "matmul_numpy": the float32 chain with `np.matmul` (NumPy's BLAS).
 """
 import os
@@ -51,7 +51,6 @@ def _numpy_chain(settings):
 
 def _tf_chain(settings, tf):
     import numpy as np
-    from modeling.inference import int8 as int8_inference
     c = settings["config"]
     tokens = settings["batch_size"] * settings["seq_length"]
     hidden, inner = c["hidden_size"], c["intermediate_size"]
@@ -59,16 +58,18 @@ def _tf_chain(settings, tf):
     shapes = [(hidden, inner), (inner, hidden)] * settings["chain_pairs"]
     precision = settings["precision"]
     if precision == "int8":
-        if not int8_inference.onednn_enabled():
-            raise Unavailable("int8 needs oneDNN (onednn setting)")
-        kernels = [rng.integers(-127, 128, shape).astype(np.int8) for shape in shapes]
-        codes = {n: tf.constant(rng.integers(0, 128, (tokens, n)).astype(np.uint8))
+        kernels = [tf.constant(rng.integers(-127, 128, shape).astype(np.int8))
+                   for shape in shapes]
+        codes = {n: tf.constant(rng.integers(-127, 128, (tokens, n)).astype(np.int8))
                  for n in (hidden, inner)}
 
-        @tf.function
+        @tf.function(jit_compile=True)
         def int8_chain():
-            # Each matmul on fixed codes: the kernel rate, no quantization.
-            return [int8_inference._int8_matmul(codes[k.shape[0]], k) for k in kernels]
+            # Each matmul on fixed codes: the kernel rate, no quantization
+            # (int8 x int8 -> int32 under XLA, as Keras's int8 Dense runs in
+            # `modeling.inference.int8`).
+            return [tf.linalg.matmul(codes[k.shape[0]], k, output_type=tf.int32)
+                    for k in kernels]
         return lambda: [t.numpy() for t in int8_chain()]
     dtype = tf.bfloat16 if precision == "bf16" else tf.float32
     x = tf.constant(rng.standard_normal((tokens, hidden)), dtype)
@@ -130,8 +131,8 @@ def _ours(settings, tf, keras):
         model = bfloat16_inference_copy(model)
     if precision == "int8":
         from modeling.inference.int8 import quantize_int8
-        int8 = quantize_int8(model)
-        return lambda: [t.numpy() for t in int8(features).values()]
+        # Called below like the model; its own tf.function runs under XLA.
+        model = quantize_int8(model)
 
     @tf.function
     def infer(inputs):

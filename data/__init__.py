@@ -6,8 +6,4 @@
 - `data.pretraining`: pretraining instances, records, pipeline, metrics;
 - `data.extraction`: extract_features.py input and output;
 - `data.io`: atomic file writes.
-
-The old flat module names (`data.tf_tokenization`, `data.packing`,
-`data.classifier_processors`, `data.squad_evaluate`) stay importable as
-aliases of their new modules.
 """

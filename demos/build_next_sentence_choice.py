@@ -7,7 +7,7 @@ writes `train.tsv` and `dev.tsv` in the multiple-choice `tsv` layout
 (`id  context  ending0 .. ending3  label`, read with --data_format=tsv):
 context = a sentence, the right ending = the next sentence of its document,
 three distractors from other documents, split by document so that dev
-documents are never trained on (data/multiple_choice/next_sentence_task.py).
+documents are never trained on (demos/next_sentence/next_sentence_task.py).
 Prints the numbers of documents, sentences and rows.
 """
 import argparse
@@ -18,7 +18,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from data.io.errors import UserError  # noqa: E402
-from data.multiple_choice import next_sentence_task  # noqa: E402
+from demos.next_sentence import next_sentence_task  # noqa: E402
 
 
 def _parse_args(argv):

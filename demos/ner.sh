@@ -22,8 +22,8 @@
 #   4. the feature-based approach, --feature_layers=concat_last_four, from the
 #      same checkpoint (frozen encoder, activations cached, 2-layer BiLSTM);
 #   5. baselines: every word tagged with its most frequent training tag
-#      (data.tagging.baselines), and --tagger=wordpiece_bilstm (the same
-#      BiLSTM on the same word pieces, random embeddings, no BERT);
+#      (demos/ner/baselines.py), and demos/wordpiece_bilstm_ner.py (run_ner.py
+#      with the same BiLSTM on the same word pieces, random embeddings, no BERT);
 # each trained on wnut17train.conll and evaluated on emerging.dev.conll.
 # It prints one table (entity F1 per type and overall, conlleval rules, and
 # the training time of each run, process start-up included), the load
@@ -104,12 +104,12 @@ timed feature_eval "$PY" run_ner.py "${COMMON[@]}" --do_eval=true \
   --output_dir="$WORK_DIR/feature_based"
 
 # 5. Baselines.
-timed bilstm_train "$PY" run_ner.py "${COMMON[@]}" --do_train=true \
-  --tagger=wordpiece_bilstm --lstm_units="$LSTM_UNITS" "${LSTM_TRAIN[@]}" \
+timed bilstm_train "$PY" demos/wordpiece_bilstm_ner.py "${COMMON[@]}" --do_train=true \
+  --lstm_units="$LSTM_UNITS" "${LSTM_TRAIN[@]}" \
   --output_dir="$WORK_DIR/bilstm"
 BILSTM_S=$SECONDS_TAKEN
-timed bilstm_eval "$PY" run_ner.py "${COMMON[@]}" --do_eval=true \
-  --tagger=wordpiece_bilstm --lstm_units="$LSTM_UNITS" --output_dir="$WORK_DIR/bilstm"
+timed bilstm_eval "$PY" demos/wordpiece_bilstm_ner.py "${COMMON[@]}" --do_eval=true \
+  --lstm_units="$LSTM_UNITS" --output_dir="$WORK_DIR/bilstm"
 timed most_frequent_tag "$PY" demos/ner_demo_tools.py baseline \
   "$NER/wnut17train.conll" "$NER/emerging.dev.conll" "$WORK_DIR/most_frequent_tag"
 

@@ -8,7 +8,7 @@ baseline and the final table.
 `corpus` appends the training file's sentences (one per line, 20 sentences
 per document, no tags) to a create_pretraining_data.py corpus, so the small
 BERT sees in-domain text; the dev file is never used for pretraining.
-`baseline` tags DEV with data.tagging.baselines.MostFrequentTagBaseline fit
+`baseline` tags DEV with demos.ner.baselines.MostFrequentTagBaseline fit
 on TRAIN and writes eval_results.txt with run_ner.py's keys. `table` prints
 one row per run from each DIR/eval_results.txt.
 """
@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 
 from data.io.results import write_key_value_file  # noqa: E402
-from data.tagging.baselines import MostFrequentTagBaseline  # noqa: E402
+from demos.ner.baselines import MostFrequentTagBaseline  # noqa: E402
 from data.tagging.metric import conll_scores  # noqa: E402
 from data.tagging.outputs import write_predictions  # noqa: E402
 from data.tagging.readers import read_tagged_file  # noqa: E402

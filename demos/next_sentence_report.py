@@ -10,7 +10,7 @@ context's source), and the model's accuracy (from test_results.tsv,
 argmax against the labels) overall and split by how many of a row's
 distractors share the context's source: where all do, the source says
 nothing and chance is 1 / num_choices
-(data/multiple_choice/next_sentence_analysis.py).
+(demos/next_sentence/next_sentence_analysis.py).
 """
 import argparse
 import os
@@ -20,8 +20,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from data.io.errors import UserError  # noqa: E402
-from data.multiple_choice import next_sentence_analysis as analysis  # noqa: E402
-from data.multiple_choice.next_sentence_task import (  # noqa: E402
+from demos.next_sentence import next_sentence_analysis as analysis  # noqa: E402
+from demos.next_sentence.next_sentence_task import (  # noqa: E402
     read_shared_documents)
 from data.multiple_choice.readers import read_examples  # noqa: E402
 from data.multiple_choice.results import read_test_results  # noqa: E402

@@ -39,10 +39,8 @@ from modeling import checkpoints  # noqa: E402
 from modeling.config import BertConfig, BertConfigError  # noqa: E402
 from modeling.models import (BertClassifier, BertFeatureTagger,  # noqa: E402
                              BertModel, BertMultipleChoice, BertPretrainer,
-                             BertSquad, BertTokenClassifier,
-                             WordPieceBiLSTMTagger)
+                             BertSquad, BertTokenClassifier)
 
 __all__ = ["BertConfig", "BertConfigError", "BertModel", "BertClassifier",
            "BertFeatureTagger", "BertMultipleChoice", "BertPretrainer",
-           "BertSquad", "BertTokenClassifier", "WordPieceBiLSTMTagger",
-           "checkpoints"]
+           "BertSquad", "BertTokenClassifier", "checkpoints"]

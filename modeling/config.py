@@ -13,7 +13,7 @@ import os
 
 from data.io.atomic import write_text_atomically
 from data.io.errors import MissingFileError, UserError
-from modeling.layers.activations import ACTIVATION_NAMES
+from modeling.activations import ACTIVATION_NAMES
 
 # The fields the model reads, with the original constructor's defaults.
 _DEFAULTS = {

@@ -118,21 +118,6 @@ def all_layers(model):
                                                    recursive=True))
 
 
-def set_loss_tracker(model, tracker):
-    """Replaces the metric a compiled model's train step feeds its loss to.
-
-    Keras' `train_step` calls `model._loss_tracker.update_state(loss,
-    sample_weight=batch_size)` inside the compiled step and reports
-    `model.metrics` (the tracker first) as the step's logs; `compile()`
-    creates the tracker, a `Mean` named "loss". A replacement must keep
-    `update_state(values, sample_weight)` and report "loss".
-    """
-    _require(model, "_loss_tracker")
-    # compile() sets it with Keras' attribute tracking off (a built model
-    # refuses new state); plain assignment does the same.
-    object.__setattr__(model, "_loss_tracker", tracker)
-
-
 # ----- tf.distribute -------------------------------------------------------------
 
 def in_multi_worker_mode(strategy):

@@ -147,10 +147,9 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
             run_squad.py.
         doc_stride: tagger, how far windows over a long text advance (in
             word pieces), as run_ner.py's --doc_stride.
-        quantize: None, or "int8": the encoder's matmuls in int8 through
-            oneDNN (`modeling.inference.int8`; classifier, SQuAD and encoder
-            exports). The export then needs `TF_ENABLE_ONEDNN_OPTS=1` (the
-            scripts' default) where it is loaded too.
+        quantize: None, or "int8": the encoder's Dense layers in int8
+            (`modeling.inference.int8`: Keras's int8 quantization, run under
+            XLA).
         pooling, l2_normalize: encoder, its `embed_text` signature's pooling
             ("mean", "cls" or "max", `modeling.pooling`) and normalisation.
 

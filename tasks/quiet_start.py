@@ -61,8 +61,8 @@ def start_tensorflow():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     # oneDNN kernels on every x86 CPU (TensorFlow turns them on only where
-    # AVX-512 is present): 15-30% faster float32 on AVX2 machines, and the
-    # int8 export needs them. TF_ENABLE_ONEDNN_OPTS=0 keeps TF's default.
+    # AVX-512 is present): 15-30% faster float32 on AVX2 machines.
+    # TF_ENABLE_ONEDNN_OPTS=0 keeps TF's default.
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
     if wants_tf_lines or "tensorflow" in sys.modules:
         import tensorflow as tf

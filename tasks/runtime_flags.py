@@ -92,7 +92,8 @@ def define_runtime_flags(flag_values=None):
         flag_values=flag_values)
     flags.DEFINE_integer(
         "log_steps", 100,
-        "Log `loss = <that step's loss>, step = N` with global_step/sec and "
+        "Log `loss = <mean loss since the last line>, step = N` with "
+        "global_step/sec and "
         "examples/sec, and write the TensorBoard training scalars, every this "
         "many global steps (the Estimator's log_step_count_steps).",
         lower_bound=1, flag_values=flag_values)

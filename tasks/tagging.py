@@ -6,15 +6,15 @@
         init_checkpoint=..., output_dir=..., do_train=True, do_eval=True))
     task.run()   # train / evaluate / predict as the do_* fields say
 
-Three taggers, one data path (data/tagging: whole documents in windows of
+Two taggers, one data path (data/tagging: whole documents in windows of
 max_seq_length advancing by doc_stride, each word labelled and predicted at
 its first word piece in the window where it has the most context):
   * fine-tuning (default): `BertTokenClassifier`;
   * feature-based (`feature_layers` set, paper Table 7):
     `BertFeatureTagger`, a frozen encoder whose activations are computed
-    once and cached (tasks/tagging_cache.py), then a two-layer BiLSTM;
-  * `tagger="wordpiece_bilstm"`: the no-BERT baseline
-    (`WordPieceBiLSTMTagger`, random word-piece embeddings).
+    once and cached (tasks/tagging_cache.py), then a two-layer BiLSTM.
+(The NER demo's no-BERT baseline subclasses this task:
+demos/wordpiece_bilstm_ner.py.)
 
 Files in output_dir: label_list.txt (written by training; read by every
 later eval/predict run, so ids always mean what they meant in training),
@@ -36,7 +36,6 @@ from tasks.errors import UserError
 from tasks.modes import requested
 
 LABEL_LIST_FILE = "label_list.txt"
-TAGGERS = ("bert", "wordpiece_bilstm")
 #: The split (file prefix) and file flag of each mode.
 _SPLITS = {"train": "train_file", "eval": "eval_file",
            "predict": "predict_file"}
@@ -57,10 +56,9 @@ class TaggingConfig(FineTuningConfig):
         do_eval, eval_batch_size: as run_classifier.py.
         feature_layers: None or "" to fine-tune; else one of
             modeling.FEATURE_LAYERS for the feature-based tagger.
-        lstm_units: units per LSTM direction of the BiLSTM taggers; None:
-            the encoder's hidden size with feature_layers (the paper's 768
-            for BERT-Base), 768 for wordpiece_bilstm.
-        tagger: "bert", or "wordpiece_bilstm" for the no-BERT baseline.
+        lstm_units: units per LSTM direction of the feature-based
+            tagger's BiLSTM; None: the encoder's hidden size (the paper's 768
+            for BERT-Base).
     """
     do_lower_case: bool = False
     train_file: str = None
@@ -73,7 +71,6 @@ class TaggingConfig(FineTuningConfig):
     eval_batch_size: int = 8
     feature_layers: str = None
     lstm_units: int = None
-    tagger: str = "bert"
 
 
 def _padding_window(seq_length):
@@ -89,11 +86,11 @@ def _padding_window(seq_length):
 
 
 class TaggingTask(Task):
-    """Token tagging: fine-tuning, feature-based, or the BiLSTM baseline.
+    """Token tagging: fine-tuning or feature-based.
 
     Raises (from `prepare()`, before anything is written):
         UserError: no do_* field; a bad --data_format, --tag_scheme,
-            --feature_layers, --tagger or window size; a file missing, empty
+            --feature_layers or window size; a file missing, empty
             or with a bad line (file and line named); a tag outside the
             label list; no label_list.txt for eval/predict without
             training, or one from another training; no training step; a
@@ -124,14 +121,10 @@ class TaggingTask(Task):
         return self.bert_config.hidden_size if self.feature_based else 768
 
     def build_model(self):
-        from modeling import (BertFeatureTagger, BertTokenClassifier,
-                              WordPieceBiLSTMTagger)
+        from modeling import BertFeatureTagger, BertTokenClassifier
 
         num_labels = len(self.label_list)
         config = self.config
-        if config.tagger == "wordpiece_bilstm":
-            return WordPieceBiLSTMTagger(self.bert_config, num_labels,
-                                         lstm_units=self.lstm_units)
         if self.feature_based:
             return BertFeatureTagger(self.bert_config, num_labels,
                                      config.feature_layers,
@@ -155,16 +148,6 @@ class TaggingTask(Task):
         except ValueError as error:
             raise UserError(f"--tag_scheme={config.tag_scheme}: {error}"
                             ) from None
-        if config.tagger not in TAGGERS:
-            raise UserError(f"--tagger={config.tagger}: expected one of "
-                            f"{', '.join(TAGGERS)}")
-        if config.tagger == "wordpiece_bilstm":
-            if self.feature_based:
-                raise UserError("--tagger=wordpiece_bilstm has no BERT "
-                                "encoder; drop --feature_layers")
-            if config.init_checkpoint:
-                raise UserError("--tagger=wordpiece_bilstm trains from random "
-                                "embeddings; drop --init_checkpoint")
         if self.feature_based:
             try:
                 check_feature_layers(config.feature_layers,

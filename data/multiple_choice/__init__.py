@@ -1,5 +1,5 @@
 """Multiple-choice data (SWAG, HellaSwag, a plain TSV): reading, features,
-TFRecords, result files and a next-sentence demo task.
+TFRecords and result files.
 
 BERT paper §4.4 (SWAG). The original repository has no SWAG code; its
 author's recipe, which this package prepares the data for: each example
@@ -18,7 +18,8 @@ Modules (import them directly; this file imports nothing heavy):
 - `records`: TFRecord writer and `multiple_choice_dataset` (tf.data);
   (`flatten_choices` / `unflatten_choices`, which the model uses, are in
   `modeling/layers/choices.py`);
-- `results`: `write_test_results` / `read_test_results` (test_results.tsv);
-- `sentence_split`, `corpus_documents`, `next_sentence_task`: the
-  next-sentence demo task built from the shared plain text.
+- `results`: `write_test_results` / `read_test_results` (test_results.tsv).
+
+The next-sentence demo task built from the shared plain text is in
+`demos/next_sentence/`.
 """

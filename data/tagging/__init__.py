@@ -1,6 +1,6 @@
 """Sequence tagging (NER, BERT paper §5.3) data: reading tagged files, tag
 schemes, word-piece windows over whole documents, TFRecords, decoding
-predictions back to one tag per word, the conlleval metric and a baseline.
+predictions back to one tag per word and the conlleval metric.
 
 Modules (all TF-free except `records`):
 - `documents`: Word / Sentence / Document (with file path and line numbers),
@@ -17,8 +17,7 @@ Modules (all TF-free except `records`):
 - `decoding`: window predictions (ids or logits) -> tags per word;
 - `outputs`: predictions.txt / eval_predictions.txt, label_list.txt;
 - `metric`: entity P/R/F1 (overall, per type) and token accuracy, as
-  conlleval (`conll_scores`), and its text report (`conlleval_report`);
-- `baselines`: most frequent training tag per word.
+  conlleval (`conll_scores`), and its text report (`conlleval_report`).
 
 Flow:
 

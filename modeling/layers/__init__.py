@@ -1,5 +1,5 @@
 """The encoder's building blocks, each a Keras layer (or its helpers) with the
 original's weight names: `embeddings`, `attention`, `transformer`, the output
-`heads`, `activations`, `initializers`; `input_checks` (shape checks with
+`heads`, `initializers`; `input_checks` (shape checks with
 clear messages) and `serialization` (registration and config round trip).
 """

@@ -6,7 +6,7 @@ with a transposed matmul; every `*/kernel` is `[in, out]`.
 import keras
 from keras import ops
 
-from modeling.layers.activations import get_activation
+from modeling.activations import get_activation
 from modeling.layers.embeddings import LAYER_NORM_EPSILON
 from modeling.layers.initializers import create_initializer
 from modeling.layers.serialization import BertConfigSerializable, register

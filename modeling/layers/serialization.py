@@ -1,6 +1,7 @@
 """Keras serialization of our layers and models.
 
-Every layer and model registers under the package `bert_tf1`, so
+Every layer, model, optimizer and learning-rate schedule registers under the
+package `bert_tf1` (the one registration package), so
 `keras.models.load_model("m.keras")` finds the classes without
 `custom_objects` once `modeling` is imported. A `BertConfig` argument is
 stored in the Keras config as its plain dict (`BertConfig.to_dict`) and turned

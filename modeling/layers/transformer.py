@@ -2,7 +2,7 @@
 import keras
 from keras import ops
 
-from modeling.layers.activations import get_activation
+from modeling.activations import get_activation
 from modeling.layers.attention import SelfAttention
 from modeling.layers.embeddings import LAYER_NORM_EPSILON
 from modeling.layers.initializers import create_initializer

@@ -7,8 +7,7 @@
   `multiple_choice.BertMultipleChoice` (SWAG, paper §4.4): the paper's
   tasks the original never shipped;
 - `feature_tagger.BertFeatureTagger` (the feature-based approach, paper
-  §5.3 Table 7: frozen encoder, BiLSTM) and its no-BERT baseline
-  `bilstm_tagger.WordPieceBiLSTMTagger`;
+  §5.3 Table 7: frozen encoder, BiLSTM);
 - `losses`: the per-example and training losses their `compute_loss` uses.
 
 Each task model builds every weight when constructed. Weight paths are
@@ -17,7 +16,6 @@ the encoder, so the TF1 name is always the path without its first component
 (`modeling/naming.py`).
 """
 from modeling.models.bert_model import BertModel
-from modeling.models.bilstm_tagger import WordPieceBiLSTMTagger
 from modeling.models.classifier import (CLASSIFIER_DROPOUT,
                                         CLASSIFIER_INITIALIZER_RANGE,
                                         BertClassifier)
@@ -30,5 +28,5 @@ from modeling.models.tagger import BertTokenClassifier
 
 __all__ = ["BertModel", "BertClassifier", "BertFeatureTagger",
            "BertMultipleChoice", "BertPretrainer", "BertSquad",
-           "BertTokenClassifier", "FEATURE_LAYERS", "WordPieceBiLSTMTagger",
+           "BertTokenClassifier", "FEATURE_LAYERS",
            "CLASSIFIER_DROPOUT", "CLASSIFIER_INITIALIZER_RANGE"]

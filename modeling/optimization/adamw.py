@@ -1,11 +1,11 @@
 """The original `AdamWeightDecayOptimizer` for Keras 3."""
-import keras
 import tensorflow as tf
 
+from modeling.layers.serialization import register
 from modeling.optimization.tf1_optimizer import TF1StyleOptimizer, adam_moments
 
 
-@keras.saving.register_keras_serializable(package="bert")
+@register
 class AdamWeightDecay(TF1StyleOptimizer):
     """The original `AdamWeightDecayOptimizer`, as a Keras 3 optimizer.
 

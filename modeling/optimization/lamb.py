@@ -1,11 +1,11 @@
 """LAMB with the original BERT's weight-decay exclusions, for Keras 3."""
-import keras
 import tensorflow as tf
 
+from modeling.layers.serialization import register
 from modeling.optimization.tf1_optimizer import TF1StyleOptimizer
 
 
-@keras.saving.register_keras_serializable(package="bert")
+@register
 class LambWeightDecay(TF1StyleOptimizer):
     """LAMB (You et al. 2019) with the original's decay exclusions.
 

@@ -4,10 +4,12 @@ Source: `create_optimizer` in the original `optimization.py`.
 """
 import keras
 import tensorflow as tf
+
 from data.io.errors import UserError
+from modeling.layers.serialization import register
 
 
-@keras.saving.register_keras_serializable(package="bert")
+@register
 class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
     """Linear warmup, then linear decay to 0, as the original computes it.
 

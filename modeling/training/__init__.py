@@ -37,7 +37,7 @@ from modeling.training.resume import (CheckpointChoice, NoCheckpointError,
                                       restore_for_inference,
                                       restore_for_training)
 from modeling.training.runtime import RuntimeOptions
-from modeling.training.step_logs import StepLogger, StepLossTracker
+from modeling.training.step_logs import StepLogger
 from modeling.training.summaries import (TrainingSummaries, read_scalars,
                                          write_eval_summaries)
 from modeling.training.curves import write_training_curves
@@ -51,6 +51,6 @@ __all__ = ["CheckpointChoice", "EvaluateDuringTraining", "ExamplesPerSecond",
            "latest_training_checkpoint", "needs_strategy_loop", "predict",
            "remove_unlisted_checkpoints", "restore_for_inference",
            "restore_for_training", "restore_loss_scale", "RuntimeOptions",
-           "run_training", "StepLossTracker", "TrainingSummaries",
+           "run_training", "TrainingSummaries",
            "read_scalars", "save_training_checkpoint",
            "write_eval_summaries", "write_training_curves"]

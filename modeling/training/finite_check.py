@@ -54,7 +54,7 @@ class StopOnNonFiniteLoss(keras.callbacks.Callback):
 
     def on_train_batch_end(self, batch, logs=None):
         logs = logs or {}
-        loss = logs.get("step_loss", logs.get("loss"))
+        loss = logs.get("loss")
         if loss is None:
             return
         loss = float(loss)

@@ -6,7 +6,7 @@ What it keeps from the original Estimator setup: checkpoints named
 `keep_checkpoint_max` kept), with the optimizer state under the original names
 (`<var>/adam_m`, `<var>/adam_v`, `global_step`); a rerun of the same command
 resumes from the newest one; every `log_steps` steps a line
-`loss = <that step's loss>, step = N (... sec), global_step/sec: ...,
+`loss = <mean since the last line>, step = N (... sec), global_step/sec: ...,
 examples/sec: ...` through absl logging (`step_logs.StepLogger`), whatever
 stdout is. What it adds: a Keras progress bar on a terminal, TensorBoard
 scalars at the global step in `output_dir` (`summaries`), and
@@ -38,7 +38,7 @@ from modeling.training.preemption import (StopOnRequest, TrainingInterrupted,
 from modeling.training.resume import choose_start, restore_for_training
 from modeling.training.runtime import (is_chief, is_multi_worker,
                                        shard_for_workers, steps_per_execution)
-from modeling.training.step_logs import StepLogger, track_step_loss
+from modeling.training.step_logs import StepLogger
 from modeling.training.summaries import TrainingSummaries
 
 
@@ -168,8 +168,6 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
                       jit_compile=bool(options.use_xla) and not use_loop,
                       steps_per_execution=executions)
         model.optimizer.build(model.trainable_variables)
-        # Logs then hold `step_loss`, the loss of the step just taken.
-        track_step_loss(model, int(optimizer.gradient_accumulation_steps or 1))
         if start_from.source == "output_dir":
             restore_loss_scale(model, start_from.path)
     if verbose == "auto":
@@ -196,7 +194,7 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             losses.append(strategy_loop.train_with_strategy_run(
                 model, dataset, remaining * batches_per_step, strategy,
                 callback_list, executions, jit_compile=bool(options.use_xla),
-                batches_per_step=batches_per_step, guard=guard))
+                guard=guard))
         else:
             history = model.fit(dataset, epochs=1,
                                 steps_per_epoch=remaining * batches_per_step,

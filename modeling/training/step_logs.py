@@ -1,22 +1,17 @@
 """Step logs as the original's Estimator wrote them: `loss = ..., step = N`.
 
-The Estimator logged, every `log_step_count_steps` (100), the loss of the
-step just taken and the global step (`LoggingTensorHook`), and
-`global_step/sec` (`StepCounterHook`; TPUEstimator adds `examples/sec`).
-Keras instead reports `logs["loss"]`, the running mean since the epoch began,
-and only to the progress bar. Here:
+The Estimator logged, every `log_step_count_steps` (100), the loss and the
+global step (`LoggingTensorHook`), and `global_step/sec` (`StepCounterHook`;
+TPUEstimator adds `examples/sec`). Keras reports `logs["loss"]`, the running
+mean since the epoch began, and only to the progress bar. Here:
 
-- `StepLossTracker` replaces Keras' loss tracker in `model.fit`: it keeps
-  Keras' running mean under `loss` (the progress bar and `History` are
-  unchanged) and adds `step_loss`, the loss of the last completed global
-  step. It is updated inside the compiled train step, so with
-  `steps_per_execution` > 1 it is the loss of the last step of the
-  execution (the step the callback sees), and with gradient accumulation the
-  mean over the batches of that optimizer update.
 - `StepLogger` logs one line every `log_steps` global steps through absl:
   `loss = 0.693147, step = 100 (4.213 sec), global_step/sec: 23.7,
-  examples/sec: 759` and hands the same numbers (plus the learning rate) to
-  a summary writer (`modeling.training.summaries`).
+  examples/sec: 759`, where the loss is the mean over the batches since the
+  previous line, derived from Keras' running mean (a deliberate difference:
+  the Estimator logged the last step's loss; see docs/differences.md), and
+  hands the same numbers (plus the learning rate) to a summary writer
+  (`modeling.training.summaries`).
 
 The lines are absl INFO lines. Nothing here configures logging (no handler,
 no level): the scripts set absl's verbosity to INFO (`tasks/cli.py`, as the
@@ -32,73 +27,26 @@ from absl import logging
 
 from modeling import keras_internals
 
-#: The key of the last completed step's loss in the train logs.
-STEP_LOSS = "step_loss"
 
-
-class StepLossTracker(keras.metrics.Metric):
-    """Keras' training loss tracker plus the loss of the last global step.
-
-    `update_state(loss, sample_weight)` is what Keras' train step calls on
-    its tracker (the batch's loss, weighted by the batch size). `result()`
-    is `{"loss": running mean (Keras' value), "step_loss": mean loss of
-    the last `batches_per_step` batches once they are complete}`, float32
-    scalars; `step_loss` is 0 until the first step completes. Under a
-    mirrored strategy every replica tracks its own batch and Keras averages
-    the replicas' results, which for equal replica batches is the global
-    batch's loss.
+def window_mean(mean_now, batches_now, mean_before, batches_before):
+    """Mean over the batches between two readings of a running mean.
 
     Args:
-        batches_per_step: int >= 1, batches per optimizer update (gradient
-            accumulation); the step loss averages them.
-        name: the metric's name; "loss", the name of Keras' tracker.
+        mean_now, batches_now: the running mean after `batches_now` batches.
+        mean_before, batches_before: the same at an earlier reading
+            (0 batches: any mean).
+    Returns:
+        float, `(mean_now * batches_now - mean_before * batches_before) /
+        (batches_now - batches_before)`: the mean of the batches in between
+        (batches weighted alike, as Keras' `loss` weights equal batches).
+    Raises:
+        ValueError: no batch in between.
     """
-
-    def __init__(self, batches_per_step=1, name="loss", **kwargs):
-        super().__init__(name=name, **kwargs)
-        self.batches_per_step = max(1, int(batches_per_step))
-        self.total = self.add_variable((), "zeros", "float32", name="total")
-        self.count = self.add_variable((), "zeros", "float32", name="count")
-        self.window_sum = self.add_variable((), "zeros", "float32",
-                                            aggregation="mean",
-                                            name="window_sum")
-        self.window_batches = self.add_variable((), "zeros", "float32",
-                                                aggregation="mean",
-                                                name="window_batches")
-        self.step_loss = self.add_variable((), "zeros", "float32",
-                                           aggregation="mean", name="step_loss")
-
-    def update_state(self, values, sample_weight=None):
-        ops = keras.ops
-        loss = ops.mean(ops.cast(values, "float32"))
-        weight = (ops.cast(1.0, "float32") if sample_weight is None
-                  else ops.cast(sample_weight, "float32"))
-        self.total.assign_add(loss * weight)
-        self.count.assign_add(weight)
-        window_sum = self.window_sum + loss
-        window_batches = self.window_batches + 1.0
-        complete = window_batches >= self.batches_per_step
-        self.step_loss.assign(ops.where(
-            complete, window_sum / ops.maximum(window_batches, 1.0),
-            self.step_loss))
-        self.window_sum.assign(ops.where(complete, 0.0, window_sum))
-        self.window_batches.assign(ops.where(complete, 0.0, window_batches))
-
-    def result(self):
-        ops = keras.ops
-        return {"loss": ops.divide_no_nan(self.total, self.count),
-                STEP_LOSS: ops.convert_to_tensor(self.step_loss)}
-
-    def get_config(self):
-        return {"name": self.name, "batches_per_step": self.batches_per_step}
-
-
-def track_step_loss(model, batches_per_step=1):
-    """Gives a compiled `model` a `StepLossTracker` (call under the strategy
-    scope, after `compile`, before `fit`); returns the tracker."""
-    tracker = StepLossTracker(batches_per_step)
-    keras_internals.set_loss_tracker(model, tracker)
-    return tracker
+    if batches_now <= batches_before:
+        raise ValueError(f"window_mean: {batches_now} batches is not after "
+                         f"{batches_before}.")
+    total_before = mean_before * batches_before if batches_before else 0.0
+    return (mean_now * batches_now - total_before) / (batches_now - batches_before)
 
 
 def learning_rate_of_step(optimizer, step):
@@ -124,13 +72,15 @@ class StepLogger(keras.callbacks.Callback):
 
     The line, through absl logging (INFO):
     `loss = 0.693147, step = 100 (4.213 sec), global_step/sec: 23.7,
-    examples/sec: 759`, where the loss is step N's own (`step_loss` in the
-    logs, see `StepLossTracker`), the seconds are those since the previous
-    line (or since training started), and the rates are measured over them.
-    With `steps_per_execution` > 1 the callback sees every k-th step; a line
-    is due whenever a multiple of `every` was passed. The last step is
-    always logged. Each line's numbers and the learning rate also go to
-    `summaries.write_step(step, scalars)` when a writer is given.
+    examples/sec: 759`, where the loss is the mean over the batches since the
+    previous line (`window_mean` of the logs' running mean `loss`; with
+    gradient accumulation every batch of those updates), the seconds are
+    those since the previous line (or since training started), and the
+    rates are measured over them. With `steps_per_execution` > 1 the
+    callback sees every k-th step; a line is due whenever a multiple of
+    `every` was passed. The last step is always logged. Each line's numbers
+    and the learning rate also go to `summaries.write_step(step, scalars)`
+    when a writer is given.
 
     Args:
         optimizer: the optimizer whose `iterations` is the global step.
@@ -153,8 +103,10 @@ class StepLogger(keras.callbacks.Callback):
         self._progress_bar = progress_bar
         self._last_step = None
         self._last_time = None
-        self._last_loss = None
         self._pending = None
+        # (batches, running mean) of this fit call at the last line and now.
+        self._logged_mean = (0, 0.0)
+        self._mean = (0, float("nan"))
 
     def _step(self):
         return int(self._optimizer.iterations.numpy())
@@ -163,12 +115,15 @@ class StepLogger(keras.callbacks.Callback):
         if self._last_step is None:
             self._last_step = self._step()
             self._last_time = time.perf_counter()
+        # Keras' running mean starts again with every `fit`.
+        self._logged_mean = (0, 0.0)
+        self._mean = (0, float("nan"))
 
     def on_train_batch_end(self, batch, logs=None):
         step = self._step()
         logs = logs or {}
-        if STEP_LOSS in logs:
-            self._last_loss = float(logs[STEP_LOSS])
+        if "loss" in logs:
+            self._mean = (batch + 1, float(logs["loss"]))
         if step == self._last_step:
             return  # mid-update (gradient accumulation): no new step yet
         self._pending = step
@@ -181,6 +136,13 @@ class StepLogger(keras.callbacks.Callback):
         if self._summaries is not None:
             self._summaries.flush()
 
+    def _window_loss(self):
+        (batches, mean), (logged_batches, logged_mean) = self._mean, self._logged_mean
+        if batches <= logged_batches:
+            return float("nan")
+        self._logged_mean = self._mean
+        return window_mean(mean, batches, logged_mean, logged_batches)
+
     def _log(self, step):
         now = time.perf_counter()
         elapsed = now - self._last_time
@@ -188,7 +150,7 @@ class StepLogger(keras.callbacks.Callback):
         steps_per_sec = steps / elapsed if elapsed > 0 else float("nan")
         examples_per_sec = (steps_per_sec * self._batch_size
                             * self._batches_per_step)
-        loss = self._last_loss if self._last_loss is not None else float("nan")
+        loss = self._window_loss()
         if self._progress_bar:
             # The bar is mid-line on stdout; start the log line below it.
             sys.stdout.write("\n")

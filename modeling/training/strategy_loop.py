@@ -21,7 +21,6 @@ import numpy as np
 import tensorflow as tf
 
 from data.io.errors import UserError
-from modeling.training.step_logs import StepLossTracker
 
 
 def _gradient_function(model, optimizer, jit_compile):
@@ -133,7 +132,7 @@ def make_stop_agreement(strategy, signals=None):
 
 def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
                             steps_per_execution=1, jit_compile=False,
-                            batches_per_step=1, guard=None):
+                            guard=None):
     """Runs `num_batches` training batches; returns their mean loss.
 
     Args:
@@ -143,13 +142,10 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
         num_batches: int, batches to run.
         strategy: the `tf.distribute.Strategy`.
         callbacks: a `keras.callbacks.CallbackList` (the same callbacks the
-            `fit` path uses); given, as `fit` gives them, `loss` (running
-            mean) and `step_loss` (the last completed global step's loss,
-            see `step_logs.StepLossTracker`) in the logs.
+            `fit` path uses); given, as `fit` gives them, `loss` (the
+            running mean of the batches' losses) in the logs.
         steps_per_execution: int, batches per compiled call.
         jit_compile: bool, XLA-compile each replica's gradient computation.
-        batches_per_step: int, batches per optimizer update (gradient
-            accumulation), for `step_loss`.
         guard: a `preemption.PreemptionGuard`, or None. A stop it requests
             (or `model.stop_training` set by a callback) ends the loop after
             the current execution; under several workers the request is
@@ -168,10 +164,10 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
     distributed = strategy.experimental_distribute_dataset(dataset)
     iterator = iter(distributed)
     train = make_train_function(model, strategy, jit_compile)
-    # The batch losses come back to Python, where the tracker fit uses keeps
-    # the running mean and the step loss (one rule for both paths; made here,
-    # outside the strategy's scope, its variables are plain ones).
-    tracker = StepLossTracker(batches_per_step)
+    # The batch losses come back to Python, where a `Mean` keeps the running
+    # mean that fit's loss tracker keeps (made here, outside the strategy's
+    # scope, its variables are plain ones).
+    tracker = keras.metrics.Mean(name="loss")
     done = 0
     model.stop_training = False
     callbacks.on_train_begin()
@@ -199,7 +195,7 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
 
 
 def _logs(tracker):
-    return {key: float(value) for key, value in tracker.result().items()}
+    return {"loss": float(tracker.result())}
 
 
 def predict_on_this_worker(model, dataset):

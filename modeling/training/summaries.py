@@ -5,7 +5,8 @@ scalars to `output_dir/eval/` (the Estimator's layout), so
 `tensorboard --logdir output_dir` shows both runs, against the global step:
 
 - training, every `--log_steps` steps (`TrainingSummaries`, written by
-  `step_logs.StepLogger`): `loss` (that step's loss), `learning_rate` (the
+  `step_logs.StepLogger`): `loss` (the mean over the steps since the
+  previous line), `learning_rate` (the
   rate of that step's update), `global_step/sec`, `examples/sec`;
 - evaluation, after each evaluation (`write_eval_summaries`): every number
   of `eval_results.txt` / `eval_results.json` at the checkpoint's step.

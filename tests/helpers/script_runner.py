@@ -28,8 +28,8 @@ def _script_env():
 
 
 class ScriptServer:
-    """script_server.py, started once per test process (shared by threads:
-    the bad-input table runs several cases at once)."""
+    """script_server.py, started once per test process (safe to share
+    between threads)."""
 
     def __init__(self):
         self._folder = tempfile.TemporaryDirectory(prefix="bert-scripts-")

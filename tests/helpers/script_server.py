@@ -2,7 +2,7 @@
 
 Every script run as a fresh `python run_x.py ...` pays for importing
 TensorFlow, Keras and the project: about 6 CPU seconds, which is nearly the
-whole cost of a bad-input case or a short README command. This server
+whole cost of a short script run or README command. This server
 imports all that once, runs no TensorFlow op, and then, for each request,
 forks a child that executes the script as `__main__` with the request's
 argv, working directory, environment and standard streams, as a new

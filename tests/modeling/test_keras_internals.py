@@ -145,33 +145,3 @@ def test_a_missing_hook_is_named_in_the_error():
     with pytest.raises(keras_internals.KerasInternalsError,
                        match="'_var_key'.*keras_internals"):
         keras_internals.variable_key(Bare(), None)
-
-
-def test_a_replaced_loss_tracker_gets_every_train_step_loss():
-    # fit's train step feeds the tracker (loss, sample_weight=batch size)
-    # inside the compiled step, and the step's logs are its result.
-    class Recording(keras.metrics.Metric):
-        def __init__(self):
-            super().__init__(name="loss")
-            self.calls = self.add_variable((), "zeros", "float32", name="calls")
-            self.weight = self.add_variable((), "zeros", "float32", name="weight")
-
-        def update_state(self, values, sample_weight=None):
-            self.calls.assign_add(1.0)
-            self.weight.assign_add(keras.ops.cast(sample_weight, "float32"))
-
-        def result(self):
-            return {"loss": self.calls, "seen_weight": self.weight}
-
-    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
-    model.compile(optimizer="sgd", loss="mse", steps_per_execution=2)
-    keras_internals.set_loss_tracker(model, Recording())
-    seen = []
-
-    class Logs(keras.callbacks.Callback):
-        def on_train_batch_end(self, batch, logs=None):
-            seen.append((float(logs["loss"]), float(logs["seen_weight"])))
-
-    x, y = np.ones((12, 2), "float32"), np.zeros((12, 1), "float32")
-    model.fit(x, y, batch_size=3, epochs=1, verbose=0, callbacks=[Logs()])
-    assert seen == [(2.0, 6.0), (4.0, 12.0)]  # 4 batches of 3, 2 per call

@@ -193,6 +193,29 @@ def test_classifier_export_matches_run_classifier_predictions(fixtures_dir,
     np.testing.assert_allclose(values, expected[0], rtol=0, atol=1e-5)
 
 
+@pytest.mark.slow
+def test_int8_classifier_export_close_to_run_classifier_predictions(
+        fixtures_dir, tmp_path):
+    # Loaded by TensorFlow alone: the int8 Dense layers and their XLA
+    # function need nothing of this project nor oneDNN settings.
+    fixture = fixtures_dir / "tf1_vocab_mrpc_classifier"
+    export_dir = export_saved_model(
+        tmp_path / "mrpc_int8", model_type="classifier", num_labels=2,
+        do_lower_case=True, max_seq_length=128, quantize="int8",
+        **fixture_args(fixture))
+    rows = mrpc_rows(fixture)
+    expected = np.loadtxt(fixture / "mrpc_test64_test_results.tsv",
+                          delimiter="\t", dtype=np.float32)
+    outputs = run_signature(export_dir, "classify_pair", tmp_path,
+                            text_a=[row[3] for row in rows],
+                            text_b=[row[4] for row in rows])
+    error = np.abs(outputs["probabilities"] - expected).max()
+    assert 0 < error < 0.02, error
+    confident = np.abs(expected[:, 1] - 0.5) > 0.05
+    np.testing.assert_array_equal(outputs["label_id"][confident],
+                                  expected.argmax(-1)[confident])
+
+
 def _fold(text):
     """Lower-case, accents and spaces removed: compares the in-graph
     `tok_text` answer with the original's `get_final_text` answer."""

@@ -86,7 +86,7 @@ TRAIN = "John\tB-person\nlives\tO\nin\tO\nParis\tB-location\n\n"
 @pytest.mark.parametrize("case", [
     "missing_eval_file", "no_eval_file_flag", "type_not_in_training",
     "bad_line", "tag_outside_scheme", "bad_scheme", "bad_format",
-    "too_few_layers", "baseline_with_checkpoint", "no_label_list",
+    "too_few_layers", "no_label_list",
     "other_label_list"])
 def test_bad_input_fails_before_any_write(case, fixture, tmp_path):
     train = _write(tmp_path / "train.conll", TRAIN)
@@ -118,9 +118,6 @@ def test_bad_input_fails_before_any_write(case, fixture, tmp_path):
         fields.update(feature_layers="concat_last_four")
         pattern = ("--feature_layers=concat_last_four: concat_last_four needs "
                    "at least 4 encoder layers.*num_hidden_layers=2")
-    elif case == "baseline_with_checkpoint":
-        fields.update(tagger="wordpiece_bilstm")
-        pattern = "--tagger=wordpiece_bilstm .* drop --init_checkpoint"
     elif case == "no_label_list":
         fields = dict(do_predict=True, predict_file=train)
         pattern = f"{output_dir / 'label_list.txt'}: no such file"
@@ -342,19 +339,3 @@ def test_feature_cache_is_computed_once_and_reused(fixture, wnut, tmp_path,
     np.testing.assert_allclose(cached[mask], end_to_end[mask], atol=1e-5)
 
 
-@pytest.mark.slow  # trains: ~30-60 s
-def test_wordpiece_bilstm_baseline_trains_and_evaluates(fixture, wnut,
-                                                        tmp_path):
-    from modeling import checkpoints
-
-    train_file, dev_file = wnut
-    output_dir = tmp_path / "out"
-    task = TaggingTask(make_config(
-        fixture, output_dir, init_checkpoint=None, tagger="wordpiece_bilstm",
-        lstm_units=4, do_train=True, do_eval=True, train_file=train_file,
-        eval_file=dev_file))
-    results = task.run()
-    assert results["eval"]["global_step"] == results["train"]["global_step"]
-    names = checkpoints.list_checkpoint(str(output_dir))
-    assert "wordpiece_bilstm/embeddings" in names
-    assert not any(name.startswith("bert/") for name in names)

@@ -381,12 +381,8 @@ def test_xnli_dev_without_the_language_is_an_error(tmp_path):
         cp.get_processor("xnli").get_dev_examples(str(tmp_path))
 
 
-def test_old_module_path_and_split_modules_export_the_same_names():
-    import data.classifier_processors as alias
+def test_split_modules_export_the_same_names():
     from data.glue import processor_base, processors
-    assert alias is processors
-    for name in processors.__all__:
-        assert hasattr(alias, name), name
     for name in processor_base.__all__:
         assert getattr(processors, name) is getattr(processor_base, name)
     assert processors.PROCESSORS["mrpc"] is processors.MrpcProcessor

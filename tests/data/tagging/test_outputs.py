@@ -1,11 +1,9 @@
-"""predictions.txt / label_list.txt writers and reader; the most frequent
-tag baseline."""
+"""predictions.txt / label_list.txt writers and reader."""
 import os
 
 import pytest
 
 from data.io.errors import UserError
-from data.tagging.baselines import MostFrequentTagBaseline
 from data.tagging.documents import Document, Sentence, Word
 from data.tagging.metric import conll_scores
 from data.tagging.outputs import (format_predictions, read_label_list,
@@ -52,36 +50,3 @@ def test_label_list_round_trip_and_errors(tmp_path):
             read_label_list(path)
     with pytest.raises(UserError, match="no such file"):
         read_label_list(tmp_path / "missing.txt")
-
-
-def test_most_frequent_tag_baseline():
-    train = [_document([[("Paris", "B-LOC"), ("is", "O"), ("Paris", "B-PER"),
-                         ("Paris", "B-LOC")], [("Hilton", "I-PER"),
-                                               ("Hilton", "B-ORG")]])]
-    baseline = MostFrequentTagBaseline().fit(train)
-    assert baseline.word_tags == {"Paris": "B-LOC", "is": "O",
-                                  "Hilton": "I-PER"}  # tie: first seen
-    assert baseline.default_tag == "B-LOC"  # 2 x B-LOC vs 1 x O, ...
-    evaluation = [_document([[("Paris", "B-LOC"), ("rocks", "O")]])]
-    assert baseline.predict(evaluation) == [[["B-LOC", "B-LOC"]]]
-    # On realistic data the unseen words get O.
-    assert MostFrequentTagBaseline().fit(
-        [_document([[("a", "O"), ("b", "O"), ("c", "B-X")]])]).predict(
-        evaluation) == [[["O", "O"]]]
-    with pytest.raises(RuntimeError, match="fit"):
-        MostFrequentTagBaseline().predict(evaluation)
-
-
-def test_baseline_on_wnut(data_dir):
-    from data.tagging.readers import read_tagged_file
-    train = read_tagged_file(data_dir / "ner/wnut17/wnut17train.conll")
-    dev = read_tagged_file(data_dir / "ner/wnut17/emerging.dev.conll")
-    baseline = MostFrequentTagBaseline().fit(train)
-    assert baseline.default_tag == "O"
-    predicted = [s for d in baseline.predict(dev) for s in d]
-    scores = conll_scores([s.tags for d in dev for s in d.sentences],
-                          predicted)
-    assert scores.tokens == 15733
-    # A weak but non-trivial baseline: far above 0, far below BERT.
-    assert 0.02 < scores.overall.f1 < 0.4
-    assert scores.accuracy > 0.85

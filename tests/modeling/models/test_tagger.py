@@ -1,5 +1,5 @@
-"""The tagging models: BertTokenClassifier, BertFeatureTagger (the paper's
-feature-based approach) and the WordPieceBiLSTMTagger baseline.
+"""The tagging models: BertTokenClassifier and BertFeatureTagger (the paper's
+feature-based approach).
 
 Expectations are computed independently: the six feature choices from
 BertModel's own outputs with NumPy, the BiLSTM head with a NumPy LSTM
@@ -10,8 +10,7 @@ import keras
 import numpy as np
 import pytest
 
-from modeling import (BertConfig, BertFeatureTagger, BertTokenClassifier,
-                      WordPieceBiLSTMTagger)
+from modeling import BertConfig, BertFeatureTagger, BertTokenClassifier
 from modeling.models.feature_tagger import (FEATURE_LAYERS,
                                             check_feature_layers)
 from modeling.naming import tf1_name
@@ -185,33 +184,13 @@ def test_padding_does_not_change_real_positions():
                                np.asarray(model(short)), atol=1e-5)
 
 
-# ----- the baseline ------------------------------------------------------------
-
-def test_wordpiece_bilstm_baseline():
-    model = WordPieceBiLSTMTagger(CONFIG, NUM_LABELS, lstm_units=UNITS)
-    shapes = {tf1_name(w): tuple(w.shape) for w in model.weights}
-    assert sorted(shapes) == sorted(["wordpiece_bilstm/embeddings"]
-                                    + head_names())
-    assert shapes["wordpiece_bilstm/embeddings"] == (50, 8)
-    inputs = make_inputs(seed=3)
-    table = model.embeddings.embeddings.numpy()
-    expected = numpy_head(model.head, table[inputs["input_ids"]],
-                          inputs["input_mask"])
-    logits = np.asarray(model(inputs, training=False))
-    np.testing.assert_allclose(logits, expected, atol=1e-5)
-    # Segment ids are not read.
-    other = dict(inputs, segment_ids=np.ones_like(inputs["segment_ids"]))
-    assert np.array_equal(np.asarray(model(other, training=False)), logits)
-
-
 # ----- .keras round trips ---------------------------------------------------
 
 @pytest.mark.parametrize("build", [
     lambda: BertTokenClassifier(CONFIG, NUM_LABELS),
     lambda: BertFeatureTagger(CONFIG, NUM_LABELS, "concat_last_four",
                               lstm_units=UNITS),
-    lambda: WordPieceBiLSTMTagger(CONFIG, NUM_LABELS, lstm_units=UNITS),
-], ids=["token_classifier", "feature_tagger", "wordpiece_bilstm"])
+], ids=["token_classifier", "feature_tagger"])
 def test_keras_round_trip_is_exact(build, tmp_path):
     model = build()
     inputs = make_inputs(seed=4)

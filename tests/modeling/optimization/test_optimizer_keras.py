@@ -102,6 +102,22 @@ def test_config_round_trip_and_errors():
         AdamWeightDecay(weight_decay=0.01)
 
 
+def test_optimizers_and_schedule_register_in_the_one_package():
+    # The layers' package (`modeling.layers.serialization.PACKAGE`): a
+    # `.keras` file finds them by `bert_tf1>ClassName`.
+    from modeling.optimization import LambWeightDecay
+    for optimizer in (create_optimizer(3e-5, 1000, 100),
+                      create_optimizer(3e-5, 1000, 100, optimizer_type="lamb")):
+        serialized = keras.saving.serialize_keras_object(optimizer)
+        name = type(optimizer).__name__
+        assert serialized["registered_name"] == f"bert_tf1>{name}"
+        assert serialized["config"]["learning_rate"]["registered_name"] == \
+            "bert_tf1>WarmupLinearDecay"
+        clone = keras.saving.deserialize_keras_object(serialized)
+        assert type(clone) is type(optimizer)
+        assert type(clone) in (AdamWeightDecay, LambWeightDecay)
+
+
 # ----- Keras integration -----------------------------------------------------------
 
 @pytest.mark.parametrize("jit_compile", [

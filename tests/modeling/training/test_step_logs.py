@@ -1,8 +1,9 @@
-"""Step logs and TensorBoard scalars: each logged loss is that step's own.
+"""Step logs and TensorBoard scalars: each logged loss is the mean since the last line.
 
 The model's loss is the mean of the batch's labels (plus 0 x its logits, so
 there are gradients), and batch b (1, 2, 3, ...) has every label equal to b:
-step N's loss is N, while Keras' running mean would be (N + 1) / 2.
+step N's loss is N, the mean of steps M+1..N is (M + 1 + N) / 2, while
+Keras' running mean would be (N + 1) / 2.
 """
 import os
 import re
@@ -81,7 +82,7 @@ def info_logs(caplog):
     return caplog
 
 
-def test_each_logged_loss_is_that_steps_loss(fixtures_dir, tmp_path, info_logs):
+def test_each_step_logged_has_that_steps_loss(fixtures_dir, tmp_path, info_logs):
     result = _train(fixtures_dir, tmp_path, steps=5, log_steps=1,
                     save_checkpoints_steps=100)
     assert _logged(info_logs) == [(1, 1.0), (2, 2.0), (3, 3.0), (4, 4.0), (5, 5.0)]
@@ -101,10 +102,11 @@ def test_each_logged_loss_is_that_steps_loss(fixtures_dir, tmp_path, info_logs):
 
 def test_steps_per_execution_logs_the_last_step_of_each_call(
         fixtures_dir, tmp_path, info_logs):
-    # Callbacks see steps 2, 4, 6; lines are due after 3 and 6.
+    # Callbacks see steps 2, 4, 6; lines are due after 3 and 6: the means
+    # of steps 1-4 and 5-6.
     _train(fixtures_dir, tmp_path, steps=6, log_steps=3, steps_per_execution=2,
            save_checkpoints_steps=100)
-    assert _logged(info_logs) == [(4, 4.0), (6, 6.0)]
+    assert _logged(info_logs) == [(4, 2.5), (6, 5.5)]
 
 
 def test_the_line_has_the_estimators_fields(fixtures_dir, tmp_path, info_logs):
@@ -116,16 +118,22 @@ def test_the_line_has_the_estimators_fields(fixtures_dir, tmp_path, info_logs):
 
 
 def test_the_last_step_is_logged_even_off_the_cadence(fixtures_dir, tmp_path, info_logs):
+    # Means of steps 1-2, 3-4 and 5 (Keras' running mean: 1.5, 2.5, 3).
     _train(fixtures_dir, tmp_path, steps=5, log_steps=2, save_checkpoints_steps=100)
-    assert _logged(info_logs) == [(2, 2.0), (4, 4.0), (5, 5.0)]
+    assert _logged(info_logs) == [(2, 1.5), (4, 3.5), (5, 5.0)]
 
 
 def test_gradient_accumulation_logs_the_mean_of_the_updates_batches(
         fixtures_dir, tmp_path, info_logs):
-    # Update N averages batches 2N-1 and 2N: loss 2N - 0.5.
+    # Update N averages batches 2N-1 and 2N: loss 2N - 0.5; lines every 2
+    # updates average 4 batches.
     _train(fixtures_dir, tmp_path, steps=3, accumulation=2, log_steps=1,
            save_checkpoints_steps=100)
     assert _logged(info_logs) == [(1, 1.5), (2, 3.5), (3, 5.5)]
+    info_logs.clear()
+    _train(fixtures_dir, tmp_path / "every_2", steps=3, accumulation=2,
+           log_steps=2, save_checkpoints_steps=100)
+    assert _logged(info_logs) == [(2, 2.5), (3, 5.5)]
 
 
 def test_strategy_run_loop_logs_the_same(fixtures_dir, tmp_path, info_logs,
@@ -133,7 +141,7 @@ def test_strategy_run_loop_logs_the_same(fixtures_dir, tmp_path, info_logs,
     monkeypatch.setattr(loop, "needs_strategy_loop", lambda strategy, options: True)
     _train(fixtures_dir, tmp_path, steps=4, log_steps=1, steps_per_execution=2,
            save_checkpoints_steps=100)
-    assert _logged(info_logs) == [(2, 2.0), (4, 4.0)]
+    assert _logged(info_logs) == [(2, 1.5), (4, 3.5)]
     info_logs.clear()
     _train(fixtures_dir, tmp_path / "accumulated", steps=2, accumulation=2,
            log_steps=1, save_checkpoints_steps=100)

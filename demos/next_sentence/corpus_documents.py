@@ -31,7 +31,7 @@ import re
 from typing import List
 
 from data.io.errors import UserError
-from data.multiple_choice.sentence_split import split_sentences
+from demos.next_sentence.sentence_split import split_sentences
 
 __all__ = [
     "Document",

@@ -3,7 +3,9 @@ embeddings, the feature-based tagger's two-layer BiLSTM, a classifier.
 
 It reads exactly the inputs the BERT taggers read (the same word pieces,
 windows and scored positions from data/tagging), so the comparison isolates
-what pre-trained BERT adds. Not in the paper; the issue's second baseline.
+what pre-trained BERT adds. Not in the paper: a baseline of the NER demo
+(demos/ner.sh, trained by demos/wordpiece_bilstm_ner.py). Registered for
+Keras as `bert_tf1>WordPieceBiLSTMTagger` once this module is imported.
 """
 import keras
 

@@ -1,11 +1,11 @@
 """What the source of the text answers alone on the next-sentence task
-(data/multiple_choice/next_sentence_analysis.py), on hand-made rows."""
+(demos/next_sentence/next_sentence_analysis.py), on hand-made rows."""
 import numpy as np
 import pytest
 
-from data.multiple_choice.corpus_documents import Document
+from demos.next_sentence.corpus_documents import Document
 from data.multiple_choice.examples import MultipleChoiceExample
-from data.multiple_choice import next_sentence_analysis as analysis
+from demos.next_sentence import next_sentence_analysis as analysis
 
 DOCUMENTS = [
     Document("wiki/0", "", ["W zero.", "W one.", "W two."]),
@@ -58,7 +58,7 @@ def test_accuracy_by_same_source():
 def test_report_command_on_the_shared_task(tmp_path, data_dir, capsys):
     import importlib.util
 
-    from data.multiple_choice import next_sentence_task as nst
+    from demos.next_sentence import next_sentence_task as nst
     from data.multiple_choice.results import write_test_results
     from tests.conftest import REPO_ROOT
 

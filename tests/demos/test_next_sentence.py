@@ -7,10 +7,10 @@ import re
 import pytest
 
 from data.io.errors import UserError
-from data.multiple_choice import corpus_documents as cd
-from data.multiple_choice import next_sentence_task as nst
+from demos.next_sentence import corpus_documents as cd
+from demos.next_sentence import next_sentence_task as nst
 from data.multiple_choice.readers import read_examples
-from data.multiple_choice.sentence_split import count_words, split_sentences
+from demos.next_sentence.sentence_split import count_words, split_sentences
 
 
 def test_split_sentences_rules():

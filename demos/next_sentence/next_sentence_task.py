@@ -31,10 +31,10 @@ from typing import Dict, List
 
 from data.io.atomic import write_text_atomically
 from data.io.errors import UserError
-from data.multiple_choice.corpus_documents import (SHARED_TEXT_FILES,
+from demos.next_sentence.corpus_documents import (SHARED_TEXT_FILES,
                                                    read_documents)
 from data.multiple_choice.examples import MultipleChoiceExample
-from data.multiple_choice.sentence_split import count_words
+from demos.next_sentence.sentence_split import count_words
 from data.multiple_choice.tsv_writer import write_choice_tsv
 
 __all__ = [

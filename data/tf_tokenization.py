@@ -1,6 +1,0 @@
-"""Compatibility alias: `data.tf_tokenization` is `data.tokenization.in_graph` (moved when data/ was
-split by task); the module object itself is shared, so every name works."""
-import importlib
-import sys
-
-sys.modules[__name__] = importlib.import_module("data.tokenization.in_graph")

@@ -1,0 +1,2 @@
+"""The NER demo's baselines (demos/ner.sh): `baselines.MostFrequentTagBaseline`
+and `bilstm_tagger.WordPieceBiLSTMTagger` (no BERT)."""

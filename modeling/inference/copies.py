@@ -1,0 +1,34 @@
+"""A model rebuilt from its config with another model's weights."""
+import keras
+
+from modeling.naming import tf1_name
+
+
+def rebuilt_copy(model, dtype=None):
+    """A new model of `model`'s class and config holding its weights.
+
+    Args:
+        model: a built Keras model of this project (`BertModel`,
+            `BertClassifier`, `BertSquad`, `BertPretrainer`, ...).
+        dtype: None (the model's policy), or a Keras dtype policy name for
+            the copy (e.g. "bfloat16"); the weights are cast to it.
+    Returns:
+        The copy; its weights are `model`'s, matched by TF1 name (the
+        copy's inner models may get other Keras names).
+    Raises:
+        ValueError: the copy's weight names differ from the model's (a model
+            not built by its constructor).
+    """
+    config = model.get_config()
+    if dtype is not None:
+        config["dtype"] = dtype
+    copy = type(model).from_config(config)
+    source = {tf1_name(weight): weight for weight in model.weights}
+    paths = sorted(tf1_name(weight) for weight in copy.weights)
+    if paths != sorted(source):
+        raise ValueError(
+            f"A copy of {model.name} has weights {paths[:3]}..., the model "
+            f"{sorted(source)[:3]}...; expected the same paths.")
+    for weight in copy.weights:
+        weight.assign(keras.ops.cast(source[tf1_name(weight)], weight.dtype))
+    return copy
