@@ -106,6 +106,7 @@ class RunFiles:
         for folder in self.work_dirs():
             if tf.io.gfile.exists(folder):
                 tf.io.gfile.rmtree(folder)
+            atomic.release_temp(folder)
             atomic.remove_empty_temp_dir(os.path.dirname(folder))
 
 
