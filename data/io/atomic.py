@@ -50,7 +50,7 @@ import threading
 import time
 import uuid
 
-from data.io.errors import OutputExistsError, OutputWriteError, UserError
+from data.io.errors import OutputExistsError, OutputWriteError
 
 TEMP_DIR_NAME = ".bert-tmp"
 TEMP_SUFFIX = ".partial"

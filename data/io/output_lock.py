@@ -30,6 +30,7 @@ import os
 import socket
 import sys
 import threading
+import time
 
 from data.io.errors import UserError
 
@@ -147,6 +148,11 @@ def check_unlocked(output_dir, cluster=None):
     finally:
         os.close(fd)  # Also drops a lock just taken.
     holder = _read_holder(path)
+    for _ in range(20):  # Its holder may not have written its line yet.
+        if holder:
+            break
+        time.sleep(0.05)
+        holder = _read_holder(path)
     if cluster is None or holder.get("cluster") != cluster:
         raise _locked_error(holder, path)
 
