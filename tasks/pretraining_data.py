@@ -11,6 +11,7 @@ seed of its own, built in a process pool or on Apache Beam (`--runner`,
 `data.pretraining.beam_pipeline`), byte-identical either way.
 """
 import dataclasses
+import os
 
 from tasks import checks
 from tasks.errors import UserError
@@ -42,8 +43,9 @@ class PretrainingDataTask:
     """Checks everything (`prepare`), then writes the TFRecords (`run`).
 
     Raises (from `prepare()`, before anything is written):
-        UserError: an option out of range, no output file, an input glob
-            matching no (non-empty) file, a missing vocab file.
+        UserError: an option out of range, no output file, an output file
+            that is a folder or whose folder is a file or not writable, an
+            input glob matching no (non-empty) file, a missing vocab file.
     """
 
     def __init__(self, config):
@@ -75,6 +77,14 @@ class PretrainingDataTask:
                              if p]
         if not self.output_files:
             raise UserError("--output_file names no file")
+        for path in self.output_files:
+            if "://" in path:
+                continue
+            if os.path.isdir(path):
+                raise UserError(f"--output_file={path} is a folder, expected "
+                                "a file name")
+            checks.check_output_dir_writable(
+                os.path.dirname(os.path.abspath(path)), "--output_file")
         self.input_files = checks.check_input_files(config.input_file)
         checks.check_data_file(config.vocab_file, "--vocab_file")
 

@@ -2,21 +2,31 @@
 
 Every output (TFRecords, checkpoints, configs, result files, JSON lines) is
 first written to a temporary file and moved onto its final name only when
-complete, so a reader never sees half a file and a kill leaves the previous
-file (or none) in place.
+complete (`os.replace`; `tf.io.gfile.rename` for remote paths), so a reader
+never sees half a file and a kill leaves the previous file (or none) in place.
 
 Where temporary files live: in a hidden folder `.bert-tmp/` inside the
-output's folder, named `<pid>.<random>.<host>.partial`. The name carries
-neither the output's name nor its extension, and the folder is one level
-down, so no user glob such as `out/*tfrecord*` or `out/*` (files) matches a
-half-written file. The rename stays inside one folder tree (one file system,
-atomic for local paths; a copy + delete on gs://, as tf.io.gfile does).
+output's folder, named `tmp<random>.<host>.partial` (`tempfile.mkstemp`
+picks the name). The name carries neither the output's name nor its
+extension, and the folder is one level down, so no user glob such as
+`out/*tfrecord*` or `out/*` (files) matches a half-written file. The rename
+stays inside one folder tree (one file system, atomic for local paths; a
+copy + delete on gs://, as tf.io.gfile does).
 
 Cleanup: a failure removes its temp files (try/finally); a kill -9 cannot,
-so `remove_stale_temp_files` (called before each write) deletes temp files
-whose process is gone (same host) or that are older than a day (another
-host, or gs://). Names of older versions of this project
-(`<name>.tmp-*`, `.<name>.tmp-*` beside the output) are removed too.
+so the next write into the folder (`remove_stale_temp_files`) does. Which
+temp files are abandoned is decided without process ids (they mean nothing
+across PID namespaces that share a host name): while a writer holds a temp
+name, it holds an `flock` on a marker `tmp<random>.<host>.lock` beside it,
+which the kernel drops when the process dies. A writer removes
+  * the temp files of a marker whose flock it can take, when the marker's
+    host is its own (flocks of other hosts may not be visible: network file
+    systems);
+  * any other file in `.bert-tmp/` (another host's, a remote folder's,
+    where no flock exists) only once it is more than a day old
+    (`STALE_AFTER_SECONDS`).
+So two writers in one folder, with or without an output_dir lock, never
+remove each other's live temp files.
 
 Failures: an operating-system error while writing (disk full, quota, a
 read-only or failing disk; also TensorFlow's `ResourceExhaustedError` and
@@ -31,21 +41,27 @@ tf.io.gfile, as the original's tf.gfile did.
 """
 import contextlib
 import errno
+import fcntl
 import os
+import shutil
 import socket
+import tempfile
+import threading
 import time
 import uuid
 
-from data.io.errors import OutputExistsError, OutputWriteError, UserError
+from data.io.errors import OutputExistsError, OutputWriteError
 
 TEMP_DIR_NAME = ".bert-tmp"
 TEMP_SUFFIX = ".partial"
-# Temp files of another host (or on gs://) are taken as abandoned after this.
+_MARKER_SUFFIX = ".lock"
+# Temp files without a live marker of this host are abandoned after this.
 STALE_AFTER_SECONDS = 24 * 3600
 
 __all__ = [
     "TEMP_DIR_NAME",
     "temp_path_for",
+    "release_temp",
     "is_temp_path",
     "replace_file",
     "remove_quietly",
@@ -123,47 +139,83 @@ def _host():
     return socket.gethostname().replace(".", "_") or "host"
 
 
-def _makedirs(folder):
-    if not folder:
-        return
-    if _is_remote(folder):
-        _gfile().makedirs(folder)
-    else:
-        os.makedirs(folder, exist_ok=True)
+def _temp_dir(path):
+    folder = os.path.dirname(path)
+    return os.path.join(folder, TEMP_DIR_NAME) if folder else TEMP_DIR_NAME
+
+
+def _try_flock(fd):
+    """True: taken; False: another process holds it; None: no flock here."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return None
+    return True
+
+
+# temp path -> (fd, marker path) of the temp names this process holds.
+_CLAIMS = {}
+_CLAIMS_GUARD = threading.Lock()
 
 
 def temp_path_for(path):
     """A fresh temporary path for an output `path` (created folder included).
 
+    The name stays this process's (its marker flocked) until `release_temp`
+    (`replace_file` and `remove_quietly` of the temp path, and
+    `atomic_output`, release it) or until the process ends.
+
     Args:
       path: str or os.PathLike, the final output path (local or gs://).
 
     Returns:
-      str, `<folder of path>/.bert-tmp/<pid>.<hex>.<host>.partial`; its folder
-      exists on return.
+      str, `<folder of path>/.bert-tmp/tmp<random>.<host>.partial`; its
+      folder exists on return (nothing is created under the returned name).
     """
-    path = os.fspath(path)
-    folder = os.path.dirname(path)
-    temp_dir = os.path.join(folder, TEMP_DIR_NAME) if folder else TEMP_DIR_NAME
-    _makedirs(temp_dir)
-    name = "%d.%s.%s%s" % (os.getpid(), uuid.uuid4().hex[:12], _host(),
-                           TEMP_SUFFIX)
-    return os.path.join(temp_dir, name)
+    temp_dir = _temp_dir(os.fspath(path))
+    suffix = f".{_host()}"
+    if _is_remote(temp_dir):
+        _gfile().makedirs(temp_dir)
+        return os.path.join(temp_dir,
+                            f"tmp{uuid.uuid4().hex[:12]}{suffix}{TEMP_SUFFIX}")
+    while True:
+        os.makedirs(temp_dir, exist_ok=True)
+        try:
+            fd, marker = tempfile.mkstemp(suffix + _MARKER_SUFFIX, dir=temp_dir)
+        except FileNotFoundError:  # Another writer removed the empty folder.
+            continue
+        # Blocks only while another writer's cleanup looks at this marker.
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:  # No flock on this file system: the age rule holds.
+            pass
+        if os.fstat(fd).st_nlink:
+            break
+        os.close(fd)  # That cleanup took it for abandoned: a new name.
+    temp = marker[:-len(_MARKER_SUFFIX)] + TEMP_SUFFIX
+    with _CLAIMS_GUARD:
+        _CLAIMS[temp] = (fd, marker)
+    return temp
+
+
+def release_temp(temp):
+    """Gives up the temp name `temp` (its marker goes); no-op otherwise."""
+    with _CLAIMS_GUARD:
+        claim = _CLAIMS.pop(os.fspath(temp), None)
+    if claim is not None:
+        remove_quietly(claim[1])
+        os.close(claim[0])
 
 
 def is_temp_path(path):
-    """True for a temp file of this project (current or older naming).
+    """True for a temp file of this project: anything under `.bert-tmp/`.
 
     Readers use it to skip files a glob matched that are not finished
-    outputs: anything under a `.bert-tmp` folder, and the older
-    `<name>.tmp-<id>` / `.<name>.tmp-<id>` names.
+    outputs.
     """
-    path = os.fspath(path).replace("\\", "/")
-    parts = path.split("/")
-    if TEMP_DIR_NAME in parts[:-1]:
-        return True
-    name = parts[-1]
-    return ".tmp-" in name or (name.startswith(".") and name.endswith(".tmp"))
+    return TEMP_DIR_NAME in os.fspath(path).replace("\\", "/").split("/")[:-1]
 
 
 def replace_file(temp_path, path):
@@ -172,6 +224,7 @@ def replace_file(temp_path, path):
         _gfile().rename(temp_path, path, overwrite=True)
     else:
         os.replace(temp_path, path)
+    release_temp(temp_path)
 
 
 def remove_quietly(path):
@@ -186,13 +239,14 @@ def remove_quietly(path):
     except Exception as error:  # tf.errors.NotFoundError for gs:// paths.
         if type(error).__name__ != "NotFoundError":
             raise
+    release_temp(path)
 
 
 def remove_empty_temp_dir(temp_dir):
     """Removes a `.bert-tmp` folder once it is empty (local paths only)."""
     # Local only (remote folders are virtual). Another process may be
     # starting a write there: rmdir refuses a non-empty folder, and a writer
-    # whose folder vanished recreates it (see atomic_output).
+    # whose folder vanished recreates it (see temp_path_for).
     if not _is_remote(temp_dir):
         try:
             os.rmdir(temp_dir)
@@ -208,38 +262,22 @@ def remove_temp_family(temp):
         names = (_gfile().listdir(folder) if _is_remote(temp)
                  else os.listdir(folder or "."))
     except Exception:  # No temp folder any more: nothing to remove.
-        return
+        return []
+    removed = []
     for other in names:
         if other.rstrip("/").startswith(name):
             path = os.path.join(folder, other.rstrip("/"))
             if not _is_remote(path) and os.path.isdir(path):
-                import shutil
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 remove_quietly(path)
+            removed.append(path)
+    return removed
 
 
-def _pid_alive(pid):
+def _older_than_a_day(path, now):
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _is_stale(temp_dir, name, now):
-    """True when the temp file `name` belongs to no running writer."""
-    fields = name[:-len(TEMP_SUFFIX)].split(".", 2) if name.endswith(
-        TEMP_SUFFIX) else name.split(".")
-    path = os.path.join(temp_dir, name)
-    if len(fields) == 3 and fields[0].isdigit() and fields[2] == _host():
-        # Written from this host (local or remote folder): stale once its
-        # process is gone.
-        return not _pid_alive(int(fields[0]))
-    try:
-        if _is_remote(temp_dir):
+        if _is_remote(path):
             mtime = _gfile().stat(path).mtime_nsec / 1e9
         else:
             mtime = os.stat(path).st_mtime
@@ -249,49 +287,73 @@ def _is_stale(temp_dir, name, now):
     return mtime > 0 and now - mtime > STALE_AFTER_SECONDS
 
 
+def _remove_if_abandoned(temp_dir, marker_name):
+    """Removes a marker of this host and its temp files when no process
+    holds its flock.
+
+    Returns:
+      list of the paths removed, or None when a live writer holds it.
+    """
+    stem = marker_name[:-len(_MARKER_SUFFIX)]
+    marker = os.path.join(temp_dir, marker_name)
+    if not stem.endswith("." + _host()):
+        return []  # Another host's: the age rule decides.
+    try:
+        fd = os.open(marker, os.O_RDONLY)
+    except OSError:
+        return []
+    try:
+        taken = _try_flock(fd)
+        if taken is False:
+            return None
+        if taken is None or not os.fstat(fd).st_nlink:
+            return []  # No flock here (the age rule decides), or released.
+        removed = remove_temp_family(os.path.join(temp_dir, stem + TEMP_SUFFIX))
+        # Its writer, if it is starting, sees the marker gone and renames.
+        remove_quietly(marker)
+        return removed + [marker]
+    finally:
+        os.close(fd)
+
+
 def remove_stale_temp_files(path):
     """Deletes abandoned temp files of earlier (killed) runs near `path`.
 
     Args:
-      path: an output path; its folder's `.bert-tmp/` is cleaned (files of
-        dead processes on this host, or older than a day), and the older
-        temp names of exactly this output (`<path>.tmp-*`,
-        `.<name>.tmp-*`) are removed.
+      path: an output path; its folder's `.bert-tmp/` is cleaned by the
+        rules of the module docstring (a marker of this host whose flock is
+        free, or more than a day old).
 
     Returns:
       list of str, the paths removed.
     """
-    path = os.fspath(path)
-    folder = os.path.dirname(path)
-    temp_dir = os.path.join(folder, TEMP_DIR_NAME) if folder else TEMP_DIR_NAME
-    remote = _is_remote(path)
-    removed = []
-    now = time.time()
+    temp_dir = _temp_dir(os.fspath(path))
+    remote = _is_remote(temp_dir)
     try:
-        names = (_gfile().listdir(temp_dir) if remote
-                 else os.listdir(temp_dir))
+        names = [name.rstrip("/") for name in
+                 (_gfile().listdir(temp_dir) if remote else os.listdir(temp_dir))]
     except Exception:  # No temp folder: nothing to clean.
-        names = []
+        return []
+    removed, live = [], set()
     for name in names:
-        name = name.rstrip("/")
-        # Checkpoint temps have suffixes (.index, .data-...) after .partial.
-        stem = name.split(TEMP_SUFFIX)[0] + TEMP_SUFFIX
-        if _is_stale(temp_dir, stem, now):
-            remove_quietly(os.path.join(temp_dir, name))
-            removed.append(os.path.join(temp_dir, name))
-    base = os.path.basename(path)
-    legacy = [os.path.join(folder, base + ".tmp-*"),
-              os.path.join(folder, "." + base + ".tmp-*"),
-              os.path.join(folder, "." + base + ".*.tmp")]
-    for pattern in legacy:
-        if remote:
-            matches = _gfile().glob(pattern)
-        else:
-            import glob
-            matches = glob.glob(pattern)
-        for match in matches:
-            remove_quietly(match)
-            removed.append(match)
+        if name.endswith(_MARKER_SUFFIX) and not remote:
+            gone = _remove_if_abandoned(temp_dir, name)
+            if gone is None:
+                live.add(name[:-len(_MARKER_SUFFIX)])
+            else:
+                removed += gone
+    now = time.time()
+    for name in names:
+        path = os.path.join(temp_dir, name)
+        if path in removed or name.split(TEMP_SUFFIX)[0] in live or \
+                name[:-len(_MARKER_SUFFIX)] in live:
+            continue
+        if _older_than_a_day(path, now):
+            if not remote and os.path.isdir(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                remove_quietly(path)
+            removed.append(path)
     if names:
         remove_empty_temp_dir(temp_dir)
     return removed
@@ -338,6 +400,7 @@ def atomic_output(path, suffixes=("",), clean_stale=True):
         if temp is not None:
             if not moved:
                 remove_temp_family(temp)
+            release_temp(temp)
             remove_empty_temp_dir(os.path.dirname(temp))
 
 
@@ -371,7 +434,6 @@ def _remove_tree(path, remote):
         if remote:
             _gfile().rmtree(path)
         else:
-            import shutil
             shutil.rmtree(path, ignore_errors=True)
     except Exception:  # Already gone.
         pass
@@ -423,5 +485,6 @@ def write_directory_atomically(output_dir, write):
         if temp_dir is not None:
             if exists(temp_dir):
                 _remove_tree(temp_dir, remote)
+            release_temp(temp_dir)
             remove_empty_temp_dir(os.path.dirname(temp_dir))
     return output_dir

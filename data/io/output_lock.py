@@ -1,38 +1,36 @@
-"""One writer per output_dir: a lock file holding the writer's pid and host.
+"""One writer per output_dir: an `flock` on `<output_dir>/.bert-lock`.
 
 Two runs pointed at one `--output_dir` would both train, write the same
-checkpoint names and resume from each other's files. So a run takes
-`<output_dir>/.bert-lock` before its first write and keeps it until it ends;
-a second run stops with one line naming the first (pid, host, start time,
-command).
-
-How the lock is held: the file is opened and `flock`ed (exclusive, released
-by the kernel when the process dies, however it dies), and it holds JSON
-with `pid`, `host`, `started`, `command` and `cluster` for the messages.
-A file left by a dead process is stale and taken over with a warning: on
-this host when its pid is gone (or no longer holds the flock); on another
-host only when its `cluster` is this run's (a rescheduled chief of the same
-`TF_CONFIG` cluster), since a pid on another host cannot be checked. Where
-`flock` is not available (some network file systems, `gs://`) the pid and
-host alone decide.
+checkpoint names and resume from each other's files. So a run takes an
+exclusive `fcntl.flock` on `<output_dir>/.bert-lock` before its first write
+and keeps it until it ends; the file holds one JSON line naming the holder
+(pid, host, start time, command, cluster) for a second run's error. The
+kernel drops the flock when the process dies, however it dies: a file left
+by a dead process is taken over (with a warning naming it). Across hosts
+this protects as far as the file system shares flocks between them (local
+disks, NFSv4; not NFS mounted with `local_lock=flock` or `nolock`).
 
 Multi-worker runs (`TF_CONFIG`): the chief takes the lock; the other
 workers write nothing to output_dir and only check that the lock, if any,
 belongs to their own cluster (`check_unlocked`), so they are never refused
 by their chief.
 
-Within one process the lock is shared (counted): a task that trains and a
-second task object that then evaluates the same folder do not block each
-other.
+Within one process the lock is shared (counted): flocks of two file
+descriptors of one process exclude each other, and a task that trains and
+a second task object that then evaluates the same folder must not block.
+
+Remote folders (`gs://...`) have no flock: nothing is locked there, and a
+log line says so.
 """
-import atexit
 import datetime
+import fcntl
 import hashlib
 import json
 import os
 import socket
 import sys
 import threading
+import time
 
 from data.io.errors import UserError
 
@@ -73,34 +71,7 @@ def _is_remote(path):
     return "://" in path
 
 
-def _host():
-    return socket.gethostname() or "localhost"
-
-
-def _pid_alive(pid):
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError, TypeError):
-        return True
-    return True
-
-
-def _describe(holder, path):
-    if not holder:
-        return f"another run (lock file {path})"
-    command = holder.get("command") or ""
-    if len(command) > 160:
-        command = command[:157] + "..."
-    text = (f"pid {holder.get('pid')} on host {holder.get('host')}, started "
-            f"{holder.get('started')}")
-    if command:
-        text += f": {command}"
-    return text
-
-
-def _parse(text):
+def _holder(text):
     try:
         holder = json.loads(text)
     except ValueError:
@@ -108,46 +79,23 @@ def _parse(text):
     return holder if isinstance(holder, dict) else {}
 
 
-def _read(path):
-    if _is_remote(path):
-        import tensorflow as tf  # Remote folders only.
-        if not tf.io.gfile.exists(path):
-            return None
-        with tf.io.gfile.GFile(path) as reader:
-            return _parse(reader.read())
+def _read_holder(path):
     try:
         with open(path, encoding="utf-8", errors="replace") as reader:
-            return _parse(reader.read())
-    except FileNotFoundError:
-        return None
+            return _holder(reader.read())
+    except OSError:
+        return {}
 
 
-def _stale_reason(holder, cluster, flock_free=None):
-    """Why `holder`'s lock may be taken over, or None (it may be alive).
-
-    Args:
-        holder: the lock file's content (dict, maybe empty).
-        cluster: this run's `cluster_fingerprint()`, or None.
-        flock_free: True/False when an flock on the file could/could not be
-            taken, None where the file system has no flock.
-    """
-    if flock_free is False:
-        return None  # A live process holds the flock.
-    if not holder or "pid" not in holder:
-        return "it names no process"
-    if holder.get("host") == _host():
-        if not _pid_alive(holder["pid"]):
-            return f"pid {holder['pid']} is no longer running"
-        if flock_free:
-            return (f"pid {holder['pid']} is a different process now (the "
-                    "lock's holder ended)")
-        return None
-    if cluster is not None and holder.get("cluster") == cluster:
-        return (f"it was taken by host {holder.get('host')} of this run's own "
-                "TF_CONFIG cluster (a restarted chief)")
-    # A pid on another host cannot be checked, and flocks on network file
-    # systems are not always shared between hosts.
-    return None
+def _describe(holder, path):
+    if "pid" not in holder:
+        return f"another run (lock file {path})"
+    command = holder.get("command") or ""
+    if len(command) > 160:
+        command = command[:157] + "..."
+    text = (f"pid {holder.get('pid')} on host {holder.get('host')}, started "
+            f"{holder.get('started')}")
+    return f"{text}: {command}" if command else text
 
 
 def _locked_error(holder, path):
@@ -155,51 +103,58 @@ def _locked_error(holder, path):
         f"output_dir {os.path.dirname(path)} is in use by {_describe(holder, path)}."
         " Two runs must not write one folder (they would overwrite each "
         "other's checkpoints): wait for it to finish, stop it, or use another "
-        f"--output_dir. If that run is gone, delete {path}.")
+        "--output_dir.")
 
 
-def check_unlocked(output_dir, cluster=None):
-    """Raises unless output_dir is free for this run (nothing is written).
-
-    Free: no lock file, a stale one (see the module docstring), one of this
-    process, or (with `cluster`) one taken by a worker of the same cluster.
-
-    Raises:
-        OutputDirLockedError: a live other run holds it (names pid, host,
-            start time and command).
-    """
-    path = lock_path(output_dir)
-    if not _is_remote(path) and os.path.realpath(path) in _HELD:
-        return
-    holder = _read(path)
-    if holder is None:
-        return
-    if holder.get("pid") == os.getpid() and holder.get("host") == _host():
-        return
-    if cluster is not None and holder.get("cluster") == cluster:
-        return
-    flock_free = None if _is_remote(path) else _flock_free(path)
-    if _stale_reason(holder, cluster, flock_free) is None:
-        raise _locked_error(holder, path)
-
-
-def _flock_free(path):
-    """True/False: whether an flock on `path` could be taken; None: unknown."""
-    import fcntl
-
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
+def _try_flock(fd):
+    """True: taken; False: another process holds it; None: no flock here."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return False
     except OSError:
         return None
-    finally:
-        os.close(fd)  # Also drops the lock just taken.
     return True
+
+
+def _no_lock_possible(output_dir, why):
+    from absl import logging
+
+    logging.warning("output_dir %s: %s, so it cannot be locked against a "
+                    "second run; make sure no other run writes to it.",
+                    output_dir, why)
+
+
+def check_unlocked(output_dir, cluster=None):
+    """Raises unless output_dir is free for this run (nothing is written).
+
+    Free: no lock file, no live holder of its flock, this process's own
+    lock, or (with `cluster`) one taken by a worker of the same cluster.
+
+    Raises:
+        OutputDirLockedError: a live other run holds it (names pid, host,
+            start time and command).
+    """
+    path = lock_path(output_dir)
+    if _is_remote(path) or os.path.realpath(path) in _HELD:
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        if _try_flock(fd) is not False:
+            return
+    finally:
+        os.close(fd)  # Also drops a lock just taken.
+    holder = _read_holder(path)
+    for _ in range(20):  # Its holder may not have written its line yet.
+        if holder:
+            break
+        time.sleep(0.05)
+        holder = _read_holder(path)
+    if cluster is None or holder.get("cluster") != cluster:
+        raise _locked_error(holder, path)
 
 
 # realpath -> [OutputLock, count] of the locks this process holds.
@@ -226,7 +181,8 @@ class OutputLock:
 
     def _content(self):
         return json.dumps({
-            "pid": os.getpid(), "host": _host(), "cluster": self.cluster,
+            "pid": os.getpid(), "host": socket.gethostname(),
+            "cluster": self.cluster,
             "started": datetime.datetime.now().astimezone().isoformat(
                 timespec="seconds"),
             "command": " ".join(sys.argv)}, sort_keys=True) + "\n"
@@ -242,105 +198,65 @@ class OutputLock:
         from data.io import atomic
 
         if _is_remote(self.path):
-            self._acquire_remote()
+            _no_lock_possible(self.output_dir, "a remote folder has no flock")
             return self
         try:
             os.makedirs(self.output_dir, exist_ok=True)
             key = os.path.realpath(self.path)
             with _HELD_GUARD:
-                if key in _HELD:
-                    _HELD[key][1] += 1
-                    self._key = key
-                    return self
-                self._acquire_local()
+                if key not in _HELD:
+                    self._take()
+                    _HELD[key] = [self, 0]
+                _HELD[key][1] += 1
                 self._key = key
-                _HELD[key] = [self, 1]
         except OSError as error:
             atomic.raise_write_error(self.path, error)
             raise
         return self
 
-    def _acquire_local(self):
-        import fcntl
-
+    def _take(self):
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                have_flock = True
-            except BlockingIOError:
+            taken = _try_flock(fd)
+            if taken is False:
                 os.close(fd)
-                raise _locked_error(_read(self.path), self.path) from None
-            except OSError:  # No flock on this file system: pids decide.
-                have_flock = False
+                raise _locked_error(_read_holder(self.path), self.path)
+            if taken is None:
+                _no_lock_possible(self.output_dir, "its file system has no flock")
             try:
-                same_file = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+                if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
+                    break
             except FileNotFoundError:
-                same_file = False
-            if same_file:
-                break
+                pass
             # Its holder removed the file between our open and flock.
             os.close(fd)
-        text = os.pread(fd, 1 << 16, 0).decode("utf-8", "replace")
-        if text.strip():
-            holder = _parse(text)
-            reason = _stale_reason(holder, self.cluster,
-                                   True if have_flock else None)
-            if reason is None:
-                os.close(fd)
-                raise _locked_error(holder, self.path)
-            _warn_taking_over(self.path, holder, reason)
-        content = self._content().encode("utf-8")
+        left = _holder(os.pread(fd, 1 << 16, 0).decode("utf-8", "replace"))
+        if left:
+            from absl import logging
+            logging.warning("Taking over the stale lock %s of %s: that "
+                            "process ended without releasing it.", self.path,
+                            _describe(left, self.path))
         os.ftruncate(fd, 0)
-        os.pwrite(fd, content, 0)
-        os.fsync(fd)
+        os.pwrite(fd, self._content().encode("utf-8"), 0)
         self._fd = fd
-
-    def _acquire_remote(self):
-        import tensorflow as tf
-
-        holder = _read(self.path)
-        if holder is not None:
-            reason = _stale_reason(holder, self.cluster, None)
-            if reason is None:
-                raise _locked_error(holder, self.path)
-            _warn_taking_over(self.path, holder, reason)
-        tf.io.gfile.makedirs(self.output_dir)
-        with tf.io.gfile.GFile(self.path, "w") as writer:
-            writer.write(self._content())
-        self._key = self.path
 
     def release(self):
         """Gives the lock up (removes the file once the last user is done)."""
-        if self._key is None:
-            return
-        if _is_remote(self.path):
-            import tensorflow as tf
-            holder = _read(self.path) or {}
-            if holder.get("pid") == os.getpid():
-                tf.io.gfile.remove(self.path)
-            self._key = None
-            return
         with _HELD_GUARD:
-            entry = _HELD.get(self._key)
             key, self._key = self._key, None
+            entry = _HELD.get(key)
             if entry is None:
                 return
             entry[1] -= 1
             if entry[1] > 0:
                 return
             del _HELD[key]
-            owner = entry[0]
-        owner._unlock()
-
-    def _unlock(self):
-        fd, self._fd = self._fd, None
-        if fd is None:
-            return
+        owner = entry[0]
+        fd, owner._fd = owner._fd, None
+        # Unlink first, then close (which drops the flock): a run waiting
+        # on the old file sees it replaced and opens anew.
         try:
-            # Unlink first, then close (which drops the flock): a run
-            # waiting on the old file sees it replaced and opens anew.
-            os.unlink(self.path)
+            os.unlink(owner.path)
         except OSError:
             pass
         os.close(fd)
@@ -351,21 +267,3 @@ class OutputLock:
     def __exit__(self, *exc_info):
         self.release()
         return False
-
-
-def _warn_taking_over(path, holder, reason):
-    from absl import logging
-
-    logging.warning("Taking over the stale lock %s of %s: %s.", path,
-                    _describe(holder, path), reason)
-
-
-@atexit.register
-def _release_all():
-    # A process that ends without releasing (an API user who never closed
-    # the task) removes its lock files; the kernel drops the flocks anyway.
-    with _HELD_GUARD:
-        owners = [entry[0] for entry in _HELD.values()]
-        _HELD.clear()
-    for owner in owners:
-        owner._unlock()

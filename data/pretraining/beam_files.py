@@ -1,7 +1,7 @@
 """The files of a Beam run: its work folders and its output-file sink.
 
 A run keeps everything unfinished in a hidden work folder per output
-folder, `<folder>/.bert-tmp/<pid>.<hex>.<host>.partial/` (the project's
+folder, `<folder>/.bert-tmp/tmp<random>.<host>.partial/` (the project's
 temp naming, data.io.atomic, so user globs such as `out/*` never match it):
 
   shards/shard-00003.tfrecord                 a shard's records, in order
@@ -21,10 +21,7 @@ their final names. A failed pipeline leaves no partial file under a final
 name.
 """
 import dataclasses
-import json
 import os
-import socket
-import time
 import uuid
 
 from apache_beam.io import iobase
@@ -35,7 +32,6 @@ from data.io import atomic
 from data.pretraining import shard_records
 
 METRICS_NAMESPACE = "create_pretraining_data"
-_MARKER = "beam-run.json"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,16 +47,13 @@ class RunFiles:
 
     @classmethod
     def create(cls, output_files):
-        """Makes the work folders of a new run (marked with pid and host)."""
+        """Makes the work folders of a new run (the first one's name held by
+        this process until `remove()`, see `data.io.atomic.temp_path_for`)."""
         output_files = tuple(output_files)
         run_name = os.path.basename(atomic.temp_path_for(output_files[0]))
         files = cls(output_files, run_name)
-        marker = json.dumps({"pid": os.getpid(), "host": _host(),
-                             "started": time.time()})
         for folder in files.work_dirs():
             tf.io.gfile.makedirs(folder)
-            with tf.io.gfile.GFile(os.path.join(folder, _MARKER), "w") as f:
-                f.write(marker)
         for name in ("shards", "split"):
             tf.io.gfile.makedirs(os.path.join(files.main_dir, name))
         return files
@@ -106,50 +99,27 @@ class RunFiles:
         for folder in self.work_dirs():
             if tf.io.gfile.exists(folder):
                 tf.io.gfile.rmtree(folder)
+            atomic.release_temp(folder)
             atomic.remove_empty_temp_dir(os.path.dirname(folder))
 
 
-def _host():
-    return socket.gethostname()
-
-
 def remove_stale_runs(output_files):
-    """Deletes work folders of killed runs on this host (local folders).
+    """Deletes what killed runs left in the output folders (local folders).
 
-    A run whose driver was killed (kill -9) cannot clean up; its folder is
-    recognized by its marker: same host, process gone. Remote folders
-    (gs://) are left alone, since a Dataflow job outlives its driver.
+    A run whose driver was killed (kill -9) cannot clean up; its work folder
+    is a temp name whose marker's flock the kernel dropped
+    (`data.io.atomic.remove_stale_temp_files`: pids mean nothing across PID
+    namespaces). Remote folders (gs://) are left alone, since a Dataflow
+    job outlives its driver.
 
     Returns:
-      list of str, the folders removed.
+      list of str, the paths removed.
     """
     removed = []
-    for folder in sorted({os.path.join(os.path.dirname(p),
-                                       atomic.TEMP_DIR_NAME)
-                          for p in output_files}):
-        if "://" in folder or not os.path.isdir(folder):
-            continue
-        for name in os.listdir(folder):
-            marker = os.path.join(folder, name, _MARKER)
-            try:
-                with open(marker) as f:
-                    owner = json.load(f)
-            except (OSError, ValueError):
-                continue
-            if owner.get("host") == _host() and not _pid_alive(owner["pid"]):
-                tf.io.gfile.rmtree(os.path.join(folder, name))
-                removed.append(os.path.join(folder, name))
+    for path in output_files:
+        if "://" not in path:
+            removed += atomic.remove_stale_temp_files(path)
     return removed
-
-
-def _pid_alive(pid):
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, ValueError, TypeError):
-        return True
-    return True
 
 
 class OutputFilesSink(iobase.Sink):

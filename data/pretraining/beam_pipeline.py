@@ -205,7 +205,7 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
                for text_range in shard] for shard in shards]
     output_files = [_absolute(path) for path in output_files]
     for removed in beam_files.remove_stale_runs(output_files):
-        logging.info("Removed the work folder of a killed run: %s", removed)
+        logging.info("Removed what a killed run left: %s", removed)
     runners.make_workers_find_project(pipeline_options)
     logging.info("Running %d shard(s) on Beam (%s)", len(shards),
                  " ".join(args))

@@ -1,33 +1,38 @@
 """The `checkpoint` state file of a folder, read safely.
 
-The Estimator (and `tf.train.CheckpointManager`) keeps a text proto named
-`checkpoint` beside the checkpoints:
+The Estimator (and `tf.train.CheckpointManager`) keeps a `CheckpointState`
+text proto named `checkpoint` beside the checkpoints:
 
     model_checkpoint_path: "model.ckpt-300"
     all_model_checkpoint_paths: "model.ckpt-200"
     all_model_checkpoint_paths: "model.ckpt-300"
 
-TensorFlow's `tf.train.latest_checkpoint` follows those paths wherever they
-point (`../other/model.ckpt-5`, `/elsewhere/...`) and returns None when the
-newest is missing, so a run could silently take weights from another folder,
-or start from random values. Here a listed path must stay inside the folder
-(an absolute path into it is fine: the Estimator wrote absolute paths), with
-one allowance: an absolute path whose folder was moved, when a checkpoint of
-that name is in this folder, means this folder's. Anything else is an error
-naming the state file and the path.
+It is parsed and written with that proto and `google.protobuf.text_format`,
+as `tf.train.get_checkpoint_state` does. Two checks of our own remain:
+  * `tf.train.get_checkpoint_state` returns None for a malformed file (a run
+    would silently start afresh); here it is an error naming the file and
+    the line;
+  * `tf.train.latest_checkpoint` follows the listed paths wherever they
+    point (`../other/model.ckpt-5`, `/elsewhere/...`) and returns None when
+    the newest is missing, so a run could take weights from another folder
+    or start from random values. Here a listed path must stay inside the
+    folder (an absolute path into it is fine: the Estimator wrote absolute
+    paths), with one allowance: an absolute path whose folder was moved,
+    when a checkpoint of that name is in this folder, means this folder's.
 """
-import codecs
 import dataclasses
 import os
 import posixpath
-import re
 
 import tensorflow as tf
+from google.protobuf import text_format
+# The proto `tf.train.get_checkpoint_state` parses into (not exported as tf.*).
+from tensorflow.python.training.checkpoint_state_pb2 import \
+    CheckpointState as CheckpointStateProto
 
 from data.io.errors import UserError
 
 STATE_FILE_NAME = "checkpoint"
-_LINE = re.compile(r'^\s*(\w+)\s*:\s*(.*?)\s*$')
 
 
 class CheckpointStateError(UserError):
@@ -58,68 +63,43 @@ def _join(folder, name):
     return (posixpath.join if _is_remote(folder) else os.path.join)(folder, name)
 
 
-def _unquote(value, path, number):
-    if len(value) < 2 or value[0] != value[-1] or value[0] not in "\"'":
-        raise CheckpointStateError(
-            f"{path}, line {number}: expected a quoted path, found {value[:80]!r}")
-    try:
-        return codecs.escape_decode(value[1:-1].encode("utf-8"))[0].decode("utf-8")
-    except (ValueError, UnicodeDecodeError) as error:
-        raise CheckpointStateError(
-            f"{path}, line {number}: cannot read the path {value[:80]} "
-            f"({error})") from None
-
-
 def parse_state_text(text, path):
-    """(model_checkpoint_path, [all_model_checkpoint_paths]) as written.
+    """(model_checkpoint_path or None, [all_model_checkpoint_paths]) as written.
 
     Raises:
-        CheckpointStateError: a line is not `key: value` (names the line).
+        CheckpointStateError: not a `CheckpointState` text proto (names the
+            file and line).
     """
-    newest, listed = None, []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        match = _LINE.match(line)
-        if not match:
-            raise CheckpointStateError(
-                f"{path}, line {number}: not a checkpoint state line "
-                f"({line.strip()[:80]!r}); expected e.g. "
-                'model_checkpoint_path: "model.ckpt-300"')
-        key, value = match.groups()
-        if key == "model_checkpoint_path":
-            newest = _unquote(value, path, number)
-        elif key == "all_model_checkpoint_paths":
-            listed.append(_unquote(value, path, number))
-        # Timestamps and later fields carry nothing a reader here needs.
-    return newest, listed
+    proto = CheckpointStateProto()
+    try:
+        text_format.Merge(text, proto)
+    except text_format.ParseError as error:
+        reason = str(error).split(" : ", 1)[-1]
+        raise CheckpointStateError(
+            f"{path}, line {error.GetLine()}: not a checkpoint state file "
+            f"({reason[:160]}); expected lines such as "
+            'model_checkpoint_path: "model.ckpt-300"') from None
+    return (proto.model_checkpoint_path or None,
+            list(proto.all_model_checkpoint_paths))
 
 
 def _relative_inside(folder, listed_path):
     """`listed_path` relative to `folder` if it lies inside, else None."""
-    remote = _is_remote(folder)
-    if remote:
+    if _is_remote(folder):
         base = folder.rstrip("/") + "/"
-        if _is_remote(listed_path):
-            if not listed_path.startswith(base):
-                return None
+        if listed_path.startswith(base):
             listed_path = listed_path[len(base):]
+        elif _is_remote(listed_path):
+            return None
         relative = posixpath.normpath(listed_path)
-    elif os.path.isabs(listed_path):
+    else:
+        # Absolute or relative; symlinks inside the folder may lead out.
         real_folder = os.path.realpath(folder)
-        real_path = os.path.realpath(listed_path)
+        real_path = os.path.realpath(os.path.join(folder, listed_path))
         if os.path.commonpath([real_folder, real_path]) != real_folder:
             return None
         relative = os.path.relpath(real_path, real_folder)
-    else:
-        relative = os.path.normpath(listed_path)
-        # A symlink inside the folder may still lead out of it.
-        real_folder = os.path.realpath(folder)
-        real_path = os.path.realpath(os.path.join(folder, relative))
-        if os.path.commonpath([real_folder, real_path]) != real_folder:
-            return None
-    if relative == os.pardir or relative.startswith(os.pardir + "/") or \
-            relative.startswith("/"):
+    if relative.split("/")[0] in (os.pardir, "") or relative == os.curdir:
         return None
     return relative
 
@@ -163,9 +143,9 @@ def read_state(folder):
     path = _join(folder, STATE_FILE_NAME)
     if not tf.io.gfile.exists(path) or tf.io.gfile.isdir(path):
         return None
+    with tf.io.gfile.GFile(path, "rb") as reader:
+        raw = reader.read()
     try:
-        with tf.io.gfile.GFile(path, "rb") as reader:
-            raw = reader.read()
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise CheckpointStateError(f"{path}: not a text file (expected a "
@@ -204,6 +184,6 @@ def newest_listed(folder):
 
 def format_state(names):
     """The state file's text for `names` (relative, oldest first)."""
-    lines = [f'model_checkpoint_path: "{names[-1]}"']
-    lines += [f'all_model_checkpoint_paths: "{name}"' for name in names]
-    return "\n".join(lines) + "\n"
+    proto = CheckpointStateProto(model_checkpoint_path=names[-1],
+                                 all_model_checkpoint_paths=names)
+    return text_format.MessageToString(proto, as_utf8=True)

@@ -103,8 +103,13 @@ def newest_training_checkpoint(output_dir):
 
 
 def _write_checkpoint_state(output_dir, paths):
-    # The `checkpoint` text proto the Estimator writes, with relative paths so
-    # the folder can be moved; written atomically.
+    # The `checkpoint` text proto the Estimator writes (`format_state`), with
+    # relative paths so the folder can be moved. Not
+    # `tf.compat.v1.train.update_checkpoint_state`: it rewrites relative paths
+    # against a relative or gs:// save_dir ("../model.ckpt-3"), and its temp
+    # file (`checkpoint.tmp<hex>`, beside the output) outlives a kill -9;
+    # `write_text_atomically` keeps temps in `.bert-tmp/` and names a full
+    # disk in one line.
     write_text_atomically(os.path.join(output_dir, state_file.STATE_FILE_NAME),
                           state_file.format_state(paths))
 

@@ -17,6 +17,15 @@ events are removed from output_dir's event files (rewritten atomically)
 before the new run writes its own, so the curve is the one of the weights
 that continued. An evaluation at step S replaces an earlier evaluation's
 events at S in the same way.
+
+Why a rewrite of our own, not the Estimator's `SessionLog(status=START)` at
+S: TensorBoard's default loader (its Rust data server, `--load_fast=auto`)
+ignores START; it only drops old points at or after the first new step it
+reads, so a killed run's steps between S and the resumed run's first logged
+step stay on the curve (tensorboard 2.21, tensorboard-data-server 0.7.2;
+tests/modeling/training/test_tensorboard_resume.py). Its Python loader
+(`--load_fast=false`) honours START only after a first START in the same
+folder, and then drops step S itself too.
 """
 import os
 

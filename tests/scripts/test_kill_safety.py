@@ -53,8 +53,10 @@ def _wait_until(condition, process, timeout, what):
 
 
 def _temp_files(folder):
+    # Written files only: a writer's `.lock` marker exists before it writes.
     temp_dir = folder / atomic.TEMP_DIR_NAME
-    return sorted(os.listdir(temp_dir)) if temp_dir.is_dir() else []
+    names = sorted(os.listdir(temp_dir)) if temp_dir.is_dir() else []
+    return [name for name in names if not name.endswith(".lock")]
 
 
 def _kill(process):

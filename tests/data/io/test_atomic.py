@@ -1,5 +1,6 @@
 """data.io.atomic: temp files where no glob finds them, removed on failure and by the next run."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -7,6 +8,7 @@ import pytest
 import tensorflow as tf
 
 from data.io import atomic
+from tests.conftest import REPO_ROOT
 
 
 def test_write_leaves_only_the_output(tmp_path):
@@ -43,33 +45,115 @@ def test_temp_file_is_invisible_to_user_globs(tmp_path):
     os.remove(temp)
 
 
-def _dead_pid():
-    process = subprocess.Popen([sys.executable, "-c", "pass"])
-    process.wait()
-    return process.pid
+# A writer that takes a temp name, writes a checkpoint-like family of
+# files under it and reports it. Then, with `rounds`, it waits for the go
+# file, makes that many atomic writes of its own (each cleans the folder's
+# `.bert-tmp/` first) and reports whether its family survived; it ends when
+# its stdin closes, or at once (without any cleanup) with `die`.
+_WRITER = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+from data.io import atomic
+output = {output!r}
+temp = atomic.temp_path_for(output)
+family = [temp + suffix for suffix in ("", ".index", ".data-00000-of-00001")]
+for path in family:
+    with open(path, "w") as writer:
+        writer.write("x")
+print(temp, flush=True)
+if {die}:
+    os._exit(0)
+if {rounds}:
+    while not os.path.exists(output + ".go"):
+        time.sleep(0.01)
+    for _ in range({rounds}):
+        atomic.write_text_atomically(output + ".txt", "x")
+    print("LOST" if [p for p in family if not os.path.exists(p)] else "KEPT",
+          flush=True)
+sys.stdin.read()
+"""
 
 
-def test_next_run_removes_stale_temp_files_only(tmp_path):
+def _writer(output, die=False, rounds=0, argv=("{python}",)):
+    code = _WRITER.format(root=str(REPO_ROOT), output=str(output), die=die,
+                          rounds=rounds)
+    argv = [arg.format(python=sys.executable) for arg in argv] + ["-c", code]
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    return process, process.stdout.readline().strip()
+
+
+def _end(process):
+    if process is not None:
+        process.stdin.close()
+        if process.wait(timeout=60) != 0:
+            process.kill()
+
+
+def test_next_write_removes_temp_files_of_ended_writers_only(tmp_path):
     out = tmp_path / "a.tfrecord"
-    temp_dir = tmp_path / atomic.TEMP_DIR_NAME
-    temp_dir.mkdir()
-    host = atomic._host()
-    dead = temp_dir / ("%d.abc.%s.partial" % (_dead_pid(), host))
-    dead_ckpt = temp_dir / ("%d.abd.%s.partial.index" % (_dead_pid(), host))
-    alive = temp_dir / ("%d.abe.%s.partial" % (os.getpid(), host))
-    legacy = tmp_path / ".a.tfrecord.tmp-0123abcd"
-    legacy2 = tmp_path / "a.tfrecord.tmp-77"
-    for path in (dead, dead_ckpt, alive, legacy, legacy2):
-        path.write_bytes(b"x")
-    removed = atomic.remove_stale_temp_files(out)
-    assert sorted(removed) == sorted(
-        str(p) for p in (dead, dead_ckpt, legacy, legacy2))
-    assert os.listdir(temp_dir) == [alive.name]
-    # Files of other outputs' legacy names are not touched.
-    other = tmp_path / ".b.tfrecord.tmp-1"
-    other.write_bytes(b"x")
-    atomic.remove_stale_temp_files(out)
-    assert other.exists()
+    dead, dead_temp = _writer(out, die=True)
+    dead.wait()
+    alive, alive_temp = _writer(out)
+    try:
+        own = atomic.temp_path_for(out)
+        open(own, "w").close()
+        temp_dir = tmp_path / atomic.TEMP_DIR_NAME
+        unmarked = temp_dir / "1.abc.somehost.partial"   # no marker, fresh
+        unmarked.write_bytes(b"x")
+        before = set(os.listdir(temp_dir))
+        removed = atomic.remove_stale_temp_files(out)
+        stem = os.path.basename(dead_temp)[:-len(".partial")]
+        assert sorted(os.path.basename(p) for p in removed) == sorted(
+            name for name in before if name.startswith(stem + "."))
+        assert len(removed) == 4   # the three files and the marker
+        assert os.path.exists(alive_temp + ".index") and os.path.exists(own)
+        assert unmarked.exists()
+        atomic.remove_quietly(own)
+    finally:
+        _end(alive)
+
+
+def _unshare_available():
+    if shutil.which("unshare") is None:
+        return "no unshare command"
+    result = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc",
+                             "true"], capture_output=True)
+    return None if result.returncode == 0 else (
+        "unshare --pid needs root: " + result.stderr.decode()[:100])
+
+
+def test_writers_in_two_pid_namespaces_keep_each_others_files(tmp_path):
+    # Two writers without an output_dir lock, on one host name, each in a
+    # PID namespace of its own where the other's pid does not exist (the
+    # second one's writer is pid 4, the first one's pid 2): each cleans the
+    # folder while the other writes.
+    reason = _unshare_available()
+    if reason:
+        pytest.skip(reason)
+    unshare = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child",
+               "sh", "-c"]
+    first = second = None
+    try:
+        first, first_temp = _writer(
+            tmp_path / "a.tfrecord", rounds=20,
+            argv=unshare + ['"$0" "$@"; true', "{python}"])
+        second, second_temp = _writer(
+            tmp_path / "b.tfrecord", rounds=20,
+            argv=unshare + ['sleep 600 & sleep 600 & "$0" "$@"; kill $!',
+                            "{python}"])
+        for output in ("a", "b"):
+            (tmp_path / f"{output}.tfrecord.go").touch()
+        assert first.stdout.readline().strip() == "KEPT"
+        assert second.stdout.readline().strip() == "KEPT"
+        for temp in (first_temp, second_temp):
+            assert os.path.exists(temp + ".data-00000-of-00001")
+    finally:
+        _end(first)
+        _end(second)
+    # Once both ended, the next write removes what they left.
+    atomic.write_text_atomically(tmp_path / "a.tfrecord.txt", "a")
+    assert not (tmp_path / atomic.TEMP_DIR_NAME).exists()
 
 
 def test_old_temp_of_another_host_is_removed_after_a_day(tmp_path):
@@ -98,7 +182,7 @@ def test_multi_file_output_moves_index_last(tmp_path):
 def test_remote_paths_go_through_gfile():
     # TF's in-memory file system stands in for gs:// (the same tf.io.gfile
     # branch): the temp file lives under .bert-tmp/, a failure removes it,
-    # a live process's temp file is not taken for stale, a dead one's is.
+    # a temp file is not taken for stale before it is a day old.
     folder = "ram://atomic_test_%d" % os.getpid()
     atomic.write_text_atomically(folder + "/eval_results.txt", "a = 1\n")
     with tf.io.gfile.GFile(folder + "/eval_results.txt") as reader:
@@ -111,14 +195,14 @@ def test_remote_paths_go_through_gfile():
             raise RuntimeError("killed")
     assert not tf.io.gfile.exists(folder + "/b.txt")
     assert tf.io.gfile.glob(folder + "/" + atomic.TEMP_DIR_NAME + "/*") == []
-    live = atomic.temp_path_for(folder + "/c.txt")
-    dead = "%s/%s/%d.abc.%s.partial" % (folder, atomic.TEMP_DIR_NAME,
-                                        _dead_pid(), atomic._host())
-    for path in (live, dead):
-        with tf.io.gfile.GFile(path, "w") as writer:
-            writer.write("x")
-    assert atomic.remove_stale_temp_files(folder + "/c.txt") == [dead]
-    assert tf.io.gfile.exists(live)
+    # No flock on remote folders: only the age rule removes temp files
+    # there (this in-memory file system has no modification times: never).
+    left = "%s/%s/1.abc.%s.partial" % (folder, atomic.TEMP_DIR_NAME,
+                                       atomic._host())
+    with tf.io.gfile.GFile(left, "w") as writer:
+        writer.write("x")
+    assert atomic.remove_stale_temp_files(folder + "/c.txt") == []
+    assert tf.io.gfile.exists(left)
 
 
 def _write_two_files(folder):

@@ -15,15 +15,6 @@ def _records(path, count=20):
     return path
 
 
-def test_crc32c_check_value_and_tensorflows_framing(tmp_path):
-    # The CRC-32C check value of "123456789" (RFC 3720, B.4).
-    assert record_scan.crc32c(b"123456789") == 0xE3069283
-    data = _records(tmp_path / "a.tfrecord", count=1).read_bytes()
-    # The masked CRC of the length field, as TensorFlow wrote it.
-    assert int.from_bytes(data[8:12], "little") == record_scan.masked_crc32c(data[:8])
-    assert int.from_bytes(data[-4:], "little") == record_scan.masked_crc32c(data[12:-4])
-
-
 def test_an_intact_file_passes(tmp_path):
     path = _records(tmp_path / "a.tfrecord")
     record_scan.check_record_file(path)
@@ -86,5 +77,18 @@ def test_a_record_that_is_no_example_names_the_files(tmp_path):
         lambda records: spec.decode(records, batched=True))
     with pytest.raises(record_scan.RecordFormatError, match=str(path)):
         with record_scan.naming_record_errors([path], "classifier"):
+            for _ in dataset:
+                pass
+
+
+def test_a_file_cut_in_a_record_is_named_at_run_time(tmp_path):
+    good = _records(tmp_path / "good.tfrecord")
+    cut = _records(tmp_path / "cut.tfrecord")
+    cut.write_bytes(cut.read_bytes()[:4 * FRAMED + 30])   # inside record 4's data
+    dataset = tf.data.TFRecordDataset([str(good), str(cut)])
+    with pytest.raises(record_scan.RecordFileCorruptError,
+                       match=rf"{cut}: the file ends inside record 4 "
+                             rf"\(byte offset {4 * FRAMED}.*cut short"):
+        with record_scan.naming_record_errors([good, cut]):
             for _ in dataset:
                 pass

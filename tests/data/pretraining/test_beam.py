@@ -9,6 +9,8 @@ BundleBasedDirectRunner, which retries a failed bundle up to 4 times.
 """
 import logging
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -22,6 +24,7 @@ from data.pretraining import shard_build, shard_records  # noqa: E402
 from data.pretraining.corpus import plan_shards  # noqa: E402
 from data.pretraining.pipeline import (PretrainingOptions,  # noqa: E402
                                        create_pretraining_files)
+from tests.conftest import REPO_ROOT  # noqa: E402
 from tests.data.pretraining.test_pipeline import run_script  # noqa: E402
 
 UNCASED_VOCAB = "bert_models/uncased_L-12_H-768_A-12/vocab.txt"
@@ -212,16 +215,17 @@ def test_failed_pipeline_leaves_no_partial_or_stray_file(
 
 def test_work_folder_of_a_killed_run_is_removed(tmp_path, sample, vocab):
     out = tmp_path / "out.tfrecord"
-    files = beam_files.RunFiles.create([str(out)])
-    marker = os.path.join(files.main_dir, "beam-run.json")
-    with open(marker) as reader:
-        text = reader.read()
-    dead_pid = 2 ** 22 + 12345  # above Linux's pid_max: never alive
-    with open(marker, "w") as writer:
-        writer.write(text.replace('"pid": %d' % os.getpid(),
-                                  '"pid": %d' % dead_pid))
+    # A driver that ends without cleaning up (as after kill -9).
+    code = ("import sys; sys.path.insert(0, %r); "
+            "from data.pretraining import beam_files; "
+            "print(beam_files.RunFiles.create([%r]).main_dir)"
+            % (str(REPO_ROOT), str(out)))
+    killed = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            text=True, check=True).stdout.strip().splitlines()[-1]
+    assert os.path.isdir(os.path.join(killed, "shards"))
     alive = beam_files.RunFiles.create([str(out)])  # this process: kept
-    assert beam_files.remove_stale_runs([str(out)]) == [files.main_dir]
+    removed = beam_files.remove_stale_runs([str(out)])
+    assert killed in removed and not os.path.exists(killed)
     assert os.path.isdir(alive.main_dir)
     alive.remove()
     assert all_files(tmp_path) == []

@@ -18,3 +18,18 @@ def create_data_missing_vocab_file(folder):
 @case("create_pretraining_data.py")
 def create_data_masked_lm_prob_out_of_range(folder):
     return _create_data(folder, masked_lm_prob=1.5), ["masked_lm_prob", "1.5"]
+
+
+@case("create_pretraining_data.py")
+def create_data_output_folder_is_a_file(folder):
+    not_a_folder = folder / "plain_file"
+    not_a_folder.write_text("x")
+    output = not_a_folder / "out.tfrecord"
+    return (_create_data(folder, output_file=output),
+            [str(not_a_folder), "is a file, expected a folder"])
+
+
+@case("create_pretraining_data.py")
+def create_data_output_file_is_a_folder(folder):
+    return (_create_data(folder, output_file=folder),
+            [f"--output_file={folder} is a folder"])

@@ -83,6 +83,21 @@ def test_malformed_state_file_names_the_line(tmp_path):
     (out / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-1"\nthis is not it\n')
     with pytest.raises(checkpoints.CheckpointStateError, match=r"checkpoint, line 2"):
         checkpoints.read_state(out)
+    # TensorFlow's reader takes it for no state at all (a fresh start).
+    import tensorflow as tf
+    assert tf.train.get_checkpoint_state(str(out)) is None
+
+
+def test_format_round_trips_through_tensorflows_reader(tmp_path):
+    import tensorflow as tf
+
+    names = ["model.ckpt-1", 'odd "name" é-2']
+    _state(tmp_path, *names)
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert state.model_checkpoint_path == str(tmp_path / names[-1])
+    assert list(state.all_model_checkpoint_paths) == [str(tmp_path / n) for n in names]
+    assert checkpoints.read_state(tmp_path).listed == tuple(
+        str(tmp_path / n) for n in names)
 
 
 def test_parse_reads_what_tensorflow_writes(tmp_path):
