@@ -91,7 +91,8 @@ class TaskModel(FromCheckpoint):
 
     # -- raw text in the input pipeline ------------------------------------
 
-    def _text_dataset(self, x, y=None, sample_weight=None, batch_size=None):
+    def _text_dataset(self, x, y=None, sample_weight=None, batch_size=None,
+                      shuffle=False):
         """A tf.data pipeline of preprocessed batches, or None when there is
         no preprocessor or `x` is not text (ids pass through unchanged)."""
         preprocessor = getattr(self, "preprocessor", None)
@@ -106,7 +107,10 @@ class TaskModel(FromCheckpoint):
             parts = tuple(part for part in (x, y, sample_weight)
                           if part is not None)
             dataset = tf.data.Dataset.from_tensor_slices(
-                parts if len(parts) > 1 else (x,)).batch(batch_size or 32)
+                parts if len(parts) > 1 else (x,))
+            if shuffle:  # what fit(shuffle=True) does to arrays: each epoch
+                dataset = dataset.shuffle(int(dataset.cardinality()))
+            dataset = dataset.batch(batch_size or 32)
 
         def apply(*data):
             if len(data) == 1 or _is_text(data):
@@ -123,7 +127,8 @@ class TaskModel(FromCheckpoint):
         """`keras.Model.fit`; with a preprocessor, `x` may be raw text: a
         string array [batch], a pair (texts_a, texts_b), or a tf.data
         dataset of (texts, labels[, weights]) batches."""
-        dataset = self._text_dataset(x, y, sample_weight, batch_size)
+        dataset = self._text_dataset(x, y, sample_weight, batch_size,
+                                     shuffle=kwargs.get("shuffle", True))
         if validation_data is not None and dataset is not None and not (
                 isinstance(validation_data, tf.data.Dataset)):
             validation_data = self._text_dataset(
@@ -135,6 +140,8 @@ class TaskModel(FromCheckpoint):
             return super().fit(x=x, y=y, batch_size=batch_size,
                                sample_weight=sample_weight,
                                validation_data=validation_data, **kwargs)
+        # Shuffled above; Keras does not shuffle a dataset (and warns).
+        kwargs["shuffle"] = False
         return super().fit(dataset, validation_data=validation_data,
                            **kwargs)
 
