@@ -12,6 +12,8 @@ from data.tokenization import BertPreprocessor, FullTokenizer
 from data.tokenization.packing import pack_tokens
 
 KEYS = ("input_ids", "input_mask", "segment_ids")
+# The first lines of corpus.txt; 10,000 took about 40 s here (2,000: 8 s),
+# over the suite's budget for one test.
 CORPUS_LINES = 2000
 
 
