@@ -68,6 +68,12 @@ def lower_case_for(path, vocab_file):
     return folder not in full_tokenizer._CASED_MODELS
 
 
+def _is_pair(inputs):
+    """A tuple/list of two batches of texts (not a list of two texts)."""
+    return (isinstance(inputs, (tuple, list)) and len(inputs) == 2
+            and not isinstance(inputs[0], (str, bytes)))
+
+
 @keras.saving.register_keras_serializable(package=PACKAGE)
 class BertPreprocessor(keras.layers.Layer):
     """Texts (or text pairs) -> `input_ids`, `input_mask`, `segment_ids`.
@@ -100,11 +106,6 @@ class BertPreprocessor(keras.layers.Layer):
     def __init__(self, vocab_file=None, do_lower_case=True,
                  sequence_length=128, **kwargs):
         super().__init__(**kwargs)
-        # Strings in, ints out: as keras-hub's preprocessing layers, Keras
-        # must neither cast the inputs to the layer's float dtype nor refuse
-        # a tuple of them.
-        self._convert_input_args = False
-        self._allow_non_tensor_positional_args = True
         self.do_lower_case = bool(do_lower_case)
         self.sequence_length = (None if sequence_length is None
                                 else int(sequence_length))
@@ -148,16 +149,24 @@ class BertPreprocessor(keras.layers.Layer):
                        InGraphPacker(self.sequence_length, self.cls_id,
                                      self.sep_id))
 
+    def __call__(self, inputs, **kwargs):
+        # Keras' Layer.__call__ takes tensors only (and would cast arrays to
+        # the layer's float dtype): texts become tf.string tensors first.
+        if _is_pair(inputs):
+            inputs = tuple(tf.convert_to_tensor(part, tf.string)
+                           for part in inputs)
+        else:
+            inputs = tf.convert_to_tensor(inputs, tf.string)
+        return super().__call__(inputs, **kwargs)
+
     def _ids(self, texts):
-        return self.tokenizer(tf.reshape(tf.convert_to_tensor(
-            texts, tf.string), [-1]))
+        return self.tokenizer(tf.reshape(texts, [-1]))
 
     def call(self, inputs):
         if self.tokenizer is None:
             raise UserError("This BertPreprocessor has no vocab: build it "
                             "with a vocab_file or load it from a .keras file.")
-        if isinstance(inputs, (tuple, list)) and len(inputs) == 2 and not (
-                isinstance(inputs[0], (str, bytes))):
+        if _is_pair(inputs):
             ids_a, ids_b = self._ids(inputs[0]), self._ids(inputs[1])
         else:
             ids_a, ids_b = self._ids(inputs), None

@@ -5,7 +5,11 @@ BertFeatureTagger (the feature-based tagger) and BertMultipleChoice (its
 [batch, seq] inputs as the choices of one example, see `model_inputs`):
 config round trip,
 `.keras` round trip (in this process and in a fresh one), variable sequence
-length, mixed precision and input (rank, shape, length) errors.
+length, mixed precision and input (rank, shape, length) errors; and for
+each task model the Keras loss contract in one plain-SGD fit step
+(`sample_weight` all zeros: no update; all ones: the original's loss;
+`class_weight` for the classifier and multiple choice; a `compile(loss=)`
+loss is the one used).
 """
 import json
 import os
