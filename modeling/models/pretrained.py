@@ -221,6 +221,8 @@ class FromCheckpoint:
                 path, or no config for it.
             CheckpointMismatchError: a weight of another shape (e.g. another
                 num_labels than the checkpoint's head); nothing is assigned.
+            TypeError: num_labels not given and the checkpoint has no head
+                to take it from.
         """
         source = find_checkpoint(path, config)
         kwargs = cls._checkpoint_defaults(source, dict(kwargs))
