@@ -289,7 +289,7 @@ class TaggingTask(Task):
                               is_training, batch_size)
 
     def _dataset(self, windows, folder, split, is_training, batch_size):
-        """(features, label_ids, label_weights) batches of `windows`."""
+        """(features with label_weights, label_ids) batches of `windows`."""
         if self.feature_based:
             return self._cached_dataset(windows, folder, split, is_training,
                                         batch_size)
@@ -312,7 +312,7 @@ class TaggingTask(Task):
                          "size %d *****", split, len(windows),
                          len(windows) - num_actual, batch_size)
             logits = np.asarray(self.predict_outputs(
-                dataset.map(lambda x, y, w: x)), np.float32)
+                dataset.map(lambda x, y: x)), np.float32)
         if len(logits) != len(windows):
             raise RuntimeError(f"Got {len(logits)} predictions for "
                                f"{len(windows)} windows.")

@@ -188,7 +188,8 @@ def cached_dataset(path, arrays, width, is_training, batch_size, seed=None):
 
     Returns:
       tf.data.Dataset of ({"features": float32 [B, T, width], "input_mask":
-      int32 [B, T]}, label_ids int32 [B, T], label_weights float32 [B, T]),
+      int32 [B, T], "label_weights": float32 [B, T]}, label_ids int32
+      [B, T]),
       T <= max_seq_length (== for evaluation).
     """
     seq_length = arrays["input_ids"].shape[1]
@@ -206,8 +207,9 @@ def cached_dataset(path, arrays, width, is_training, batch_size, seed=None):
         return values, {key: value[:length] for key, value in window.items()}
 
     def as_inputs(values, window):
-        return ({"features": values, "input_mask": window["input_mask"]},
-                window["label_ids"], window["label_weights"])
+        return ({"features": values, "input_mask": window["input_mask"],
+                 "label_weights": window["label_weights"]},
+                window["label_ids"])
 
     if is_training:
         dataset = dataset.repeat().shuffle(100, seed=seed).map(parse)

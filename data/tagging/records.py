@@ -63,10 +63,12 @@ def tagging_dataset(input_file, seq_length, is_training, batch_size,
       drop_remainder: bool or None (None: is_training).
 
     Returns:
-      tf.data.Dataset of (features, label_ids, label_weights): features a
-      dict of int32 [B, seq_length] input_ids, input_mask, segment_ids;
-      label_ids int32 [B, seq_length]; label_weights float32
-      [B, seq_length], usable as Keras per-position sample weights.
+      tf.data.Dataset of (features, label_ids): features a dict of int32
+      [B, seq_length] input_ids, input_mask, segment_ids and float32
+      [B, seq_length] label_weights (1.0 at the scored positions, which the
+      taggers' `compute_loss` reads from the inputs); label_ids int32
+      [B, seq_length]. No Keras sample weight: `fit` leaves it per
+      example.
 
     Raises:
       data.io.tfrecord.RecordFormatError (a ValueError): records of another
@@ -75,8 +77,9 @@ def tagging_dataset(input_file, seq_length, is_training, batch_size,
     spec = tagging_record_spec(seq_length)
 
     def unpack(parsed):
-        features = {name: parsed[name] for name in FEATURE_KEYS}
-        return features, parsed["label_ids"], parsed["label_weights"]
+        features = {name: parsed[name]
+                    for name in FEATURE_KEYS + ("label_weights",)}
+        return features, parsed["label_ids"]
 
     return spec.batched_dataset(input_file, is_training, batch_size, unpack,
                                 seed=seed, drop_remainder=drop_remainder)

@@ -76,8 +76,12 @@ class WordPieceBiLSTMTagger(BertConfigSerializable, keras.Model):
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                      training=True):
-        """Mean cross-entropy over scored tokens (`losses.tagging_loss`)."""
-        return losses.tagger_training_loss(y_pred, y, sample_weight)
+        """Mean cross-entropy over scored tokens (`losses.tagging_loss`);
+        as `BertTokenClassifier.compute_loss`."""
+        if losses.uses_compiled_loss(self):
+            return super().compute_loss(x, y, y_pred, sample_weight,
+                                        training=training)
+        return losses.tagger_training_loss(x, y_pred, y, sample_weight)
 
     def get_config(self):
         config = super().get_config()

@@ -8,7 +8,11 @@
   tasks the original never shipped;
 - `feature_tagger.BertFeatureTagger` (the feature-based approach, paper
   §5.3 Table 7: frozen encoder, BiLSTM);
-- `losses`: the per-example and training losses their `compute_loss` uses.
+- `losses`: the per-example and training losses their `compute_loss` uses
+  (a `compile(loss=)` loss replaces them; `sample_weight` weights examples);
+- `pretrained`: `from_checkpoint` (Google, fine-tuned, Hugging Face and
+  keras-hub folders); `task`: what the task models share (`encoder=`,
+  `preprocessor=` for raw text in `fit`/`evaluate`/`predict`).
 
 Each task model builds every weight when constructed. Weight paths are
 `<task model name>/<TF1 name>` for the head and `<encoder name>/bert/...` for

@@ -16,6 +16,7 @@ from modeling.layers.initializers import create_initializer
 from modeling.layers.input_checks import check_encoder_inputs, require_input_dict
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.layers.transformer import TransformerLayer
+from modeling.models.pretrained import FromCheckpoint
 
 
 @register
@@ -74,7 +75,7 @@ class BertPooler(BertConfigSerializable, keras.layers.Layer):
 
 
 @register
-class BertModel(BertConfigSerializable, keras.Model):
+class BertModel(FromCheckpoint, BertConfigSerializable, keras.Model):
     """BERT encoder (Devlin et al. 2018, section 3), the original `BertModel`.
 
     Args:

@@ -166,9 +166,13 @@ class BertFeatureTagger(BertConfigSerializable, keras.Model):
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                      training=True):
         """Mean cross-entropy over scored tokens (`losses.tagging_loss`);
-        `y` label_ids, `sample_weight` label_weights, [batch_size,
-        seq_length]."""
-        return losses.tagger_training_loss(y_pred, y, sample_weight)
+        `y` label_ids and `x["label_weights"]` [batch_size, seq_length],
+        `sample_weight` [batch_size] per example
+        (`losses.tagger_training_loss`); a compiled loss when set."""
+        if losses.uses_compiled_loss(self):
+            return super().compute_loss(x, y, y_pred, sample_weight,
+                                        training=training)
+        return losses.tagger_training_loss(x, y_pred, y, sample_weight)
 
     def get_config(self):
         config = super().get_config()

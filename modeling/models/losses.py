@@ -7,7 +7,7 @@ recomputing them in NumPy. The per-example functions keep the dtype of their
 input (float64 log-probabilities stay float64), except where the original
 casts logits to float32 first.
 """
-from keras import ops
+from keras import ops, tree
 
 
 def _gather_log_prob(log_probs, labels):
@@ -152,18 +152,126 @@ def tagging_loss(logits, label_ids, label_weights):
     return masked_lm_loss(log_probs, label_ids, label_weights)
 
 
-def tagger_training_loss(y_pred, y, sample_weight=None):
-    """The taggers' `compute_loss`: `tagging_loss` over the scored tokens
-    (sample_weight = label_weights, all ones if None), scaled for replicas;
-    None when `y` is None (Keras' inference calls).
+def uses_compiled_loss(model):
+    """True when `model.compile(loss=...)` gave the model a loss.
+
+    Then `compute_loss` defers to Keras' (`keras.Model.compute_loss`, which
+    applies `sample_weight` and its own replica scaling); otherwise the task
+    model computes the original's loss. Reads the public `model.loss`.
+    """
+    return getattr(model, "loss", None) is not None
+
+
+def _one_weight(sample_weight):
+    """The per-example weights out of what Keras passes: with a dict `y`,
+    `fit` repeats the one `sample_weight` array for every key."""
+    if isinstance(sample_weight, (dict, list, tuple)):
+        return tree.flatten(sample_weight)[0]
+    return sample_weight
+
+
+def _example_weights(sample_weight, dtype):
+    """float [batch_size] of a `sample_weight` [batch_size] or [batch_size, 1]."""
+    return ops.reshape(ops.cast(_one_weight(sample_weight), dtype), (-1,))
+
+
+def weighted_batch_mean(per_example, sample_weight=None):
+    """Keras' default reduction ("sum_over_batch_size") of per-example losses.
 
     Args:
+        per_example: float [batch_size].
+        sample_weight: float [batch_size] (or [batch_size, 1]), or None.
+    Returns:
+        scalar of per_example's dtype: mean(per_example) when sample_weight is
+        None, else sum(sample_weight * per_example) / batch_size (all-zero
+        weights give 0; all-ones give the mean).
+    """
+    if sample_weight is None:
+        return ops.mean(per_example)
+    weights = _example_weights(sample_weight, per_example.dtype)
+    batch_size = ops.cast(ops.shape(per_example)[0], per_example.dtype)
+    return ops.sum(per_example * weights) / batch_size
+
+
+def _token_weights(token_weights, sample_weight):
+    """Per-position weights times per-example `sample_weight` ([batch_size]
+    or [batch_size, positions]); `token_weights` when it is None."""
+    token_weights = ops.cast(token_weights, "float32")
+    if sample_weight is None:
+        return token_weights
+    sample_weight = ops.cast(_one_weight(sample_weight), "float32")
+    if len(sample_weight.shape) == 1:
+        sample_weight = sample_weight[:, None]
+    return token_weights * sample_weight
+
+
+def weighted_masked_lm_loss(masked_lm_log_probs, masked_lm_ids,
+                            masked_lm_weights, sample_weight=None):
+    """`masked_lm_loss` with a per-example weight on each prediction.
+
+    sum(sample_weight * masked_lm_weights * -log p) / (sum(masked_lm_weights)
+    + 1e-5): the original's normaliser (the number of real predictions) is
+    kept, so all-ones weights give exactly `masked_lm_loss`, all-zero 0.
+    """
+    if sample_weight is None:
+        return masked_lm_loss(masked_lm_log_probs, masked_lm_ids,
+                              masked_lm_weights)
+    per_prediction = per_example_log_prob_loss(masked_lm_log_probs,
+                                               masked_lm_ids)
+    dtype = per_prediction.dtype
+    weights = ops.cast(_token_weights(masked_lm_weights, sample_weight), dtype)
+    return (ops.sum(weights * per_prediction)
+            / (ops.sum(ops.cast(masked_lm_weights, dtype)) + 1e-5))
+
+
+def squad_training_loss(y_pred, y, sample_weight=None):
+    """`squad_loss` with Keras' reduction of a per-example `sample_weight`.
+
+    Args:
+        y_pred: dict of float `start_logits`, `end_logits` [batch_size,
+            seq_length].
+        y: dict of int `start_positions`, `end_positions` [batch_size].
+        sample_weight: float [batch_size] or None.
+    Returns:
+        float32 scalar: the mean over examples of (start + end
+        cross-entropy) / 2, each example weighted (`weighted_batch_mean`).
+    """
+    if sample_weight is None:
+        return squad_loss(y_pred["start_logits"], y_pred["end_logits"],
+                          y["start_positions"], y["end_positions"])
+    per_example = (
+        per_example_classifier_loss(y_pred["start_logits"],
+                                    y["start_positions"])
+        + per_example_classifier_loss(y_pred["end_logits"],
+                                      y["end_positions"])) / 2.0
+    return weighted_batch_mean(per_example, sample_weight)
+
+
+def tagger_training_loss(x, y_pred, y, sample_weight=None):
+    """The taggers' `compute_loss`: `tagging_loss` over the scored tokens,
+    each example weighted by `sample_weight`, scaled for replicas; None when
+    `y` is None (Keras' inference calls).
+
+    Args:
+        x: the model's input dict; its `label_weights` float [batch_size,
+            seq_length] marks the scored tokens (all ones if absent).
         y_pred: float logits [batch_size, seq_length, num_labels].
         y: int label_ids [batch_size, seq_length], or None.
-        sample_weight: float label_weights [batch_size, seq_length] or None.
+        sample_weight: float [batch_size] (per example; [batch_size,
+            seq_length] multiplies per token), or None.
+    Returns:
+        float32 scalar: sum(sample_weight * label_weights * -log p(label))
+        / (sum(label_weights) + 1e-5).
     """
     if y is None:
         return None
-    if sample_weight is None:
-        sample_weight = ops.ones_like(y, dtype="float32")
-    return scale_for_replicas(tagging_loss(y_pred, y, sample_weight))
+    label_weights = None if x is None else x.get(LABEL_WEIGHTS_KEY)
+    if label_weights is None:
+        label_weights = ops.ones_like(y, dtype="float32")
+    log_probs = ops.log_softmax(ops.cast(y_pred, "float32"), axis=-1)
+    return scale_for_replicas(weighted_masked_lm_loss(
+        log_probs, y, label_weights, sample_weight))
+
+
+#: The taggers' input key for the scored-token mask (`tagger_training_loss`).
+LABEL_WEIGHTS_KEY = "label_weights"

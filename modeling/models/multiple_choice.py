@@ -13,6 +13,7 @@ from modeling.layers.input_checks import ENCODER_INPUTS, require_input_dict
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
 from modeling.models.bert_model import BertModel
+from modeling.models.task import TaskModel, resolve_encoder
 from modeling.models.classifier import CLASSIFIER_DROPOUT
 
 #: The head's TF1 scope: `cls/multiple_choice/output_weights` [1, hidden],
@@ -21,7 +22,7 @@ MULTIPLE_CHOICE_SCOPE = "multiple_choice"
 
 
 @register
-class BertMultipleChoice(BertConfigSerializable, keras.Model):
+class BertMultipleChoice(TaskModel, BertConfigSerializable, keras.Model):
     """Scores each choice's pooled output; logits over the choices.
 
     Weights: the encoder, plus `cls/multiple_choice/output_weights`
@@ -29,6 +30,12 @@ class BertMultipleChoice(BertConfigSerializable, keras.Model):
 
     Args:
         config: `BertConfig`.
+        encoder: optional existing `BertModel` to build on (its config is
+            used and its weights are shared) instead of a new one.
+        preprocessor: optional Keras layer from raw text to the inputs
+            (e.g. `data.tokenization.BertPreprocessor`), applied by `fit`,
+            `evaluate` and `predict` in the input pipeline
+            (modeling/models/task.py); saved with the model.
 
     Call args:
         inputs: dict of int32 [batch_size, num_choices, seq_length]
@@ -44,10 +51,15 @@ class BertMultipleChoice(BertConfigSerializable, keras.Model):
     google-research/bert issue #38.
     """
 
-    def __init__(self, config, name=None, **kwargs):
+    def __init__(self, config=None, encoder=None, preprocessor=None,
+                 name=None, **kwargs):
         super().__init__(name=name, **kwargs)
+        config, encoder = resolve_encoder(config, encoder,
+                                          type(self).__name__)
         self.config = config
-        self.bert = BertModel(config, dtype=self.dtype_policy)
+        self.bert = (encoder if encoder is not None
+                     else BertModel(config, dtype=self.dtype_policy))
+        self._set_preprocessor(preprocessor)
         self.dropout = keras.layers.Dropout(CLASSIFIER_DROPOUT,
                                             dtype=self.dtype_policy)
         self.multiple_choice = TransposedDense(
@@ -77,7 +89,22 @@ class BertMultipleChoice(BertConfigSerializable, keras.Model):
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                      training=True):
         """Softmax cross-entropy over the choices; `y` is `label_ids`
-        [batch_size], the index of the right choice."""
+        [batch_size], the index of the right choice.
+
+        A loss given to `compile` is used instead when set
+        (`losses.uses_compiled_loss`); else `sample_weight` [batch_size]
+        weights each example (Keras' `class_weight` arrives as one) under
+        Keras' default reduction: sum(weight * loss) / batch_size.
+        """
+        if losses.uses_compiled_loss(self):
+            return super().compute_loss(x, y, y_pred, sample_weight,
+                                        training=training)
         if y is None:
             return None
-        return losses.scale_for_replicas(losses.classifier_loss(y_pred, y))
+        return losses.scale_for_replicas(losses.weighted_batch_mean(
+            losses.per_example_classifier_loss(y_pred, y), sample_weight))
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(self._preprocessor_config())
+        return config

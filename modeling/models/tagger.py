@@ -12,6 +12,8 @@ from modeling.layers.input_checks import encoder_inputs, positive_count
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
 from modeling.models.bert_model import BertModel
+from modeling.models.pretrained import head_size
+from modeling.models.task import TaskModel, resolve_encoder
 
 #: The head's TF1 scope: `cls/tagging/output_weights` [num_labels, hidden],
 #: `cls/tagging/output_bias` [num_labels] (the original's `[out, in]`
@@ -20,7 +22,7 @@ TAGGING_SCOPE = "tagging"
 
 
 @register
-class BertTokenClassifier(BertConfigSerializable, keras.Model):
+class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
     """Per-token classifier on the encoder's `sequence_output`.
 
     Weights: the encoder, plus `cls/tagging/output_weights`
@@ -30,7 +32,14 @@ class BertTokenClassifier(BertConfigSerializable, keras.Model):
     Args:
         config: `BertConfig`.
         num_labels: int >= 1, size of the label list (id 0 is "O" for the
-            lists `data.tagging.schemes.scheme_labels` makes).
+            lists `data.tagging.schemes.scheme_labels` makes); from
+            `from_checkpoint`, defaults to the checkpoint head's.
+        encoder: optional existing `BertModel` to build on (its config is
+            used and its weights are shared) instead of a new one.
+        preprocessor: optional Keras layer from raw text to the inputs
+            (e.g. `data.tokenization.BertPreprocessor`), applied by `fit`,
+            `evaluate` and `predict` in the input pipeline
+            (modeling/models/task.py); saved with the model.
 
     Call args:
         inputs: dict of int32 [batch_size, seq_length] `input_ids`,
@@ -43,11 +52,18 @@ class BertTokenClassifier(BertConfigSerializable, keras.Model):
     Source: BERT paper §5.3 and Figure 4(d).
     """
 
-    def __init__(self, config, num_labels, name=None, **kwargs):
+    def __init__(self, config=None, num_labels=None, encoder=None,
+                 preprocessor=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
+        config, encoder = resolve_encoder(config, encoder,
+                                          type(self).__name__)
         self.config = config
+        if num_labels is None:
+            raise TypeError("BertTokenClassifier needs num_labels.")
         self.num_labels = positive_count(num_labels, "num_labels")
-        self.bert = BertModel(config, dtype=self.dtype_policy)
+        self.bert = (encoder if encoder is not None
+                     else BertModel(config, dtype=self.dtype_policy))
+        self._set_preprocessor(preprocessor)
         # Tags read the sequence output only: the pooler gets no gradient.
         # As BertSquad's, it is not trained (no adam slots, no Keras warning)
         # and its weights stay in the model and its checkpoints.
@@ -72,13 +88,30 @@ class BertTokenClassifier(BertConfigSerializable, keras.Model):
                      training=True):
         """Mean cross-entropy over scored tokens (`losses.tagging_loss`).
 
-        `y` is `label_ids` int [batch_size, seq_length]; `sample_weight`
-        is `label_weights` float [batch_size, seq_length] (all ones if
-        absent).
+        `y` is `label_ids` int [batch_size, seq_length]; the scored tokens
+        are `x["label_weights"]` float [batch_size, seq_length] (all ones if
+        absent); `sample_weight` [batch_size] weights each example
+        (`losses.tagger_training_loss`). A loss given to `compile` is used
+        instead when set.
         """
-        return losses.tagger_training_loss(y_pred, y, sample_weight)
+        if losses.uses_compiled_loss(self):
+            return super().compute_loss(x, y, y_pred, sample_weight,
+                                        training=training)
+        return losses.tagger_training_loss(x, y_pred, y, sample_weight)
 
     def get_config(self):
         config = super().get_config()
         config["num_labels"] = self.num_labels
+        config.update(self._preprocessor_config())
         return config
+
+    @classmethod
+    def _checkpoint_defaults(cls, source, kwargs):
+        if kwargs.get("num_labels") is None:
+            kwargs["num_labels"] = head_size(
+                source, f"cls/{TAGGING_SCOPE}/output_bias")
+            if kwargs["num_labels"] is None:
+                raise TypeError(f"{source.path} has no tagging head "
+                                f"(cls/{TAGGING_SCOPE}/output_bias): pass "
+                                "num_labels=.")
+        return kwargs

@@ -5,7 +5,11 @@ BertFeatureTagger (the feature-based tagger) and BertMultipleChoice (its
 [batch, seq] inputs as the choices of one example, see `model_inputs`):
 config round trip,
 `.keras` round trip (in this process and in a fresh one), variable sequence
-length, mixed precision and input (rank, shape, length) errors.
+length, mixed precision and input (rank, shape, length) errors; and for
+each task model the Keras loss contract in one plain-SGD fit step
+(`sample_weight` all zeros: no update; all ones: the original's loss;
+`class_weight` for the classifier and multiple choice; a `compile(loss=)`
+loss is the one used).
 """
 import json
 import os
@@ -264,3 +268,118 @@ def test_too_long_with_unknown_length_fails_at_run_time(model):
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match="seq_length exceeds max_position_embeddings"):
         traced(model_inputs(model, inputs))
+
+
+# ----- Keras loss contract: sample_weight, class_weight, compile(loss=) --------
+
+TASK_NAMES = [name for name in NAMES if name != "BertModel"]
+
+
+def task_batch(name, model, seed=0):
+    """(x, y) of one batch of 2 examples for a task model's default loss."""
+    inputs = make_inputs(seed=seed)
+    x = dict(model_inputs(model, inputs))
+    if name == "BertClassifier":
+        return x, np.array([0, 2], "int32")
+    if name == "BertSquad":
+        return x, {"start_positions": np.array([1, 2], "int32"),
+                   "end_positions": np.array([3, 4], "int32")}
+    if name == "BertPretrainer":
+        return x, {"masked_lm_ids": np.full((2, NUM_MASKED), 5, "int32"),
+                   "masked_lm_weights": np.array([[1, 1, 0], [1, 0, 0]],
+                                                 "float32"),
+                   "next_sentence_labels": np.array([0, 1], "int32")}
+    if name == "BertMultipleChoice":
+        # Two examples of 2 choices each (the harness's rows, twice).
+        x = {key: np.concatenate([value, value[:, ::-1]])
+             for key, value in x.items()}
+        return x, np.array([0, 1], "int32")
+    # Taggers: the scored tokens are an input.
+    x["label_weights"] = inputs["input_mask"].astype("float32")
+    return x, np.array([[1, 0, 2, 3, 0, 1, 2, 3]] * 2, "int32")
+
+
+def fit_one_step(model, x, y, **kwargs):
+    """One plain-SGD fit step; returns (weights changed?, the step's loss)."""
+    before = [np.array(v) for v in model.trainable_weights]
+    history = model.fit(x, y, batch_size=2, epochs=1, shuffle=False,
+                        verbose=0, **kwargs)
+    changed = any(not np.array_equal(a, np.asarray(b))
+                  for a, b in zip(before, model.trainable_weights))
+    return changed, float(history.history["loss"][-1])
+
+
+@pytest.mark.parametrize("task_name", TASK_NAMES)
+def test_fit_honours_sample_weight(task_name):
+    """All-zero sample weights: zero loss, no update; all ones: the
+    original's loss (today's `compute_loss`), weights move."""
+    model = MODELS[task_name](CONFIG)
+    model.compile(optimizer=keras.optimizers.SGD(0.1))
+    x, y = task_batch(task_name, model)
+    changed, loss = fit_one_step(model, x, y, sample_weight=np.zeros(2))
+    assert not changed and loss == 0.0
+    y_pred = model(x, training=False)
+    unweighted = float(model.compute_loss(x=x, y=y, y_pred=y_pred))
+    ones = float(model.compute_loss(x=x, y=y, y_pred=y_pred,
+                                    sample_weight=np.ones(2, "float32")))
+    assert unweighted > 0 and ones == pytest.approx(unweighted, rel=1e-7)
+    # Each example's weight scales its own part of the loss only.
+    first, second = (float(model.compute_loss(
+        x=x, y=y, y_pred=y_pred, sample_weight=np.array(weights, "float32")))
+        for weights in ([1.0, 0.0], [0.0, 1.0]))
+    assert first > 0 and second > 0
+    assert first + second == pytest.approx(unweighted, rel=1e-6)
+    changed, loss = fit_one_step(model, x, y, sample_weight=np.ones(2))
+    assert changed and loss > 0
+
+
+@pytest.mark.parametrize("task_name", ["BertClassifier", "BertMultipleChoice"])
+def test_fit_honours_class_weight(task_name):
+    """Keras turns class_weight into per-example weights: a class of weight
+    0 contributes nothing (loss 0, no update), one of weight 1 does."""
+    model = MODELS[task_name](CONFIG)
+    model.compile(optimizer=keras.optimizers.SGD(0.1))
+    x, y = task_batch(task_name, model)
+    weights = {label: 0.0 for label in range(3)}
+    changed, loss = fit_one_step(model, x, y, class_weight=weights)
+    assert not changed and loss == 0.0
+    weights[int(y[0])] = 1.0
+    changed, loss = fit_one_step(model, x, y, class_weight=weights)
+    assert changed and loss > 0
+
+
+class CountingLoss(keras.losses.Loss):
+    """Returns 7 * mean(sample_weight) (7 without weights); counts calls."""
+
+    def __init__(self):
+        super().__init__(name="counting")
+        self.calls = 0
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        self.calls += 1
+        weight = 1.0 if sample_weight is None else keras.ops.mean(
+            keras.ops.cast(sample_weight, "float32"))
+        return 7.0 * weight
+
+
+@pytest.mark.parametrize("task_name", TASK_NAMES)
+def test_compiled_loss_is_used(task_name):
+    model = MODELS[task_name](CONFIG)
+    x, y = task_batch(task_name, model)
+    y_pred = model(x, training=False)
+    loss = CountingLoss()
+    if isinstance(y_pred, dict):
+        # One loss per output; y keyed by the output names.
+        model.compile(optimizer="sgd", loss={key: loss for key in y_pred})
+        y = {key: np.zeros(np.shape(value)[:1]) for key, value in
+             y_pred.items()}
+        expected = 7.0 * len(y_pred)
+    else:
+        model.compile(optimizer="sgd", loss=loss)
+        expected = 7.0
+    value = model.compute_loss(x=x, y=y, y_pred=y_pred)
+    assert float(value) == pytest.approx(expected)
+    assert loss.calls == (len(y_pred) if isinstance(y_pred, dict) else 1)
+    value = model.compute_loss(x=x, y=y, y_pred=y_pred,
+                               sample_weight=np.array([1.0, 0.0]))
+    assert float(value) == pytest.approx(expected / 2)

@@ -227,9 +227,10 @@ def test_train_evaluate_predict(fixture, wnut, tmp_path):
     model = BertTokenClassifier(bert_config, len(labels))
     checkpoints.load_tf1_checkpoint(model, str(output_dir), verbose=False)
     dataset = tagging_dataset(str(output_dir / "eval.tf_record"), 32, False, 5)
-    logits = model.predict(dataset.map(lambda x, y, w: x), verbose=0)
-    label_ids = np.concatenate([y for _, y, _ in dataset.as_numpy_iterator()])
-    weights = np.concatenate([w for _, _, w in dataset.as_numpy_iterator()])
+    logits = model.predict(dataset.map(lambda x, y: x), verbose=0)
+    label_ids = np.concatenate([y for _, y in dataset.as_numpy_iterator()])
+    weights = np.concatenate([x["label_weights"]
+                              for x, _ in dataset.as_numpy_iterator()])
     log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     nll = -np.take_along_axis(log_probs, label_ids[..., None], -1)[..., 0]
     assert evaluation["eval_loss"] == pytest.approx(
@@ -306,7 +307,7 @@ def test_feature_cache_is_computed_once_and_reused(fixture, wnut, tmp_path,
     assert task.feature_cache.encoder_batches == math.ceil(windows / 8)
     assert calls_during_fit == [0]
     inputs = specs[0][0]
-    assert set(inputs) == {"features", "input_mask"}
+    assert set(inputs) == {"features", "input_mask", "label_weights"}
     # Width 32 (the hidden size), lengths bucketed; the batch dimension is
     # not static after bucket_by_sequence_length, but every batch holds 8.
     assert inputs["features"].shape.as_list()[1:] == [None, 32]

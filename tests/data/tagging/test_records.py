@@ -42,7 +42,7 @@ def test_round_trip_in_order(tmp_path, features):
     inputs = {k: np.concatenate([b[0][k].numpy() for b in batches])
               for k in ("input_ids", "input_mask", "segment_ids")}
     label_ids = np.concatenate([b[1].numpy() for b in batches])
-    weights = np.concatenate([b[2].numpy() for b in batches])
+    weights = np.concatenate([b[0]["label_weights"].numpy() for b in batches])
     assert inputs["input_ids"].dtype == np.int32
     assert weights.dtype == np.float32
     np.testing.assert_array_equal(inputs["input_ids"],
@@ -53,8 +53,8 @@ def test_round_trip_in_order(tmp_path, features):
     np.testing.assert_array_equal(weights, [f.label_weights for f in features])
     train = tagging_dataset(str(path), 8, is_training=True, batch_size=4,
                             seed=1)
-    x, y, w = next(iter(train))
-    assert y.shape == (4, 8) and w.shape == (4, 8)
+    x, y = next(iter(train))
+    assert y.shape == (4, 8) and x["label_weights"].shape == (4, 8)
 
 
 def test_other_max_seq_length_is_named(tmp_path, features):

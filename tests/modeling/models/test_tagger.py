@@ -107,9 +107,18 @@ def test_token_classifier_names_logits_and_loss():
     log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     nll = -np.take_along_axis(log_probs, labels[..., None], -1)[..., 0]
     expected = (nll * label_weights).sum() / (label_weights.sum() + 1e-5)
-    loss = model.compute_loss(y=labels, y_pred=logits,
-                              sample_weight=label_weights)
+    loss = model.compute_loss(x=dict(inputs, label_weights=label_weights),
+                              y=labels, y_pred=logits)
     assert float(loss) == pytest.approx(expected, rel=1e-5)
+    # sample_weight weights each example; the normaliser stays the number
+    # of scored tokens.
+    example_weights = np.array([0.5, 2.0], np.float32)
+    weighted = (nll * label_weights * example_weights[:, None]).sum() / (
+        label_weights.sum() + 1e-5)
+    loss = model.compute_loss(x=dict(inputs, label_weights=label_weights),
+                              y=labels, y_pred=logits,
+                              sample_weight=example_weights)
+    assert float(loss) == pytest.approx(weighted, rel=1e-5)
 
 
 # ----- feature choices -------------------------------------------------------

@@ -1,0 +1,162 @@
+"""What every task model shares besides its head: `encoder=` (an existing
+`BertModel`), `preprocessor=` (raw text in `fit`/`predict`/`evaluate`) and
+`from_checkpoint` (modeling/models/pretrained.py).
+
+The preprocessor runs in the input pipeline, never inside `call`, so the
+model's graph stays numeric (ids in, logits out) and exports as before; this
+is what keras-hub's task models do (`keras_hub.models.Task`, whose
+`PipelineModel` maps the preprocessor over a tf.data pipeline in `fit`,
+`evaluate` and `predict`). It is any Keras layer mapping a string tensor
+[batch] (or a tuple of two, for pairs) to the model's input dict, e.g.
+`data.tokenization.BertPreprocessor` (modeling does not import it: import
+`data.tokenization` before `keras.models.load_model` of a model saved with
+one).
+"""
+import keras
+import numpy as np
+import tensorflow as tf
+
+from modeling.models.bert_model import BertModel
+from modeling.models.pretrained import FromCheckpoint
+
+
+def resolve_encoder(config, encoder, model_name):
+    """(config, encoder) for a task model: a new `BertModel(config)` unless
+    `encoder` (a `BertModel`, whose config is used) is given.
+
+    Raises:
+        TypeError: encoder is not a BertModel, or neither is given.
+        ValueError: both are given and differ.
+    """
+    if encoder is None:
+        if config is None:
+            raise TypeError(f"{model_name} needs a BertConfig (config=) or "
+                            "an existing BertModel (encoder=).")
+        return config, None
+    if not isinstance(encoder, BertModel):
+        raise TypeError(f"{model_name} encoder= must be a BertModel, got "
+                        f"{type(encoder).__name__}.")
+    if config is not None and config.to_dict() != encoder.config.to_dict():
+        raise ValueError(f"{model_name}: config= differs from the config of "
+                         "encoder=; pass one of them.")
+    return encoder.config, encoder
+
+
+def _is_text_leaf(leaf):
+    if isinstance(leaf, (str, bytes)):
+        return True
+    dtype = getattr(leaf, "dtype", None)
+    if isinstance(dtype, tf.dtypes.DType):
+        return dtype == tf.string
+    return dtype is not None and np.dtype(dtype).kind in "USO"
+
+
+def _is_text(value):
+    """True when every leaf of `value` is a string (Python, NumPy or TF)."""
+    leaves = tf.nest.flatten(value)
+    return bool(leaves) and all(_is_text_leaf(leaf) for leaf in leaves)
+
+
+def _as_text_arrays(x):
+    """Texts as a tuple of 1-D arrays or tensors (one per segment)."""
+    if isinstance(x, (tuple, list)) and len(x) == 2 and not isinstance(
+            x[0], (str, bytes)):
+        return tuple(x)
+    return x
+
+
+class TaskModel(FromCheckpoint):
+    """Mixin for the task models: `preprocessor` and `from_checkpoint`.
+
+    Subclasses call `self._set_preprocessor(preprocessor)` in `__init__`
+    and put `self._preprocessor_config()` into `get_config`.
+    """
+
+    def _set_preprocessor(self, preprocessor):
+        self.preprocessor = preprocessor
+
+    def _preprocessor_config(self):
+        if getattr(self, "preprocessor", None) is None:
+            return {}
+        return {"preprocessor": keras.saving.serialize_keras_object(
+            self.preprocessor)}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        if isinstance(config.get("preprocessor"), dict):
+            config["preprocessor"] = keras.saving.deserialize_keras_object(
+                config["preprocessor"])
+        return super().from_config(config)
+
+    # -- raw text in the input pipeline ------------------------------------
+
+    def _text_dataset(self, x, y=None, sample_weight=None, batch_size=None,
+                      shuffle=False):
+        """A tf.data pipeline of preprocessed batches, or None when there is
+        no preprocessor or `x` is not text (ids pass through unchanged)."""
+        preprocessor = getattr(self, "preprocessor", None)
+        if preprocessor is None or x is None or isinstance(x, dict):
+            return None
+        if isinstance(x, tf.data.Dataset):
+            dataset = x
+        else:
+            x = _as_text_arrays(x)
+            if not _is_text(x):
+                return None
+            parts = tuple(part for part in (x, y, sample_weight)
+                          if part is not None)
+            dataset = tf.data.Dataset.from_tensor_slices(
+                parts if len(parts) > 1 else (x,))
+            if shuffle:  # what fit(shuffle=True) does to arrays: each epoch
+                dataset = dataset.shuffle(int(dataset.cardinality()))
+            dataset = dataset.batch(batch_size or 32)
+
+        def apply(*data):
+            if len(data) == 1 or _is_text(data):
+                # x alone; a pair of text tensors is x too.
+                features = data[0] if len(data) == 1 else data
+                return preprocessor(_as_text_arrays(features))
+            return (preprocessor(_as_text_arrays(data[0])),) + tuple(data[1:])
+
+        return dataset.map(apply, num_parallel_calls=tf.data.AUTOTUNE
+                           ).prefetch(tf.data.AUTOTUNE)
+
+    def fit(self, x=None, y=None, batch_size=None, sample_weight=None,
+            validation_data=None, **kwargs):
+        """`keras.Model.fit`; with a preprocessor, `x` may be raw text: a
+        string array [batch], a pair (texts_a, texts_b), or a tf.data
+        dataset of (texts, labels[, weights]) batches."""
+        dataset = self._text_dataset(x, y, sample_weight, batch_size,
+                                     shuffle=kwargs.get("shuffle", True))
+        if validation_data is not None and dataset is not None and not (
+                isinstance(validation_data, tf.data.Dataset)):
+            validation_data = self._text_dataset(
+                *validation_data, batch_size=batch_size) or validation_data
+        elif isinstance(validation_data, tf.data.Dataset):
+            validation_data = (self._text_dataset(validation_data)
+                               or validation_data)
+        if dataset is None:
+            return super().fit(x=x, y=y, batch_size=batch_size,
+                               sample_weight=sample_weight,
+                               validation_data=validation_data, **kwargs)
+        # Shuffled above; Keras does not shuffle a dataset (and warns).
+        kwargs["shuffle"] = False
+        return super().fit(dataset, validation_data=validation_data,
+                           **kwargs)
+
+    def evaluate(self, x=None, y=None, batch_size=None, sample_weight=None,
+                 **kwargs):
+        """`keras.Model.evaluate`, raw text accepted as in `fit`."""
+        dataset = self._text_dataset(x, y, sample_weight, batch_size)
+        if dataset is None:
+            return super().evaluate(x=x, y=y, batch_size=batch_size,
+                                    sample_weight=sample_weight, **kwargs)
+        return super().evaluate(dataset, **kwargs)
+
+    def predict(self, x, batch_size=None, **kwargs):
+        """`keras.Model.predict`, raw text accepted as in `fit`."""
+        dataset = self._text_dataset(x, batch_size=batch_size)
+        if dataset is None:
+            return super().predict(x, batch_size=batch_size, **kwargs)
+        return super().predict(dataset, **kwargs)
