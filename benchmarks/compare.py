@@ -52,7 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 _BASE_CONFIG = os.path.join(HERE, "..", "..", "shared", "data", "bert_models",
                             "uncased_L-12_H-768_A-12", "bert_config.json")
 CASES = {"infer_8x128": ("infer", 8, 128), "infer_1x512": ("infer", 1, 512),
-         "train_8x128": ("train", 8, 128)}
+         "train_8x128": ("train", 8, 128), "train_32x128": ("train", 32, 128)}
 # (variant, worker) per (mode, precision); "ours" first: the reference.
 VARIANTS = {
     ("infer", "fp32"): ["ours", "ours_tf_default", "keras_hub", "torch_eager",
