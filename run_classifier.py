@@ -46,6 +46,8 @@ script_flags.define_output_dir_flag()
 script_flags.define_model_flags()
 script_flags.define_mode_flags(("train", "eval", "predict"))
 script_flags.define_learning_rate_flags()
+script_flags.define_padding_flags()
+script_flags.define_evaluation_flags()
 script_flags.define_runtime_and_error_flags()
 
 for _name in ("data_dir", "task_name", "vocab_file", "bert_config_file",

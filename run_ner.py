@@ -83,6 +83,8 @@ flags.DEFINE_enum(
     "bert: BERT (fine-tuned, or feature-based with --feature_layers); "
     "wordpiece_bilstm: the no-BERT baseline, a BiLSTM over randomly "
     "initialised word-piece embeddings (hidden_size of the config).")
+script_flags.define_padding_flags()
+script_flags.define_evaluation_flags()
 script_flags.define_runtime_and_error_flags()
 
 for _name in ("vocab_file", "bert_config_file", "output_dir"):

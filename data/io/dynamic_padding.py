@@ -14,8 +14,8 @@ example); these tf.data steps run after parsing, on whole batches:
   of the (repeating, shuffled) example stream, Hugging Face's
   `group_by_length` recipe (its `LengthGroupedSampler`): each stretch of
   `MEGABATCH` batches is sorted by real length, cut into batches, and the
-  batches are shuffled. A stretch is a permutation of the stream's examples
-  in the same positions, so every example is drawn exactly as often as
+  stretch's batches are shuffled. A stretch is a permutation of the stream's
+  examples in the same positions, so every example is drawn exactly as often as
   without it (once per epoch) and no example waits for a bucket to fill.
   (`tasks/tagging_cache.py`'s feature-based tagger uses
   `bucket_by_sequence_length` instead: there a window of a rare length can
@@ -104,20 +104,24 @@ def group_by_length(dataset, batch_size, seq_length, seed=None,
     Returns:
         The stream re-batched: each stretch of `megabatch` batches sorted
         by real length (stable) and cut into batches of `batch_size`, the
-        batches shuffled (buffer `megabatch`), each cut by
-        `cut_to_longest`. Same examples as `dataset`, stretch by stretch.
+        stretch's batches in random order, each cut by `cut_to_longest`.
+        Stretch k holds exactly the examples of `dataset`'s batches
+        k * megabatch .. (k + 1) * megabatch - 1.
     """
     def sort_by_length(*element):
         element = element[0] if len(element) == 1 else element
         order = tf.argsort(real_lengths(_inputs(element)[mask_key]),
                            stable=True)
+        # The stretch's batches (consecutive runs of the sorted order) in
+        # random order, so no batch leaves its stretch.
+        runs = tf.reshape(order, [megabatch, batch_size])
+        order = tf.reshape(tf.random.shuffle(runs, seed=seed), [-1])
         return tf.nest.map_structure(lambda t: tf.gather(t, order), element)
 
     stream = dataset.unbatch().batch(batch_size * megabatch,
                                      drop_remainder=True)
     stream = stream.map(sort_by_length).unbatch()
     stream = stream.batch(batch_size, drop_remainder=True)
-    stream = stream.shuffle(megabatch, seed=seed)
     return stream.map(cut_to_longest(seq_length, mask_key),
                       num_parallel_calls=tf.data.AUTOTUNE).prefetch(
                           tf.data.AUTOTUNE)
