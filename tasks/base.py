@@ -435,6 +435,7 @@ class FineTuningTask(Task):
         super().__init__(config)
         self.examples = {}
         self.num_records = {}
+        self._written = {}
 
     # -- hooks with a default ---------------------------------------------------
 
@@ -522,7 +523,10 @@ class FineTuningTask(Task):
             (dataset, path of the features file).
         """
         path = os.path.join(folder, self.record_files[mode])
-        self.num_records[mode] = self.write_features(examples, path, mode)
+        if self._written.get(mode) != path or not tf.io.gfile.exists(path):
+            # Once per run and folder (evaluation during training reuses it).
+            self.num_records[mode] = self.write_features(examples, path, mode)
+            self._written[mode] = path
         dataset = self.read_dataset(path, mode, batch_size)
         if not self.dynamic_padding(mode):
             return dataset, path
@@ -714,8 +718,12 @@ class FineTuningTask(Task):
             return []
         from modeling.training import evaluation
 
+        def evaluate_fn():
+            self.global_step = int(self.model.optimizer.iterations.numpy())
+            return self.evaluate(write=False)
+
         return [evaluation.EvaluateDuringTraining(
-            lambda: self.evaluate(write=False),
+            evaluate_fn,
             self.eval_every_steps(num_examples), config.output_dir,
             keep_best_metric=config.keep_best_checkpoint or None,
             early_stopping_patience=config.early_stopping_patience or None,

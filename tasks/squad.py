@@ -25,6 +25,7 @@ from absl import logging
 from data.io.errors import cut_list
 from data.io.results import check_finite_rows
 from data.squad import evaluate as squad_evaluate
+from data.squad.evaluate import split_by_gold_answers
 from data.squad.examples import load_squad_json, read_squad_examples
 from data.squad.features import (FeatureWriter, convert_examples_to_features,
                                  squad_dataset)
@@ -60,29 +61,6 @@ class SquadConfig(FineTuningConfig):
 def _split_labels(batch):
     features = {k: v for k, v in batch.items() if k not in _LABEL_KEYS}
     return features, {k: batch[k] for k in _LABEL_KEYS}
-
-
-def split_by_gold_answers(dataset):
-    """(the dataset with only the questions that have an `answers` list,
-    the ids of those that have none).
-
-    A predict file may mix graded and ungraded questions (some without
-    `answers`); evaluation then covers the graded ones, said in the log,
-    rather than being skipped for all.
-    """
-    graded, ungraded = [], []
-    for article in dataset:
-        paragraphs = []
-        for paragraph in article["paragraphs"]:
-            qas = [qa for qa in paragraph["qas"]
-                   if isinstance(qa.get("answers"), list)]
-            ungraded += [qa.get("id") for qa in paragraph["qas"]
-                         if not isinstance(qa.get("answers"), list)]
-            if qas:
-                paragraphs.append(dict(paragraph, qas=qas))
-        if paragraphs:
-            graded.append(dict(article, paragraphs=paragraphs))
-    return graded, ungraded
 
 
 class SquadTask(FineTuningTask):

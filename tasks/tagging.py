@@ -28,17 +28,17 @@ import dataclasses
 import os
 
 import numpy as np
-import tensorflow as tf
 from absl import logging
 from keras import ops
 
 from data.tagging.decoding import predicted_tags
 from data.tagging.documents import all_tags, convert_documents
-from data.tagging.features import (TaggingFeatures, check_window_flags,
-                                   convert_documents_to_features)
+from data.tagging.features import (check_window_flags,
+                                   convert_documents_to_features,
+                                   padding_window)
 from data.tagging.metric import conll_scores, conlleval_report
-from data.tagging.outputs import (read_label_list, write_label_list,
-                                  write_predictions)
+from data.tagging.outputs import (LABEL_LIST_FILE, choose_label_list,
+                                  write_label_list, write_predictions)
 from data.tagging.readers import DATA_FORMATS, read_tagged_file
 from data.tagging.records import tagging_dataset, write_tagging_records
 from data.tagging.schemes import (TRAINING_SCHEME, convert_tags,
@@ -54,7 +54,6 @@ from tasks.errors import UserError
 from tasks.modes import requested
 from tasks.tagging_cache import FeatureCache, cached_dataset, window_arrays
 
-LABEL_LIST_FILE = "label_list.txt"
 TAGGERS = ("bert", "wordpiece_bilstm")
 
 
@@ -164,7 +163,12 @@ class TaggingTask(FineTuningTask):
         check_window_flags(config.max_seq_length, config.doc_stride)
         for mode in requested(config, self.modes):
             self.read_documents(mode.name)
-        self.label_list = self._choose_label_list()
+        train_labels = None
+        if config.do_train:
+            train_labels = scheme_labels(entity_types(all_tags(
+                self.training_documents("train"))), TRAINING_SCHEME)
+        self.label_list = choose_label_list(config.output_dir, train_labels,
+                                            config.train_file)
 
     def read_documents(self, mode):
         """The documents of a mode's file, as read (in --tag_scheme), once."""
@@ -181,27 +185,6 @@ class TaggingTask(FineTuningTask):
     def training_documents(self, mode):
         """A mode's documents with tags in the training scheme (IOB2)."""
         return convert_documents(self.read_documents(mode), self.scheme)
-
-    def _choose_label_list(self):
-        config = self.config
-        written = os.path.join(config.output_dir or "", LABEL_LIST_FILE)
-        exists = bool(config.output_dir) and tf.io.gfile.exists(written)
-        if config.do_train:
-            types = entity_types(all_tags(self.training_documents("train")))
-            labels = scheme_labels(types, TRAINING_SCHEME)
-            if exists and read_label_list(written) != labels:
-                raise UserError(
-                    f"{written} holds the labels of another training "
-                    f"({', '.join(read_label_list(written))}), not those of "
-                    f"{config.train_file} ({', '.join(labels)}); use a fresh "
-                    "--output_dir")
-            return labels
-        if not exists:
-            raise UserError(
-                f"{written}: no such file. Without --do_train the labels "
-                "come from the label_list.txt that training wrote in "
-                "--output_dir; pass the output_dir of the training run")
-        return read_label_list(written)
 
     def read_examples(self, mode):
         """The windows of a mode's documents; a tag outside the label list
@@ -220,13 +203,7 @@ class TaggingTask(FineTuningTask):
     # -- data -------------------------------------------------------------------
 
     def padding_example(self):
-        """A window that scores nothing (TPU batches must be full)."""
-        zeros = [0] * self.config.max_seq_length
-        return TaggingFeatures(
-            document_index=-1, window_index=-1, start=0, tokens=[],
-            input_ids=zeros, input_mask=zeros, segment_ids=zeros,
-            label_ids=zeros, label_weights=[0.0] * len(zeros),
-            word_refs=[None] * len(zeros), scored=())
+        return padding_window(self.config.max_seq_length)
 
     def write_features(self, windows, path, mode):
         return write_tagging_records(windows, path)

@@ -38,6 +38,29 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
 
 
+def split_by_gold_answers(dataset):
+    """(the dataset with only the questions that have an `answers` list,
+    the ids of those that have none).
+
+    A predict file may mix graded and ungraded questions (some without
+    `answers`); evaluation then covers the graded ones, said in the log,
+    rather than being skipped for all.
+    """
+    graded, ungraded = [], []
+    for article in dataset:
+        paragraphs = []
+        for paragraph in article["paragraphs"]:
+            qas = [qa for qa in paragraph["qas"]
+                   if isinstance(qa.get("answers"), list)]
+            ungraded += [qa.get("id") for qa in paragraph["qas"]
+                         if not isinstance(qa.get("answers"), list)]
+            if qas:
+                paragraphs.append(dict(paragraph, qas=qas))
+        if paragraphs:
+            graded.append(dict(article, paragraphs=paragraphs))
+    return graded, ungraded
+
+
 def normalize_answer(text):
     """Lower-cases, drops ASCII punctuation, the articles a/an/the and extra
     whitespace (official normalize_answer, same order of steps)."""
