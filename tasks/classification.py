@@ -19,6 +19,7 @@ from keras import ops
 
 from data.glue import features as glue_features
 from data.glue.metrics import task_metrics
+from data.glue.outputs import eval_predictions_text, test_results_text
 from data.glue.processors import PaddingInputExample, get_processor
 from data.io.results import check_finite_rows, write_text_atomically
 from modeling import BertClassifier
@@ -127,37 +128,15 @@ class ClassificationTask(FineTuningTask):
         self.write_eval_predictions(logits[:num_actual], labels[:num_actual])
 
     def write_eval_predictions(self, logits, label_ids):
-        """`eval_predictions.tsv`: one row per dev example, in file order.
-
-        Columns (tab-separated, a header first): `guid`, `gold_label`,
-        `predicted_label` (the most probable), then `probability_<label>`
-        for each label in label-list order (the softmax of the logits, as
-        `test_results.tsv` writes them). Regression (STS-B): `guid`,
-        `gold_score`, `predicted_score`.
-
-        Args:
-            logits: float32 [num_examples, num_labels] of the dev examples.
-            label_ids: int [num_examples] (float for regression).
-        """
-        examples = self.examples_of("eval")
-        if self.processor.is_regression:
-            header = ["guid", "gold_score", "predicted_score"]
-            rows = [[example.guid, str(np.float32(gold)),
-                     str(np.float32(row[0]))]
-                    for example, gold, row in zip(examples, label_ids, logits)]
-        else:
-            probabilities = np.asarray(ops.softmax(logits, axis=-1))
-            header = ["guid", "gold_label", "predicted_label"] + [
-                f"probability_{label}" for label in self.label_list]
-            rows = [[example.guid, self.label_list[int(gold)],
-                     self.label_list[int(np.argmax(row))]]
-                    + [str(np.float32(value)) for value in row]
-                    for example, gold, row in zip(examples, label_ids,
-                                                  probabilities)]
+        """`eval_predictions.tsv` (`data.glue.outputs.eval_predictions_text`)
+        of the dev examples' logits [N, num_labels] and label_ids [N]."""
+        values = (logits if self.processor.is_regression
+                  else np.asarray(ops.softmax(logits, axis=-1)))
         path = os.path.join(self.config.output_dir, "eval_predictions.tsv")
-        write_text_atomically(path, "".join(
-            "\t".join(row) + "\n" for row in [header] + rows))
-        logging.info("Wrote %d dev predictions to %s", len(rows), path)
+        write_text_atomically(path, eval_predictions_text(
+            [example.guid for example in self.examples_of("eval")],
+            self.label_list, label_ids, values, self.processor.is_regression))
+        logging.info("Wrote %d dev predictions to %s", len(values), path)
         return path
 
     def write_outputs(self, logits, num_actual):
@@ -172,8 +151,6 @@ class ClassificationTask(FineTuningTask):
         # NaN probabilities look like results: refused, every worker alike.
         check_finite_rows(path, rows, what="test example")
         if self.is_chief:
-            lines = ["\t".join(str(np.float32(value)) for value in row) + "\n"
-                     for row in rows]
-            write_text_atomically(path, "".join(lines))
-            logging.info("Wrote %d predictions to %s", len(lines), path)
+            write_text_atomically(path, test_results_text(rows))
+            logging.info("Wrote %d predictions to %s", len(rows), path)
         return rows

@@ -22,10 +22,9 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.io.errors import cut_list
 from data.io.results import check_finite_rows
 from data.squad import evaluate as squad_evaluate
-from data.squad.evaluate import split_by_gold_answers
+from data.squad.evaluate import split_by_gold_answers  # noqa: F401
 from data.squad.examples import load_squad_json, read_squad_examples
 from data.squad.features import (FeatureWriter, convert_examples_to_features,
                                  squad_dataset)
@@ -192,22 +191,15 @@ class SquadTask(FineTuningTask):
                 "eval": self.write_eval_results(predictions, null_odds)}
 
     def write_eval_results(self, predictions, null_odds):
-        """eval_results.json with the official metrics, if answers are known."""
+        """eval_results.json with the official metrics of the questions
+        that have gold answers (`data.squad.evaluate.evaluate_graded`)."""
         config = self.config
-        dataset, ungraded = split_by_gold_answers(
-            load_squad_json(config.predict_file))
-        if not dataset:
-            logging.info("%s has no gold answers: no eval_results.json.",
-                         config.predict_file)
+        result = squad_evaluate.evaluate_graded(
+            load_squad_json(config.predict_file), predictions,
+            null_odds if config.version_2_with_negative else None,
+            config.predict_file)
+        if result is None:
             return None
-        if ungraded:
-            logging.warning(
-                "%s: %d question(s) have no \"answers\" list and are left out "
-                "of eval_results.json (%s); the other questions are scored.",
-                config.predict_file, len(ungraded), cut_list(ungraded))
-        result = squad_evaluate.evaluate(
-            dataset, predictions,
-            na_probs=null_odds if config.version_2_with_negative else None)
         logging.info("***** Eval results *****")
         for key, value in result.items():
             logging.info("  %s = %s", key, value)

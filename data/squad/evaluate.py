@@ -30,7 +30,9 @@ import re
 import string
 import sys
 
-from data.io.errors import UserError
+from absl import logging
+
+from data.io.errors import UserError, cut_list
 from data.io.results import write_text_atomically
 from data.io.text_files import read_utf8_text
 
@@ -60,6 +62,31 @@ def split_by_gold_answers(dataset):
             graded.append(dict(article, paragraphs=paragraphs))
     return graded, ungraded
 
+
+
+def evaluate_graded(dataset, predictions, null_odds=None, source="the data"):
+    """The official metrics over the questions that have gold answers.
+
+    Args:
+        dataset: the SQuAD `data` list (articles).
+        predictions: {qas_id: answer text}.
+        null_odds: {qas_id: odds} (SQuAD 2.0), or None.
+        source: the file named in the log lines.
+
+    Returns:
+        dict of `evaluate`, or None when no question has an `answers` list
+        (a test file). Questions without one are left out, with a warning.
+    """
+    graded, ungraded = split_by_gold_answers(dataset)
+    if not graded:
+        logging.info("%s has no gold answers: no eval_results.json.", source)
+        return None
+    if ungraded:
+        logging.warning(
+            "%s: %d question(s) have no \"answers\" list and are left out "
+            "of eval_results.json (%s); the other questions are scored.",
+            source, len(ungraded), cut_list(ungraded))
+    return evaluate(graded, predictions, na_probs=null_odds)
 
 def normalize_answer(text):
     """Lower-cases, drops ASCII punctuation, the articles a/an/the and extra
