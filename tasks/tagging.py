@@ -33,28 +33,25 @@ from keras import ops
 
 from data.tagging.decoding import predicted_tags
 from data.tagging.documents import all_tags, convert_documents
-from data.tagging.features import (check_window_flags,
-                                   convert_documents_to_features,
+from data.tagging.features import (convert_documents_to_features,
                                    padding_window)
 from data.tagging.metric import conll_scores, conlleval_report
 from data.tagging.outputs import (LABEL_LIST_FILE, choose_label_list,
                                   write_label_list, write_predictions)
-from data.tagging.readers import DATA_FORMATS, read_tagged_file
+from data.tagging.readers import read_tagged_file
 from data.tagging.records import tagging_dataset, write_tagging_records
 from data.tagging.schemes import (TRAINING_SCHEME, convert_tags,
-                                  entity_types, normalize_scheme,
-                                  scheme_labels)
+                                  entity_types, scheme_labels)
 from modeling import (BertFeatureTagger, BertTokenClassifier,
                       WordPieceBiLSTMTagger, training)
 from modeling.models import losses
-from modeling.models.feature_tagger import check_feature_layers
 from tasks import checks
 from tasks.base import EvaluatingConfig, FineTuningTask
 from tasks.errors import UserError
 from tasks.modes import requested
 from tasks.tagging_cache import FeatureCache, cached_dataset, window_arrays
+from tasks.tagging_checks import TAGGERS, check_tagging_flags  # noqa: F401
 
-TAGGERS = ("bert", "wordpiece_bilstm")
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -133,34 +130,8 @@ class TaggingTask(FineTuningTask):
         """The choices, then every requested file read and the label list
         chosen (before the tokenizer and the windows)."""
         config = self.config
-        if config.data_format not in DATA_FORMATS:
-            raise UserError(f"--data_format={config.data_format}: expected "
-                            f"one of {', '.join(DATA_FORMATS)}")
-        try:
-            self.scheme = normalize_scheme(config.tag_scheme)
-        except ValueError as error:
-            raise UserError(f"--tag_scheme={config.tag_scheme}: {error}"
-                            ) from None
-        if config.tagger not in TAGGERS:
-            raise UserError(f"--tagger={config.tagger}: expected one of "
-                            f"{', '.join(TAGGERS)}")
-        if config.tagger == "wordpiece_bilstm":
-            if self.feature_based:
-                raise UserError("--tagger=wordpiece_bilstm has no BERT "
-                                "encoder; drop --feature_layers")
-            if config.init_checkpoint:
-                raise UserError("--tagger=wordpiece_bilstm trains from random "
-                                "embeddings; drop --init_checkpoint")
-        if self.feature_based:
-            try:
-                check_feature_layers(config.feature_layers,
-                                     self.bert_config.num_hidden_layers)
-            except ValueError as error:
-                raise UserError(f"--feature_layers={config.feature_layers}: "
-                                f"{error} ({config.bert_config_file})"
-                                ) from None
-        checks.check_positive(lstm_units=config.lstm_units)
-        check_window_flags(config.max_seq_length, config.doc_stride)
+        self.scheme = check_tagging_flags(config,
+                                          self.bert_config.num_hidden_layers)
         for mode in requested(config, self.modes):
             self.read_documents(mode.name)
         train_labels = None

@@ -13,6 +13,7 @@ import pytest
 import tensorflow as tf
 
 from data.io import dynamic_padding
+from modeling.naming import tf1_name
 from modeling.training.runtime import RuntimeOptions
 from tests.tasks import test_classification, test_multiple_choice, test_tagging
 from tests.tasks.test_classification import mrpc_slice  # noqa: F401
@@ -130,7 +131,7 @@ def _train_and_predict(task, mode, batch_size):
     if outputs.ndim == 3:  # per-token logits: the real positions
         outputs = outputs[np.array([w.input_mask for w in task.features[mode]],
                                    bool)]
-    weights = {v.path: v.numpy() for v in task.model.weights}
+    weights = {tf1_name(v): v.numpy() for v in task.model.weights}
     task.close()
     return outputs, weights, lengths
 
