@@ -254,3 +254,34 @@ def test_extract_features_cut_batches_match_fixed(fixtures_dir):
         for a, b in zip(fixed_rows, cut_rows):
             assert a.shape == b.shape == (64, a.shape[1])
             np.testing.assert_allclose(b[:n], a[:n], atol=1e-5)
+
+
+def test_group_by_length_needs_cut_batches(fixture, mrpc_slice, tmp_path):  # noqa: F811
+    from tasks.classification import ClassificationTask
+    from tasks.errors import UserError
+
+    task = ClassificationTask(test_classification.make_config(
+        fixture, mrpc_slice, tmp_path / "out", do_train=True,
+        group_by_length=True, dynamic_padding=False))
+    with pytest.raises(UserError, match="--group_by_length needs cut "
+                                        "batches"):
+        task.prepare()
+
+
+@pytest.mark.slow  # trains 4 steps: ~15-30 s
+def test_group_by_length_trains_the_original_step_count(fixture, mrpc_slice,  # noqa: F811
+                                                        tmp_path):
+    from tasks.classification import ClassificationTask
+
+    task = ClassificationTask(test_classification.make_config(
+        fixture, mrpc_slice, tmp_path / "out", do_train=True,
+        max_seq_length=128, train_batch_size=5, num_train_epochs=1.0,
+        group_by_length=True))
+    task.prepare()
+    examples = list(task.examples_of("train"))
+    dataset, _ = task.make_dataset("train", examples, str(tmp_path),
+                                   task.config.train_batch_size)
+    # 20 examples / 5: stretches of 4 batches, each cut to its longest.
+    lengths = [int(x["input_ids"].shape[1]) for x, _ in dataset.take(8)]
+    assert max(lengths) < 128 and all(n % 8 == 0 for n in lengths)
+    assert task.run()["train"]["global_step"] == 4  # int(20 / 5 * 1.0)
