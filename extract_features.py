@@ -58,6 +58,7 @@ flags.DEFINE_bool(
     "the same either way.")
 # The original's use_tpu, master and num_tpu_cores come with the runtime
 # flags (devices, precision), which build FeatureExtractionConfig.runtime.
+script_flags.define_padding_flags(group_by_length=False)
 script_flags.define_runtime_and_error_flags()
 
 for _name in ("input_file", "vocab_file", "bert_config_file",

@@ -12,7 +12,12 @@ checks, same files in `output_dir`), with Keras `model.fit` underneath:
 
 Writes `train.tf_record`/`eval.tf_record`/`predict.tf_record`, TF1 checkpoints
 `model.ckpt-N` (loadable by `--init_checkpoint` and by the original code),
-`eval_results.txt` and `test_results.tsv`. Rerunning a command resumes from the
+`eval_results.txt` and `test_results.tsv`; training also copies
+`bert_config.json`, `vocab.txt` and the lower-casing record
+(`tokenizer_config.json`) there, so `output_dir` is a model folder. Batches
+are cut to their longest example (--dynamic_padding; see
+docs/fine_tuning_speed.md for it, --group_by_length and evaluation during
+training). Rerunning a command resumes from the
 newest checkpoint in `output_dir`. The work is `tasks.classification`; every
 check runs before anything is written, and an error is one line on stderr
 (--verbose_errors for the traceback).
@@ -46,6 +51,8 @@ script_flags.define_output_dir_flag()
 script_flags.define_model_flags()
 script_flags.define_mode_flags(("train", "eval", "predict"))
 script_flags.define_learning_rate_flags()
+script_flags.define_padding_flags()
+script_flags.define_evaluation_flags()
 script_flags.define_runtime_and_error_flags()
 
 for _name in ("data_dir", "task_name", "vocab_file", "bert_config_file",

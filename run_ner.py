@@ -78,6 +78,8 @@ flags.DEFINE_integer(
     "lstm_units", None,
     "Units per direction of the BiLSTM of --feature_layers. Default: the "
     "encoder's hidden size (the paper's 768 for BERT-Base).")
+script_flags.define_padding_flags()
+script_flags.define_evaluation_flags()
 script_flags.define_runtime_and_error_flags()
 
 for _name in ("vocab_file", "bert_config_file", "output_dir"):

@@ -77,6 +77,8 @@ flags.DEFINE_float(
     "null_score_diff_threshold", 0.0,
     "If null_score - best_non_null is greater than the threshold predict "
     "null.")
+script_flags.define_padding_flags(dynamic_padding=False,
+                                 group_by_length=False)
 script_flags.define_runtime_and_error_flags()
 
 for _name in ("vocab_file", "bert_config_file", "output_dir"):

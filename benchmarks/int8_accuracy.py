@@ -58,12 +58,14 @@ def main(argv=None):
                                     "uncased_L-12_H-768_A-12", "vocab.txt"),
             bert_config_file=args.bert_config_file, init_checkpoint=checkpoint,
             max_seq_length=args.max_seq_length, eval_batch_size=args.batch_size,
-            output_dir=output_dir, do_eval=True, runtime=RuntimeOptions()))
+            output_dir=output_dir, do_eval=True, dynamic_padding=False,
+            runtime=RuntimeOptions()))
         task.prepare()
         task.restore_weights()
         with task.worker_folder() as folder:
-            dataset, count = task.inference_dataset(
-                "dev", args.batch_size, folder, "eval.tf_record", "evaluation")
+            examples, count = task.inference_examples("eval", args.batch_size)
+            dataset, _ = task.make_dataset("eval", examples, folder,
+                                           args.batch_size)
             labels = np.concatenate([y.numpy() for _, y, _ in dataset])
             model = task.model
             fp32 = _logits(tf.function(lambda x: model(x, training=False)), dataset)

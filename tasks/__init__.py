@@ -8,7 +8,8 @@ Tasks: `classification` (run_classifier.py), `squad` (run_squad.py),
 `pretraining` (run_pretraining.py), `feature_extraction`
 (extract_features.py), `tagging` (run_ner.py; its feature cache in
 `tagging_cache`), `multiple_choice` (run_multiple_choice.py).
-`tasks.cli` is the scripts' shared skeleton (flags ->
+The fine-tuning tasks declare hooks; their one train / evaluate / predict
+is `tasks.base.FineTuningTask`. `tasks.cli` is the scripts' shared skeleton (flags ->
 config -> task, one error path); `tasks.script_flags` defines the flags
 several scripts share; `tasks.checks` holds the checks run before
 any work; `tasks.errors.UserError` is the one user-error type.
@@ -20,6 +21,7 @@ import importlib
 
 _EXPORTS = {
     "Task": "tasks.base", "TaskConfig": "tasks.base",
+    "FineTuningTask": "tasks.base",
     "UserError": "tasks.errors",
     "ClassificationConfig": "tasks.classification",
     "ClassificationTask": "tasks.classification",

@@ -1,21 +1,37 @@
 """What every task shares: config, checks, strategy, model, checkpoint, training.
 
-A task (Model Garden's `Task` idea, written our own way) is built from a plain
-dataclass config, runs every check in `prepare()` before it writes anything,
-and then trains, evaluates or predicts in-process, returning results and
-writing the original scripts' files. No absl FLAGS are read here.
+A task (Model Garden's `Task` shape, written our own way) is built from a
+plain dataclass config, runs every check in `prepare()` before it writes
+anything, and then trains, evaluates or predicts in-process, returning
+results and writing the original scripts' files. No absl FLAGS are read here.
+
+`FineTuningTask` holds the one train / evaluate / predict of the fine-tuning
+tasks; a task module only declares its hooks: `build_model`,
+`read_examples`, `write_features`, `read_dataset`, `compute_results`,
+`write_eval_outputs`, `write_outputs` (and a few optional ones, see the
+class). Dynamic padding and length-grouped batches are applied here, once,
+with `data.io.dynamic_padding`.
 """
 import dataclasses
+import math
 import os
+import random
 
 import numpy as np
-
+import tensorflow as tf
 from absl import logging
 
+from data.io import dynamic_padding, output_lock
+from data.io.record_scan import naming_record_errors
+from data.io.results import check_finite_values, write_key_value_file
+from data.tokenization import full_tokenizer
+from modeling import BertConfig, optimization, training
+from modeling.training import evaluation
 from modeling.training import runtime as runtime_lib
-from tasks import checks
+from modeling.training.padded_outputs import PaddedOutputs
+from tasks import checks, model_folder, modes
 from tasks.errors import UserError
-from tasks.modes import requested
+from tasks.modes import MODES, requested
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -33,6 +49,10 @@ class TaskConfig:
             (with a warning) instead of refusing it.
         allow_random_weights: evaluate or predict with random weights when
             there is no checkpoint at all (else an error).
+        dynamic_padding: cut each batch to its longest example (a multiple
+            of 8) where the task allows it; the record files keep their
+            fixed layout (`data.io.dynamic_padding`). Off under a TPU
+            strategy and with `use_xla` (fixed shapes there).
         runtime: `modeling.training.runtime.RuntimeOptions` (devices, precision,
             checkpoint cadence, seed).
     """
@@ -43,6 +63,7 @@ class TaskConfig:
     allow_partial_checkpoint: bool = False
     allow_non_finite_checkpoint: bool = False
     allow_random_weights: bool = False
+    dynamic_padding: bool = True
     runtime: runtime_lib.RuntimeOptions = dataclasses.field(
         default_factory=runtime_lib.RuntimeOptions)
 
@@ -59,6 +80,35 @@ class FineTuningConfig(TaskConfig):
     learning_rate: float = 5e-5
     num_train_epochs: float = 3.0
     warmup_proportion: float = 0.1
+
+
+@dataclasses.dataclass(kw_only=True)
+class EvaluatingConfig(FineTuningConfig):
+    """Fine-tuning with an eval mode (run_classifier.py, run_ner.py,
+    run_multiple_choice.py).
+
+    Attributes:
+        do_eval, eval_batch_size: the original run_classifier.py's.
+        group_by_length: training batches of similar length
+            (`data.io.dynamic_padding.group_by_length`); needs dynamic
+            padding.
+        eval_every_epoch: evaluate during training after each epoch
+            (ceil(train examples / train_batch_size) steps).
+        eval_steps: evaluate during training every this many steps (0: no).
+        keep_best_checkpoint: a metric of eval_results.txt (e.g.
+            "eval_accuracy"; "eval_loss" counts lower as better): keep the
+            best evaluation's weights in output_dir/best/, used by this run's
+            evaluation and prediction.
+        early_stopping_patience: stop training after this many evaluations
+            without improvement of keep_best_checkpoint (0: never).
+    """
+    do_eval: bool = False
+    eval_batch_size: int = 8
+    group_by_length: bool = False
+    eval_every_epoch: bool = False
+    eval_steps: int = 0
+    keep_best_checkpoint: str = None
+    early_stopping_patience: int = 0
 
 
 class Task:
@@ -86,8 +136,6 @@ class Task:
     # -- set-up -------------------------------------------------------------
 
     def _load_bert_config(self):
-        from modeling import BertConfig
-
         if not self.config.bert_config_file:
             raise UserError("--bert_config_file is required")
         checks.check_data_file(self.config.bert_config_file,
@@ -177,8 +225,6 @@ class Task:
 
     def lock_output_dir(self):
         """Takes output_dir's lock (the chief; other workers only check it)."""
-        from data.io import output_lock
-
         cluster = output_lock.cluster_fingerprint()
         if not self.is_chief:
             checks.check_output_dir_free(self.config.output_dir)
@@ -195,13 +241,9 @@ class Task:
     def reading_records(self, paths, what="records"):
         """Context manager: TensorFlow errors reading `paths` name the file
         and record (`data.io.record_scan.naming_record_errors`)."""
-        from data.io.record_scan import naming_record_errors
-
         return naming_record_errors(paths, what)
 
     def make_output_dir(self):
-        import tensorflow as tf
-
         tf.io.gfile.makedirs(self.config.output_dir)
 
     # -- training and inference ------------------------------------------------
@@ -226,7 +268,7 @@ class Task:
                    * config.num_train_epochs)
 
     def train_model(self, dataset, num_train_steps, batch_size, learning_rate,
-                    num_warmup_steps, optimizer_model=None):
+                    num_warmup_steps, optimizer_model=None, callbacks=()):
         """Trains `self.model` with `modeling.training.run_training`.
 
         Training starts from `self.checkpoint`, the choice `prepare()` checked
@@ -242,12 +284,11 @@ class Task:
             num_warmup_steps: int, linear warm-up steps.
             optimizer_model: the model whose variables the optimizer's
                 weight-decay rule reads (see `create_optimizer`), or None.
+            callbacks: extra Keras callbacks for `run_training`.
 
         Returns:
             dict with `loss` and `global_step`.
         """
-        from modeling import optimization, training
-
         config = self.config
         self.prepare()
         self.make_output_dir()
@@ -262,10 +303,11 @@ class Task:
                 optimizer_type=config.runtime.optimizer, model=optimizer_model,
                 gradient_accumulation_steps=(
                     config.runtime.gradient_accumulation_steps))
+        extra = {"callbacks": list(callbacks)} if callbacks else {}
         result = training.run_training(
             self.model, optimizer, dataset, num_train_steps, config.output_dir,
             config.runtime, batch_size, strategy=self.strategy,
-            start_from=self.checkpoint)
+            start_from=self.checkpoint, **extra)
         self.global_step = result["global_step"]
         self._weights_ready = True
         # After training, inference uses the weights in memory, which are the
@@ -287,45 +329,34 @@ class Task:
         Args:
             results: dict name -> number, as written to the results file.
         """
-        from modeling import training
-
         if not self.is_chief:
             return
         training.write_eval_summaries(self.config.output_dir, results,
                                       self.global_step)
         training.write_training_curves(self.config.output_dir)
 
-    def predict_outputs(self, dataset):
+    def predict_outputs(self, dataset, pad_to=None, pad_value=0.0):
         """The model's outputs on `dataset` (`modeling.training.predict`).
 
         Under a multi-worker strategy each worker predicts all of `dataset`
         on its own (no collective), so the chief alone can write results.
+
+        Args:
+            dataset: batches of model inputs.
+            pad_to: None, or the length every output is padded to along
+                axis 1 (per-token outputs of cut batches,
+                `modeling.training.padded_outputs.PaddedOutputs`).
+            pad_value: the padded positions' value.
         """
-        from modeling import training
-
-        return training.predict(self.model, dataset, self.strategy)
-
-    def logits_and_labels(self, dataset):
-        """Runs `predict_outputs` over (x, label_ids, weights) batches and
-        reads the labels and weights back from the same dataset.
-
-        Returns:
-            (logits float32, label_ids, weights) NumPy arrays, rows in the
-            dataset's order (padding rows included; weights 0 mark them).
-        """
-        logits = np.asarray(self.predict_outputs(
-            dataset.map(lambda x, y, w: x)), np.float32)
-        labels, weights = [], []
-        for _, y, w in dataset.as_numpy_iterator():
-            labels.append(y)
-            weights.append(w)
-        return logits, np.concatenate(labels), np.concatenate(weights)
+        model = self.model
+        if pad_to is not None:
+            with self.strategy.scope():
+                model = PaddedOutputs(model, pad_to, pad_value)
+        return training.predict(model, dataset, self.strategy)
 
     def restore_weights(self):
         """Loads `self.checkpoint` (the choice `prepare()` checked and logged)
         for inference, once; sets global_step."""
-        from modeling import training
-
         if self._weights_ready:
             return self.global_step
         self.prepare()
@@ -348,3 +379,369 @@ class Task:
                     for mode in requested(self.config, self.modes)}
         finally:
             self.close()
+
+
+def _first(*element):
+    return element[0]
+
+
+class FineTuningTask(Task):
+    """One train / evaluate / predict for every fine-tuning task.
+
+    A subclass declares:
+        build_model(): the Keras task model.
+        read_examples(mode) -> list: the examples of a mode's data, read
+            and checked (raise UserError naming file and line); cached here.
+        write_features(examples, path, mode) -> int: writes the features
+            file, returns its number of records.
+        read_dataset(path, mode, batch_size): tf.data batches of the file,
+            fixed layout: training `(features, labels[, weights])` as the
+            model trains on them; inference `(features, labels, weights)`,
+            or `features` alone, every record once in order.
+        compute_results(outputs, labels, weights, num_actual) -> dict:
+            the eval_results.txt values (global_step included).
+        write_eval_outputs(outputs, labels, num_actual): files beside
+            eval_results.txt (chief only; optional).
+        write_outputs(outputs, num_actual): prediction files; returns what
+            `predict()` returns.
+    Optional: check_task() (flags, before the tokenizer and data),
+    data_file(mode) (for messages), padding_example() (TPU batches must be
+    full), before_training(), make_dataset() (another data path), and the
+    class attributes below.
+    """
+
+    modes = ("train", "eval", "predict")
+    #: The features file of each mode (in output_dir on the chief).
+    record_files = {"train": "train.tf_record", "eval": "eval.tf_record",
+                    "predict": "predict.tf_record"}
+    #: What the records are, for read errors.
+    records_name = "records"
+    #: Outputs per position ([batch, seq, ...]): padded back to
+    #: max_seq_length after cut batches; labels are not read back.
+    token_outputs = False
+    #: The value of padded positions of those outputs.
+    token_output_padding = 0.0
+    #: Shuffle the training examples once with this seed before writing
+    #: (run_squad.py's pre-shuffle), or None.
+    train_shuffle_seed = None
+    #: Cut training batches (False: the loss reads padded positions).
+    cut_training_batches = True
+    #: Evaluation numbers to TensorBoard and training_curves.png.
+    eval_summaries = False
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.examples = {}
+        self.num_records = {}
+        self._written = {}
+
+    # -- hooks with a default ---------------------------------------------------
+
+    def check_task(self):
+        """The task's own flag checks (before the tokenizer and data)."""
+
+    def data_file(self, mode):
+        """The data file of `mode` (for messages)."""
+        return getattr(self.config, mode + "_file")
+
+    def padding_example(self):
+        """An example of weight 0 (TPU padding), or None for no padding."""
+        return None
+
+    def before_training(self):
+        """Runs after prepare(), before the training features are written."""
+
+    def write_eval_outputs(self, outputs, labels, num_actual):
+        """Files beside eval_results.txt (chief only)."""
+
+    def log_results(self, result):
+        logging.info("***** Eval results *****")
+        for key in sorted(result):
+            logging.info("  %s = %s", key, result[key])
+
+    # -- checks -----------------------------------------------------------------
+
+    def read_examples(self, mode):
+        raise NotImplementedError
+
+    def examples_of(self, mode):
+        """`read_examples(mode)`, read once (cached by the mode's split)."""
+        split = MODES[mode].split
+        if split not in self.examples:
+            self.examples[split] = self.read_examples(mode)
+        return self.examples[split]
+
+    def num_train_steps(self):
+        """The original's count: int(examples / batch size * epochs)."""
+        return self.original_train_steps(len(self.examples_of("train")))
+
+    def check_inputs(self):
+        config = self.config
+        full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
+                                                        config.init_checkpoint)
+        modes.check_some_requested(config, self.modes)
+        self.check_task()
+        checks.check_positive(**{f"{name}_batch_size": getattr(
+            config, f"{name}_batch_size") for name in self.modes})
+        self.tokenizer = self.load_tokenizer()
+        for mode in requested(config, self.modes):
+            self.examples_of(mode.name)
+        if config.do_train:
+            checks.check_train_steps(self.num_train_steps(),
+                                     len(self.examples_of("train")),
+                                     self.data_file("train"), config)
+        self.check_padding_flags()
+        model_folder.check_model_files(config, self.trains())
+        if self.trains() and hasattr(config, "eval_steps"):
+            self.check_evaluation_flags()
+
+    def check_padding_flags(self):
+        if getattr(self.config, "group_by_length", False) and not (
+                self.dynamic_padding("train")):
+            raise UserError(
+                "--group_by_length needs cut batches: --dynamic_padding=true,"
+                " no TPU strategy and no --use_xla")
+
+    # -- data -------------------------------------------------------------------
+
+    def dynamic_padding(self, mode):
+        """True when `mode`'s batches are cut to their longest example."""
+        config = self.config
+        if mode == "train" and not self.cut_training_batches:
+            return False
+        return bool(config.dynamic_padding) and not (
+            config.runtime.use_xla
+            or runtime_lib.is_tpu_strategy(self.strategy))
+
+    def make_dataset(self, mode, examples, folder, batch_size):
+        """Writes `examples`' features into `folder` and reads them back as
+        batches, cut (`dynamic_padding`) or grouped by length as asked.
+
+        Returns:
+            (dataset, path of the features file).
+        """
+        path = os.path.join(folder, self.record_files[mode])
+        if self._written.get(mode) != path or not tf.io.gfile.exists(path):
+            # Once per run and folder (evaluation during training reuses it).
+            self.num_records[mode] = self.write_features(examples, path, mode)
+            self._written[mode] = path
+        dataset = self.read_dataset(path, mode, batch_size)
+        if not self.dynamic_padding(mode):
+            return dataset, path
+        seq_length = self.config.max_seq_length
+        if mode == "train" and getattr(self.config, "group_by_length", False):
+            megabatch = max(1, min(dynamic_padding.MEGABATCH,
+                                   len(examples) // batch_size))
+            return dynamic_padding.group_by_length(
+                dataset, batch_size, seq_length,
+                seed=self.config.runtime.seed, megabatch=megabatch), path
+        return dataset.map(dynamic_padding.cut_to_longest(seq_length),
+                           num_parallel_calls=tf.data.AUTOTUNE), path
+
+    def inference_examples(self, mode, batch_size):
+        """The mode's examples, padded to full batches on TPU; and the
+        number of real ones (they come first)."""
+        examples = list(self.examples_of(mode))
+        num_actual = len(examples)
+        padding = self.padding_example()
+        if padding is not None and runtime_lib.is_tpu_strategy(self.strategy):
+            while len(examples) % batch_size:
+                examples.append(padding)
+        return examples, num_actual
+
+    def predict_logits(self, mode, batch_size):
+        """The model's outputs on every example of `mode`.
+
+        Returns:
+            (outputs, label_ids, weights, num_actual): outputs in the model's
+            structure (per-token ones padded back to max_seq_length), one
+            row per record, TPU padding included after the real examples;
+            label_ids and weights as the dataset holds them (None when it
+            has none, or for `token_outputs`); outputs None when there is
+            no record at all.
+
+        Raises:
+            RuntimeError: the model returned another number of rows than
+                the file holds (they would be paired with the wrong labels).
+        """
+        examples, num_actual = self.inference_examples(mode, batch_size)
+        with self.worker_folder() as folder:
+            dataset, path = self.make_dataset(mode, examples, folder,
+                                              batch_size)
+            num_records = self.num_records[mode]
+            logging.info("***** Running %s *****",
+                         "evaluation" if mode == "eval" else "prediction")
+            logging.info("  Num examples = %d (%d actual, %d padding)",
+                         len(examples), num_actual, len(examples) - num_actual)
+            if num_records != len(examples):
+                logging.info("  Num split examples = %d", num_records)
+            logging.info("  Batch size = %d", batch_size)
+            if not num_records:
+                return None, None, None, num_actual
+            with self.reading_records([path], self.records_name):
+                labelled = isinstance(dataset.element_spec, tuple)
+                outputs = self.predict_outputs(
+                    dataset.map(_first) if labelled else dataset,
+                    pad_to=(self.config.max_seq_length
+                            if self.token_outputs
+                            and self.dynamic_padding(mode) else None),
+                    pad_value=self.token_output_padding)
+                labels = weights = None
+                if labelled and not self.token_outputs:
+                    rows = [(y, w) for _, y, w in dataset.as_numpy_iterator()]
+                    labels = np.concatenate([y for y, _ in rows])
+                    weights = np.concatenate([w for _, w in rows])
+        count = len(tf.nest.flatten(outputs)[0])
+        if count != num_records:
+            raise RuntimeError(f"Got {count} predictions for {num_records} "
+                               "examples.")
+        if not isinstance(outputs, dict):
+            outputs = np.asarray(outputs, np.float32)
+        return outputs, labels, weights, num_actual
+
+    # -- the three modes --------------------------------------------------------
+
+    def train(self):
+        """Featurizes the training data and fine-tunes.
+
+        Returns:
+            dict with `loss` and `global_step` (`Task.train_model`).
+        """
+        self.prepare()
+        config = self.config
+        examples = list(self.examples_of("train"))
+        if self.train_shuffle_seed is not None:
+            random.Random(self.train_shuffle_seed).shuffle(examples)
+        num_train_steps = self.num_train_steps()
+        num_warmup_steps = int(num_train_steps * config.warmup_proportion)
+        self.make_output_dir()
+        if self.is_chief:
+            model_folder.write_model_files(config)
+        self.before_training()
+        with self.worker_folder() as folder:
+            dataset, path = self.make_dataset("train", examples, folder,
+                                              config.train_batch_size)
+            logging.info("***** Running training *****")
+            logging.info("  Num examples = %d", len(examples))
+            if self.num_records["train"] != len(examples):
+                logging.info("  Num split examples = %d",
+                             self.num_records["train"])
+            logging.info("  Batch size = %d", config.train_batch_size)
+            logging.info("  Num steps = %d", num_train_steps)
+            with self.reading_records([path], self.records_name):
+                result = self.train_model(
+                    dataset, num_train_steps, config.train_batch_size,
+                    config.learning_rate, num_warmup_steps,
+                    callbacks=self.training_callbacks(len(examples)))
+        self.use_best_checkpoint()
+        return result
+
+    def evaluate(self, write=True):
+        """The eval_results.txt values over every example of the eval data.
+
+        Args:
+            write: False (evaluation during training): only compute, with
+                the weights in memory; no file written, nothing logged to
+                TensorBoard.
+
+        Returns:
+            dict of `compute_results`, also written to eval_results.txt
+            (`key = value` lines) with the task's other eval files.
+        """
+        config = self.config
+        if write:
+            self.prepare()
+            self.restore_weights()
+        outputs, labels, weights, num_actual = self.predict_logits(
+            "eval", config.eval_batch_size)
+        result = self.compute_results(outputs, labels, weights, num_actual)
+        if not write:
+            return result
+        result = self.best_results(result)
+        path = os.path.join(config.output_dir, "eval_results.txt")
+        # NaN metrics are refused (NonFiniteResultError), every worker alike.
+        check_finite_values(path, result)
+        self.log_results(result)
+        if self.is_chief:
+            self.write_eval_outputs(outputs, labels, num_actual)
+            write_key_value_file(path, result)
+            if self.eval_summaries:
+                self.report_evaluation(result)
+        return result
+
+    def predict(self):
+        """Predictions for every example of the predict data, written as
+        the task's files (`write_outputs`, chief only)."""
+        self.prepare()
+        self.restore_weights()
+        outputs, _, _, num_actual = self.predict_logits(
+            "predict", self.config.predict_batch_size)
+        return self.write_outputs(outputs, num_actual)
+
+    # -- evaluation during training ---------------------------------------------
+
+    def evaluates_during_training(self):
+        config = self.config
+        return bool(getattr(config, "eval_every_epoch", False)
+                    or getattr(config, "eval_steps", 0))
+
+    def check_evaluation_flags(self):
+        """Evaluation during training needs eval data; best and patience
+        need evaluations."""
+        config = self.config
+        if config.eval_steps and config.eval_steps < 0:
+            raise UserError(f"--eval_steps={config.eval_steps}: expected a "
+                            "number of steps > 0 (or 0: no evaluation)")
+        if not self.evaluates_during_training():
+            if config.keep_best_checkpoint or config.early_stopping_patience:
+                raise UserError("--keep_best_checkpoint and "
+                                "--early_stopping_patience need "
+                                "--eval_every_epoch or --eval_steps")
+            return
+        self.examples_of("eval")
+        if config.early_stopping_patience and not config.keep_best_checkpoint:
+            raise UserError("--early_stopping_patience needs "
+                            "--keep_best_checkpoint=<metric> to compare")
+
+    def eval_every_steps(self, num_examples):
+        config = self.config
+        if config.eval_steps:
+            return int(config.eval_steps)
+        return math.ceil(num_examples / config.train_batch_size)
+
+    def training_callbacks(self, num_examples):
+        """The evaluation-during-training callback, when asked for."""
+        config = self.config
+        if not self.evaluates_during_training():
+            return []
+
+        def evaluate_fn():
+            self.global_step = int(self.model.optimizer.iterations.numpy())
+            return self.evaluate(write=False)
+
+        return [evaluation.EvaluateDuringTraining(
+            evaluate_fn,
+            self.eval_every_steps(num_examples), config.output_dir,
+            keep_best_metric=config.keep_best_checkpoint or None,
+            early_stopping_patience=config.early_stopping_patience or None,
+            model=self.model)]
+
+    def use_best_checkpoint(self):
+        """After training with keep_best_checkpoint: this run's evaluation
+        and prediction use output_dir/best/ (its weights are loaded)."""
+        config = self.config
+        if not getattr(config, "keep_best_checkpoint", None):
+            return
+        best = evaluation.best_checkpoint(config.output_dir)
+        if best is None:
+            return
+        self.checkpoint = training.CheckpointChoice(
+            best, "output_dir",
+            allow_non_finite=config.allow_non_finite_checkpoint)
+        self._weights_ready = False
+        self.restore_weights()
+
+    def best_results(self, result):
+        """`result` as is (the evaluation of the weights used); a hook for
+        tasks that add to it."""
+        return result

@@ -14,8 +14,14 @@ that says which checkpoint would be used and how to choose.
 import os
 import re
 
+import tensorflow as tf
 from absl import logging
 
+from data.io import output_lock
+from data.io.results import write_text_atomically
+from data.pretraining.dataset import expand_input_files
+from data.tokenization import full_tokenizer
+from modeling import checkpoints, training
 from tasks.errors import UserError
 
 INIT_CHECKPOINT_RECORD = "init_checkpoint.txt"
@@ -36,8 +42,6 @@ def check_data_file(path, flag):
         path: str, the data file.
         flag: str, what needs it (e.g. "--do_train"), for the message.
     """
-    import tensorflow as tf
-
     if not path:
         raise UserError(f"{flag} needs a data file, but none was given")
     if not tf.io.gfile.exists(path):
@@ -80,8 +84,6 @@ def check_input_files(input_file, flag="--input_file"):
     Returns:
         list of str, the files in pattern order.
     """
-    from data.pretraining.dataset import expand_input_files
-
     try:
         files = expand_input_files(input_file or "")
     except ValueError as error:
@@ -97,8 +99,6 @@ def check_vocab(vocab_file, do_lower_case, bert_config, bert_config_file):
     Returns:
         `FullTokenizer`.
     """
-    from data.tokenization import full_tokenizer
-
     check_data_file(vocab_file, "--vocab_file")
     return full_tokenizer.tokenizer_for_model(
         vocab_file, do_lower_case, bert_config.vocab_size, bert_config_file)
@@ -134,8 +134,6 @@ def check_output_dir_free(output_dir):
         UserError (OutputDirLockedError): names the other run's pid, host,
             start time and command.
     """
-    from data.io import output_lock
-
     if output_dir:
         output_lock.check_unlocked(output_dir,
                                    cluster=output_lock.cluster_fingerprint())
@@ -175,8 +173,6 @@ def check_checkpoint_finite(model, checkpoint, allow_non_finite=False):
         UserError (CheckpointNonFiniteError): names the checkpoint and each
             tensor with NaN/Inf, unless `allow_non_finite` (then a warning).
     """
-    from modeling import checkpoints
-
     prefix = checkpoints.resolve_checkpoint(checkpoint)
     names = checkpoints.list_checkpoint(prefix)
     # The weights only: a resume's Adam slots (twice their size) are checked
@@ -197,8 +193,6 @@ def read_init_checkpoint_record(output_dir):
         str (a prefix, or "" for a run from random values), or None when
         no record exists (an output_dir from before this rule).
     """
-    import tensorflow as tf
-
     path = os.path.join(output_dir, INIT_CHECKPOINT_RECORD)
     if not tf.io.gfile.exists(path):
         return None
@@ -208,9 +202,6 @@ def read_init_checkpoint_record(output_dir):
 
 def record_init_checkpoint(output_dir, init_checkpoint):
     """Writes `output_dir/init_checkpoint.txt` when training starts afresh."""
-    from data.io.results import write_text_atomically
-    from modeling import checkpoints
-
     prefix = ""
     if init_checkpoint:
         prefix = _canonical(checkpoints.resolve_checkpoint(init_checkpoint))
@@ -238,8 +229,6 @@ def choose_checkpoint(output_dir, init_checkpoint, allow_non_finite=False):
             `checkpoint` state file names a path outside it or a missing
             checkpoint (`checkpoints.CheckpointStateError`).
     """
-    from modeling import checkpoints, training
-
     try:
         choice = training.choose_start(output_dir, init_checkpoint,
                                        allow_non_finite=allow_non_finite)
@@ -302,8 +291,6 @@ def check_checkpoint_fits(model, checkpoint, bert_config_file,
     Raises:
         UserError: shapes differ, or the layers differ without allow_partial.
     """
-    from modeling import checkpoints
-
     try:
         prefix, shapes = checkpoints.check_compatible(model, checkpoint)
     except checkpoints.CheckpointMismatchError as error:

@@ -108,7 +108,7 @@ class ExportTask:
     def tagger_labels(self):
         """A tagger's tags: --label_list_file, --label_list, or the
         label_list.txt beside the checkpoint (what run_ner.py writes into
-        its output_dir).
+        its output_dir; for output_dir/best/, the one in output_dir).
 
         Raises:
             UserError: both flags given, none given and no label_list.txt
@@ -128,6 +128,11 @@ class ExportTask:
         folder = (checkpoint if os.path.isdir(checkpoint)
                   else os.path.dirname(checkpoint))
         beside = os.path.join(folder, "label_list.txt")
+        if not os.path.isfile(beside) and os.path.basename(
+                os.path.normpath(folder)) == "best":
+            # output_dir/best/ (--keep_best_checkpoint): the run's list.
+            beside = os.path.join(os.path.dirname(os.path.normpath(folder)),
+                                  "label_list.txt")
         if not os.path.isfile(beside):
             raise UserError(
                 f"--model_type=tagger needs its tags: no label_list.txt in "

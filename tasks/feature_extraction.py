@@ -12,8 +12,18 @@ order, any other name JSON lines `{"linex_index": N, "values": [...]}`.
 import dataclasses
 import os
 
+import numpy as np
+import tensorflow as tf
 from absl import logging
 
+from data.extraction.features import (compute_layer_outputs,
+                                      convert_examples_to_features,
+                                      feature_json_line, parse_layer_indexes,
+                                      read_examples)
+from data.io.atomic import atomic_output
+from data.io.results import NonFiniteResultError
+from modeling import BertModel, checkpoints
+from modeling.training import runtime as runtime_lib
 from tasks import checks
 from tasks.base import Task, TaskConfig
 from tasks.errors import UserError
@@ -49,13 +59,9 @@ class FeatureExtractionTask(Task):
     """
 
     def build_model(self):
-        from modeling import BertModel
-
         return BertModel(self.bert_config)
 
     def check_inputs(self):
-        from data.extraction.features import parse_layer_indexes
-
         config = self.config
         self.check_pooling()
         layers = config.layers or ("-1" if self.pooled() else "-1,-2,-3,-4")
@@ -107,13 +113,17 @@ class FeatureExtractionTask(Task):
 
     def features(self):
         """InputFeatures of every input line, built as the original does."""
-        from data.extraction.features import (convert_examples_to_features,
-                                              read_examples)
-
         examples = read_examples(self.config.input_file)
         return convert_examples_to_features(examples,
                                             self.config.max_seq_length,
                                             self.tokenizer)
+
+    def dynamic_padding(self):
+        """True when batches are cut (`TaskConfig.dynamic_padding`)."""
+        config = self.config
+        return bool(config.dynamic_padding) and not (
+            config.runtime.use_xla
+            or runtime_lib.is_tpu_strategy(self.strategy))
 
     def predict(self):
         """Writes output_file; returns the number of examples written.
@@ -125,16 +135,6 @@ class FeatureExtractionTask(Task):
         Batches stream to the file (as `training.predict` would run them on
         one worker) rather than holding every example's layers in memory.
         """
-        import tensorflow as tf
-
-        from data.extraction.features import (compute_layer_outputs,
-                                              feature_json_line)
-        import numpy as np
-
-        from data.io.atomic import atomic_output
-        from data.io.results import NonFiniteResultError
-        from modeling import checkpoints
-
         self.prepare()
         config = self.config
         features = self.features()
@@ -152,7 +152,7 @@ class FeatureExtractionTask(Task):
             with tf.io.gfile.GFile(temp_path, "w") as writer:
                 for feature, layer_outputs in compute_layer_outputs(
                         self.model, features, self.layer_indexes,
-                        config.batch_size):
+                        config.batch_size, self.dynamic_padding()):
                     # NaN is not JSON: refused (the temp file is removed).
                     if not all(np.isfinite(v).all() for v in layer_outputs):
                         raise NonFiniteResultError(

@@ -6,11 +6,20 @@ eval_results.txt.
 import dataclasses
 import os
 
+import tensorflow as tf
 from absl import logging
 
+from data.io.record_scan import scan_record_files
+from data.io.record_specs import pretraining_record_spec
+from data.io.results import write_key_value_file
+from data.pretraining.dataset import (pretraining_dataset,
+                                      split_inputs_and_labels)
+from modeling import BertPretrainer
+from modeling.training import runtime
 from tasks import checks, modes
 from tasks.base import Task, TaskConfig
 from tasks.errors import UserError
+from tasks.pretraining_metrics import PretrainingMetrics
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -46,15 +55,9 @@ class PretrainingTask(Task):
     modes = ("train", "eval")
 
     def build_model(self):
-        from modeling import BertPretrainer
-
         return BertPretrainer(self.bert_config)
 
     def check_inputs(self):
-        from data.io.record_scan import scan_record_files
-        from data.io.record_specs import pretraining_record_spec
-        from modeling.training import runtime
-
         config = self.config
         modes.check_some_requested(config, ("train", "eval"))
         if config.dynamic_masking and not config.vocab_file:
@@ -85,8 +88,6 @@ class PretrainingTask(Task):
             logging.info("  %s", input_file)
 
     def _dataset(self, batch_size, is_training):
-        from data.pretraining.dataset import pretraining_dataset
-
         return pretraining_dataset(
             self.input_files, self.config.max_seq_length,
             self.config.max_predictions_per_seq, batch_size,
@@ -94,17 +95,15 @@ class PretrainingTask(Task):
 
     def train(self):
         """Trains to num_train_steps; returns {loss, global_step}."""
-        import tensorflow as tf
-
-        from data.pretraining.dataset import split_inputs_and_labels
-        from data.pretraining.dynamic_masking import DynamicMasking
-
         self.prepare()
         config = self.config
         logging.info("***** Running training *****")
         logging.info("  Batch size = %d", config.train_batch_size)
         dataset = self._dataset(config.train_batch_size, is_training=True)
         if config.dynamic_masking:
+            # keras_hub loads slowly: only for the runs that mask.
+            from data.pretraining.dynamic_masking import DynamicMasking
+
             dataset = dataset.map(DynamicMasking.from_tokenizer(
                 self.tokenizer, config.max_predictions_per_seq,
                 config.masked_lm_prob), num_parallel_calls=tf.data.AUTOTUNE)
@@ -123,12 +122,6 @@ class PretrainingTask(Task):
             next_sentence_accuracy, next_sentence_loss, global_step; written
             to eval_results.txt.
         """
-        import tensorflow as tf
-
-        from data.io.results import write_key_value_file
-        from data.pretraining.dataset import split_inputs_and_labels
-        from tasks.pretraining_metrics import PretrainingMetrics
-
         self.prepare()
         self.restore_weights()
         config = self.config

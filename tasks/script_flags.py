@@ -154,3 +154,56 @@ def define_runtime_and_error_flags():
     # Adoption counts for the calling script (this module is disclaimed).
     flags.adopt_module_key_flags(runtime_flags)
     flags.adopt_module_key_flags(cli)
+
+
+def define_padding_flags(dynamic_padding=True, group_by_length=True,
+                         flag_values=flags.FLAGS):
+    """Defines --dynamic_padding and (training scripts) --group_by_length.
+
+    Args:
+        dynamic_padding: the --dynamic_padding default (run_squad.py: False,
+            see tasks/squad.py).
+        group_by_length: also define --group_by_length.
+    """
+    flags.DEFINE_bool(
+        "dynamic_padding", dynamic_padding,
+        "Cut each batch to its longest example (rounded up to a multiple of "
+        "8) instead of --max_seq_length; the record files keep the fixed "
+        "layout and per-token outputs are padded back. Fixed shapes under a "
+        "TPU strategy and with --use_xla. See docs/fine_tuning_speed.md.",
+        flag_values=flag_values)
+    if group_by_length:
+        flags.DEFINE_bool(
+            "group_by_length", False,
+            "Training batches of examples of similar length (each stretch of "
+            "50 batches sorted by length, then its batches shuffled); every "
+            "example still once per epoch. Needs --dynamic_padding.",
+            flag_values=flag_values)
+
+
+def define_evaluation_flags(flag_values=flags.FLAGS):
+    """Defines the evaluation-during-training flags (--eval_every_epoch,
+    --eval_steps, --keep_best_checkpoint, --early_stopping_patience)."""
+    flags.DEFINE_bool(
+        "eval_every_epoch", False,
+        "With --do_train: evaluate on the eval data after every epoch "
+        "(ceil(train examples / train_batch_size) steps), with the weights "
+        "in memory; each evaluation is a line of output_dir/"
+        "eval_history.jsonl and TensorBoard scalars.",
+        flag_values=flag_values)
+    flags.DEFINE_integer(
+        "eval_steps", 0,
+        "With --do_train: evaluate every this many steps instead (0: not).",
+        lower_bound=0, flag_values=flag_values)
+    flags.DEFINE_string(
+        "keep_best_checkpoint", None,
+        "A metric of eval_results.txt (e.g. eval_accuracy, eval_f1; "
+        "eval_loss counts lower as better): keep the weights of the best "
+        "evaluation during training in output_dir/best/; this run's "
+        "--do_eval and --do_predict then use them.",
+        flag_values=flag_values)
+    flags.DEFINE_integer(
+        "early_stopping_patience", 0,
+        "Stop training after this many evaluations without improvement of "
+        "--keep_best_checkpoint (0: never).", lower_bound=0,
+        flag_values=flag_values)

@@ -3,16 +3,36 @@
 Files in output_dir, as the original: train.tf_record, eval.tf_record,
 model.ckpt-N, predictions.json, nbest_predictions.json, null_odds.json
 (SQuAD 2.0), plus eval_results.json when the predict file has gold answers.
+
+Batches keep the fixed max_seq_length layout by default. In training the
+original's loss is a softmax over every position, padded ones included, so
+cutting a batch would change it (training never cuts). In prediction the
+original's n-best search ranks the logits of every position, padded ones
+included, before it drops those outside the context: with
+`dynamic_padding=True` (`--dynamic_padding`) prediction batches are cut and
+the logits padded back with -10000, so the real positions' logits are the
+same (to float rounding) but a padded position can no longer take an n-best
+slot, and where it did in the fixed layout the answers may differ.
 """
 import dataclasses
+import math
 import os
-import random
 
 import numpy as np
+import tensorflow as tf
 from absl import logging
 
-from tasks import checks, modes
-from tasks.base import FineTuningConfig, Task
+from data.io.results import check_finite_rows
+from data.squad import evaluate as squad_evaluate
+from data.squad.evaluate import split_by_gold_answers  # noqa: F401
+from data.squad.examples import load_squad_json, read_squad_examples
+from data.squad.features import (FeatureWriter, convert_examples_to_features,
+                                 squad_dataset)
+from data.squad.postprocess import RawResult, write_json_atomic, \
+    write_predictions
+from modeling import BertSquad
+from tasks import checks
+from tasks.base import FineTuningConfig, FineTuningTask
 from tasks.errors import UserError
 
 # The original's pre-shuffle of the training examples.
@@ -33,6 +53,8 @@ class SquadConfig(FineTuningConfig):
     verbose_logging: bool = False
     version_2_with_negative: bool = False
     null_score_diff_threshold: float = 0.0
+    #: Off by default, unlike the other tasks: see the module docstring.
+    dynamic_padding: bool = False
 
 
 def _split_labels(batch):
@@ -40,30 +62,7 @@ def _split_labels(batch):
     return features, {k: batch[k] for k in _LABEL_KEYS}
 
 
-def split_by_gold_answers(dataset):
-    """(the dataset with only the questions that have an `answers` list,
-    the ids of those that have none).
-
-    A predict file may mix graded and ungraded questions (some without
-    `answers`); evaluation then covers the graded ones, said in the log,
-    rather than being skipped for all.
-    """
-    graded, ungraded = [], []
-    for article in dataset:
-        paragraphs = []
-        for paragraph in article["paragraphs"]:
-            qas = [qa for qa in paragraph["qas"]
-                   if isinstance(qa.get("answers"), list)]
-            ungraded += [qa.get("id") for qa in paragraph["qas"]
-                         if not isinstance(qa.get("answers"), list)]
-            if qas:
-                paragraphs.append(dict(paragraph, qas=qas))
-        if paragraphs:
-            graded.append(dict(article, paragraphs=paragraphs))
-    return graded, ungraded
-
-
-class SquadTask(Task):
+class SquadTask(FineTuningTask):
     """BertSquad training and prediction (answers, n-best lists, metrics).
 
     Raises (from `prepare()`, before anything is written):
@@ -72,44 +71,26 @@ class SquadTask(Task):
             fit the config, an unwritable output_dir.
     """
 
+    modes = ("train", "predict")
+    record_files = {"train": "train.tf_record", "predict": "eval.tf_record"}
+    records_name = "SQuAD"
+    token_outputs = True
+    #: Padded positions of cut batches score lowest: the n-best search
+    #: (over all positions, as the original's) then meets real ones first.
+    token_output_padding = -10000.0
+    cut_training_batches = False
+    train_shuffle_seed = TRAIN_SHUFFLE_SEED
+
     def __init__(self, config):
         super().__init__(config)
-        self.examples = {}
-
-    modes = ("train", "predict")
+        self.features = {}
 
     def build_model(self):
-        from modeling import BertSquad
-
         return BertSquad(self.bert_config)
 
-    def read_examples(self, is_training):
-        """SquadExamples of train_file (True) or predict_file (False), once."""
-        from data.squad.examples import read_squad_examples
-
-        if is_training not in self.examples:
-            path = self.config.train_file if is_training else self.config.predict_file
-            flag = "--do_train" if is_training else "--do_predict"
-            checks.check_data_file(path, flag)
-            examples = read_squad_examples(
-                path, is_training=is_training,
-                version_2_with_negative=self.config.version_2_with_negative)
-            checks.check_examples(examples, path, flag)
-            self.examples[is_training] = examples
-        return self.examples[is_training]
-
-    def num_train_steps(self):
-        """Counted from examples, not features, as the original."""
-        return self.original_train_steps(len(self.read_examples(True)))
-
-    def check_inputs(self):
-        """The original's validate_flags_or_throw, then the data files."""
-        from data.tokenization import full_tokenizer
-
+    def check_task(self):
+        """The original's validate_flags_or_throw."""
         config = self.config
-        full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
-                                                        config.init_checkpoint)
-        modes.check_some_requested(config, ("train", "predict"))
         if config.do_train and not config.train_file:
             raise UserError(
                 "If `do_train` is True, then `train_file` must be specified.")
@@ -125,111 +106,52 @@ class SquadTask(Task):
         if config.doc_stride < 1:
             raise UserError("doc_stride must be at least 1, got %d"
                             % config.doc_stride)
-        checks.check_positive(train_batch_size=config.train_batch_size,
-                              predict_batch_size=config.predict_batch_size,
-                              n_best_size=config.n_best_size,
+        checks.check_positive(n_best_size=config.n_best_size,
                               max_answer_length=config.max_answer_length)
-        self.tokenizer = self.load_tokenizer()
-        if config.do_train:
-            checks.check_train_steps(self.num_train_steps(),
-                                     len(self.read_examples(True)),
-                                     config.train_file, config)
-        if config.do_predict:
-            self.read_examples(False)
 
-    def _convert(self, examples, is_training, output_fn):
-        from data.squad.features import convert_examples_to_features
+    def read_examples(self, mode):
+        """SquadExamples of train_file ("train") or predict_file."""
+        path, flag = self.data_file(mode), f"--do_{mode}"
+        checks.check_data_file(path, flag)
+        examples = read_squad_examples(
+            path, is_training=mode == "train",
+            version_2_with_negative=self.config.version_2_with_negative)
+        checks.check_examples(examples, path, flag)
+        return examples
 
+    def write_features(self, examples, path, mode):
+        """Windows of `doc_stride` over each context; the prediction
+        windows are kept (`self.features`) for the answers."""
         config = self.config
-        convert_examples_to_features(
-            examples=examples, tokenizer=self.tokenizer,
-            max_seq_length=config.max_seq_length, doc_stride=config.doc_stride,
-            max_query_length=config.max_query_length, is_training=is_training,
-            output_fn=output_fn)
+        kept = self.features[mode] = []
+        is_training = mode == "train"
+        with FeatureWriter(path, is_training=is_training) as writer:
+            def output(feature):
+                if not is_training:
+                    kept.append(feature)
+                writer.process_feature(feature)
 
-    def train(self):
-        """Shuffles and featurizes train_file, then trains."""
-        from data.squad.features import FeatureWriter, squad_dataset
+            convert_examples_to_features(
+                examples=examples, tokenizer=self.tokenizer,
+                max_seq_length=config.max_seq_length,
+                doc_stride=config.doc_stride,
+                max_query_length=config.max_query_length,
+                is_training=is_training, output_fn=output)
+        return writer.num_features
 
-        self.prepare()
+    def read_dataset(self, path, mode, batch_size):
         config = self.config
-        train_examples = list(self.read_examples(True))
-        num_train_steps = self.num_train_steps()
-        num_warmup_steps = int(num_train_steps * config.warmup_proportion)
-        random.Random(TRAIN_SHUFFLE_SEED).shuffle(train_examples)
-        with self.worker_folder() as folder:
-            train_file = os.path.join(folder, "train.tf_record")
-            with FeatureWriter(train_file, is_training=True) as writer:
-                self._convert(train_examples, True, writer.process_feature)
-            logging.info("***** Running training *****")
-            logging.info("  Num orig examples = %d", len(train_examples))
-            logging.info("  Num split examples = %d", writer.num_features)
-            logging.info("  Batch size = %d", config.train_batch_size)
-            logging.info("  Num steps = %d", num_train_steps)
-            dataset = squad_dataset(train_file, config.max_seq_length,
-                                    is_training=True,
-                                    batch_size=config.train_batch_size,
-                                    seed=config.runtime.seed).map(
-                                        _split_labels)
-            with self.reading_records([train_file], "SQuAD"):
-                return self.train_model(dataset, num_train_steps,
-                                        config.train_batch_size,
-                                        config.learning_rate, num_warmup_steps)
+        if mode == "train":
+            return squad_dataset(path, config.max_seq_length, is_training=True,
+                                 batch_size=batch_size,
+                                 seed=config.runtime.seed).map(_split_labels)
+        # drop_remainder=False: every window gets logits.
+        dataset = squad_dataset(path, config.max_seq_length,
+                                is_training=False, batch_size=batch_size)
+        return dataset.apply(tf.data.experimental.assert_cardinality(
+            math.ceil(self.num_records[mode] / batch_size)))
 
-    def predict_raw_results(self):
-        """Featurizes predict_file and runs the model on every window.
-
-        Returns:
-            (examples, features, list of `RawResult`).
-        """
-        import tensorflow as tf
-
-        from data.io.results import check_finite_rows
-        from data.squad.features import FeatureWriter, squad_dataset
-        from data.squad.postprocess import RawResult
-
-        config = self.config
-        eval_examples = self.read_examples(False)
-        eval_features = []
-        with self.worker_folder() as folder:
-            eval_file = os.path.join(folder, "eval.tf_record")
-            with FeatureWriter(eval_file, is_training=False) as writer:
-                def append_feature(feature):
-                    eval_features.append(feature)
-                    writer.process_feature(feature)
-
-                self._convert(eval_examples, False, append_feature)
-            logging.info("***** Running predictions *****")
-            logging.info("  Num orig examples = %d", len(eval_examples))
-            logging.info("  Num split examples = %d", len(eval_features))
-            logging.info("  Batch size = %d", config.predict_batch_size)
-            if not eval_features:
-                return eval_examples, eval_features, []
-            # drop_remainder=False: every window gets logits.
-            dataset = squad_dataset(eval_file, config.max_seq_length,
-                                    is_training=False,
-                                    batch_size=config.predict_batch_size)
-            num_batches = -(-len(eval_features) // config.predict_batch_size)
-            dataset = dataset.apply(
-                tf.data.experimental.assert_cardinality(num_batches))
-            with self.reading_records([eval_file], "SQuAD"):
-                outputs = self.predict_outputs(dataset)
-        start_logits = np.asarray(outputs["start_logits"], np.float32)
-        end_logits = np.asarray(outputs["end_logits"], np.float32)
-        # NaN logits would give arbitrary answers that look real.
-        check_finite_rows(os.path.join(config.output_dir, "predictions.json"),
-                          np.concatenate([start_logits, end_logits], axis=-1),
-                          what="SQuAD window")
-        if len(start_logits) != len(eval_features):
-            raise RuntimeError("Got %d results for %d features." % (
-                len(start_logits), len(eval_features)))
-        results = [RawResult(unique_id=feature.unique_id, start_logits=start,
-                             end_logits=end)
-                   for feature, start, end in zip(eval_features, start_logits,
-                                                  end_logits)]
-        return eval_examples, eval_features, results
-
-    def predict(self):
+    def write_outputs(self, outputs, num_actual):
         """Answers for predict_file, written as the original's JSON files.
 
         Every worker runs the model on all of predict_file by itself; only
@@ -240,17 +162,24 @@ class SquadTask(Task):
             (SQuAD 2.0, else empty) and "eval" (the official metrics when the
             file has gold answers, else None); None on a non-chief worker.
         """
-        from data.squad.postprocess import write_predictions
-
-        self.prepare()
-        self.restore_weights()
         config = self.config
-        examples, features, results = self.predict_raw_results()
+        features = self.features["predict"]
+        results = []
+        if outputs is not None:
+            start = np.asarray(outputs["start_logits"], np.float32)
+            end = np.asarray(outputs["end_logits"], np.float32)
+            # NaN logits would give arbitrary answers that look real.
+            check_finite_rows(
+                os.path.join(config.output_dir, "predictions.json"),
+                np.concatenate([start, end], axis=-1), what="SQuAD window")
+            results = [RawResult(unique_id=f.unique_id, start_logits=s,
+                                 end_logits=e)
+                       for f, s, e in zip(features, start, end)]
         if not self.is_chief:
             return None
         output_dir = config.output_dir
         predictions, _, null_odds = write_predictions(
-            examples, features, results, config.n_best_size,
+            self.examples_of("predict"), features, results, config.n_best_size,
             config.max_answer_length, config.do_lower_case,
             os.path.join(output_dir, "predictions.json"),
             os.path.join(output_dir, "nbest_predictions.json"),
@@ -262,28 +191,15 @@ class SquadTask(Task):
                 "eval": self.write_eval_results(predictions, null_odds)}
 
     def write_eval_results(self, predictions, null_odds):
-        """eval_results.json with the official metrics, if answers are known."""
-        from data.squad import evaluate as squad_evaluate
-        from data.squad.examples import load_squad_json
-        from data.squad.postprocess import write_json_atomic
-
-        from data.io.errors import cut_list
-
+        """eval_results.json with the official metrics of the questions
+        that have gold answers (`data.squad.evaluate.evaluate_graded`)."""
         config = self.config
-        dataset, ungraded = split_by_gold_answers(
-            load_squad_json(config.predict_file))
-        if not dataset:
-            logging.info("%s has no gold answers: no eval_results.json.",
-                         config.predict_file)
+        result = squad_evaluate.evaluate_graded(
+            load_squad_json(config.predict_file), predictions,
+            null_odds if config.version_2_with_negative else None,
+            config.predict_file)
+        if result is None:
             return None
-        if ungraded:
-            logging.warning(
-                "%s: %d question(s) have no \"answers\" list and are left out "
-                "of eval_results.json (%s); the other questions are scored.",
-                config.predict_file, len(ungraded), cut_list(ungraded))
-        result = squad_evaluate.evaluate(
-            dataset, predictions,
-            na_probs=null_odds if config.version_2_with_negative else None)
         logging.info("***** Eval results *****")
         for key, value in result.items():
             logging.info("  %s = %s", key, value)

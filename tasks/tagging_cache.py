@@ -13,6 +13,15 @@ or input file gives another file; an older file of the same split is then
 removed. Files are written atomically (data.io.tfrecord.RecordFileWriter):
 a file under the final name is complete.
 
+Training batches are bucketed by length here (`bucket_by_sequence_length`
+over the stream, buckets of BUCKET_WIDTH positions): the cached rows are
+already cut to their real length, so batches of similar length cost the
+BiLSTM least. The fine-tuning path's `--group_by_length`
+(`data.io.dynamic_padding.group_by_length`) sorts stretches of the stream
+instead, which guarantees every window once per epoch; here a window of a
+rare length may wait in its bucket across epochs, and `--group_by_length`
+and `--dynamic_padding` do not apply (this data path is already cut).
+
 Record k holds window k: `features` (raw little-endian float32 of
 [length, width], the rows of its real positions, length = sum(input_mask))
 and `length`. Labels are not cached (they are not encoder inputs): the

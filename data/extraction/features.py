@@ -137,7 +137,8 @@ def parse_layer_indexes(layers, num_hidden_layers):
     return indexes
 
 
-def compute_layer_outputs(bert_model, features, layer_indexes, batch_size):
+def compute_layer_outputs(bert_model, features, layer_indexes, batch_size,
+                          dynamic_padding=False):
     """Runs the encoder and yields the chosen layers per feature, in order.
 
     Args:
@@ -146,6 +147,10 @@ def compute_layer_outputs(bert_model, features, layer_indexes, batch_size):
       layer_indexes: list of int, indexes into the encoder layer outputs
         (the embedding output is not one of them; -1 is the last layer).
       batch_size: int; the last batch may be smaller.
+      dynamic_padding: cut each batch to its longest example
+        (`data.io.dynamic_padding.cut_to_longest`); the rows are padded
+        back with zeros, so only the real tokens' values are those of the
+        fixed layout (they are all the JSON lines hold).
 
     Yields:
       (feature, list of float32 arrays [seq_length, hidden_size], one per
@@ -155,21 +160,29 @@ def compute_layer_outputs(bert_model, features, layer_indexes, batch_size):
     """
     import tensorflow as tf
 
+    from data.io.dynamic_padding import cut_to_longest
+
     @tf.function(reduce_retracing=True)
     def run(inputs):
         outputs = bert_model(inputs, training=False)["encoder_outputs"]
         return [outputs[i] for i in layer_indexes]
 
-    for start in range(0, len(features), batch_size):
-        batch = features[start:start + batch_size]
-        inputs = {
-            "input_ids": np.array([f.input_ids for f in batch], np.int32),
-            "input_mask": np.array([f.input_mask for f in batch], np.int32),
-            "segment_ids": np.array([f.input_type_ids for f in batch],
-                                    np.int32),
-        }
-        layers = [np.asarray(x) for x in run(inputs)]
-        for row, feature in enumerate(batch):
+    if not features:
+        return
+    seq_length = len(features[0].input_ids)
+    inputs = tf.data.Dataset.from_tensor_slices({
+        "input_ids": np.array([f.input_ids for f in features], np.int32),
+        "input_mask": np.array([f.input_mask for f in features], np.int32),
+        "segment_ids": np.array([f.input_type_ids for f in features],
+                                np.int32),
+    }).batch(batch_size)
+    if dynamic_padding:
+        inputs = inputs.map(cut_to_longest(seq_length))
+    for start, batch in zip(range(0, len(features), batch_size), inputs):
+        layers = [np.asarray(x) for x in run(batch)]
+        missing = seq_length - layers[0].shape[1]
+        layers = [np.pad(x, [(0, 0), (0, missing), (0, 0)]) for x in layers]
+        for row, feature in enumerate(features[start:start + batch_size]):
             yield feature, [layer[row] for layer in layers]
 
 

@@ -30,13 +30,63 @@ import re
 import string
 import sys
 
-from data.io.errors import UserError
+from absl import logging
+
+from data.io.errors import UserError, cut_list
 from data.io.results import write_text_atomically
 from data.io.text_files import read_utf8_text
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
 
+
+def split_by_gold_answers(dataset):
+    """(the dataset with only the questions that have an `answers` list,
+    the ids of those that have none).
+
+    A predict file may mix graded and ungraded questions (some without
+    `answers`); evaluation then covers the graded ones, said in the log,
+    rather than being skipped for all.
+    """
+    graded, ungraded = [], []
+    for article in dataset:
+        paragraphs = []
+        for paragraph in article["paragraphs"]:
+            qas = [qa for qa in paragraph["qas"]
+                   if isinstance(qa.get("answers"), list)]
+            ungraded += [qa.get("id") for qa in paragraph["qas"]
+                         if not isinstance(qa.get("answers"), list)]
+            if qas:
+                paragraphs.append(dict(paragraph, qas=qas))
+        if paragraphs:
+            graded.append(dict(article, paragraphs=paragraphs))
+    return graded, ungraded
+
+
+
+def evaluate_graded(dataset, predictions, null_odds=None, source="the data"):
+    """The official metrics over the questions that have gold answers.
+
+    Args:
+        dataset: the SQuAD `data` list (articles).
+        predictions: {qas_id: answer text}.
+        null_odds: {qas_id: odds} (SQuAD 2.0), or None.
+        source: the file named in the log lines.
+
+    Returns:
+        dict of `evaluate`, or None when no question has an `answers` list
+        (a test file). Questions without one are left out, with a warning.
+    """
+    graded, ungraded = split_by_gold_answers(dataset)
+    if not graded:
+        logging.info("%s has no gold answers: no eval_results.json.", source)
+        return None
+    if ungraded:
+        logging.warning(
+            "%s: %d question(s) have no \"answers\" list and are left out "
+            "of eval_results.json (%s); the other questions are scored.",
+            source, len(ungraded), cut_list(ungraded))
+    return evaluate(graded, predictions, na_probs=null_odds)
 
 def normalize_answer(text):
     """Lower-cases, drops ASCII punctuation, the articles a/an/the and extra

@@ -231,3 +231,13 @@ def convert_documents_to_features(documents, tokenizer, label_list,
     """
     return list(iter_document_features(documents, tokenizer, label_list,
                                        max_seq_length, doc_stride))
+
+
+def padding_window(seq_length):
+    """A window that scores nothing (TPU batches must be full)."""
+    zeros = [0] * seq_length
+    return TaggingFeatures(
+        document_index=-1, window_index=-1, start=0, tokens=[],
+        input_ids=zeros, input_mask=zeros, segment_ids=zeros,
+        label_ids=zeros, label_weights=[0.0] * seq_length,
+        word_refs=[None] * seq_length, scored=())

@@ -13,7 +13,10 @@ from data.io.errors import UserError
 from data.io.text_files import TextFileError, read_utf8_text
 
 __all__ = ["format_predictions", "write_predictions", "write_label_list",
-           "read_label_list"]
+           "read_label_list", "choose_label_list", "LABEL_LIST_FILE"]
+
+#: The label list's file in output_dir (written by training).
+LABEL_LIST_FILE = "label_list.txt"
 
 
 def format_predictions(documents, tags):
@@ -112,3 +115,39 @@ def read_label_list(path):
     if not labels:
         raise UserError("%s: the label list is empty" % path)
     return labels
+
+
+def choose_label_list(output_dir, train_labels=None, train_file=None):
+    """The label list a run uses, checked against output_dir's.
+
+    Args:
+        output_dir: the run's output_dir (may be None or not exist yet).
+        train_labels: the training file's labels (a training run), or None.
+        train_file: the training file (for the message).
+
+    Returns:
+        list of str: `train_labels` when training, else the list that
+        training wrote to `output_dir/label_list.txt`.
+
+    Raises:
+        UserError: training with an output_dir whose label_list.txt holds
+            other labels, or no label_list.txt without training.
+    """
+    import tensorflow as tf  # gs:// output_dirs; this module loads without
+
+    written = os.path.join(output_dir or "", LABEL_LIST_FILE)
+    exists = bool(output_dir) and tf.io.gfile.exists(written)
+    if train_labels is not None:
+        if exists and read_label_list(written) != train_labels:
+            raise UserError(
+                f"{written} holds the labels of another training "
+                f"({', '.join(read_label_list(written))}), not those of "
+                f"{train_file} ({', '.join(train_labels)}); use a fresh "
+                "--output_dir")
+        return train_labels
+    if not exists:
+        raise UserError(
+            f"{written}: no such file. Without --do_train the labels "
+            "come from the label_list.txt that training wrote in "
+            "--output_dir; pass the output_dir of the training run")
+    return read_label_list(written)

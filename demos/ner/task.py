@@ -15,11 +15,11 @@ class WordPieceBiLSTMTaggingTask(TaggingTask):
         return WordPieceBiLSTMTagger(self.bert_config, len(self.label_list),
                                      lstm_units=self.lstm_units)
 
-    def _check_choices(self):
+    def check_task(self):
         if self.feature_based:
             raise UserError("the word-piece BiLSTM has no BERT encoder; drop "
                             "--feature_layers")
         if self.config.init_checkpoint:
             raise UserError("the word-piece BiLSTM trains from random "
                             "embeddings; drop --init_checkpoint")
-        super()._check_choices()
+        super().check_task()

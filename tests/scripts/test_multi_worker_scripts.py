@@ -74,12 +74,13 @@ def test_run_classifier_on_two_workers(fixtures_dir, data_dir, tmp_path):
     # 24 examples / batch 8 x 1 epoch = 3 steps; a checkpoint at 2 and 3,
     # written once (by the chief); the intermediate files are the chief's.
     names = _output_names(output_dir)
-    expected = ["<one event file>", "checkpoint", "eval", "eval.tf_record",
-                "eval_predictions.tsv", "eval_results.txt",
+    expected = ["<one event file>", "bert_config.json", "checkpoint", "eval",
+                "eval.tf_record", "eval_predictions.tsv", "eval_results.txt",
                 "init_checkpoint.txt",
                 "model.ckpt-2.data-00000-of-00001", "model.ckpt-2.index",
                 "model.ckpt-3.data-00000-of-00001", "model.ckpt-3.index",
-                "predict.tf_record", "test_results.tsv", "train.tf_record"]
+                "predict.tf_record", "test_results.tsv",
+                "tokenizer_config.json", "train.tf_record", "vocab.txt"]
     assert names == expected
     state = tf.train.get_checkpoint_state(str(output_dir))
     assert state.model_checkpoint_path.endswith("model.ckpt-3")

@@ -1,0 +1,52 @@
+"""The classifier's result files: test_results.tsv and eval_predictions.tsv.
+
+test_results.tsv is the original run_classifier.py's: one line per test
+example, its class probabilities (regression: its score) as tab-separated
+`str(float32)` values. eval_predictions.tsv (this project's) pairs each dev
+example with its gold and predicted label.
+"""
+import numpy as np
+
+__all__ = ["test_results_text", "eval_predictions_text"]
+
+
+def test_results_text(rows):
+    """The text of test_results.tsv.
+
+    Args:
+        rows: float array [num_examples, num_values].
+
+    Source: run_classifier.py, the writer loop of `do_predict`.
+    """
+    return "".join("\t".join(str(np.float32(value)) for value in row) + "\n"
+                   for row in rows)
+
+
+def eval_predictions_text(guids, label_list, label_ids, values,
+                          is_regression):
+    """The text of eval_predictions.tsv: a header, then one row per example.
+
+    Columns (tab-separated): `guid`, `gold_label`, `predicted_label` (the
+    most probable), then `probability_<label>` for each label in label-list
+    order. Regression (STS-B): `guid`, `gold_score`, `predicted_score`.
+
+    Args:
+        guids: the examples' guids, in file order.
+        label_list: list of str.
+        label_ids: int [num_examples] (float for regression).
+        values: float [num_examples, num_labels] class probabilities, or
+            [num_examples, 1] scores for regression.
+        is_regression: bool.
+    """
+    if is_regression:
+        header = ["guid", "gold_score", "predicted_score"]
+        rows = [[guid, str(np.float32(gold)), str(np.float32(row[0]))]
+                for guid, gold, row in zip(guids, label_ids, values)]
+    else:
+        header = ["guid", "gold_label", "predicted_label"] + [
+            f"probability_{label}" for label in label_list]
+        rows = [[guid, label_list[int(gold)],
+                 label_list[int(np.argmax(row))]]
+                + [str(np.float32(value)) for value in row]
+                for guid, gold, row in zip(guids, label_ids, values)]
+    return "".join("\t".join(row) + "\n" for row in [header] + rows)

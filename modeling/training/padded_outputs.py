@@ -1,0 +1,43 @@
+"""Per-token outputs of a cut batch padded back to max_seq_length.
+
+With dynamic padding (`data/io/dynamic_padding.py`) each inference batch
+has its own sequence length; `model.predict` concatenates batches, so
+per-token outputs ([batch, seq] or [batch, seq, ...]) are padded back to
+the fixed length inside the predict step, where each replica pads its own
+part of the batch.
+"""
+import keras
+import tensorflow as tf
+
+from data.io.dynamic_padding import pad_to_length
+
+
+class PaddedOutputs(keras.Model):
+    """Inference wrapper: `model(inputs)` with every output padded along
+    axis 1 to `seq_length` (zeros after the real positions).
+
+    Shares `model`'s weights; build it under the strategy's scope so that
+    `predict` distributes as `model.predict` would.
+
+    Args:
+        model: a task model whose outputs (a tensor or a dict of tensors)
+            all have the sequence axis at axis 1.
+        seq_length: int, the length to pad to.
+        value: the padded positions' value (0; SQuAD's logits a very low
+            score, so that no padded position outranks a real one).
+
+    Call returns:
+        the model's outputs, each [batch, seq_length, ...].
+    """
+
+    def __init__(self, model, seq_length, value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.inner = model
+        self.seq_length = int(seq_length)
+        self.value = float(value)
+
+    def call(self, inputs, training=False):
+        outputs = self.inner(inputs, training=False)
+        return tf.nest.map_structure(
+            lambda output: pad_to_length(output, self.seq_length, value=self.value),
+            outputs)

@@ -1,0 +1,73 @@
+"""A fine-tuned output_dir is itself a model folder.
+
+Training copies `bert_config.json` and `vocab.txt` into output_dir and
+records `do_lower_case` beside them
+(`data.tokenization.lower_case_record`), so the folder can be passed as
+`--bert_config_file=<dir>/bert_config.json --vocab_file=<dir>/vocab.txt
+--init_checkpoint=<dir>` (or to export_saved_model.py) without the
+pre-trained folder. Only the chief writes, each file atomically; a file
+already there with other contents is an error found before anything is
+written (output_dir then belongs to another model).
+"""
+import json
+import os
+
+import tensorflow as tf
+
+from data.io.atomic import write_bytes_atomically
+from data.tokenization import lower_case_record
+from tasks.errors import UserError
+
+#: output_dir file name -> the config field of the file copied there.
+COPIED = {"bert_config.json": "bert_config_file", "vocab.txt": "vocab_file"}
+
+
+def _read(path):
+    with tf.io.gfile.GFile(path, "rb") as f:
+        return f.read()
+
+
+def _same_json(a, b):
+    try:
+        return json.loads(a) == json.loads(b)
+    except ValueError:
+        return a == b
+
+
+def check_model_files(config, trains):
+    """Raises UserError when training would replace a different
+    bert_config.json, vocab.txt or lower-casing record in output_dir."""
+    if not trains or not config.output_dir:
+        return
+    for name, field in COPIED.items():
+        source = getattr(config, field, None)
+        target = os.path.join(config.output_dir, name)
+        if not source or not tf.io.gfile.exists(target):
+            continue
+        same = (_same_json if name.endswith(".json") else bytes.__eq__)(
+            _read(target), _read(source))
+        if not same:
+            raise UserError(
+                f"{target} differs from --{field}={source}: output_dir holds "
+                "another model's files; use a fresh --output_dir")
+    recorded = (lower_case_record.read_lower_case(config.output_dir)
+                if tf.io.gfile.isdir(config.output_dir) else None)
+    if recorded is not None and recorded != bool(config.do_lower_case):
+        raise UserError(
+            f"{os.path.join(config.output_dir, lower_case_record.RECORD_FILE)}"
+            f" records do_lower_case={str(recorded).lower()}, not "
+            f"--do_lower_case={str(bool(config.do_lower_case)).lower()}; use "
+            "a fresh --output_dir")
+
+
+def write_model_files(config):
+    """Copies bert_config.json and vocab.txt into output_dir (unless there
+    already) and records do_lower_case. Chief only."""
+    for name, field in COPIED.items():
+        source = getattr(config, field, None)
+        target = os.path.join(config.output_dir, name)
+        if source and not tf.io.gfile.exists(target):
+            write_bytes_atomically(target, _read(source))
+    if lower_case_record.read_lower_case(config.output_dir) is None:
+        lower_case_record.write_lower_case(config.output_dir,
+                                           config.do_lower_case)

@@ -1,0 +1,99 @@
+"""A fine-tuned output_dir is a model folder (tasks/model_folder.py), and
+evaluation during training is wired into the fine-tuning tasks."""
+import json
+
+import pytest
+
+from data.tokenization.lower_case_record import read_lower_case
+from modeling.training import evaluation
+from tasks import model_folder
+from tasks.base import FineTuningConfig
+from tasks.errors import UserError
+from tests.tasks.test_classification import make_config, mrpc_slice  # noqa: F401
+
+FIXTURE = "tf1_vocab_mrpc_classifier"
+
+
+@pytest.fixture
+def fixture(fixtures_dir):
+    return fixtures_dir / FIXTURE
+
+
+def _config(fixture, output_dir, **fields):
+    return FineTuningConfig(bert_config_file=str(fixture / "bert_config.json"),
+                            vocab_file=str(fixture / "vocab.txt"),
+                            output_dir=str(output_dir), **fields)
+
+
+def test_training_writes_config_vocab_and_case(fixture, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    config = _config(fixture, out, do_lower_case=False)
+    model_folder.check_model_files(config, trains=True)
+    model_folder.write_model_files(config)
+    assert (out / "vocab.txt").read_bytes() == (fixture / "vocab.txt").read_bytes()
+    assert json.loads((out / "bert_config.json").read_text()) == json.loads(
+        (fixture / "bert_config.json").read_text())
+    assert read_lower_case(out) is False
+    # The same files again: accepted (a rerun resumes).
+    model_folder.check_model_files(config, trains=True)
+
+
+@pytest.mark.parametrize("name", ["bert_config.json", "vocab.txt"])
+def test_another_models_file_is_refused(fixture, tmp_path, name):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / name).write_text('{"hidden_size": 3}\n' if name.endswith(".json")
+                            else "[PAD]\nother\n")
+    with pytest.raises(UserError, match=f"{name} differs from"):
+        model_folder.check_model_files(_config(fixture, out), trains=True)
+    # Without training nothing is written, so nothing is checked.
+    model_folder.check_model_files(_config(fixture, out), trains=False)
+
+
+def test_another_lower_casing_is_refused(fixture, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    model_folder.write_model_files(_config(fixture, out, do_lower_case=True))
+    with pytest.raises(UserError, match="records do_lower_case=true"):
+        model_folder.check_model_files(
+            _config(fixture, out, do_lower_case=False), trains=True)
+
+
+def test_keep_best_needs_evaluation_during_training(fixture, mrpc_slice,  # noqa: F811
+                                                    tmp_path):
+    from tasks.classification import ClassificationTask
+
+    task = ClassificationTask(make_config(
+        fixture, mrpc_slice, tmp_path / "out", do_train=True,
+        keep_best_checkpoint="eval_accuracy"))
+    with pytest.raises(UserError, match="need --eval_every_epoch or "
+                                        "--eval_steps"):
+        task.prepare()
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow  # trains 4 steps with 2 evaluations: ~30-60 s
+def test_best_checkpoint_is_used_after_training(fixture, mrpc_slice,  # noqa: F811
+                                                tmp_path):
+    from tasks.classification import ClassificationTask
+
+    out = tmp_path / "out"
+    task = ClassificationTask(make_config(
+        fixture, mrpc_slice, out, do_train=True, do_eval=True,
+        train_batch_size=10, num_train_epochs=2.0, eval_every_epoch=True,
+        keep_best_checkpoint="eval_loss", learning_rate=1e-3))
+    results = task.run()
+    history = evaluation.read_history(out)
+    # 20 examples / 10 = 2 steps an epoch: evaluations at steps 2 and 4.
+    assert [record["global_step"] for record in history] == [2, 4]
+    best = min(history, key=lambda record: record["eval_loss"])
+    assert evaluation.best_checkpoint(out).endswith(
+        f"model.ckpt-{best['global_step']}")
+    written = dict(line.split(" = ") for line in
+                   (out / "eval_results.txt").read_text().splitlines())
+    assert int(written["global_step"]) == best["global_step"]
+    assert results["eval"]["eval_loss"] == pytest.approx(best["eval_loss"],
+                                                         abs=1e-6)
+    for name in ("bert_config.json", "vocab.txt", "tokenizer_config.json"):
+        assert (out / name).is_file()
