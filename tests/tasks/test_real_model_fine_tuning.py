@@ -75,3 +75,30 @@ def test_run_main_fine_tunes_the_real_model_a_few_steps(
     assert f"== {output_dir}/eval_results.txt" in process.stdout
     assert "eval_accuracy = " in process.stdout
     assert str(real_model_dir) in process.stderr
+
+
+def test_hugging_face_snippet_on_the_real_checkpoint(real_model_dir):
+    """docs/coming_from_hugging_face.md's six lines on all-MiniLM-L6-v2:
+    from_checkpoint (no classifier head in it: initialised), the folder's
+    preprocessor, a Keras loss and class_weight, fit and predict on text."""
+    import keras
+    import numpy as np
+
+    from data.tokenization import BertPreprocessor
+    from modeling import BertClassifier
+
+    rows = [line.split("\t") for line in SHARED_DIR.joinpath(
+        *SST2, "train.tsv").read_text(encoding="utf-8").splitlines()[1:17]]
+    texts, labels = [r[0] for r in rows], [int(r[1]) for r in rows]
+    path = str(real_model_dir)
+    model = BertClassifier.from_checkpoint(path, num_labels=2, preprocessor=(
+        BertPreprocessor.from_checkpoint(path, sequence_length=64)))
+    model.compile(optimizer=keras.optimizers.Adam(2e-5),
+                  loss=keras.losses.SparseCategoricalCrossentropy(
+                      from_logits=True), metrics=["accuracy"])
+    history = model.fit(texts, labels, epochs=1, batch_size=8,
+                        class_weight={0: 1.0, 1: 2.0}, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+    logits = model.predict(["a gorgeous, witty film", "dull and lifeless"],
+                           verbose=0)
+    assert logits.shape == (2, 2) and np.all(np.isfinite(logits))
