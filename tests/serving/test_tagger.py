@@ -256,9 +256,12 @@ def test_tag_words_equals_the_python_path_on_conll_tokens(module, tokenizer,
         columns = [c for c, w in enumerate(words) if w]
         assert list(served[row, columns]) == tag_ids[row]
         assert all(tags[row, c] == b"" for c, w in enumerate(words) if not w)
+        # Another batch shape sums in another order: float32 rounding on
+        # logits near 10 reaches 1.05e-5 (seen once in CI), hence rtol 1e-6
+        # on top of the 1e-5 bound, as the export reload test.
         np.testing.assert_allclose(
             logits[row, columns], word_logits[offset:offset + len(columns)],
-            rtol=0, atol=TOLERANCE)
+            rtol=1e-6, atol=TOLERANCE)
         offset += len(columns)
         entities = schemes.entity_spans([TAGS[i] for i in tag_ids[row]])
         count = outputs["num_entities"].numpy()[row]
