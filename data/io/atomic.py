@@ -144,7 +144,7 @@ def _temp_dir(path):
     return os.path.join(folder, TEMP_DIR_NAME) if folder else TEMP_DIR_NAME
 
 
-def _try_flock(fd):
+def try_flock(fd):
     """True: taken; False: another process holds it; None: no flock here."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -303,7 +303,7 @@ def _remove_if_abandoned(temp_dir, marker_name):
     except OSError:
         return []
     try:
-        taken = _try_flock(fd)
+        taken = try_flock(fd)
         if taken is False:
             return None
         if taken is None or not os.fstat(fd).st_nlink:

@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 
+from data.io.atomic import try_flock
 from data.io.errors import UserError
 
 LOCK_NAME = ".bert-lock"
@@ -106,17 +107,6 @@ def _locked_error(holder, path):
         "--output_dir.")
 
 
-def _try_flock(fd):
-    """True: taken; False: another process holds it; None: no flock here."""
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    except OSError:
-        return None
-    return True
-
-
 def _no_lock_possible(output_dir, why):
     from absl import logging
 
@@ -143,7 +133,7 @@ def check_unlocked(output_dir, cluster=None):
     except OSError:
         return
     try:
-        if _try_flock(fd) is not False:
+        if try_flock(fd) is not False:
             return
     finally:
         os.close(fd)  # Also drops a lock just taken.
@@ -217,7 +207,7 @@ class OutputLock:
     def _take(self):
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            taken = _try_flock(fd)
+            taken = try_flock(fd)
             if taken is False:
                 os.close(fd)
                 raise _locked_error(_read_holder(self.path), self.path)
