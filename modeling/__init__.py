@@ -11,8 +11,8 @@ heads), `models` (the encoder and the task models, their losses),
 and Hugging Face converters), `optimization` (the original optimizer, LAMB,
 the schedule), `training` (the fit loop, callbacks, training checkpoints,
 strategies and precision). `config.py`, `naming.py` (the TF1 name of a
-weight) and `keras_internals.py` (the private Keras/TF hooks, but for TF's
-`IsMklEnabled` in `inference/int8.py`) serve them all.
+weight) and `keras_internals.py` (every private Keras/TF hook the project
+uses) serve them all.
 Imports go one way: nothing here imports `tasks/`, `serving/` or a script,
 and of `data/` only `data/io` (tests/test_import_layers.py).
 
