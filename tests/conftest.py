@@ -40,3 +40,19 @@ def real_model_dir():
     from tests.helpers.real_model import fetch_or_skip
 
     return fetch_or_skip()
+
+
+@pytest.fixture(autouse=True)
+def _op_determinism_off_after_each_test():
+    """A task run in this process with a seed (`runtime.apply_seed`) turns
+    TensorFlow's op determinism on for the whole process, where graph-mode
+    random ops then need a seed: each test starts as a fresh process would."""
+    yield
+    import sys
+
+    if "tensorflow" in sys.modules:
+        # TensorFlow exports only the switch on; the switch off is internal.
+        from tensorflow.python.framework import config
+
+        if config.is_op_determinism_enabled():
+            config.disable_op_determinism()
