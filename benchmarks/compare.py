@@ -15,7 +15,7 @@ Variants (see benchmarks/tf_bert.py and benchmarks/torch_bert.py):
   `modeling.inference.int8`; "ours_mixed" = bf16 inference under
   `mixed_bfloat16`; "ours_tf_default" = fp32 without TF_ENABLE_ONEDNN_OPTS;
 - keras_hub: `BertBackbone` / `BertTextClassifier` (fp32, `mixed_bfloat16`);
-- torch_eager: transformers `BertModel` with `hidden_act="gelu_pytorch_tanh"`
+- torch_eager: transformers `BertModel` with the config's GELU (tanh or erf)
   (bf16 = `torch.autocast`; int8 = `torch.ao` dynamic quantization);
 - torch_compile: the same under `torch.compile` with inductor freezing;
 - onnxruntime: the same model exported to ONNX, fused, all graph

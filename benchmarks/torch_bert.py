@@ -7,9 +7,10 @@ never imported here: with it loaded, PyTorch's OpenMP threads and
 TensorFlow's pools contend and PyTorch steps took several times longer.
 
 The model is what a PyTorch user would run: transformers `BertModel` /
-`BertForSequenceClassification` with `hidden_act="gelu_pytorch_tanh"` (the
+`BertForSequenceClassification` with the config's GELU: `gelu_pytorch_tanh` (the
 original's tanh GELU as one native kernel; transformers' `gelu_new` is the same
-math in seven element-wise ops) and transformers' default attention (SDPA).
+math in seven element-wise ops), or `gelu` (erf) for `gelu_exact` configs such
+as all-MiniLM-L6-v2; transformers' default attention (SDPA).
 
 Settings (JSON): `config` (bert_config.json fields), `mode` ("infer" or
 "train"), `precision` ("fp32"; "bf16" = float32 weights under
@@ -46,7 +47,9 @@ def _transformers_config(settings):
         num_hidden_layers=c["num_hidden_layers"],
         num_attention_heads=c["num_attention_heads"],
         intermediate_size=c["intermediate_size"],
-        hidden_act="gelu_pytorch_tanh",  # the original's tanh GELU, one kernel
+        # The same GELU as ours: the original's tanh form as one native kernel,
+        # or the exact (erf) form for configs that say "gelu_exact".
+        hidden_act="gelu" if c.get("hidden_act") == "gelu_exact" else "gelu_pytorch_tanh",
         hidden_dropout_prob=c["hidden_dropout_prob"],
         attention_probs_dropout_prob=c["attention_probs_dropout_prob"],
         max_position_embeddings=c["max_position_embeddings"],
