@@ -1,13 +1,9 @@
 """Classifier features: examples -> ids/mask/segments, TFRecords, tf.data.
 
-Reproduces google-research/bert `run_classifier.py`: `InputFeatures`,
-`convert_single_example`, `convert_examples_to_features`,
-`file_based_convert_examples_to_features` and `file_based_input_fn_builder`
-(here `classifier_dataset`, a tf.data pipeline for Keras `fit`/`evaluate`/
-`predict`).
-
-Regression tasks (STS-B) are marked by `label_list=None`: the label is stored
-as a float (TFRecord `float_list`) instead of a label index.
+Source: run_classifier.py `InputFeatures`, `convert_single_example`,
+`convert_examples_to_features`, `file_based_convert_examples_to_features`,
+`file_based_input_fn_builder` (here `classifier_dataset`). Regression tasks
+(STS-B) pass `label_list=None` and store float labels.
 """
 import os
 
@@ -29,8 +25,7 @@ __all__ = [
     "classifier_dataset",
 ]
 
-#: The TFRecord keys written by `file_based_convert_examples_to_features`,
-#: in the original's order.
+#: The TFRecord keys written, in the original's order.
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids", "label_ids",
                 "is_real_example")
 
@@ -75,18 +70,10 @@ def convert_single_example(ex_index, example, label_list, max_seq_length,
                            tokenizer):
     """Converts one `InputExample` into an `InputFeatures`.
 
-    Source: run_classifier.py `convert_single_example`:
-      * a `PaddingInputExample` gives all-zero ids/mask/segments, label 0
-        and `is_real_example=False`;
-      * otherwise text_a (and text_b when it is a non-empty string whose
-        tokens are non-empty) are WordPiece-tokenized; pairs are truncated
-        to `max_seq_length - 3` tokens by popping from the end of the longer
-        list (ties pop text_b), single sequences are cut to
-        `max_seq_length - 2`;
-      * tokens are `[CLS] a [SEP]` (+ `b [SEP]`), segment ids 0 for the
-        first part and 1 for the second, mask 1, then zero-padding to
-        `max_seq_length`;
-      * the first 5 examples (`ex_index < 5`) are logged.
+    Source: run_classifier.py `convert_single_example` (`[CLS] a [SEP]
+    b [SEP]`, pairs truncated by `truncate_seq_pair`, zero-padded; a
+    `PaddingInputExample` gives zeros and `is_real_example=False`; the first 5
+    examples are logged).
 
     Args:
       ex_index: int, position of the example (only for logging).
@@ -195,14 +182,8 @@ def file_based_convert_examples_to_features(examples, label_list,
     """Converts examples and writes them to a TFRecord file.
 
     Source: run_classifier.py `file_based_convert_examples_to_features`.
-    Each record is a `tf.train.Example` with `input_ids`, `input_mask`,
-    `segment_ids` (int64 [max_seq_length]), `label_ids` (int64 [1]; float
-    [1] when `label_list` is None, i.e. regression) and `is_real_example`
-    (int64 [1]) (data.io.record_specs.classifier_record_spec).
-
-    The file is written atomically (data.io.tfrecord.RecordFileWriter):
-    records go to a temporary file under `.bert-tmp/` in the same folder,
-    which then replaces `output_file` (local or gs:// paths).
+    Records: data.io.record_specs.classifier_record_spec (`label_ids` float
+    when `label_list` is None); written atomically (RecordFileWriter).
 
     Args:
       examples: list of `InputExample` / `PaddingInputExample`.
@@ -235,11 +216,8 @@ def classifier_dataset(input_file, seq_length, is_training, batch_size,
                        is_regression=False, seed=None):
     """Reads a classifier TFRecord file into batches for Keras.
 
-    Source: run_classifier.py `file_based_input_fn_builder`. Training
-    repeats forever, shuffles with a buffer of 100 and drops the last
-    partial batch; evaluation/prediction reads the file once, in order, and
-    keeps every example (the last batch may be smaller), so no example is
-    lost without TPU padding.
+    Source: run_classifier.py `file_based_input_fn_builder` (see
+    `RecordSpec.batched_dataset`; evaluation keeps the last partial batch).
 
     Args:
       input_file: a TFRecord path (or list of paths) written by
@@ -256,13 +234,9 @@ def classifier_dataset(input_file, seq_length, is_training, batch_size,
         feature and both lengths) or for another task.
 
     Returns:
-      A `tf.data.Dataset` of `(features, label_ids, is_real_example)`
-      (for evaluation/prediction with a known cardinality, the number of
-      batches):
-      `features` is a dict of int32 [B, seq_length] `input_ids`,
-      `input_mask`, `segment_ids`; `label_ids` is int32 [B] (float32 [B]
-      for regression); `is_real_example` is float32 [B], usable as the
-      Keras sample weight.
+      tf.data.Dataset of `(features, label_ids, is_real_example)`: dict of
+      int32 [B, seq_length] `input_ids`, `input_mask`, `segment_ids`; int32
+      [B] (float32 for regression); float32 [B] (the sample weight).
     """
     spec = classifier_record_spec(seq_length, is_regression=is_regression)
 

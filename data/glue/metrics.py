@@ -1,13 +1,8 @@
-"""GLUE evaluation metrics in NumPy.
+"""GLUE metrics beyond the original's `eval_accuracy`, in NumPy.
 
-The original run_classifier.py reports only `eval_accuracy` (and the loss);
-GLUE's tasks are scored with further metrics: F1 of the positive class for
-MRPC and QQP, Matthews correlation for CoLA, Pearson and Spearman
-correlation for STS-B. These follow the standard definitions (those of
-scikit-learn's `f1_score`/`matthews_corrcoef` and SciPy's `pearsonr`/
-`spearmanr`, which are not dependencies here, hence own code).
-
-`task_metrics` gives the extra `eval_results.txt` keys of a task.
+Own code (scikit-learn and SciPy are not dependencies), with their
+definitions: F1 (MRPC, QQP), Matthews correlation (CoLA), Pearson and
+Spearman (STS-B). `task_metrics` gives a task's extra `eval_results.txt` keys.
 """
 import numpy as np
 
@@ -73,13 +68,8 @@ def f1(predictions, labels, weights=None, positive_label=1):
 
 
 def matthews_corrcoef(predictions, labels, weights=None):
-    """Matthews correlation coefficient (multi-class form; binary for CoLA).
-
-    MCC = (c s - sum_k p_k t_k) / sqrt((s^2 - sum_k p_k^2)(s^2 - sum_k t_k^2))
-    with c correct predictions, s examples, p_k / t_k the number of times
-    class k is predicted / true. 0.0 when the denominator is 0 (a constant
-    prediction or label), as scikit-learn.
-    """
+    """Matthews correlation coefficient, multi-class form (scikit-learn's;
+    0.0 for a constant prediction or label)."""
     predictions, labels = _as_pair(predictions, labels, weights)
     classes, both = np.unique(np.concatenate([predictions, labels]),
                               return_inverse=True)
@@ -107,10 +97,7 @@ def pearson(predictions, labels, weights=None):
 
 
 def rankdata(values):
-    """1-based ranks of a 1-D array, ties getting their average rank.
-
-    Same as SciPy's `rankdata(values, method="average")`.
-    """
+    """1-based ranks, ties averaged (SciPy's `rankdata(method="average")`)."""
     values = np.asarray(values)
     order = np.argsort(values, kind="mergesort")
     sorted_values = values[order]
@@ -158,10 +145,8 @@ def task_metrics(task_name, predictions, labels, weights=None):
         out.
 
     Returns:
-      dict str -> float: {"eval_f1"} for MRPC and QQP,
-      {"eval_matthews_corr"} for CoLA, {"eval_pearson", "eval_spearman"} for
-      STS-B, {} for every other task (their score is `eval_accuracy`,
-      computed by the training loop as in the original).
+      dict str -> float: "eval_f1" (MRPC, QQP), "eval_matthews_corr" (CoLA),
+      "eval_pearson" and "eval_spearman" (STS-B); {} for other tasks.
 
     Raises:
       ValueError: bad shapes, or no example with a non-zero weight.

@@ -1,10 +1,8 @@
-"""The base of the classification data processors: examples, errors,
-`DataProcessor`, the table-driven reader and the task registry.
+"""Classification examples, `DataProcessor`, its table reader and registry.
 
-Source: google-research/bert `run_classifier.py` (`InputExample`,
-`PaddingInputExample`, `DataProcessor`, the `processors` table of `main`).
-The GLUE/XNLI task processors are in data.glue.processors, which also
-re-exports every name of this module (the public import path).
+Source: run_classifier.py (`InputExample`, `PaddingInputExample`,
+`DataProcessor`, the `processors` table of `main`). Import from
+data.glue.processors, which re-exports these names.
 """
 import csv
 import os
@@ -55,12 +53,10 @@ class InputExample(object):
 
 
 class PaddingInputExample(object):
-    """Marker for a fake example that pads a set to a multiple of a batch.
+    """A fake example padding a set to a multiple of a batch (all-zero
+    features, `is_real_example=False`).
 
-    Source: run_classifier.py `PaddingInputExample`. `convert_single_example`
-    turns it into all-zero features with `is_real_example=False`, which get
-    weight 0 in the metrics and are dropped from predictions. A class rather
-    than None so that a stray None is never taken for padding.
+    Source: run_classifier.py `PaddingInputExample`.
     """
 
 
@@ -80,11 +76,9 @@ def _line_error(input_file, line_number, message):
 class DataProcessor(object):
     """Base class of the readers of sequence classification data sets.
 
-    Source: run_classifier.py `DataProcessor`. Subclasses implement
-    `get_train_examples`, `get_dev_examples`, `get_test_examples` (each takes
-    the task's data directory and returns a list of `InputExample`) and
-    `get_labels` (the list of label strings, whose order fixes the label ids;
-    None for regression tasks, which also set `is_regression = True`).
+    Source: run_classifier.py `DataProcessor`. `get_*_examples(data_dir)`
+    return lists of `InputExample`; `get_labels()` the label strings in id
+    order (None for regression tasks, which set `is_regression = True`).
     """
 
     #: True for tasks whose label is a real number (one model output).
@@ -111,11 +105,10 @@ class DataProcessor(object):
 
     @classmethod
     def _read_tsv(cls, input_file, quotechar=None):
-        """Reads a tab-separated file into a list of rows (lists of str).
+        """Rows (lists of str) of a tab-separated file, as the original.
 
-        Same parsing as the original `_read_tsv`; raises
-        `MissingDataFileError` for a missing file and `ClassifierDataError`
-        for a file that is not UTF-8 text.
+        Raises:
+          MissingDataFileError; ClassifierDataError (not UTF-8 text).
         """
         return [row for _, row in cls._read_tsv_lines(input_file, quotechar)]
 
@@ -163,11 +156,7 @@ class DataProcessor(object):
 
     @staticmethod
     def _require_examples(examples, input_file, what="rows"):
-        """Returns `examples` unless empty; an empty set is an error here.
-
-        The original failed later with `UnboundLocalError` (empty dev set)
-        or "num_train_steps must be > 0" after writing an empty record file.
-        """
+        """Returns `examples`; raises ClassifierDataError if empty."""
         if not examples:
             raise ClassifierDataError(
                 "%s: no examples (expected tab-separated %s after the header "
@@ -188,12 +177,8 @@ class DataProcessor(object):
 
 
 class _TableProcessor(DataProcessor):
-    """A task whose three sets are `<set>.tsv` files with fixed columns.
-
-    Subclasses set the class attributes below; `_create_examples` does the
-    rest. Own helper (not in the original) that keeps each GLUE task's
-    layout in one table.
-    """
+    """A task whose three sets are `<set>.tsv` files with fixed columns
+    (own helper: each GLUE task's layout in one table)."""
 
     #: {set_type: file name}
     file_names = {"train": "train.tsv", "dev": "dev.tsv", "test": "test.tsv"}
@@ -268,9 +253,7 @@ class _TableProcessor(DataProcessor):
                                       "rows (%s)" % self.layout[set_type])
 
 
-#: Task name (lower case) -> processor class; data.glue.processors fills
-#: in the original's four tasks and the rest of GLUE. Extend with
-#: `register_processor`.
+#: Task name (lower case) -> processor class (filled by data.glue.processors).
 PROCESSORS = {}
 
 
@@ -280,10 +263,7 @@ def _normalize_task_name(task_name):
 
 
 def register_processor(task_name, processor_class=None):
-    """Adds a `DataProcessor` subclass to `PROCESSORS` under `task_name`.
-
-    Usable as a call, `register_processor("my-task", MyProcessor)`, or as a
-    class decorator, `@register_processor("my-task")`.
+    """Adds a `DataProcessor` subclass to `PROCESSORS` (call or decorator).
 
     Args:
       task_name: str, the name `get_processor` and `--task_name` accept
@@ -319,9 +299,8 @@ def register_processor(task_name, processor_class=None):
 def get_processor(task_name):
     """Returns a new processor instance for `task_name`.
 
-    Source: the `processors` table in run_classifier.py `main` (which
-    lower-cases the name); here "-" and "_" are also ignored, so "sst2",
-    "SST-2" and "sst_2" all work.
+    Source: the `processors` table in run_classifier.py `main`; case, "-"
+    and "_" are ignored.
 
     Raises:
       ValueError: unknown task; the message lists the known task names.

@@ -1,42 +1,11 @@
 """GLUE-style data processors: read task files into `InputExample`s.
 
-Reproduces the processors of google-research/bert `run_classifier.py`
-(`InputExample`, `PaddingInputExample`, `DataProcessor`, `ColaProcessor`,
-`MnliProcessor`, `MrpcProcessor`, `XnliProcessor`): the same file names,
-columns, header handling, guids and label lists. The other GLUE tasks
-(SST-2, STS-B, QQP, QNLI, RTE, WNLI, MNLI mismatched) follow the column
-layouts of the files written by GLUE's `download_glue_data.py`.
-
-Conventions kept from the original:
-  * files are read with `csv.reader(delimiter="\\t", quotechar=None)`, so
-    quote characters stay literal text;
-  * labels are strings from `get_labels()`; test examples get a placeholder
-    label (the first label, e.g. "0" or "contradiction") because test files
-    carry none;
-  * guids are "<set>-<n>": MRPC, CoLA and SST-2 number rows by their index in
-    the file (the header is row 0), the tasks whose files have an index
-    column use that column.
-
-Differences from the original (checks, not behaviour changes on good data):
-  * a missing file, a row with too few columns, an undecodable file or a
-    label outside `get_labels()` raise `ClassifierDataError` (a
-    `ValueError`) naming the file, the 1-based line number and what was
-    expected, where the original raised a bare `IndexError`/`KeyError` later;
-  * STS-B is a regression task: `get_labels()` returns None, the processor's
-    `is_regression` is True and labels are floats.
-
-Adding a task: subclass `DataProcessor` and register it, e.g.
-
-    @register_processor("my-task")
-    class MyTaskProcessor(DataProcessor):
-        def get_train_examples(self, data_dir): ...
-        def get_dev_examples(self, data_dir): ...
-        def get_test_examples(self, data_dir): ...
-        def get_labels(self):
-            return ["no", "yes"]
-
-after which `get_processor("my-task")` (and `--task_name=my-task` in
-run_classifier.py, once the module defining it is imported) finds it.
+Source: run_classifier.py `ColaProcessor`, `MnliProcessor`, `MrpcProcessor`,
+`XnliProcessor` (same file names, columns, headers, guids and labels); the
+other GLUE tasks follow the files of GLUE's `download_glue_data.py`. Each
+class's `columns` are (text_a, text_b, label) column indexes per set and
+`layout` names the expected columns in errors (`ClassifierDataError`). Adding
+a task: docs/classification.md.
 """
 import os
 
@@ -62,12 +31,9 @@ __all__ = processor_base.__all__ + [
 
 
 class MrpcProcessor(_TableProcessor):
-    """Microsoft Research Paraphrase Corpus (GLUE version).
+    """MRPC; guid "<set>-<row index>" (the first is "train-1").
 
-    Source: run_classifier.py `MrpcProcessor`. Columns `Quality, #1 ID,
-    #2 ID, #1 String, #2 String` (test: `index` first); header skipped;
-    text_a = column 3, text_b = column 4, label = column 0 ("0"/"1"); test
-    label "0"; guid "<set>-<row index>" (the first example is "train-1").
+    Source: run_classifier.py `MrpcProcessor`.
     """
 
     has_header = {"train": True, "dev": True, "test": True}
@@ -83,13 +49,9 @@ class MrpcProcessor(_TableProcessor):
 
 
 class ColaProcessor(_TableProcessor):
-    """Corpus of Linguistic Acceptability (GLUE version).
+    """CoLA; train/dev have no header; guid "<set>-<row index>".
 
-    Source: run_classifier.py `ColaProcessor`. train/dev have no header and
-    columns `source, label, original mark, sentence` (text_a = column 3,
-    label = column 1); test has a header `index sentence` (text_a =
-    column 1, label "0"). guid "<set>-<row index>" (train starts at
-    "train-0", test at "test-1").
+    Source: run_classifier.py `ColaProcessor`.
     """
 
     has_header = {"train": False, "dev": False, "test": True}
@@ -106,13 +68,9 @@ class ColaProcessor(_TableProcessor):
 
 
 class MnliProcessor(_TableProcessor):
-    """Multi-Genre NLI, matched dev/test sets (GLUE version).
+    """MNLI, matched dev/test; guid "<set>-<column 0>", dev set "dev_matched".
 
-    Source: run_classifier.py `MnliProcessor`. Files train.tsv,
-    dev_matched.tsv, test_matched.tsv; header skipped; guid
-    "<set>-<column 0>" with sets "train", "dev_matched", "test"; text_a =
-    column 8 (sentence1), text_b = column 9 (sentence2), label = the last
-    column (gold_label); test label "contradiction".
+    Source: run_classifier.py `MnliProcessor`.
     """
 
     file_names = {"train": "train.tsv", "dev": "dev_matched.tsv",
@@ -140,11 +98,7 @@ class MnliProcessor(_TableProcessor):
 
 
 class MnliMismatchedProcessor(MnliProcessor):
-    """Multi-Genre NLI with the mismatched dev/test sets ("mnli-mm").
-
-    Same as `MnliProcessor` but reads dev_mismatched.tsv (guids
-    "dev_mismatched-<index>") and test_mismatched.tsv; not in the original.
-    """
+    """MNLI with the mismatched dev/test sets ("mnli-mm"; not original)."""
 
     file_names = {"train": "train.tsv", "dev": "dev_mismatched.tsv",
                   "test": "test_mismatched.tsv"}
@@ -152,19 +106,10 @@ class MnliMismatchedProcessor(MnliProcessor):
 
 
 class XnliProcessor(DataProcessor):
-    """Cross-lingual NLI, one language (default "zh", as the original).
+    """XNLI, one language; no test set.
 
-    Source: run_classifier.py `XnliProcessor`. Train reads
-    `multinli/multinli.train.<lang>.tsv` (header skipped; text_a = column 0,
-    text_b = column 1, label = column 2 with "contradictory" renamed
-    "contradiction"). Dev reads `xnli.dev.tsv` (header skipped) and keeps
-    rows whose column 0 equals the language: label = column 1, text_a =
-    column 6, text_b = column 7. guids "train-<row>", "dev-<row>" (row index
-    in the file, counting skipped rows). There is no test set, as in the
-    original.
-
-    Args:
-      language: XNLI language code; the original hard-codes "zh".
+    Source: run_classifier.py `XnliProcessor` (which hard-codes `language`
+    "zh").
     """
 
     def __init__(self, language="zh"):
@@ -226,12 +171,7 @@ class XnliProcessor(DataProcessor):
 
 
 class Sst2Processor(_TableProcessor):
-    """Stanford Sentiment Treebank, binary (GLUE version; not original).
-
-    train/dev: header `sentence label` (text_a = column 0, label = column 1);
-    test: header `index sentence` (text_a = column 1, label "0"). guid
-    "<set>-<row index>" as MRPC.
-    """
+    """SST-2 (not original); guid "<set>-<row index>" as MRPC."""
 
     columns = {"train": (0, None, 1), "dev": (0, None, 1),
                "test": (1, None, None)}
@@ -245,14 +185,7 @@ class Sst2Processor(_TableProcessor):
 
 
 class StsbProcessor(_TableProcessor):
-    """Semantic Textual Similarity Benchmark (GLUE version; not original).
-
-    A regression task: `get_labels()` is None, `is_regression` is True and
-    labels are floats (the score, 0..5). Columns `index, genre, filename,
-    year, old_index, source1, source2, sentence1, sentence2, score` (test
-    has no score); text_a = column 7, text_b = column 8, label = last column;
-    test label 0.0; guid "<set>-<index>".
-    """
+    """STS-B (not original): regression, float labels, `get_labels()` None."""
 
     is_regression = True
     columns = {"train": (7, 8, -1), "dev": (7, 8, -1), "test": (7, 8, None)}
@@ -267,13 +200,7 @@ class StsbProcessor(_TableProcessor):
 
 
 class QqpProcessor(_TableProcessor):
-    """Quora Question Pairs (GLUE version; not original).
-
-    train/dev: header `id, qid1, qid2, question1, question2, is_duplicate`
-    (text_a = column 3, text_b = column 4, label = column 5); test: header
-    `id, question1, question2` (text_a = column 1, text_b = column 2, label
-    "0"). guid "<set>-<id>".
-    """
+    """QQP (not original); guid "<set>-<id>"."""
 
     columns = {"train": (3, 4, 5), "dev": (3, 4, 5), "test": (1, 2, None)}
     _layout = "id, qid1, qid2, question1, question2, is_duplicate"
@@ -292,12 +219,7 @@ class _IndexPairProcessor(_TableProcessor):
 
 
 class QnliProcessor(_IndexPairProcessor):
-    """Question NLI (GLUE version; not original).
-
-    Columns `index, question, sentence, label` (test has no label);
-    labels "entailment"/"not_entailment"; test label "entailment"; guid
-    "<set>-<index>".
-    """
+    """QNLI (not original); guid "<set>-<index>"."""
 
     layout = {"train": "index, question, sentence, label",
               "dev": "index, question, sentence, label",
@@ -309,12 +231,7 @@ class QnliProcessor(_IndexPairProcessor):
 
 
 class RteProcessor(_IndexPairProcessor):
-    """Recognizing Textual Entailment (GLUE version; not original).
-
-    Columns `index, sentence1, sentence2, label` (test has no label);
-    labels "entailment"/"not_entailment"; test label "entailment"; guid
-    "<set>-<index>".
-    """
+    """RTE (not original); guid "<set>-<index>"."""
 
     layout = {"train": "index, sentence1, sentence2, label",
               "dev": "index, sentence1, sentence2, label",
@@ -326,11 +243,7 @@ class RteProcessor(_IndexPairProcessor):
 
 
 class WnliProcessor(_IndexPairProcessor):
-    """Winograd NLI (GLUE version; not original).
-
-    Columns `index, sentence1, sentence2, label` with labels "0"/"1" (test
-    has no label; test label "0"); guid "<set>-<index>".
-    """
+    """WNLI (not original); guid "<set>-<index>"."""
 
     layout = RteProcessor.layout
 
@@ -339,8 +252,7 @@ class WnliProcessor(_IndexPairProcessor):
         return ["0", "1"]
 
 
-#: Task name (lower case) -> processor class. The original's four plus the
-#: rest of GLUE. Extend with `register_processor`.
+#: Task name (lower case) -> processor class; extend with `register_processor`.
 PROCESSORS.update({
     "cola": ColaProcessor,
     "mnli": MnliProcessor,

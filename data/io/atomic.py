@@ -1,43 +1,11 @@
-"""The one atomic-write rule of the project: write a temp file, then rename.
+"""Atomic outputs: write a temp file under `<folder>/.bert-tmp/`, then rename.
 
-Every output (TFRecords, checkpoints, configs, result files, JSON lines) is
-first written to a temporary file and moved onto its final name only when
-complete (`os.replace`; `tf.io.gfile.rename` for remote paths), so a reader
-never sees half a file and a kill leaves the previous file (or none) in place.
-
-Where temporary files live: in a hidden folder `.bert-tmp/` inside the
-output's folder, named `tmp<random>.<host>.partial` (`tempfile.mkstemp`
-picks the name). The name carries neither the output's name nor its
-extension, and the folder is one level down, so no user glob such as
-`out/*tfrecord*` or `out/*` (files) matches a half-written file. The rename
-stays inside one folder tree (one file system, atomic for local paths; a
-copy + delete on gs://, as tf.io.gfile does).
-
-Cleanup: a failure removes its temp files (try/finally); a kill -9 cannot,
-so the next write into the folder (`remove_stale_temp_files`) does. Which
-temp files are abandoned is decided without process ids (they mean nothing
-across PID namespaces that share a host name): while a writer holds a temp
-name, it holds an `flock` on a marker `tmp<random>.<host>.lock` beside it,
-which the kernel drops when the process dies. A writer removes
-  * the temp files of a marker whose flock it can take, when the marker's
-    host is its own (flocks of other hosts may not be visible: network file
-    systems);
-  * any other file in `.bert-tmp/` (another host's, a remote folder's,
-    where no flock exists) only once it is more than a day old
-    (`STALE_AFTER_SECONDS`).
-So two writers in one folder, with or without an output_dir lock, never
-remove each other's live temp files.
-
-Failures: an operating-system error while writing (disk full, quota, a
-read-only or failing disk; also TensorFlow's `ResourceExhaustedError` and
-the like from its own writers) becomes one `OutputWriteError` naming the
-output and the cause (`write_failure`); every temp file of that write is
-removed at once, including the `*.tempstate*` files TensorFlow's savers
-make beside the temp name.
-
-Local paths need no TensorFlow (so light tools such as
-`python -m data.squad.evaluate` stay light); remote paths (`gs://...`) use
-tf.io.gfile, as the original's tf.gfile did.
+`os.replace` locally, `tf.io.gfile.rename` for gs:// (TensorFlow is imported
+only for remote paths). While a writer holds a temp name it `flock`s a marker
+`tmp<random>.<host>.lock` beside it; the next write into the folder removes
+temp files whose marker of this host is free, and any other temp file once it
+is a day old (docs/troubleshooting.md, "Temporary files"). A write failure the
+user can fix becomes one `OutputWriteError` naming the output.
 """
 import contextlib
 import errno
@@ -85,17 +53,9 @@ _WRITE_CAUSES = tuple(os.strerror(code) for code in WRITE_ERRNOS)
 
 
 def write_failure(error):
-    """The cause of a failed write a user can fix, or None (then a bug).
-
-    Args:
-      error: an exception raised while writing.
-
-    Returns:
-      str, e.g. "No space left on device", for an `OSError` whose errno is
-      one of `WRITE_ERRNOS`, or a TensorFlow error (ResourceExhaustedError,
-      PermissionDeniedError, ...) whose message names such a cause; None for
-      anything else.
-    """
+    """str cause (e.g. "No space left on device") of a write failure a user
+    can fix (an OSError with an errno in `WRITE_ERRNOS`, or a TensorFlow error
+    naming such a cause), or None (a bug)."""
     if isinstance(error, OutputWriteError):
         return None
     if isinstance(error, OSError) and error.errno in WRITE_ERRNOS:
@@ -112,11 +72,8 @@ def write_failure(error):
 
 
 def raise_write_error(path, error):
-    """Re-raises `error` as `OutputWriteError` naming `path`, if it is one.
-
-    Returns without raising when `error` is not a write failure (the caller
-    then re-raises it as it is).
-    """
+    """Raises OutputWriteError naming `path` if `error` is a write failure;
+    otherwise returns (the caller re-raises `error`)."""
     cause = write_failure(error)
     if cause is not None:
         raise OutputWriteError(
@@ -161,19 +118,8 @@ _CLAIMS_GUARD = threading.Lock()
 
 
 def temp_path_for(path):
-    """A fresh temporary path for an output `path` (created folder included).
-
-    The name stays this process's (its marker flocked) until `release_temp`
-    (`replace_file` and `remove_quietly` of the temp path, and
-    `atomic_output`, release it) or until the process ends.
-
-    Args:
-      path: str or os.PathLike, the final output path (local or gs://).
-
-    Returns:
-      str, `<folder of path>/.bert-tmp/tmp<random>.<host>.partial`; its
-      folder exists on return (nothing is created under the returned name).
-    """
+    """str `<folder of path>/.bert-tmp/tmp<random>.<host>.partial` (folder
+    created, file not), held by this process until `release_temp`."""
     temp_dir = _temp_dir(os.fspath(path))
     suffix = f".{_host()}"
     if _is_remote(temp_dir):
@@ -186,7 +132,6 @@ def temp_path_for(path):
             fd, marker = tempfile.mkstemp(suffix + _MARKER_SUFFIX, dir=temp_dir)
         except FileNotFoundError:  # Another writer removed the empty folder.
             continue
-        # Blocks only while another writer's cleanup looks at this marker.
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
         except OSError:  # No flock on this file system: the age rule holds.
@@ -210,11 +155,7 @@ def release_temp(temp):
 
 
 def is_temp_path(path):
-    """True for a temp file of this project: anything under `.bert-tmp/`.
-
-    Readers use it to skip files a glob matched that are not finished
-    outputs.
-    """
+    """True for anything under a `.bert-tmp/` folder."""
     return TEMP_DIR_NAME in os.fspath(path).replace("\\", "/").split("/")[:-1]
 
 
@@ -244,9 +185,7 @@ def remove_quietly(path):
 
 def remove_empty_temp_dir(temp_dir):
     """Removes a `.bert-tmp` folder once it is empty (local paths only)."""
-    # Local only (remote folders are virtual). Another process may be
-    # starting a write there: rmdir refuses a non-empty folder, and a writer
-    # whose folder vanished recreates it (see temp_path_for).
+    # rmdir refuses a non-empty folder; temp_path_for recreates a vanished one.
     if not _is_remote(temp_dir):
         try:
             os.rmdir(temp_dir)
@@ -288,12 +227,7 @@ def _older_than_a_day(path, now):
 
 
 def _remove_if_abandoned(temp_dir, marker_name):
-    """Removes a marker of this host and its temp files when no process
-    holds its flock.
-
-    Returns:
-      list of the paths removed, or None when a live writer holds it.
-    """
+    """Paths removed for a free marker of this host, or None if it is held."""
     stem = marker_name[:-len(_MARKER_SUFFIX)]
     marker = os.path.join(temp_dir, marker_name)
     if not stem.endswith("." + _host()):
@@ -317,16 +251,8 @@ def _remove_if_abandoned(temp_dir, marker_name):
 
 
 def remove_stale_temp_files(path):
-    """Deletes abandoned temp files of earlier (killed) runs near `path`.
-
-    Args:
-      path: an output path; its folder's `.bert-tmp/` is cleaned by the
-        rules of the module docstring (a marker of this host whose flock is
-        free, or more than a day old).
-
-    Returns:
-      list of str, the paths removed.
-    """
+    """Deletes abandoned temp files in `path`'s folder (the module's rules);
+    returns the list of paths removed."""
     temp_dir = _temp_dir(os.fspath(path))
     remote = _is_remote(temp_dir)
     try:
@@ -411,11 +337,7 @@ def _open_text(path, mode):
 
 
 def write_text_atomically(path, text):
-    """Writes `text` (UTF-8) to `path` atomically (see `atomic_output`).
-
-    A crash leaves either the old file or the new one, never half a file.
-    The file gets the usual mode (0666 minus umask).
-    """
+    """Writes `text` (UTF-8) to `path` atomically (see `atomic_output`)."""
     with atomic_output(path) as temp:
         with _open_text(temp, "w") as writer:
             writer.write(text)
@@ -442,9 +364,6 @@ def _remove_tree(path, remote):
 def write_directory_atomically(output_dir, write):
     """Calls `write(temp_dir)`, then renames `temp_dir` to `output_dir`, so
     `output_dir` is either complete or absent (SavedModels, converted models).
-
-    The temporary directory lives in `.bert-tmp/` beside `output_dir` (same
-    rules as files: removed on failure, and by the next run after a kill).
 
     Args:
       output_dir: str or os.PathLike, the directory to create (local or any

@@ -1,27 +1,10 @@
-"""The official SQuAD v1.1 / v2.0 metrics (exact match, F1, null threshold).
+"""The official SQuAD v1.1 / v2.0 metrics, as functions and a command.
 
-A reimplementation of the rules of the official `evaluate-v2.0.py`, usable
-as a function and as a command. On SQuAD 1.1 data (every question answered)
-its `exact`/`f1` equal `evaluate-v1.1.py`'s `exact_match`/`f1`, except where a
-prediction normalizes to "" and a gold answer does too (v2.0 ignores golds
-like "."; three dev-v1.1 questions have one):
-
-  python -m data.squad.evaluate DATA_JSON PREDICTIONS_JSON \\
-      [--na_prob_file null_odds.json] [--na_prob_thresh 1.0] [-o eval.json]
-
-It prints (or writes with -o) a JSON object with the v2.0 script's keys:
-exact, f1, total, HasAns_exact, HasAns_f1, HasAns_total, NoAns_* (when the
-data has unanswerable questions) and, given null odds, best_exact,
-best_exact_thresh, best_f1, best_f1_thresh.
-
-Differences from the official script, where it crashes or is silent:
-  * a question without a prediction scores 0 and is reported on stderr (as
-    evaluate-v1.1.py does; evaluate-v2.0.py drops it and then crashes);
-  * a null-odds file that misses a question, or holds a non-number, raises a
-    ValueError naming the question;
-  * unreadable files raise a ValueError naming the file.
-Own code: the metric definitions are the official scripts' and exist in no
-dependency.
+Source: the official `evaluate-v2.0.py` (own code: no dependency has it);
+`python -m data.squad.evaluate DATA_JSON PREDICTIONS_JSON [-n null_odds.json]
+[-t 1.0] [-o eval.json]` (docs/squad.md). Where the official script crashes,
+a question without a prediction scores 0 and is reported on stderr, and bad
+files or null odds raise a UserError naming the file or question.
 """
 import argparse
 import collections
@@ -41,13 +24,8 @@ _PUNCTUATION = frozenset(string.punctuation)
 
 
 def split_by_gold_answers(dataset):
-    """(the dataset with only the questions that have an `answers` list,
-    the ids of those that have none).
-
-    A predict file may mix graded and ungraded questions (some without
-    `answers`); evaluation then covers the graded ones, said in the log,
-    rather than being skipped for all.
-    """
+    """(the dataset cut to the questions with an `answers` list, the ids of
+    those without one)."""
     graded, ungraded = [], []
     for article in dataset:
         paragraphs = []
@@ -61,7 +39,6 @@ def split_by_gold_answers(dataset):
         if paragraphs:
             graded.append(dict(article, paragraphs=paragraphs))
     return graded, ungraded
-
 
 
 def evaluate_graded(dataset, predictions, null_odds=None, source="the data"):
@@ -110,11 +87,7 @@ def compute_exact(a_gold, a_pred):
 
 
 def compute_f1(a_gold, a_pred):
-    """Token-overlap F1 of normalized answers (float in [0, 1]).
-
-    If either side has no tokens (no answer), F1 is 1 when both have none,
-    else 0 (evaluate-v2.0.py compute_f1).
-    """
+    """Token-overlap F1 of normalized answers (evaluate-v2.0.py compute_f1)."""
     return _f1_of_tokens(get_tokens(a_gold), get_tokens(a_pred))
 
 
@@ -162,15 +135,9 @@ def make_qid_to_has_ans(dataset):
 
 
 def get_raw_scores(dataset, preds, missing=None):
-    """Per-question exact and F1, maximized over the gold answers.
-
-    Gold answers that normalize to "" are ignored; a question left without
-    gold answers only accepts "" (no answer). A question missing from `preds`
-    scores 0 and its id is appended to the list `missing` (if given).
-
-    Returns:
-      (exact_scores, f1_scores): OrderedDicts qid -> number.
-    """
+    """(exact_scores, f1_scores), OrderedDicts qid -> best over the gold
+    answers (evaluate-v2.0.py get_raw_scores); a question missing from
+    `preds` scores 0 and is appended to `missing`."""
     exact_scores = collections.OrderedDict()
     f1_scores = collections.OrderedDict()
     for qa in _questions(dataset):
@@ -216,13 +183,8 @@ def make_eval_dict(exact_scores, f1_scores, qid_list=None):
 
 
 def find_best_thresh(preds, scores, na_probs, qid_to_has_ans):
-    """Best score (percent) over null-odds thresholds, and that threshold.
-
-    Starts from "every question answered no answer" and walks the questions
-    in ascending null odds (ties in `na_probs` order), adding each one's
-    answer; the threshold is the null odds where the running score peaked.
-    Exactly evaluate-v2.0.py find_best_thresh.
-    """
+    """(best score in percent, its null-odds threshold): evaluate-v2.0.py
+    find_best_thresh."""
     num_no_ans = sum(1 for k in qid_to_has_ans if not qid_to_has_ans[k])
     cur_score = num_no_ans
     best_score = cur_score
@@ -330,11 +292,7 @@ def evaluate_with_missing(dataset, preds, na_probs=None, na_prob_thresh=1.0,
 
 
 def _load_json(path):
-    """json.load of a UTF-8 file; ValueError naming file, line, column.
-
-    A zip/gzip archive or a non-UTF-8 file is a TextFileError (a ValueError)
-    naming the file and saying what to do.
-    """
+    """json.load of a UTF-8 file; UserError naming file, line, column."""
     text = read_utf8_text(path, "a JSON file")
     try:
         return json.loads(text)

@@ -1,42 +1,20 @@
-"""Tag schemes of sequence tagging (IOB1, IOB2/BIO, BIOES): checks, entity
-spans and conversion between them.
+"""Tag schemes (IOB1, IOB2/BIO, BIOES): checks, entity spans, conversion.
 
-A tag is `O` or `<prefix>-<TYPE>`: `B-PER`, `I-creative-work`. The schemes:
-
-  * IOB1 (the original CoNLL-2003 files, Tjong Kim Sang & Veenstra 1999):
-    every entity token is `I-X`; `B-X` marks only the first token of an
-    entity that directly follows another entity of the same type.
-  * IOB2 / BIO (WNUT-17, UNER, most modern data): every entity starts with
-    `B-X`, its other tokens are `I-X`.
-  * BIOES (a.k.a. IOBES): `S-X` is a one-token entity; longer entities are
-    `B-X I-X ... E-X`.
-
-Entities are read with the chunk rules of the CoNLL shared tasks'
-`conlleval` script (see `entity_spans`), which read IOB1 and IOB2 alike and
-never fail, so model predictions that break a scheme still decode to
-entities. Conversion therefore goes tags -> spans -> tags
-(`convert_tags`), e.g. IOB1 file -> IOB2 for training -> IOB1 for the
-prediction file.
-
-Which sequences are rejected (`sequence_problem`), used by the readers for
-files with gold tags:
-  * IOB1: none. `B-X` after `O` or another type is not strict IOB1 but is
-    unambiguous (it starts an entity, as in conlleval), so IOB2 files
-    declared IOB1 are read correctly.
-  * IOB2: an `I-X` that opens an entity (at the start of a sentence, after
-    `O`, or after another type): IOB2 has no such tag, and it is the mark
-    of an IOB1 file declared IOB2, whose entities would be read differently
-    (adjacent same-type entities).
-  * BIOES: every broken transition: `I-X`/`E-X` not after `B-X`/`I-X`, and
-    `B-X`/`I-X` not followed by `I-X`/`E-X`.
-Model predictions are never checked; they are decoded leniently.
+A tag is `O` or `<prefix>-<TYPE>` (`B-PER`, `I-creative-work`). IOB1 (the
+original CoNLL-2003 files): `B-X` only starts an entity right after another
+of type X; IOB2: every entity starts with `B-X`; BIOES: `S-X` one-token
+entities, `B-X I-X ... E-X` longer ones. Entities are read with conlleval's
+chunk rules (`entity_spans`), which never fail, so conversion is tags ->
+spans -> tags. `sequence_problem` rejects, in gold files only: for IOB2 an
+`I-X` opening an entity (an IOB1 file declared IOB2); for BIOES every broken
+transition; nothing for IOB1.
 """
 import collections
 
 __all__ = [
     "IOB1", "IOB2", "BIOES", "SCHEMES", "OUTSIDE", "TRAINING_SCHEME",
     "Entity",
-    "normalize_scheme", "scheme_prefixes", "split_tag", "tag_problem",
+    "normalize_scheme", "split_tag", "tag_problem",
     "sequence_problem", "entity_spans", "render_tags", "convert_tags",
     "scheme_labels", "entity_types",
 ]
@@ -62,18 +40,10 @@ Attributes:
 
 
 def normalize_scheme(name):
-    """The canonical name of a tag scheme.
-
-    Args:
-      name: "iob1", "iob2", "bioes", or an alias ("bio" = iob2, "iobes" =
-        bioes); case-insensitive.
-
-    Returns:
-      One of SCHEMES.
+    """One of SCHEMES for a case-insensitive name or alias ("bio", "iobes").
 
     Raises:
-      ValueError: an unknown name (callers that take it from a flag turn it
-        into a UserError naming the flag).
+      ValueError: an unknown name.
     """
     key = str(name).strip().lower()
     key = _ALIASES.get(key, key)
@@ -83,18 +53,8 @@ def normalize_scheme(name):
     return key
 
 
-def scheme_prefixes(scheme):
-    """The entity prefixes of a scheme, e.g. ("B", "I") for IOB1/IOB2."""
-    return _PREFIXES[normalize_scheme(scheme)]
-
-
 def split_tag(tag):
-    """(prefix, type) of a tag: ("O", None) for `O`, ("B", "PER") for `B-PER`.
-
-    Only the first `-` separates, so types may hold hyphens
-    (`I-creative-work` -> ("I", "creative-work")). A malformed tag gives a
-    prefix that is not one letter or an empty type; `tag_problem` names it.
-    """
+    """(prefix, type): ("O", None), ("B", "PER"); split at the first `-`."""
     if tag == OUTSIDE:
         return OUTSIDE, None
     prefix, _, entity_type = tag.partition("-")
@@ -102,19 +62,7 @@ def split_tag(tag):
 
 
 def tag_problem(tag, scheme):
-    """Why `tag` is not a tag of `scheme`, or None when it is.
-
-    Args:
-      tag: str.
-      scheme: a scheme name.
-
-    A tag is `O` or one of the scheme's prefixes, `-`, and a non-empty type
-    without whitespace.
-
-    Returns:
-      None, or a str such as "tag 'E-PER' is not an IOB2 tag (expected O or
-      B-TYPE, I-TYPE)".
-    """
+    """None, or why `tag` is not a tag of `scheme` (a str message)."""
     scheme = normalize_scheme(scheme)
     prefixes = _PREFIXES[scheme]
     if tag == OUTSIDE:
@@ -129,18 +77,8 @@ def tag_problem(tag, scheme):
 
 
 def sequence_problem(tags, scheme):
-    """The first tag that breaks `scheme`'s transition rules, or None.
-
-    Tags must already pass `tag_problem`. IOB1 accepts every sequence; for
-    IOB2 and BIOES see the module docstring.
-
-    Args:
-      tags: sequence of str, one sentence.
-      scheme: a scheme name.
-
-    Returns:
-      None, or (index, message): the index of the offending tag and why.
-    """
+    """None, or (index, message) of the first tag of one sentence that
+    breaks `scheme`'s transitions (tags already pass `tag_problem`)."""
     scheme = normalize_scheme(scheme)
     if scheme == IOB1:
         return None
@@ -177,10 +115,7 @@ def sequence_problem(tags, scheme):
 
 
 def _chunk_ends(previous, current):
-    """Whether an entity ends between two tags, each a (prefix, type).
-
-    conlleval's endOfChunk for B/I/O (E and S: seqeval's extension).
-    """
+    """conlleval's endOfChunk (E and S: seqeval's extension)."""
     prefix, entity_type = previous
     if prefix == OUTSIDE:
         return False
@@ -190,7 +125,7 @@ def _chunk_ends(previous, current):
 
 
 def _chunk_starts(previous, current):
-    """Whether an entity starts at `current` (conlleval's startOfChunk)."""
+    """conlleval's startOfChunk."""
     prefix, entity_type = current
     if prefix == OUTSIDE:
         return False
@@ -200,22 +135,10 @@ def _chunk_starts(previous, current):
 
 
 def entity_spans(tags):
-    """The entities of one sentence, read with conlleval's chunk rules.
+    """list of Entity(type, start, end) of one sentence's tags, in order.
 
-    An entity starts at `B-X`, at an `I-X` after `O` or after another type,
-    and ends before `O`, `B-`, or another type. IOB1 and IOB2 tags are read
-    alike, and so are invalid sequences (model predictions). `E-X` and `S-X`
-    (BIOES) follow seqeval's extension of these rules: `S-X` is a one-token
-    entity, an entity ends after `E-X`.
-
-    Source: `startOfChunk`/`endOfChunk` of the CoNLL-2000 `conlleval`
-    script (as seqeval's default mode reproduces them).
-
-    Args:
-      tags: sequence of str (already valid tag strings).
-
-    Returns:
-      list of Entity(type, start, end), in order, end exclusive.
+    Source: `startOfChunk`/`endOfChunk` of the CoNLL-2000 `conlleval` script
+    (BIOES as seqeval extends them); reads any sequence, valid or not.
     """
     spans = []
     previous = (OUTSIDE, None)
@@ -231,15 +154,7 @@ def entity_spans(tags):
 
 
 def render_tags(spans, length, scheme):
-    """Tags of a sentence of `length` tokens holding `spans`, in `scheme`.
-
-    Args:
-      spans: iterable of Entity, not overlapping.
-      length: int, number of tokens.
-      scheme: a scheme name.
-
-    Returns:
-      list of `length` str.
+    """list of `length` tags in `scheme` holding `spans` (Entity iterable).
 
     Raises:
       ValueError: spans overlap or leave [0, length).
@@ -269,22 +184,11 @@ def render_tags(spans, length, scheme):
 
 
 def convert_tags(tags, source, target=TRAINING_SCHEME):
-    """One sentence's tags from scheme `source` to scheme `target`.
-
-    Entities are read leniently (`entity_spans`), then written in `target`
-    (`render_tags`), so `convert_tags(convert_tags(t, a, b), b, a) == t` for
-    every `t` valid in `a`.
-
-    Args:
-      tags: sequence of str.
-      source, target: scheme names (target: IOB2 unless given).
-
-    Returns:
-      list of str, same length.
+    """One sentence's tags (list of str) from scheme `source` to `target`,
+    through `entity_spans` and `render_tags`.
 
     Raises:
-      ValueError: a tag is not a `source` tag (readers have checked files
-        before; a failure here is a caller's mistake).
+      ValueError: a tag is not a `source` tag.
     """
     for tag in tags:
         problem = tag_problem(tag, source)
@@ -294,14 +198,8 @@ def convert_tags(tags, source, target=TRAINING_SCHEME):
 
 
 def scheme_labels(types, scheme):
-    """The full label list of `scheme` over entity `types`.
-
-    Returns:
-      ["O"] followed, for each type in sorted order, by its tags in prefix
-      order: scheme_labels(["PER", "LOC"], "iob2") ==
-      ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"]. Label id 0 is therefore
-      always `O`.
-    """
+    """["O"] then each sorted type's tags in prefix order, e.g.
+    ["O", "B-LOC", "I-LOC", "B-PER", "I-PER"] (label id 0 is `O`)."""
     prefixes = _PREFIXES[normalize_scheme(scheme)]
     labels = [OUTSIDE]
     for entity_type in sorted(set(types)):
