@@ -14,7 +14,7 @@ from data.glue.processors import PaddingInputExample
 from data.io.errors import UserError
 from data.io.record_specs import classifier_record_spec
 from data.io.tfrecord import RecordFileWriter
-from data.tokenization.packing import truncate_seq_pair
+from data.tokenization.packing import pack_tokens
 
 __all__ = [
     "InputFeatures",
@@ -99,38 +99,11 @@ def convert_single_example(ex_index, example, label_list, max_seq_length,
             label_id=0.0 if label_list is None else 0,
             is_real_example=False)
 
-    tokens_a = tokenizer.tokenize(example.text_a)
-    tokens_b = None
-    # As the original: an empty text_b (or one with no tokens) means a
-    # single-sequence example.
-    if example.text_b:
-        tokens_b = tokenizer.tokenize(example.text_b)
-
-    if tokens_b:
-        if max_seq_length < 3:
-            raise UserError(
-                "max_seq_length=%d leaves no room for [CLS] a [SEP] b [SEP] "
-                "(need >= 3)" % max_seq_length)
-        truncate_seq_pair(tokens_a, tokens_b, max_seq_length - 3)
-    else:
-        if max_seq_length < 2:
-            raise UserError(
-                "max_seq_length=%d leaves no room for [CLS] a [SEP] "
-                "(need >= 2)" % max_seq_length)
-        tokens_a = tokens_a[:max_seq_length - 2]
-
-    tokens = ["[CLS]"] + tokens_a + ["[SEP]"]
-    segment_ids = [0] * len(tokens)
-    if tokens_b:
-        tokens += tokens_b + ["[SEP]"]
-        segment_ids += [1] * (len(tokens_b) + 1)
-
-    input_ids = tokenizer.convert_tokens_to_ids(tokens)
-    input_mask = [1] * len(input_ids)
-    padding = max_seq_length - len(input_ids)
-    input_ids = list(input_ids) + [0] * padding
-    input_mask += [0] * padding
-    segment_ids += [0] * padding
+    # An empty text_b (or one with no tokens) means a single sequence.
+    tokens_b = tokenizer.tokenize(example.text_b) if example.text_b else None
+    tokens, input_ids, input_mask, segment_ids = pack_tokens(
+        tokenizer.tokenize(example.text_a), tokens_b, max_seq_length,
+        tokenizer)
 
     label_id = _label_id(example, label_list)
     if ex_index < 5:

@@ -1,12 +1,4 @@
-"""The multiple-choice example, its errors and the rules every reader shares.
-
-A multiple-choice example is one context (segment A) and N candidate
-continuations (segment B of each of the N rows the model scores); the label
-is the index of the right one. BERT paper §4.4 (SWAG); the original
-repository has no SWAG code, its author's recipe is N rows
-`[CLS] context [SEP] continuation [SEP]` per example, one score per row and a
-softmax over the N scores.
-"""
+"""The multiple-choice example, its errors and the rules every reader shares."""
 import dataclasses
 from typing import List, Optional
 
@@ -29,12 +21,9 @@ class MultipleChoiceExample:
     """One multiple-choice question.
 
     Attributes:
-      example_id: str, an id for bookkeeping (the file's own id when it has
-        one, else the 0-based row number).
+      example_id: str (the file's id, else the 0-based row number).
       context: str, segment A of every choice.
-      endings: list of str, segment B of choice k (for SWAG and HellaSwag the
-        shared prefix `sent2`/`ctx_b` is already joined to each ending, see
-        `join_prefix_and_ending`).
+      endings: list of str, segment B of each choice.
       label: int in [0, len(endings)), or None for an unlabelled (test) row.
     """
     example_id: str
@@ -49,12 +38,8 @@ class MultipleChoiceExample:
 
 
 class PaddingExample:
-    """Marker for a fake example that pads a set to a multiple of a batch.
-
-    Its features are all zeros with label_ids 0 and is_real_example 0 (as the
-    original run_classifier.py `PaddingInputExample`), so metrics can give it
-    weight 0 and predictions can drop it. A class rather than None so that a
-    stray None is never taken for padding.
+    """A fake example padding a set to a multiple of a batch (all-zero
+    features, is_real_example 0), as run_classifier.py `PaddingInputExample`.
     """
 
 
@@ -68,22 +53,9 @@ class MissingDataFileError(MultipleChoiceDataError, FileNotFoundError):
 
 
 def join_prefix_and_ending(prefix, ending):
-    """Segment B of one choice: `prefix + " " + ending`, or `ending` alone
-    when the prefix is empty.
+    """`prefix + " " + ending`, or `ending` alone for an empty prefix.
 
-    The empty-prefix rule is the HellaSwag authors' (`_part_bs` in
-    rowanz/hellaswag `hellaswag_models/bert/run_bert.py`: an empty `ctx_b`
-    gives the endings alone). Hugging Face's
-    `transformers/examples/pytorch/multiple-choice/run_swag.py` always writes
-    `f"{sent2} {ending}"`; the only difference is a leading space, which
-    BERT's tokenizer drops, so both give the same WordPiece tokens.
-
-    Args:
-      prefix: str (SWAG `sent2`, HellaSwag `ctx_b`), may be "".
-      ending: str.
-
-    Returns:
-      str.
+    Source: rowanz/hellaswag `hellaswag_models/bert/run_bert.py` `_part_bs`.
     """
     return prefix + " " + ending if prefix else ending
 
@@ -91,18 +63,11 @@ def join_prefix_and_ending(prefix, ending):
 def parse_label(value, num_choices, where):
     """A label value of a file as an int in [0, num_choices), or None.
 
-    Args:
-      value: str (CSV/TSV cell), int (JSON) or None; None, "" and a
-        whitespace-only string mean "no label" (test files).
-      num_choices: int.
-      where: str, "file, line N" for the message.
-
-    Returns:
-      int or None.
+    `value` is a str cell, a JSON int or None; None and blank mean no label.
 
     Raises:
-      MultipleChoiceDataError: not an integer (bools and floats included),
-        or outside 0..num_choices-1.
+      MultipleChoiceDataError: not an integer, or out of range (names
+        `where`, "file, line N").
     """
     if value is None:
         return None
@@ -129,13 +94,7 @@ def parse_label(value, num_choices, where):
 
 
 def check_num_choices(found, expected, where, what="endings"):
-    """Raises MultipleChoiceDataError unless `found == expected`.
-
-    Args:
-      found, expected: int.
-      where: str, "file, line N".
-      what: str, what was counted, for the message.
-    """
+    """Raises MultipleChoiceDataError unless `found == expected`."""
     if found != expected:
         raise MultipleChoiceDataError(
             "%s: found %d %s, expected num_choices=%d (every row must have "
@@ -143,21 +102,8 @@ def check_num_choices(found, expected, where, what="endings"):
 
 
 def check_labels_consistent(examples, line_numbers, path):
-    """Raises unless the examples are all labelled or all unlabelled.
-
-    A file with labels on some rows only is most likely a mistake (a dev file
-    with a lost cell); silently predicting its unlabelled rows as label 0
-    would skew the metrics.
-
-    Args:
-      examples: list of MultipleChoiceExample.
-      line_numbers: list of int, the 1-based line of each example.
-      path: str, the file, for the message.
-
-    Raises:
-      MultipleChoiceDataError: names the first line whose labelling differs
-        from the first example's.
-    """
+    """Raises MultipleChoiceDataError naming the first line whose labelling
+    differs from the first example's (all labelled or none)."""
     if not examples:
         return
     first_labelled = examples[0].label is not None

@@ -1,17 +1,8 @@
 """Multiple-choice features: each example -> N packed rows of the same length.
 
-Choice k of an example is packed as `[CLS] context [SEP] ending_k [SEP]`
-with the original run_classifier.py rules (data.tokenization.packing):
-`truncate_seq_pair` on (context tokens, ending tokens) with a budget of
-max_seq_length - 3 (pop the last token of the longer one, of the ending on a
-tie), segment ids 0 then 1, mask 1, zero padding. As in the original, an
-ending with no tokens packs as one segment (`[CLS] context [SEP]`, budget
-max_seq_length - 2). The context is tokenized once and copied per choice, so
-every choice truncates from the same tokens.
-
-Source: BERT paper §4.4 and its author's SWAG recipe (N rows per example,
-one score per row, softmax over the N scores); run_classifier.py
-convert_single_example for the packing of each row.
+Choice k is `[CLS] context [SEP] ending_k [SEP]`, packed by run_classifier.py
+convert_single_example's rules (data.tokenization.packing.pack_tokens).
+Source: BERT paper §4.4 and its author's SWAG recipe.
 """
 import dataclasses
 from typing import List
@@ -45,8 +36,7 @@ class MultipleChoiceFeatures:
       label_ids: int, the right choice; 0 for an unlabelled or padding
         example.
       is_real_example: bool, False for a `PaddingExample`.
-      tokens: list of num_choices lists of str, the packed tokens without
-        padding (empty lists for padding); for logging and debugging.
+      tokens: list of num_choices lists of str, unpadded (for logging).
     """
     input_ids: List[List[int]]
     input_mask: List[List[int]]
@@ -66,21 +56,17 @@ def convert_example_to_features(example, max_seq_length, tokenizer,
 
     Args:
       example: MultipleChoiceExample, or PaddingExample (all zeros,
-        label_ids 0, is_real_example False; needs `num_choices`).
+        is_real_example False; needs `num_choices`).
       max_seq_length: int >= 3, the length of every row.
-      tokenizer: object with `tokenize(text)` and
-        `convert_tokens_to_ids(tokens)` (data.tokenization.FullTokenizer).
-      num_choices: int or None; when given, the example must have exactly
-        that many endings.
+      tokenizer: a FullTokenizer.
+      num_choices: int or None, the number of endings required.
 
     Returns:
       MultipleChoiceFeatures with [num_choices][max_seq_length] int lists.
 
     Raises:
       ValueError: max_seq_length < 3, a PaddingExample without num_choices,
-        an example with another number of endings, or a label outside
-        0..num_choices-1 (the readers never produce these).
-      data.tokenization.VocabLookupError: a token missing from the vocab.
+        another number of endings, or a label out of range.
     """
     if max_seq_length < 3:
         raise ValueError("max_seq_length=%d leaves no room for [CLS] A [SEP] "
@@ -130,20 +116,8 @@ def convert_examples_to_features(examples, max_seq_length, tokenizer,
                                  num_choices=None, log_first=3):
     """Packs a list of examples (see `convert_example_to_features`).
 
-    Args:
-      examples: iterable of MultipleChoiceExample / PaddingExample.
-      max_seq_length, tokenizer: see `convert_example_to_features`.
-      num_choices: int or None (the first real example's count; then every
-        example must have it).
-      log_first: int, how many examples to log at INFO (tokens per choice),
-        as the original logs its first 5.
-
-    Returns:
-      list of MultipleChoiceFeatures, in input order.
-
-    Raises:
-      ValueError: see `convert_example_to_features`; also only padding
-        examples and no num_choices.
+    `num_choices` defaults to the first real example's count; the first
+    `log_first` examples are logged. Returns a list of MultipleChoiceFeatures.
     """
     examples = list(examples)
     if num_choices is None:
@@ -162,9 +136,6 @@ def convert_examples_to_features(examples, max_seq_length, tokenizer,
 
 def features_to_arrays(features):
     """Stacks features into NumPy arrays for Keras `fit`/`predict`.
-
-    Args:
-      features: non-empty list of MultipleChoiceFeatures of one shape.
 
     Returns:
       (inputs, label_ids, is_real_example): `inputs` a dict of int32

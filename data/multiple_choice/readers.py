@@ -1,27 +1,10 @@
 """Reading multiple-choice files: SWAG CSV, HellaSwag JSONL and a plain TSV.
 
-`read_examples(path, data_format, num_choices=None)` is the entry point (the
-`--data_format` values are `DATA_FORMATS`); each returns a list of
-`MultipleChoiceExample` in file order. Segment A / segment B of choice k:
-
-  swag       A = `sent1`, B = `sent2 + " " + ending<k>`   (CSV with header)
-  hellaswag  A = `ctx_a`, B = `ctx_b + " " + endings[k]`  (JSON Lines)
-  tsv        A = `context`, B = `ending<k>`                (TSV with header)
-
-For SWAG and HellaSwag an empty prefix (`sent2`, `ctx_b`) gives the ending
-alone (the HellaSwag authors' rule, see
-`examples.join_prefix_and_ending`). The number of choices comes from the
-file (ending columns, or the first JSON row's `endings`) unless
-`num_choices` is given; every row is checked against it.
-
-Rules shared by the three formats:
-  * the file must be UTF-8 (a leading byte-order mark is dropped); blank
-    lines are skipped; a file with no example is an error;
-  * a label is an integer 0..num_choices-1; an empty or absent label means
-    unlabelled (test files, `label=None`); a file must label every row or
-    none;
-  * every error is a `MultipleChoiceDataError` (a `UserError`) naming the
-    file and, for a row, its 1-based line.
+`read_examples(path, data_format, num_choices=None)` returns the file's
+`MultipleChoiceExample`s in order (layouts: docs/multiple_choice.md). The
+number of choices comes from the file unless given. Files are UTF-8 (a BOM is
+dropped), blank lines skipped; a file labels every row or none; every error
+is a `MultipleChoiceDataError` naming the file and 1-based line.
 """
 import csv
 import io
@@ -64,8 +47,7 @@ def tsv_ending_column(k):
 
 
 def _read_text(path, expected):
-    """The file's text (UTF-8, BOM dropped), with user errors for a missing,
-    non-UTF-8 or archived file."""
+    """The file's text (UTF-8, BOM dropped); user errors for bad files."""
     path = os.fspath(path)
     try:
         text = read_utf8_text(path, expected)
@@ -95,11 +77,7 @@ def _finish(examples, line_numbers, path, expected):
 
 
 def _ending_columns(header, path, num_choices):
-    """Indexes of ending0..ending{N-1} in `header`, checked for gaps.
-
-    Returns:
-      list of int, the column of ending k at position k.
-    """
+    """list of the columns of ending0..ending{N-1} (no gap, N >= 2)."""
     found = {}
     for column, name in enumerate(header):
         match = _ENDING_COLUMN.match(name.strip())
@@ -173,27 +151,15 @@ def _csv_rows(text, path):
 
 
 def read_swag_csv(path, num_choices=None):
-    """Reads a SWAG CSV file (`train.csv`, `val.csv`, `test.csv` as
-    released; the `*_full.csv` files, with gold-ending/distractor columns,
-    are another layout and fail with a clear error).
-
-    Layout (rowanz/swagaf `data/*.csv`): RFC-4180 CSV with a header; the
-    first, unnamed column is a pandas index (used as `example_id`; without
-    it, the 0-based row number is); needed columns `sent1`, `sent2`,
-    `ending0`.. `ending{N-1}`; `label` (absent in the test split). Other
-    columns (`video-id`, `fold-ind`, `startphrase`, `gold-source`) are
-    ignored. A = `sent1`; B of choice k = `sent2 + " " + ending<k>`.
-
-    Args:
-      path: str or os.PathLike (local or gs://).
-      num_choices: int or None (take the count of ending columns).
+    """Reads a released SWAG CSV file (rowanz/swagaf `data/{train,val,
+    test}.csv`; an unnamed first column is the `example_id`).
 
     Returns:
       list of MultipleChoiceExample, in file order.
 
     Raises:
-      MultipleChoiceDataError: see the module docstring; also a row whose
-        field count differs from the header's, or invalid CSV quoting.
+      MultipleChoiceDataError: also for a row with another field count or
+        invalid CSV quoting.
     """
     path = os.fspath(path)
     rows = _csv_rows(_read_text(path, "a SWAG CSV file"), path)
@@ -245,27 +211,15 @@ def _json_str(item, key, where, required=True):
 
 
 def read_hellaswag_jsonl(path, num_choices=None):
-    """Reads a HellaSwag JSON Lines file (rowanz/hellaswag `data/*.jsonl`).
-
-    Each non-blank line is a JSON object with `ctx_a` (A), `ctx_b` (the
-    prefix of every ending; may be "" or absent, as the authors' loader
-    allows), `endings` (list of N strings) and `label` (int, or a digit
-    string as in the Hugging Face copy; absent, null or "" in test files).
-    `ind` is the `example_id` when present, else the 0-based row number.
-    B of choice k = `ctx_b + " " + endings[k]` (`endings[k]` alone when
-    `ctx_b` is empty). Other keys are ignored.
-
-    Args:
-      path: str or os.PathLike (local or gs://).
-      num_choices: int or None (take the first row's number of endings).
+    """Reads a HellaSwag JSON Lines file (rowanz/hellaswag `data/*.jsonl`;
+    `ind` is the `example_id`; `ctx_b` may be absent).
 
     Returns:
       list of MultipleChoiceExample, in file order.
 
     Raises:
-      MultipleChoiceDataError: see the module docstring; also a line that is
-        not a JSON object, a missing or non-string field, `endings` not a
-        list of strings.
+      MultipleChoiceDataError: also for a line that is not a JSON object, or
+        a missing or mistyped field.
     """
     path = os.fspath(path)
     text = _read_text(path, "a HellaSwag JSON Lines file")
@@ -316,29 +270,16 @@ _TSV_LAYOUT = ("a TSV with a header line naming the columns context, "
 
 
 def read_choice_tsv(path, num_choices=None):
-    """Reads the plain multiple-choice TSV layout (for your own data).
+    """Reads the plain TSV layout: a header `id context ending0 ..
+    ending{N-1} label` in any order (`id`, `label` optional), tabs, no
+    quoting (written by tsv_writer.write_choice_tsv).
 
-    Layout: UTF-8 text, one row per line, fields separated by tabs, no
-    quoting (so no field may hold a tab or a line break). The first line is
-    a header naming the columns, in any order:
-
-      id  context  ending0  ending1  ...  ending{N-1}  label
-
-    `context` (segment A) and `ending0`..`ending{N-1}` (segment B of each
-    choice, N >= 2, no gap) are required; `id` is optional (default: the
-    0-based row number) and `label` (0..N-1) too: leave the column out or
-    the cells empty for a test file. Any other column is an error (a typo
-    such as "lable" would otherwise turn a dev file into a test file). Every
-    row
-    has as many fields as the header. Written by
-    `data.multiple_choice.tsv_writer.write_choice_tsv`.
-
-    Args and returns: as `read_swag_csv`.
+    Returns:
+      list of MultipleChoiceExample, in file order.
 
     Raises:
-      MultipleChoiceDataError: see the module docstring; also a missing,
-        unknown or duplicated header column, or a row with another number
-        of fields.
+      MultipleChoiceDataError: also for a missing, unknown or duplicated
+        column, or a row with another number of fields.
     """
     path = os.fspath(path)
     text = _read_text(path, "a multiple-choice TSV file")
@@ -383,18 +324,16 @@ def read_examples(path, data_format, num_choices=None):
     """Reads a multiple-choice file of the given `--data_format`.
 
     Args:
-      path: str or os.PathLike.
-      data_format: one of DATA_FORMATS ("swag", "hellaswag", "tsv"),
-        case-insensitive.
+      path: str or os.PathLike (local or gs://).
+      data_format: one of DATA_FORMATS, case-insensitive.
       num_choices: int >= 2, or None to take it from the file.
 
     Returns:
-      list of MultipleChoiceExample, in file order, all with the same number
-      of endings.
+      list of MultipleChoiceExample, in file order, all with N endings.
 
     Raises:
       MultipleChoiceDataError: an unknown format, num_choices < 2, or a bad
-        file (see the readers).
+        file.
     """
     reader = _READERS.get(str(data_format).lower())
     if reader is None:

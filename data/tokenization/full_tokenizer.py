@@ -1,19 +1,9 @@
 """Pure-Python WordPiece tokenization with the original BERT's exact rules.
 
-Reproduces google-research/bert `tokenization.py` (commit eedf571): the same
-public names, the same character classes, the same order of steps, so that
-token lists and ids are identical to those of the original `FullTokenizer`.
-
-Deliberate differences from the original:
-  * an unknown token or id given to the conversion functions raises
-    `VocabLookupError` (a `KeyError` subclass, so `except KeyError` still
-    catches it) whose message names the token/id and the vocab file;
-  * a missing vocab file raises `FileNotFoundError` naming the path.
-
-Everything here is own code: the rules need Python's own `unicodedata` and
-`str` semantics (`str.lower`, `str.split`, `str.strip`), which no library
-tokenizer reproduces exactly (see `data/tokenization/in_graph.py` for the bridged
-in-graph version).
+Source: google-research/bert `tokenization.py` (same names, character classes
+and order of steps; own code, since the rules are Python's `unicodedata` and
+`str` semantics). An unknown token or id raises `VocabLookupError` (a
+`KeyError`) naming the vocab file.
 """
 import os
 import re
@@ -61,10 +51,7 @@ _CASED_MODELS = (
 
 
 class VocabLookupError(UserError, KeyError):
-    """A token or id is not in the vocabulary.
-
-    Subclasses `KeyError` because the original's conversion functions are
-    plain dict lookups that raise `KeyError`.
+    """A token or id is not in the vocabulary (a KeyError, as the original's).
 
     Attributes:
       key: the token (str) or id (int) that was not found.
@@ -90,15 +77,8 @@ class VocabLookupError(UserError, KeyError):
 
 
 def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
-    """Checks `do_lower_case` against the name of a released checkpoint.
-
-    Only the released Google checkpoint directory names are known; any other
-    path (or an empty one) is accepted without a check, as in the original.
-
-    Args:
-      do_lower_case: bool, the flag the user passed.
-      init_checkpoint: str path such as ".../uncased_L-12_H-768_A-12/
-        bert_model.ckpt", or empty/None.
+    """Checks `do_lower_case` against a released checkpoint's directory name
+    (other paths pass).
 
     Raises:
       ValueError: the checkpoint is a known cased model and do_lower_case is
@@ -127,11 +107,7 @@ def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
 
 
 def tokenizer_for_model(vocab_file, do_lower_case, vocab_size, config_file=None):
-    """A `FullTokenizer` whose ids all fit a model with `vocab_size` rows.
-
-    What the scripts build before featurizing: logs `vocab_file_warnings`
-    and checks `validate_vocab_size`.
-    """
+    """A `FullTokenizer` checked by `validate_vocab_size` (warnings logged)."""
     tokenizer = FullTokenizer(vocab_file=vocab_file, do_lower_case=do_lower_case)
     for warning in vocab_file_warnings(vocab_file):
         logging.warning("%s", warning)
@@ -156,11 +132,7 @@ def convert_to_unicode(text):
 
 
 def printable_text(text):
-    """Returns `text` as a `str` fit for logging (Python 3: same as
-    `convert_to_unicode`).
-
-    Source: tokenization.py, printable_text.
-    """
+    """`convert_to_unicode` (Source: tokenization.py, printable_text)."""
     return convert_to_unicode(text)
 
 
@@ -192,13 +164,7 @@ def convert_ids_to_tokens(inv_vocab, ids):
 
 
 def whitespace_tokenize(text):
-    """Strips `text` and splits it on Python whitespace (`str.split()`).
-
-    Returns:
-      list of str; [] for an empty or all-whitespace text.
-
-    Source: tokenization.py, whitespace_tokenize.
-    """
+    """`text.split()` (Source: tokenization.py, whitespace_tokenize)."""
     text = text.strip()
     if not text:
         return []
@@ -250,11 +216,6 @@ class BasicTokenizer(object):
     """Cleans text, splits CJK ideographs and punctuation, optionally lower-
     cases and strips accents.
 
-    Steps (in this order): drop NUL, U+FFFD and control (Cc/Cf) characters and
-    map whitespace to " "; surround CJK ideographs with spaces; split on
-    whitespace; per word, if do_lower_case: `str.lower()`, NFD and drop Mn
-    marks; split off every punctuation character; split on whitespace again.
-
     Source: tokenization.py, BasicTokenizer.
     """
 
@@ -265,8 +226,6 @@ class BasicTokenizer(object):
         """Returns the list of basic tokens (str) of `text` (str or bytes)."""
         text = convert_to_unicode(text)
         text = self._clean_text(text)
-        # Runs whatever do_lower_case is: Chinese/Japanese text in cased
-        # models is split into ideographs too.
         text = self._tokenize_chinese_chars(text)
         split_tokens = []
         for token in whitespace_tokenize(text):
@@ -341,9 +300,7 @@ class WordpieceTokenizer(object):
         self.max_input_chars_per_word = max_input_chars_per_word
 
     def tokenize(self, text):
-        """Returns the WordPiece tokens of `text` (already basic-tokenized,
-        whitespace separated). A word with any unmatched position becomes a
-        single unk_token; "" gives []."""
+        """WordPiece tokens of basic-tokenized, space-separated `text`."""
         text = convert_to_unicode(text)
         output_tokens = []
         for token in whitespace_tokenize(text):
@@ -384,31 +341,21 @@ def _is_chinese_codepoint(cp):
 
 
 def _is_whitespace(char):
-    """True for " ", \\t, \\n, \\r and category Zs (e.g. U+00A0).
-
-    Source: tokenization.py, _is_whitespace.
-    """
+    """Source: tokenization.py, _is_whitespace."""
     if char in (" ", "\t", "\n", "\r"):
         return True
     return unicodedata.category(char) == "Zs"
 
 
 def _is_control(char):
-    """True for categories Cc and Cf, except \\t, \\n and \\r.
-
-    Source: tokenization.py, _is_control.
-    """
+    """Source: tokenization.py, _is_control."""
     if char in ("\t", "\n", "\r"):
         return False
     return unicodedata.category(char) in ("Cc", "Cf")
 
 
 def _is_punctuation(char):
-    """True for every non-alphanumeric printable ASCII char and for Unicode
-    categories P*.
-
-    Source: tokenization.py, _is_punctuation.
-    """
+    """Source: tokenization.py, _is_punctuation."""
     cp = ord(char)
     # The original treats all of these ASCII ranges as punctuation even where
     # Unicode says Sm/Sc/Sk (e.g. "$", "+", "^", "`").

@@ -1,42 +1,16 @@
-"""In-graph BERT tokenizer giving the same ids as `tokenization.FullTokenizer`.
+"""In-graph BERT tokenizer giving the same ids as `FullTokenizer`.
 
-`InGraphFullTokenizer` runs inside tf.data pipelines, tf.functions and
-SavedModels. It maps a string tensor [batch] to ragged int32 ids
-[batch, (tokens)] that are identical to
-`FullTokenizer(vocab_file, do_lower_case).convert_tokens_to_ids(
-FullTokenizer.tokenize(text))` for every text the acceptance tests cover.
-
-TF Text's own BERT normalizer differs from the original (NFKC case folding,
-ICU's Unicode tables, a 100-byte word limit), so the normalization is done
-here step by step in the original's order, with TensorFlow ops whose
-character classes are written out from Python's own `unicodedata` (see
-`data/tokenization/unicode_tables.py`):
-
-  1. drop invalid UTF-8 bytes (Python: `bytes.decode("utf-8", "ignore")`);
-  2. delete NUL, U+FFFD and Cc/Cf characters, turn whitespace into " ";
-  3. surround CJK ideographs with spaces;
-  4. (do_lower_case only) `str.lower()`: ICU's tf.strings.lower on rows
-     where it provably agrees with Python (compared character by character
-     at construction), a code-point table from `str.lower()` plus Python's
-     final-sigma rule on rows holding a capital sigma or a character ICU
-     maps differently (Python's Unicode is newer than TF's ICU); then NFD
-     with TF Text's ICU normalizer, then delete Mn;
-  5. surround punctuation with spaces and split on spaces;
-  6. words of more than max_input_chars_per_word code points become [UNK];
-     the others go through tensorflow_text.FastWordpieceTokenizer (greedy
-     longest-match-first, the original's algorithm).
-
-Known limits (pinned by tests/data/tokenization/test_in_graph.py):
-  * characters whose NFD by TF Text's ICU differs from Python's (today: 20
-    code points that are unassigned in Python's Unicode 14 and decomposable
-    in ICU's newer tables) are replaced before NFD by a private-use character
-    that no vocab token contains; ids stay identical, but only as long as no
-    vocab token contains such a character (checked at construction).
-  * ids only: the in-graph tokenizer does not return token strings or
-    offsets.
-
-Source: google-research/bert tokenization.py (FullTokenizer, BasicTokenizer,
-WordpieceTokenizer); the steps and their order are the original's.
+Source: tokenization.py FullTokenizer (BasicTokenizer + WordpieceTokenizer),
+step by step in its order. TF Text's BERT normalizer differs (NFKC case
+folding, ICU tables, a 100-byte word limit), so the character classes are
+RE2 classes written out from Python's `unicodedata` (unicode_tables.py):
+drop invalid UTF-8, delete control characters, space CJK ideographs; when
+lower-casing, `str.lower()` (ICU where it provably agrees, a code-point table
+plus the final-sigma rule elsewhere), NFD, delete Mn; split punctuation and
+spaces; words over max_input_chars_per_word become [UNK]; the rest go through
+tensorflow_text.FastWordpieceTokenizer. Characters whose NFD differs between
+TF Text's ICU and Python are replaced by a private-use character no vocab
+token holds (checked at construction). Ids only, no strings or offsets.
 """
 import unicodedata
 
@@ -75,13 +49,8 @@ class InGraphFullTokenizer(tf.Module):
       max_input_chars_per_word: words with more code points become unk_token.
       name: tf.Module name.
 
-    Call: `tokenizer(texts)` with texts a tf.string tensor of shape [batch]
-    (traced once, input signature [None] tf.string); returns a tf.RaggedTensor
-    of int32 ids, ragged_rank 1. Use `tf.expand_dims` on a scalar first.
-
-    Construction of the first lower-casing tokenizer in a process builds
-    the character tables from Python's Unicode database (about 3 s); later
-    ones reuse them.
+    Call: `tokenizer(texts)`, texts tf.string [batch] -> tf.RaggedTensor
+    int32 [batch, (ids)].
 
     Raises:
       FileNotFoundError: vocab file missing.
@@ -105,9 +74,8 @@ class InGraphFullTokenizer(tf.Module):
         self.unk_id = vocab[unk_token]
         self.vocab_size = max(vocab.values()) + 1
         vocab_chars = set("".join(vocab))
-        # Words never contain a deleted (control) character, so vocab
-        # fillers and the too-long-word sentinel built from one can never
-        # match real text. (NUL cannot be used: the trie rejects it.)
+        # A deleted (control) character never reaches a word: vocab fillers
+        # and the too-long-word sentinel use one (not NUL: the trie rejects it).
         self._never_in_words = next(
             chr(cp) for cp in sorted(unicode_tables.deleted_code_points())
             if cp != 0 and chr(cp) not in vocab_chars)
@@ -115,10 +83,7 @@ class InGraphFullTokenizer(tf.Module):
         tables = unicode_tables
         self._delete_pattern = tables.re2_class(
             tables.deleted_code_points())
-        # One pass: a CJK char gets spaces around it; any space char
-        # becomes spaces (the empty group then adds nothing else).
-        # Plain " " is left out of the pattern: rewriting it is a no-op
-        # that would cost a match per word.
+        # One pass: spaces around a CJK char; any other space char -> " ".
         spaces = tables.re2_class(tables.space_code_points() - {ord(" ")})
         self._space_pattern = "(%s)|%s" % (
             tables.re2_class(tables.cjk_code_points()), spaces)
@@ -128,8 +93,7 @@ class InGraphFullTokenizer(tf.Module):
                 tables.nonspacing_mark_code_points())
             self._punct_pattern = "(%s)" % punct
         else:
-            # Cased: no lower-casing between the CJK and punctuation steps,
-            # so both splits can share one pass.
+            # Cased: the CJK and punctuation splits share one pass.
             self._space_pattern = "(%s|%s)|%s" % (
                 tables.re2_class(tables.cjk_code_points()), punct, spaces)
 
@@ -140,8 +104,7 @@ class InGraphFullTokenizer(tf.Module):
             self._wordpiece = tf_text.FastWordpieceTokenizer(
                 vocab=self._wordpiece_vocab(vocab),
                 suffix_indicator=_SUFFIX_INDICATOR,
-                # Our own code-point limit runs first; the byte limit must
-                # never cut in (4 bytes per code point at most).
+                # Our code-point limit runs first; this one never cuts in.
                 max_bytes_per_word=4 * max(1, self.max_input_chars_per_word),
                 token_out_type=tf.int32,
                 unknown_token=unk_token,
@@ -150,9 +113,7 @@ class InGraphFullTokenizer(tf.Module):
     # -- construction helpers ------------------------------------------------
 
     def _wordpiece_vocab(self, vocab):
-        """List whose index i holds the token with id i (as the Python dict
-        says); ids without a token, "" and a bare "##" (never matched by the
-        original) get fillers that no word can match."""
+        """Tokens by id; gaps, "" and a bare "##" get unmatchable fillers."""
         by_id = {}
         for token, index in vocab.items():
             by_id[index] = token
@@ -170,10 +131,8 @@ class InGraphFullTokenizer(tf.Module):
         mismatches = tables.nfd_mismatches(_nfd_with_tf_text)
         if mismatches:
             substitute = self._pick_substitute(vocab_chars, mismatches)
-            # The swap keeps the ids only for a character that, like the
-            # substitute, is unchanged by Python's NFD, belongs to no class
-            # the tokenizer acts on, and appears in no vocab token (so every
-            # word holding it becomes [UNK] either way).
+            # The swap keeps the ids only for a character unchanged by NFD,
+            # in no class the tokenizer acts on, and in no vocab token.
             special = (tables.punctuation_code_points()
                        | tables.nonspacing_mark_code_points()
                        | tables.space_code_points()
@@ -202,11 +161,7 @@ class InGraphFullTokenizer(tf.Module):
         self._context_table = tf.constant(
             tables.dense_table(context, default_identity=False,
                                dtype="int8"))
-        # Rows holding none of these characters are lower-cased by ICU
-        # (fast) with exactly Python's result; the others take the exact
-        # code-point path: characters ICU maps differently, capital sigma
-        # (ICU's final-sigma tables may differ), and characters whose
-        # lower-cased form TF Text's NFD would get wrong.
+        # Rows holding one of these take the exact code-point path.
         exact_only = set(tables.lower_case_mismatches(_lower_with_tf))
         exact_only.add(tables.CAPITAL_SIGMA)
         exact_only.update(mismatches)
@@ -217,10 +172,7 @@ class InGraphFullTokenizer(tf.Module):
 
     @staticmethod
     def _pick_substitute(vocab_chars, mismatches):
-        """A private-use code point that no vocab token contains and that is
-        stable under both NFDs (private-use characters have no
-        decomposition); it behaves like the characters it replaces: not
-        punctuation, space, mark or CJK, and not in the vocab."""
+        """A private-use code point in no vocab token and not mismatched."""
         for cp in range(0xE000, 0xF900):
             if chr(cp) not in vocab_chars and cp not in mismatches:
                 return cp
@@ -255,13 +207,9 @@ class InGraphFullTokenizer(tf.Module):
                                          "UTF-8")
 
     def _final_sigma(self, chars, lowered):
-        """Python's rule: capital sigma lowers to final sigma when the
-        nearest non-case-ignorable character before it (within the word) is
-        cased and the nearest one after it is not cased (or absent).
-
-        Words are separated by " " here, which is neither cased nor
-        case-ignorable, so scanning the whole text stops where Python's
-        per-word scan stops."""
+        """Python's final-sigma rule: capital sigma -> final sigma when the
+        nearest non-case-ignorable character before it is cased and the one
+        after it is not (" " between words is neither)."""
         flat = chars.flat_values
         size = tf.shape(self._context_table)[0]
         context = tf.where(
@@ -322,9 +270,7 @@ class InGraphFullTokenizer(tf.Module):
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string)],
                  autograph=False)
     def basic_tokenize(self, texts):
-        """BasicTokenizer.tokenize for a batch: ragged tf.string words
-        [batch, (words)]. (Characters listed in nfd_substituted_code_points
-        come out replaced; see the module docstring.)"""
+        """BasicTokenizer.tokenize: tf.string [batch] -> ragged words."""
         return self._basic_tokenize(texts)
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string)],

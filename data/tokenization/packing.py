@@ -1,15 +1,8 @@
-"""Packing token sequences as `[CLS] A [SEP] (B [SEP])` with the original's
-truncation, segment ids, input mask and zero padding.
-
-Two implementations that give the same numbers:
-  * pure Python (`truncate_seq_pair`, `pack_tokens`, `pack_ids`), the
-    original run_classifier.py convert_single_example / _truncate_seq_pair;
-  * in-graph (`InGraphPacker`), keras_hub.layers.MultiSegmentPacker with
-    truncate="round_robin": giving one token at a time to A, then B, keeps
-    the same prefixes as the original's "drop the last token of the longer
-    segment, B on ties" (both end with A at ceil(budget/2) and B at
-    floor(budget/2) when both are long, and give the short one all it has
-    otherwise).
+"""Packing `[CLS] A [SEP] (B [SEP])` with the original's truncation, segment
+ids, input mask and zero padding: in Python (run_classifier.py
+convert_single_example / _truncate_seq_pair) and in-graph (`InGraphPacker`:
+keras_hub's MultiSegmentPacker, truncate="round_robin", keeps the same
+prefixes as the original's "pop from the longer, B on ties").
 """
 import collections
 
@@ -29,21 +22,13 @@ input_ids, input_mask, segment_ids: lists of int of length max_seq_length
 
 
 def truncate_seq_pair(tokens_a, tokens_b, max_length):
-    """Truncates two lists in place until their total length <= max_length.
-
-    Each step removes the last item of the longer list; when both are equal
-    the item comes from tokens_b.
-
-    Args:
-      tokens_a, tokens_b: lists (tokens or ids), modified in place.
-      max_length: int >= 0, the budget for both lists together.
+    """Pops from the longer list (tokens_b on ties), in place, until their
+    total length <= max_length.
 
     Raises:
-      ValueError: max_length < 0 (the original would pop from an empty
-        list).
+      ValueError: max_length < 0.
 
-    Source: run_classifier.py, _truncate_seq_pair (the same function is in
-    extract_features.py).
+    Source: run_classifier.py, _truncate_seq_pair.
     """
     if max_length < 0:
         raise ValueError("truncate_seq_pair: max_length must be >= 0, got %d"
@@ -59,32 +44,20 @@ def _check_max_seq_length(max_seq_length, is_pair):
     minimum = 3 if is_pair else 2
     if max_seq_length < minimum:
         raise UserError(
-            "max_seq_length must be at least %d for %s ([CLS], [SEP]%s), "
-            "got %d" % (minimum, "a pair" if is_pair else "one segment",
-                        ", [SEP]" if is_pair else "", max_seq_length))
+            "max_seq_length=%d is too small for %s ([CLS], [SEP]%s): it "
+            "must be at least %d" % (
+                max_seq_length, "a pair" if is_pair else "one segment",
+                ", [SEP]" if is_pair else "", minimum))
 
 
 def pack_segments(segment_a, segment_b, max_seq_length, cls, sep):
-    """Truncates and joins segments as [CLS] A [SEP] (B [SEP]).
-
-    As in the original, B counts only when it is non-empty: an empty or
-    None B gives a single-segment packing (budget max_seq_length - 2, one
-    [SEP]).
-
-    Args:
-      segment_a: list of tokens or ids; not modified.
-      segment_b: list or None; not modified.
-      max_seq_length: int, the packed length before padding is at most this.
-      cls, sep: the items to insert (e.g. "[CLS]"/"[SEP]" or 101/102).
-
-    Returns:
-      (items, segment_ids): lists of equal length <= max_seq_length.
+    """(items, segment_ids) of [CLS] A [SEP] (B [SEP]), truncated to
+    max_seq_length; an empty or None B packs A alone. Inputs not modified.
 
     Raises:
       ValueError: max_seq_length too small for the special tokens.
 
-    Source: run_classifier.py, convert_single_example (budget
-    max_seq_length - 3 for pairs, max_seq_length - 2 for one segment).
+    Source: run_classifier.py, convert_single_example.
     """
     segment_a = list(segment_a)
     segment_b = list(segment_b) if segment_b else None
@@ -109,11 +82,9 @@ def pack_tokens(tokens_a, tokens_b, max_seq_length, tokenizer):
     """Packs WordPiece tokens into fixed-length model inputs.
 
     Args:
-      tokens_a: list of str (tokenizer output); not modified.
-      tokens_b: list of str or None.
+      tokens_a, tokens_b: lists of str (tokens_b may be None).
       max_seq_length: int, the output length.
-      tokenizer: object with convert_tokens_to_ids (e.g. FullTokenizer);
-        "[CLS]" and "[SEP]" must be in its vocab.
+      tokenizer: has convert_tokens_to_ids (e.g. FullTokenizer).
 
     Returns:
       PackedInputs(tokens, input_ids, input_mask, segment_ids).
@@ -151,10 +122,9 @@ class InGraphPacker(object):
       cls_id, sep_id: ids of [CLS] and [SEP] (101/102 in the released English
         vocabs).
 
-    Call: `packer(ids_a)` or `packer(ids_a, ids_b)`, each a tf.RaggedTensor
-    (or dense tensor) of int32 [batch, (tokens)]; returns a dict of int32
-    tensors [batch, max_seq_length]: input_ids, input_mask, segment_ids.
-    Works eagerly, in tf.function and in tf.data.Dataset.map.
+    Call: `packer(ids_a[, ids_b])`, int32 [batch, (tokens)] ragged or dense
+    -> dict of int32 [batch, max_seq_length] input_ids, input_mask,
+    segment_ids.
 
     Raises:
       ValueError: max_seq_length too small for the special tokens (at call).
@@ -167,8 +137,7 @@ class InGraphPacker(object):
         self.max_seq_length = int(max_seq_length)
         self.cls_id = int(cls_id)
         self.sep_id = int(sep_id)
-        # Padding with -1 marks the padded positions for the input mask
-        # (id 0 could in principle be a real token); -1 is then set to 0.
+        # Pad -1 marks padding for the mask (id 0 may be a real token).
         self._packer = keras_hub.layers.MultiSegmentPacker(
             sequence_length=self.max_seq_length, start_value=self.cls_id,
             end_value=self.sep_id, pad_value=-1, truncate="round_robin",
@@ -200,9 +169,8 @@ class InGraphPacker(object):
         }
 
     def _drop_sep_after_emptied_b(self, ids_a, ids_b, pair_ids):
-        """With a budget of 0 or 1 (max_seq_length 3 or 4) truncation can
-        empty a non-empty B; the original then checks `if tokens_b:` again
-        and writes no [SEP] for B. Turn that last [SEP] into padding."""
+        """Pads the last [SEP] where truncation emptied B (max_seq_length 3
+        or 4): the original writes none then."""
         budget = self.max_seq_length - 3
         _, trimmed_b = tf_text.RoundRobinTrimmer(budget).trim(
             [ids_a, ids_b])

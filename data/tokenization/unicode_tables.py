@@ -1,19 +1,10 @@
 """Character tables that make in-graph text ops follow Python's Unicode rules.
 
-The original BERT tokenizer classifies characters with the running Python's
-`unicodedata` and `str` methods. TensorFlow's string ops use ICU and RE2, whose
-Unicode versions differ from Python's (and from each other). To get identical
-results in-graph, every character class used by `data/tokenization/in_graph.py` is
-computed here, once per process, from Python itself:
-
-  * RE2 character classes written as explicit code-point ranges (so RE2's own
-    Unicode tables are never consulted);
-  * a lower-casing table taken from `str.lower()`, plus the two properties
-    (case-ignorable, cased) that decide Python's final-sigma rule;
-  * the code points where TF Text's ICU NFD disagrees with
-    `unicodedata.normalize("NFD", ...)`.
-
-Own code: no library exposes Python's exact tables to TensorFlow.
+TensorFlow's string ops use ICU and RE2, whose Unicode versions differ from
+Python's. Every class in_graph.py uses is computed here once per process from
+Python itself: RE2 classes as explicit ranges, `str.lower()` as a table plus
+the final-sigma properties, and where TF Text's NFD disagrees. Own code: no
+library exposes Python's tables to TensorFlow.
 """
 import functools
 import sys
@@ -40,16 +31,13 @@ CONTEXT_CASED = 2
 
 
 def _text_of(code_points):
-    """One str holding the given code points (numpy uint32), built at C
-    speed through UTF-32."""
+    """One str of the given code points (through UTF-32)."""
     return np.asarray(code_points, dtype="<u4").tobytes().decode("utf-32-le")
 
 
 @functools.lru_cache(maxsize=None)
 def _assigned():
-    """(sorted list of assigned code points, their general categories) from
-    Python's database; surrogates and unassigned (Cn) code points left out
-    (every rule here is False for them)."""
+    """(assigned code points, their categories); no surrogates, no Cn."""
     cps = np.arange(MAX_CODE_POINT + 1, dtype=np.uint32)
     cps = cps[(cps < 0xD800) | (cps > 0xDFFF)]
     categories = np.array(list(map(unicodedata.category, _text_of(cps))))
@@ -58,10 +46,8 @@ def _assigned():
 
 
 def _code_points_where(predicate, category_prefixes):
-    """Assigned code points whose one-char string satisfies `predicate`,
-    looking only at ASCII and at categories starting with one of
-    `category_prefixes` (where the callers' predicates can be True; the
-    tests compare every result with a scan of all code points)."""
+    """Assigned code points (ASCII or of `category_prefixes`) whose one-char
+    string satisfies `predicate`."""
     cps, cats = _assigned()
     cps = [cp for cp, cat in zip(cps, cats)
            if cp < 0x80 or cat.startswith(category_prefixes)]
@@ -112,9 +98,8 @@ def deleted_code_points():
 
 @functools.lru_cache(maxsize=None)
 def space_code_points():
-    """Code points that end up separating words: `_is_whitespace` ones (mapped
-    to " " by _clean_text) plus every other `str.isspace()` character that
-    survives cleaning (U+2028, U+2029), which `str.split()` splits on."""
+    """Code points that separate words: `_is_whitespace` plus the other
+    `str.isspace()` characters that survive cleaning (U+2028, U+2029)."""
     return _code_points_where(tokenization._is_whitespace, ("Z",)) | (
         _code_points_where(str.isspace, ("Z", "Cc"))
         - deleted_code_points())
@@ -150,20 +135,16 @@ def lower_case_map():
     """Python's `str.lower()`, one code point at a time.
 
     Returns:
-      dict code point -> code point for every character that `str.lower()`
-      changes. Multi-character results (U+0130 -> "i" + U+0307) are reduced
-      to their characters that are not Mn: this is exact only because the
-      lower-cased text is always NFD-normalized and stripped of Mn next (NFD
-      never composes, and its stable reordering of marks keeps the order of
-      the marks that remain).
+      dict code point -> code point for every character `str.lower()`
+      changes; multi-character results keep their non-Mn character (exact
+      because NFD and Mn stripping come next).
 
     Raises:
       NotImplementedError: this Python's `str.lower()` maps a character to
         several non-Mn characters (no Python up to 3.13 does).
     """
     cps = _joinable_code_points()
-    # "\n" is neither cased nor case-ignorable, so no character's context
-    # leaks into its neighbour's; one call is much faster than 300k calls.
+    # "\n" is neither cased nor case-ignorable: the probes do not interact.
     lowered = _probe_text(cps, (None,)).lower().split("\n")
     result = {}
     for cp, low in zip(cps, lowered):
@@ -193,12 +174,9 @@ def _probe_text(cps, pattern):
 
 
 def _probe_case_context(lower, cps):
-    """Case-ignorable and cased characters as seen by the final-sigma rule
-    of the lower-casing function `lower` (str -> str).
-
-    `lower("A" + c + "\u03a3")` ends in final sigma iff c is case-ignorable
-    or cased; `lower("A\u03a3" + c)` has final sigma at index 1 iff c is
-    case-ignorable or not cased.
+    """Case-ignorable and cased characters seen by `lower`'s final-sigma rule:
+    `lower("A" + c + SIGMA)` ends in final sigma iff c is ignorable or cased;
+    `lower("A" + SIGMA + c)` has it at 1 iff c is ignorable or not cased.
 
     Returns:
       (case_ignorable, cased_not_ignorable): two frozensets of code points.
@@ -221,20 +199,13 @@ def _probe_case_context(lower, cps):
 
 @functools.lru_cache(maxsize=None)
 def case_context_code_points():
-    """Python's case-ignorable and cased (not case-ignorable) characters,
-    probed through the final-sigma rule of `str.lower()` itself.
-
-    Returns:
-      (case_ignorable, cased_not_ignorable): two frozensets of code points.
-    """
+    """`_probe_case_context` of Python's `str.lower()`."""
     return _probe_case_context(str.lower, _joinable_code_points())
 
 
 @functools.lru_cache(maxsize=None)
 def _one_char_lines():
-    """(code points, "\\n"-joined text of them): every code point except
-    NUL, "\\n" and surrogates. ICU stops at NUL, which the tokenizer deletes
-    before any ICU op anyway."""
+    """(code points, their "\\n"-joined text); no NUL, "\\n", surrogates."""
     cps = np.arange(1, MAX_CODE_POINT + 1, dtype=np.uint32)
     cps = cps[((cps < 0xD800) | (cps > 0xDFFF)) & (cps != ord("\n"))]
     return cps.tolist(), _probe_text(cps, (None,))
@@ -242,17 +213,8 @@ def _one_char_lines():
 
 @functools.lru_cache(maxsize=None)
 def lower_case_mismatches(other_lower):
-    """Code points whose lower-casing by `other_lower` (str -> str, e.g.
-    ICU's) differs from Python's `str.lower()`.
-
-    Only the context-free mapping is compared. The one context rule of
-    `str.lower()` (final sigma) depends on case-ignorable/cased tables that
-    may differ too, so callers must not trust `other_lower` on text holding
-    a capital sigma.
-
-    Returns:
-      frozenset of int code points.
-    """
+    """frozenset of code points whose context-free lower-casing by
+    `other_lower` (str -> str) differs from `str.lower()`."""
     cps, joined = _one_char_lines()
     # "\n" is neither cased nor case-ignorable and never changes.
     theirs = other_lower(joined).split("\n")
@@ -263,8 +225,7 @@ def lower_case_mismatches(other_lower):
 
 
 def dense_table(mapping, default_identity=True, dtype=np.int32):
-    """Returns a numpy table t with t[cp] = mapping.get(cp, cp or 0), sized
-    to the largest key + 1 (callers treat larger code points as absent)."""
+    """numpy t[cp] = mapping.get(cp, cp or 0), sized to the largest key + 1."""
     size = (max(mapping) + 1) if mapping else 1
     if default_identity:
         table = np.arange(size, dtype=dtype)
@@ -277,18 +238,10 @@ def dense_table(mapping, default_identity=True, dtype=np.int32):
 
 @functools.lru_cache(maxsize=None)
 def nfd_mismatches(icu_nfd):
-    """Code points whose NFD by `icu_nfd` differs from Python's NFD.
-
-    Args:
-      icu_nfd: callable taking a str and returning its NFD form as str (for
-        the in-graph tokenizer: tensorflow_text.normalize_utf8).
-
-    Returns:
-      frozenset of int code points.
-    """
+    """frozenset of code points whose NFD by `icu_nfd` (str -> str) differs
+    from Python's."""
     cps, joined = _one_char_lines()
-    # "\n" has combining class 0 and no decomposition, so NFD never moves
-    # anything across it: one call normalizes every character separately.
+    # NFD never moves anything across "\n" (class 0, no decomposition).
     theirs = icu_nfd(joined).split("\n")
     ours = unicodedata.normalize("NFD", joined).split("\n")
     if len(theirs) != len(cps) or len(ours) != len(cps):
