@@ -1,24 +1,11 @@
 """The files of a Beam run: its work folders and its output-file sink.
 
-A run keeps everything unfinished in a hidden work folder per output
-folder, `<folder>/.bert-tmp/tmp<random>.<host>.partial/` (the project's
-temp naming, data.io.atomic, so user globs such as `out/*` never match it):
-
-  shards/shard-00003.tfrecord                 a shard's records, in order
-  split/shard-00003.output-00001.tfrecord     those going to output 1
-  plan.json                                   the record counts
-  sink-<hex>/<uid>.output-00001.tfrecord      output 1, being written
-
-(`shards/`, `split/` and `plan.json` live under the first output's folder;
-each output's sink files under its own folder, so the final rename never
-crosses file systems.) The driver removes the work folders when the
-pipeline ends, whether it succeeded or failed.
-
-`OutputFilesSink` is a Beam sink (apache_beam.io.iobase.Sink, the protocol
-of Beam's file sinks): each output file is written to a temp file, and only
-the finalize step, once every output file is complete, renames them onto
-their final names. A failed pipeline leaves no partial file under a final
-name.
+Unfinished files live in a temp folder per output folder,
+`<folder>/.bert-tmp/tmp<random>.<host>.partial/` (data.io.atomic naming):
+`shards/`, `split/` and `plan.json` under the first output's folder, each
+output's `sink-<hex>/` files under its own. The driver removes them when the
+pipeline ends. `OutputFilesSink` (an apache_beam.io.iobase.Sink) renames the
+output files into place only in finalize, once all are complete.
 """
 import dataclasses
 import os
@@ -47,8 +34,7 @@ class RunFiles:
 
     @classmethod
     def create(cls, output_files):
-        """Makes the work folders of a new run (the first one's name held by
-        this process until `remove()`, see `data.io.atomic.temp_path_for`)."""
+        """Makes the work folders of a new run (held until `remove()`)."""
         output_files = tuple(output_files)
         run_name = os.path.basename(atomic.temp_path_for(output_files[0]))
         files = cls(output_files, run_name)
@@ -104,17 +90,8 @@ class RunFiles:
 
 
 def remove_stale_runs(output_files):
-    """Deletes what killed runs left in the output folders (local folders).
-
-    A run whose driver was killed (kill -9) cannot clean up; its work folder
-    is a temp name whose marker's flock the kernel dropped
-    (`data.io.atomic.remove_stale_temp_files`: pids mean nothing across PID
-    namespaces). Remote folders (gs://) are left alone, since a Dataflow
-    job outlives its driver.
-
-    Returns:
-      list of str, the paths removed.
-    """
+    """Deletes what killed runs left in local output folders (gs:// is left
+    alone: a Dataflow job outlives its driver); returns the paths removed."""
     removed = []
     for path in output_files:
         if "://" not in path:
@@ -123,16 +100,8 @@ def remove_stale_runs(output_files):
 
 
 class OutputFilesSink(iobase.Sink):
-    """Writes the output files from (output index, InterleavePlan) elements.
-
-    Each element makes one complete output file: the records of merged
-    positions index, index + n, ... (data.pretraining.shard_records.
-    output_records), read from the run's per-shard files. `num_shards`
-    makes beam.io.Write spread the elements over workers.
-
-    Args:
-      files: RunFiles of the run.
-    """
+    """Writes one complete output file per (output index, InterleavePlan)
+    element (shard_records.output_records)."""
     skip_if_empty = False
 
     def __init__(self, files):
@@ -155,15 +124,10 @@ class OutputFilesSink(iobase.Sink):
 
     def finalize_write(self, init_result, writer_results,
                        pre_finalize_results):
-        """Renames every finished temp file onto its output file.
-
-        Yields:
-          str, the output files. An output already renamed by an earlier
-          attempt of this step is skipped.
+        """Renames every finished temp file onto its output; yields them.
 
         Raises:
-          RuntimeError: an output file was written by no writer, or twice
-            (a bug: Beam keeps the result of one attempt per element).
+          RuntimeError: an output written by no writer, or twice (a bug).
         """
         temps = {}
         for result in writer_results:

@@ -1,32 +1,12 @@
 """create_pretraining_data as an Apache Beam pipeline (local or on a cluster).
 
-The same shards, seeds and records as the local pool of
-data.pretraining.pipeline, so for the same input, shard size and seed the
-output files are byte-identical to `create_pretraining_files`' (with one
-shard: the original's instances). Stages:
-
-  driver    checks (the local path's, plus UTF-8 of every input, so bad
-            input fails before the pipeline starts); plan_shards
-  1 Build   per shard (Reshuffle spreads them over workers):
-            shard_build.build_shard_records with shard_seed(seed, index);
-            the records go to the shard's file (renamed into place when
-            complete); counters documents, instances
-  2 Plan    all record counts -> InterleavePlan (the merge order of the
-            local path) -> plan.json
-  3 Split   per shard, only with several output files: its records by
-            output file (record p of the merged order goes to file p % n)
-  4 Write   per output file, OutputFilesSink: its records in merged order
-            into a temp file; counter records; finalize renames all files
-            into place once all are complete
-  driver    logs the first 20 records (as the original), the counters and
-            "Wrote N total instances"; removes the work folders
-
-Memory: one shard's instances per worker in stage 1 (as one worker of the
-local pool), the record positions of one shard in stage 3, a few MiB per
-open file in stage 4; never the corpus. Every stage is deterministic and
-writes under names that depend only on the shard and output index, so a
-retried bundle writes the same bytes and a failed one leaves no partial
-file under a final name.
+Same shards, seeds and records as the local pool (data.pretraining.pipeline),
+so the output files are byte-identical to `create_pretraining_files`'. Stages:
+1 Build each shard's records into its file (shard_build); 2 Plan the merge
+order (InterleavePlan -> plan.json); 3 Split each shard's records by output
+file (several outputs only); 4 Write each output file (OutputFilesSink,
+renamed into place in finalize). Every stage writes under names that depend
+only on the shard and output index, so a retried bundle writes the same bytes.
 """
 import dataclasses
 import json
@@ -55,14 +35,8 @@ _NUM_LOGGED = 20
 class BuildShardFn(beam.DoFn):
     """(shard index, shard) -> (shard index, (documents, records)).
 
-    Writes the shard's records to RunFiles.shard_file(index).
-
-    Args:
-      tokenizer: FullTokenizer (shipped to the workers with the DoFn, so
-        they need no vocab file).
-      options: PretrainingOptions.
-      random_seed: int; shard i uses shard_seed(random_seed, i).
-      files: RunFiles.
+    Writes the shard's records to RunFiles.shard_file(index); shard i uses
+    shard_seed(random_seed, i).
     """
 
     def __init__(self, tokenizer, options, random_seed, files):
@@ -119,17 +93,8 @@ def make_plan(results, num_shards, files):
 
 
 def build_pipeline(root, shards, tokenizer, options, random_seed, files):
-    """Adds the stages to a beam.Pipeline `root`.
-
-    Args:
-      root: beam.Pipeline.
-      shards: list of shards (lists of corpus.TextRange), from plan_shards.
-      tokenizer, options, random_seed: as create_pretraining_files.
-      files: beam_files.RunFiles of the run.
-
-    Returns:
-      PCollection of str, the output files once written.
-    """
+    """Adds the stages to a beam.Pipeline `root`; returns the PCollection of
+    output files written. `shards` come from plan_shards."""
     num_outputs = files.num_outputs
     built = (root
              | "PlanShards" >> beam.Create(list(enumerate(shards)))
@@ -169,27 +134,14 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
                                   beam_pipeline_options="", num_workers=1):
     """`create_pretraining_files` on Apache Beam; returns the record count.
 
-    The output files are byte-identical to create_pretraining_files' for
-    the same input_files, output_files, vocab, options, random_seed and
-    shard_size_bytes, on any runner and any number of workers.
-
-    Args:
-      input_files, output_files, vocab_file, do_lower_case, options,
-      random_seed, shard_size_bytes: as create_pretraining_files (files may
-        be on any file system that TensorFlow and Beam read, e.g. gs://;
-        the vocab is read here and shipped to the workers).
-      runner: str, a Beam runner (data.pretraining.runners).
-      beam_pipeline_options: str (a command line) or list of str, more
-        Beam options, e.g. "--project=p --region=r" for Dataflow.
-      num_workers: int, workers for local runners (see runners).
-
-    Returns:
-      int, the number of instances written.
+    Same arguments as create_pretraining_files (paths may be gs://), plus
+    `runner` (a Beam runner name, data.pretraining.runners) and
+    `beam_pipeline_options` (a command line or list of str). Byte-identical
+    output for any runner and number of workers.
 
     Raises:
-      ValueError: as create_pretraining_files (same messages), raised
-        before the pipeline starts; UserError for a bad runner or options.
-      FileNotFoundError: as create_pretraining_files.
+      UserError: as create_pretraining_files, before the pipeline starts;
+        a bad runner or options.
       RuntimeError: the pipeline did not finish.
     """
     options, tokenizer = local_pipeline.check_run(
@@ -234,8 +186,8 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
 
 
 def _log_first_records(output_files, total, inv_vocab):
-    # The original logs its first 20 instances as it writes them; here
-    # they are read back: record p is record p // n of file p % n.
+    # Read back, as the original logs its first 20: record p is p // n of
+    # file p % n.
     wanted = min(total, _NUM_LOGGED)
     heads = []
     for output, path in enumerate(output_files):

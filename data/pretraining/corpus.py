@@ -1,17 +1,12 @@
 """Reading the pre-training text corpus, whole or in shards.
 
-The original (create_pretraining_data.py) reads every input file with
-`tf.gfile.GFile(...).readline()` and keeps the whole corpus in memory. Here a
-corpus can also be cut into shards (byte ranges of the input files, cut only
-after a blank line or at the end of a file) that are processed one by one or
-by several processes, so input larger than memory works. With one shard the
-lines are exactly the original's.
+The original reads every input file whole into memory; here a corpus can be
+cut into shards (byte ranges cut after a blank line or at a file's end), so
+input larger than memory works. With one shard the lines are the original's.
 """
 import codecs
 import dataclasses
 
-# Reading line ranges of a text file is shared with extract_features.py's
-# input; it lives in data/io/text_files.py and is used from here.
 from data.io.text_files import (TextFileError, TextRange,  # noqa: F401
                                 file_size, iter_lines, open_file)
 
@@ -19,14 +14,8 @@ from data.io.text_files import (TextFileError, TextRange,  # noqa: F401
 def check_utf8(paths, block_size=16 << 20):
     """Raises iter_lines' error for the first input that is not UTF-8.
 
-    For runners that must reject bad input before they start (the Beam
-    pipeline): the files are decoded in blocks at C speed, and only a file
-    that fails is read again with iter_lines, so the message (file, line,
-    archive hint) is exactly the one the local pipeline gives.
-
-    Args:
-      paths: list of str, the input files (local or gs://).
-      block_size: int, bytes read at a time.
+    Decodes in blocks; a failing file is read again with iter_lines for the
+    local pipeline's message (file, line).
 
     Raises:
       TextFileError: as iter_lines.
@@ -50,11 +39,7 @@ def check_utf8(paths, block_size=16 << 20):
 
 
 def iter_shard_lines(shard):
-    """Yields the lines of every TextRange of a shard, in order.
-
-    As in the original, reaching the next file does not start a new
-    document: only a blank line does.
-    """
+    """Yields the lines of every TextRange of a shard, in order."""
     for text_range in shard:
         yield from iter_lines(text_range)
 
@@ -72,10 +57,8 @@ def shard_size(shard):
 def plan_shards(input_files, shard_size_bytes):
     """Cuts the input files into shards of about shard_size_bytes.
 
-    A shard is closed once it holds at least shard_size_bytes, after the
-    next blank line (a document boundary) or at the end of a file,
-    whichever comes first. A document longer than shard_size_bytes stays
-    whole, in one shard.
+    A shard closes at the first blank line or file end after
+    shard_size_bytes.
 
     Args:
       input_files: list of str.
@@ -100,9 +83,7 @@ def plan_shards(input_files, shard_size_bytes):
             for raw in reader:
                 position += len(raw)
                 line_number += 1
-                # bytes.strip() only knows ASCII whitespace: a line of other
-                # Unicode spaces is never cut at, which is safe (it only
-                # delays the cut to the next ASCII-blank line).
+                # ASCII-blank lines only (others merely delay the cut).
                 if (current_bytes + position - start >= shard_size_bytes
                         and not raw.strip()):
                     current.append(TextRange(path, start, position,

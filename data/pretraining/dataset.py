@@ -1,9 +1,7 @@
 """tf.data input pipeline for pre-training TFRecords.
 
-Reproduces the input_fn of google-research/bert `run_pretraining.py`
-(input_fn_builder) with current tf.data calls: `interleave` replaces
-`tf.contrib.data.parallel_interleave(sloppy=True)` and `map` + `batch`
-replaces `map_and_batch`.
+Source: run_pretraining.py input_fn_builder (`interleave` for
+`parallel_interleave(sloppy=True)`, `map` + `batch` for `map_and_batch`).
 """
 from absl import logging
 import tensorflow as tf
@@ -16,16 +14,12 @@ from data.io.tfrecord import usable_record_files
 def expand_input_files(input_files):
     """Expands a comma-separated glob string (or list of globs) to files.
 
-    Args:
-      input_files: str like "a/*.tfrecord,b.tfrecord", or a list of str.
-
     Returns:
-      list of str, the matches of each pattern in pattern order, without
-      temp files of unfinished writes and folders (data.io.atomic), which
-      are skipped with a warning.
+      list of str in pattern order; folders and temp files of unfinished
+      writes are skipped with a warning.
 
     Raises:
-      ValueError: a pattern matches no file (or only temp files).
+      UserError: a pattern matches no file (or only temp files).
 
     Source: run_pretraining.py / create_pretraining_data.py, main
     (`input_file.split(",")` then `tf.gfile.Glob`).
@@ -62,11 +56,6 @@ def parse_pretraining_example(record, max_seq_length,
       masked_lm_weights float32 [max_predictions_per_seq];
       next_sentence_labels int32 [1].
 
-    Raises:
-      tf.errors.InvalidArgumentError (when run): a key is missing or a
-        length differs from the spec (pretraining_dataset checks each
-        file's first record beforehand, with a clearer error).
-
     Source: run_pretraining.py, _decode_record.
     """
     return pretraining_record_spec(
@@ -77,12 +66,9 @@ def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
                         batch_size, is_training, num_cpu_threads=4, seed=None):
     """Batches of pre-training features, as run_pretraining's input_fn.
 
-    Training: the file list is repeated and shuffled (buffer = number of
-    files), files are read interleaved (cycle length min(num_cpu_threads,
-    number of files), order not deterministic), records are shuffled with a
-    buffer of 100. Evaluation: the files are read in order and repeated. Both
-    repeat forever (the caller sets the number of steps) and drop the last
-    partial batch, as the original.
+    Repeats forever and drops the last partial batch; training shuffles
+    files and records (buffer 100) and interleaves files; `seed` makes the
+    order repeatable.
 
     Args:
       input_files: comma-separated glob string or list of paths/globs.
@@ -90,18 +76,15 @@ def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
       batch_size: int.
       is_training: bool.
       num_cpu_threads: int, the original's default is 4.
-      seed: optional int (`--seed`): both shuffles seeded and the files read
-        in a fixed interleaved order, so a run can be repeated exactly.
+      seed: optional int.
 
     Returns:
-      tf.data.Dataset of dicts as parse_pretraining_example, each with a
-      leading batch dimension of `batch_size`.
+      tf.data.Dataset of dicts as parse_pretraining_example, batched.
 
     Raises:
-      ValueError: a pattern matches no file.
-      data.io.tfrecord.RecordFormatError (a ValueError): a file's records
-        were written with another max_seq_length / max_predictions_per_seq
-        (names the file, the feature and both lengths).
+      UserError: a pattern matches no file.
+      RecordFormatError: records of another max_seq_length or
+        max_predictions_per_seq (names file, feature and lengths).
 
     Source: run_pretraining.py, input_fn_builder.
     """

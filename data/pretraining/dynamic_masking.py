@@ -1,19 +1,10 @@
-"""Dynamic masking: fresh masked-LM masks each time an instance is read.
+"""Dynamic masking (RoBERTa-style, not in the original): fresh masked-LM masks
+each time a record is read.
 
-Not in the original BERT (its masks are fixed when the TFRecords are made,
-`dupe_factor` copies with different masks); this is the RoBERTa-style
-option, applied as a tf.data map on the records that
-create_pretraining_data.py writes. The stored masks are undone (the labels
-go back to their positions) and keras_hub's MaskedLMMaskGenerator draws new
-ones with the original's 80% [MASK] / 10% random / 10% unchanged split.
-
-One difference from the original's count: the generator (tf_text's
-RandomItemSelector) masks min(max_predictions_per_seq, ceil(masked_lm_prob *
-k)) positions, computed in float32, where k is the number of maskable tokens
-(not [CLS]/[SEP]/padding), whereas the original takes round(masked_lm_prob *
-n) with n counting [CLS]/[SEP]. They agree at 128 tokens (19) and can differ
-by one elsewhere (103 tokens: 16 here, 15 in the original). Whole word
-masking is not done here.
+The stored masks are undone and keras_hub's MaskedLMMaskGenerator draws new
+ones (80% [MASK] / 10% random / 10% unchanged). It masks ceil(masked_lm_prob *
+maskable tokens), not the original's round(masked_lm_prob * n) with [CLS] and
+[SEP] counted (docs/limits.md); no whole word masking.
 """
 import keras_hub
 import tensorflow as tf
@@ -26,8 +17,7 @@ def restore_masked_tokens(input_ids, masked_lm_positions, masked_lm_ids,
     Args:
       input_ids: int [B, S] (or [S]), masked ids.
       masked_lm_positions, masked_lm_ids: int [B, P] (or [P]).
-      masked_lm_weights: float [B, P] (or [P]); entries with weight 0 are
-        padding and are ignored.
+      masked_lm_weights: float [B, P] (or [P]); weight 0 is padding.
 
     Returns:
       int tensor like input_ids holding the unmasked token ids.
@@ -50,18 +40,13 @@ class DynamicMasking:
     """A tf.data map function that re-draws the masked-LM masks.
 
     Args:
-      vocab_size: int, size of the vocabulary (random tokens are drawn
-        uniformly from [0, vocab_size), as the original's random word).
-      mask_token_id, cls_token_id, sep_token_id: int ids ([MASK]=103,
-        [CLS]=101, [SEP]=102 in the released English vocabs).
+      vocab_size: int (random tokens are drawn from [0, vocab_size)).
+      mask_token_id, cls_token_id, sep_token_id: int ids.
       max_predictions_per_seq: int, P of the records.
       masked_lm_prob: float, share of maskable tokens to mask.
 
-    Call with a dict of features as data.pretraining.dataset produces
-    (batched [B, ...] or not): input_ids, input_mask, masked_lm_positions,
-    masked_lm_ids, masked_lm_weights; other keys pass through. Returns the
-    same keys and dtypes (ids/positions int32, weights float32) with new
-    masks.
+    Call with a dict of features of pretraining_dataset ([B, ...] or not);
+    returns the same keys, shapes and dtypes with new masks.
     """
 
     def __init__(self, vocab_size, mask_token_id, cls_token_id, sep_token_id,
@@ -75,8 +60,7 @@ class DynamicMasking:
             unselectable_token_ids=[cls_token_id, sep_token_id],
             mask_token_rate=0.8,
             random_token_rate=0.1)
-        # keras_hub turns outputs into Python lists when called eagerly; in a
-        # tf.function (as in tf.data) they stay tensors.
+        # Eagerly keras_hub returns Python lists; in a tf.function, tensors.
         self._remask = tf.function(self._remask_features, autograph=False)
 
     @classmethod
@@ -124,8 +108,3 @@ class DynamicMasking:
             features[key] = tf.ensure_shape(
                 value, features[key].shape)
         return features
-
-
-def apply_dynamic_masking(dataset, dynamic_masking):
-    """Maps a pre-training dataset through a DynamicMasking instance."""
-    return dataset.map(dynamic_masking, num_parallel_calls=tf.data.AUTOTUNE)

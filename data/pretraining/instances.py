@@ -1,11 +1,9 @@
 """Sentence-pair training instances for masked-LM and next-sentence pre-training.
 
-Reproduces `create_pretraining_data.py` of google-research/bert: documents are
-split the same way, and every random draw is made with the same
-`random.Random` method in the same order. So for the same corpus, vocabulary
-and seed, the instances equal the original's one for one. The algorithm is
-kept as plain Python on purpose: no library reproduces the original's rng
-call order, and that order is what makes parity with its output possible.
+Source: create_pretraining_data.py: the same document splits and the same
+`random.Random` calls in the same order, so for the same corpus, vocabulary
+and seed the instances equal the original's (own code: that rng call order
+is what parity needs).
 """
 from data.io.errors import UserError
 import dataclasses
@@ -53,16 +51,13 @@ def read_documents(lines, tokenizer):
     """Groups tokenized sentences into documents.
 
     Args:
-      lines: iterable of str, one sentence per line; a line that is empty
-        after `str.strip()` starts a new document.
-      tokenizer: object with `tokenize(text) -> list of str`
-        (data.tokenization.FullTokenizer).
+      lines: iterable of str, one sentence per line; a blank line starts a
+        new document.
+      tokenizer: a FullTokenizer.
 
     Returns:
-      list of documents; each document is a non-empty list of sentences, each
-      sentence a non-empty list of wordpiece tokens (str). Lines that tokenize
-      to nothing are dropped, and so are documents left empty. Documents are
-      in input order (create_training_instances shuffles them).
+      list of documents (non-empty lists of sentences, each a non-empty list
+      of wordpiece tokens), in input order.
 
     Source: create_pretraining_data.py, create_training_instances (reading).
     """
@@ -72,8 +67,7 @@ def read_documents(lines, tokenizer):
         if not line:
             documents.append([])
             continue
-        # Interning makes repeated tokens share one string: a corpus held in
-        # memory then costs about a pointer per token.
+        # Interned: a corpus in memory costs about a pointer per token.
         tokens = [sys.intern(token) for token in tokenizer.tokenize(line)]
         if tokens:
             documents[-1].append(tokens)
@@ -86,27 +80,19 @@ def create_training_instances(documents, vocab_words, rng, max_seq_length=128,
                               do_whole_word_mask=False, progress=None):
     """Builds the shuffled training instances for a list of documents.
 
-    Shuffles the documents with `rng`, makes `dupe_factor` passes over them
-    (each pass draws new pairs and masks), then shuffles all instances.
-
     Args:
       documents: output of `read_documents` (not modified).
-      vocab_words: list of str, the vocabulary in file order
-        (`list(tokenizer.vocab.keys())`); random replacement tokens are drawn
-        from it.
-      rng: `random.Random`; `random.Random(12345)` reproduces the original's
-        default `--random_seed`.
+      vocab_words: list of str, the vocabulary in file order.
+      rng: `random.Random` (the original's default seed is 12345).
       max_seq_length, dupe_factor, short_seq_prob, masked_lm_prob,
       max_predictions_per_seq, do_whole_word_mask: as the original's flags.
-      progress: optional callable(done, total) called after each document
-        pass (total = dupe_factor * len(documents)).
+      progress: optional callable(done, total) after each document.
 
     Returns:
       list of TrainingInstance.
 
     Raises:
-      ValueError: max_seq_length < 5 (no room for `[CLS] A [SEP] B [SEP]`
-        with a random target length of at least 2).
+      UserError: max_seq_length < 5.
 
     Source: create_pretraining_data.py, create_training_instances.
     """
@@ -140,22 +126,8 @@ def create_instances_from_document(documents, document_index, vocab_words,
                                    short_seq_prob=0.1, masked_lm_prob=0.15,
                                    max_predictions_per_seq=20,
                                    do_whole_word_mask=False):
-    """Cuts one document into sentence pairs and masks them.
-
-    The target length is drawn once per call: max_seq_length - 3, or with
-    probability short_seq_prob `rng.randint(2, max_seq_length - 3)`.
-    Sentences are gathered until the target is reached; A is a random prefix
-    of them; B is the rest (label 0) or, when the chunk has one sentence or
-    with probability 0.5, text from a random other document (label 1; up to
-    10 draws to avoid this document, and the unused sentences are put back).
-
-    Args:
-      documents: list of documents (see read_documents).
-      document_index: int, the document to cut.
-      vocab_words, rng, ...: as create_training_instances.
-
-    Returns:
-      list of TrainingInstance, in document order.
+    """list of TrainingInstance cut from documents[document_index] (other
+    arguments as create_training_instances).
 
     Source: create_pretraining_data.py, create_instances_from_document.
     """
@@ -224,11 +196,8 @@ def create_instances_from_document(documents, document_index, vocab_words,
 
 def num_masked_lm_predictions(num_tokens, masked_lm_prob,
                               max_predictions_per_seq):
-    """How many positions the original masks in a sequence.
-
-    Returns min(max_predictions_per_seq, max(1, round(num_tokens *
-    masked_lm_prob))) with Python 3 round-half-to-even; num_tokens counts
-    [CLS] and [SEP]. With whole word masking this is an upper bound.
+    """min(max_predictions_per_seq, max(1, round(num_tokens *
+    masked_lm_prob))): how many positions the original masks.
 
     Source: create_pretraining_data.py, create_masked_lm_predictions.
     """
@@ -241,22 +210,12 @@ def create_masked_lm_predictions(tokens, masked_lm_prob,
                                  do_whole_word_mask=False):
     """Chooses and replaces the masked-LM positions of one sequence.
 
-    Candidates are all positions but [CLS]/[SEP]; with whole word masking a
-    token starting with `##` joins the group before it (even across a
-    [SEP], as in the original). Groups are shuffled and taken in order while
-    they fit in the count (num_masked_lm_predictions). Each chosen position
-    becomes [MASK] (80%), stays (10%) or becomes a random vocabulary word
-    (10%), decided per wordpiece.
-
     Args:
-      tokens: list of str, `[CLS] A [SEP] B [SEP]` (not modified).
-      masked_lm_prob, max_predictions_per_seq, vocab_words, rng,
-      do_whole_word_mask: as create_training_instances.
+      tokens: list of str, `[CLS] A [SEP] B [SEP]` (not modified); the
+        other arguments as create_training_instances.
 
     Returns:
-      (output_tokens, masked_lm_positions, masked_lm_labels): the masked
-      token list, the sorted positions (list of int) and the original tokens
-      there (list of str).
+      (output_tokens, masked_lm_positions sorted, masked_lm_labels).
 
     Source: create_pretraining_data.py, create_masked_lm_predictions.
     """
@@ -302,10 +261,8 @@ def create_masked_lm_predictions(tokens, masked_lm_prob,
 
 
 def truncate_seq_pair(tokens_a, tokens_b, max_num_tokens, rng):
-    """Shortens a pair in place until it has at most max_num_tokens tokens.
-
-    Removes one token at a time from the longer list (B on ties), from the
-    front when `rng.random() < 0.5`, else from the back.
+    """Shortens a pair in place to max_num_tokens tokens (the longer one, B
+    on ties; front or back by `rng.random() < 0.5`).
 
     Source: create_pretraining_data.py, truncate_seq_pair.
     """

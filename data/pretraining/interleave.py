@@ -1,45 +1,31 @@
 """The order in which shards' records are interleaved into the output files.
 
-The local pipeline (data.pretraining.pipeline) merges the shards' records
-with `tf.data.Dataset.from_tensor_slices(shard_files).interleave(
-TFRecordDataset, cycle_length=min(num_shards, 64), block_length=1)`. A
-distributed run (data.pretraining.beam_pipeline) cannot run that loop over
-all records on one machine, so this module computes the same order from the
-shards' record counts alone, without reading a record:
-
-tf.data's interleave keeps `cycle_length` slots and visits them in turn, one
-visit per slot per round. A visit to a slot with an open shard takes its
-next record; if the shard is exhausted, the visit closes it and emits
-nothing; a visit to an empty slot opens the next shard (in input order) and
-takes its first record in the same visit. So a shard of n records that
-opens in round R on slot i emits in rounds R .. R+n-1 and frees slot i for
-round R+n+1; the next shard goes to the slot that is free first (lowest slot
-index on ties, the order in which a round visits them). Records come out
-sorted by (round, slot). tests/test_pretraining_beam.py checks this against
-tf.data itself.
-
-Record p of the merged order goes to output file p % num_outputs, at
-position p // num_outputs (the original's round-robin writer).
+The local pipeline's order is tf.data's `interleave(TFRecordDataset,
+cycle_length=min(num_shards, 64), block_length=1)` over the shard files; a
+distributed run computes it from the record counts alone. tf.data visits
+`cycle_length` slots in turn, once per round: an open shard gives its next
+record, an exhausted one is closed (emitting nothing), an empty slot opens
+the next shard and takes its first record. So a shard of n records opened in
+round R on slot i emits in rounds R..R+n-1 and frees slot i for round R+n+1;
+the next shard takes the slot free first (lowest index on ties). Records come
+out sorted by (round, slot); record p goes to output file p % num_outputs.
 """
 import dataclasses
 import heapq
 
 import numpy as np
 
-# tf.data's interleave opens at most this many shards at once (file
-# descriptors); data.pretraining.pipeline uses the same constant.
+# The pipeline's cycle_length cap (open files).
 MAX_OPEN_SHARDS = 64
 
-# Rounds per block when the order is computed block by block, so memory
-# stays at about _BLOCK_ROUNDS * cycle_length * 4 bytes (<= 4 MiB).
+# Rounds per block of the order (about _BLOCK_ROUNDS * cycle_length * 4 B).
 _BLOCK_ROUNDS = 1 << 14
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class InterleavePlan:
-    """Where each shard's records fall in the interleaved order.
-
-    Build with `InterleavePlan.from_counts`.
+    """Where each shard's records fall in the interleaved order (build with
+    `from_counts`).
 
     Attributes:
       counts: int64 [num_shards], records per shard.
@@ -55,14 +41,7 @@ class InterleavePlan:
 
     @classmethod
     def from_counts(cls, counts, max_open_shards=MAX_OPEN_SHARDS):
-        """The plan for shards with `counts` records (in shard order).
-
-        Args:
-          counts: sequence of int >= 0, one per shard (at least one shard).
-          max_open_shards: int, the interleave's cycle_length cap.
-
-        Returns:
-          InterleavePlan.
+        """The plan for shards with `counts` (ints >= 0) records.
 
         Raises:
           ValueError: no shard, or a negative count.
@@ -111,11 +90,8 @@ class InterleavePlan:
                            self.counts).sum())
 
     def block_order(self, first_round, end_round):
-        """Shard of each record emitted in rounds [first_round, end_round).
-
-        Returns:
-          int32 [n], the shard index of each of those records, in order.
-        """
+        """int32 [n]: the shard of each record emitted in rounds
+        [first_round, end_round), in order."""
         grid = np.full((end_round - first_round, self.cycle_length), -1,
                        np.int32)
         active = np.nonzero((self.start_rounds < end_round)
@@ -129,10 +105,7 @@ class InterleavePlan:
         return flat[flat >= 0]
 
     def iter_blocks(self, first_round=0, end_round=None):
-        """Yields the merged order block by block (a few MiB at a time).
-
-        Args:
-          first_round, end_round: the rounds to cover (default: all).
+        """Yields the merged order block by block.
 
         Yields:
           (block_end_round, position, order): one past the block's last
@@ -148,12 +121,7 @@ class InterleavePlan:
             position += order.size
 
     def shard_positions(self, shard):
-        """Merged-order positions of a shard's records.
-
-        Returns:
-          int64 [counts[shard]], increasing: where record k of the shard
-          lands in the merged order.
-        """
+        """int64 [counts[shard]]: merged-order position of each record."""
         begin = int(self.start_rounds[shard])
         end = int(self.end_rounds[shard])
         parts = [np.zeros(0, np.int64)]
@@ -162,17 +130,9 @@ class InterleavePlan:
         return np.concatenate(parts)
 
     def output_order(self, output_index, num_outputs):
-        """Yields, block by block, the shard of each record of one output.
-
-        Output file `output_index` of `num_outputs` receives the merged
-        positions output_index, output_index + num_outputs, ...
-
-        Yields:
-          (shards, finished): int32 [n], the shard of each of the output's
-          records in the block, in order; list of int, the shards whose
-          last record lies in this block or before (not yielded before),
-          so their readers can be closed.
-        """
+        """Yields, block by block, (shards, finished): int32 [n], the shard of
+        each record of output `output_index` (merged positions
+        output_index + k * num_outputs); the shards newly finished."""
         ends = self.end_rounds
         by_end = np.argsort(ends, kind="stable")
         done = 0

@@ -1,18 +1,11 @@
 """Text corpus -> pre-training TFRecords, whole or in shards, in parallel.
 
-With one shard this is the original's `create_pretraining_data.py` main:
-read every document, build every instance with `random.Random(random_seed)`,
-write round-robin over the output files (same instances, same order).
-
-Beyond the original, a corpus larger than memory is cut into shards of about
-`shard_size_bytes` (data.pretraining.corpus.plan_shards). Each shard is
-processed on its own, like a separate run of the original on that part of
-the corpus: its random-next sentences come from its own documents, and its
-seed is derived from random_seed and the shard index (shard 0 keeps
-random_seed). Shards are processed by `num_workers` processes, each writing a
-temporary TFRecord; the records are then interleaved one shard at a time
-into the output files. The result depends on the shard size, never on the
-number of workers.
+Source: create_pretraining_data.py main (one shard: the original's instances
+and order). Larger corpora are cut into shards (corpus.plan_shards), each
+built like a run of the original on its part with seed
+shard_seed(random_seed, index), by `num_workers` processes; their records are
+interleaved into the outputs. The result depends on the shard size, never on
+the number of workers.
 """
 import concurrent.futures
 import dataclasses
@@ -59,7 +52,7 @@ class PretrainingOptions:
     do_whole_word_mask: bool = False
 
     def validate(self):
-        """Raises ValueError naming the first bad option."""
+        """Raises UserError naming the first bad option."""
         if self.max_seq_length < 5:
             raise UserError(
                 "max_seq_length must be at least 5 ([CLS] A [SEP] B [SEP]), "
@@ -78,7 +71,7 @@ class PretrainingOptions:
 
 
 def check_vocab(tokenizer):
-    """Raises ValueError unless the vocab has [CLS], [SEP] and [MASK]."""
+    """Raises UserError unless the vocab has [CLS], [SEP] and [MASK]."""
     missing = [token for token in (pretraining_instances.CLS_TOKEN,
                                    pretraining_instances.SEP_TOKEN,
                                    pretraining_instances.MASK_TOKEN)
@@ -137,12 +130,8 @@ _WORKER_TOKENIZERS = {}
 
 
 def _die_with_parent(parent_pid):
-    """Asks Linux to SIGKILL this worker when its parent process dies.
-
-    Without it, a kill -9 of create_pretraining_data.py leaves its workers
-    running (hundreds of MB each) until they finish their shard. Linux only
-    (prctl PR_SET_PDEATHSIG); elsewhere a no-op.
-    """
+    """prctl(PR_SET_PDEATHSIG, SIGKILL): a killed parent takes its workers
+    along (Linux only)."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes
@@ -246,15 +235,11 @@ def _drain(progress_queue, progress):
 
 def check_run(input_files, output_files, vocab_file, do_lower_case=True,
               options=None, num_workers=1):
-    """Every check of a run before any work; loads the tokenizer.
-
-    Shared by the local pool and the Beam pipeline, so both reject the same
-    input with the same message. Also removes temp files that killed runs
-    left beside the outputs.
+    """Every check of a run (local pool and Beam), before any work; removes
+    temp files of killed runs.
 
     Returns:
-      (options, tokenizer): the PretrainingOptions (defaults filled in) and
-      the FullTokenizer.
+      (PretrainingOptions with defaults filled in, FullTokenizer).
 
     Raises:
       UserError: bad options or num_workers, no output file, a vocab
@@ -273,7 +258,6 @@ def check_run(input_files, output_files, vocab_file, do_lower_case=True,
             raise MissingInputError("input file not found: %s" % path)
     tokenizer = FullTokenizer(vocab_file, do_lower_case)
     check_vocab(tokenizer)
-    # Temp files of an earlier, killed run (its pid is gone) go first.
     for path in output_files:
         for removed in atomic.remove_stale_temp_files(path):
             logging.info("Removed a temp file of an unfinished run: %s",
@@ -301,26 +285,24 @@ def create_pretraining_files(input_files, output_files, vocab_file,
     """Writes pre-training TFRecords for a text corpus; returns the count.
 
     Args:
-      input_files: list of str, text files: one sentence per line, a blank
-        line between documents (UTF-8).
-      output_files: list of str; records go round-robin over them. Each is
-        written to a temporary file first and moved into place at the end.
-      vocab_file: str, the WordPiece vocab.
-      do_lower_case: bool, as the tokenizer.
+      input_files: list of str, UTF-8 text, one sentence per line, a blank
+        line between documents.
+      output_files: list of str; records go round-robin over them
+        (atomically).
+      vocab_file, do_lower_case: the tokenizer's.
       options: PretrainingOptions (defaults: the original's).
-      random_seed: int; with one shard the output equals the original's
-        for this seed.
-      num_workers: int >= 1, processes for the shards (1: in this process).
+      random_seed: int.
+      num_workers: int >= 1, processes for the shards.
       shard_size_bytes: int; 0 keeps the whole corpus in one shard.
-      show_progress: bool, show a progress bar on stdout.
+      show_progress: bool, a progress bar on stdout.
 
     Returns:
       int, the number of instances written.
 
     Raises:
-      ValueError: bad options, a vocab without [CLS]/[SEP]/[MASK], input
+      UserError: bad options, a vocab without [CLS]/[SEP]/[MASK], input
         that is not UTF-8 (names file and line), no output file.
-      FileNotFoundError: the vocab or an input file does not exist.
+      MissingFileError: the vocab or an input file does not exist.
 
     Source: create_pretraining_data.py, main.
     """
@@ -397,12 +379,8 @@ def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
 
 
 def _interleave(shard_files, counts, output_files, inv_vocab):
-    # One record of each shard in turn (shards that run out drop out), so
-    # the outputs mix all shards instead of holding them one after another:
-    # the order of tf.data's interleave(cycle_length=min(shards, 64),
-    # block_length=1) over the shard files, computed from the counts
-    # (data.pretraining.interleave) so the Beam pipeline can reproduce it.
-    # At most 64 files are open at once.
+    # tf.data's interleave(cycle_length=min(shards, 64), block_length=1)
+    # order, computed from the counts so the Beam pipeline reproduces it.
     plan = pretraining_interleave.InterleavePlan.from_counts(counts)
     with pretraining_records.RoundRobinRecordWriter(
             output_files, inv_vocab) as writer:

@@ -1,18 +1,13 @@
 """TFRecord format of pre-training instances: features, spec and writer.
 
-The keys, dtypes and lengths are those of google-research/bert
-`create_pretraining_data.py` (write_instance_to_example_files) and
-`run_pretraining.py` (input_fn_builder), so files go both ways between the
-original and this project.
+Source: create_pretraining_data.py write_instance_to_example_files and
+run_pretraining.py input_fn_builder (same keys, dtypes and lengths).
 """
 import collections
 
 from absl import logging
 import tensorflow as tf
 
-# temp_path_for, replace_file and remove_quietly were defined here before
-# data.io.atomic; they stay importable from this module.
-from data.io.atomic import remove_quietly, replace_file, temp_path_for  # noqa: F401
 from data.io.errors import UserError
 from data.io.record_specs import pretraining_record_spec
 from data.io.tfrecord import RecordFileWriter
@@ -25,14 +20,8 @@ FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids",
 def pretraining_feature_spec(max_seq_length, max_predictions_per_seq):
     """The `tf.io.parse_single_example` spec of a pre-training record.
 
-    Returns:
-      dict key -> tf.io.FixedLenFeature: input_ids, input_mask, segment_ids
-      int64 [max_seq_length]; masked_lm_positions, masked_lm_ids int64
-      [max_predictions_per_seq]; masked_lm_weights float32
-      [max_predictions_per_seq]; next_sentence_labels int64 [1].
-
-    Source: run_pretraining.py, input_fn_builder (name_to_features); built
-    from data.io.record_specs.pretraining_record_spec.
+    Source: run_pretraining.py, input_fn_builder (name_to_features);
+    data.io.record_specs.pretraining_record_spec.
     """
     return pretraining_record_spec(
         max_seq_length, max_predictions_per_seq).parsing_spec()
@@ -42,18 +31,12 @@ def instance_to_features(instance, tokenizer, max_seq_length,
                          max_predictions_per_seq):
     """Converts a TrainingInstance to the original's feature lists.
 
-    Args:
-      instance: data.pretraining.instances.TrainingInstance.
-      tokenizer: object with `convert_tokens_to_ids(list of str)`.
-      max_seq_length, max_predictions_per_seq: padded lengths.
-
     Returns:
-      OrderedDict key -> list (ints, or floats for masked_lm_weights), in the
-      original's key order, zero-padded.
+      OrderedDict key -> zero-padded list (floats for masked_lm_weights).
 
     Raises:
-      ValueError: the instance is longer than max_seq_length or has more
-        predictions than max_predictions_per_seq.
+      ValueError: the instance exceeds max_seq_length or
+        max_predictions_per_seq.
       KeyError: a token is not in the vocabulary (as the original).
 
     Source: create_pretraining_data.py, write_instance_to_example_files.
@@ -94,20 +77,12 @@ def features_to_example(features):
 
 
 def serialize_example(example):
-    """Serializes with sorted map keys (data.io.tfrecord.RecordSpec).
-
-    The original's bytes order the feature map by a per-process hash, so its
-    files differ from run to run; sorting makes ours the same on every run.
-    """
+    """Serializes with sorted map keys (same bytes on every run)."""
     return example.SerializeToString(deterministic=True)
 
 
 def log_example(example, inv_vocab):
     """Logs one record as the original logs its first 20 instances.
-
-    Args:
-      example: tf.train.Example with the pre-training keys.
-      inv_vocab: dict id -> token, to print the tokens.
 
     Source: create_pretraining_data.py, write_instance_to_example_files.
     """
@@ -125,15 +100,8 @@ def log_example(example, inv_vocab):
 class RoundRobinRecordWriter(RecordFileWriter):
     """Writes serialized records round-robin over several TFRecord files.
 
-    Record k goes to output_files[k % len(output_files)], as the original.
-    Atomic as data.io.tfrecord.RecordFileWriter: `commit()` moves the temp
-    files onto the final names; an exception in the `with` block deletes
-    them, so a user never sees a half-written file.
-
-    Args:
-      output_files: list of str, the final file names (not empty).
-      inv_vocab: optional dict id -> token; when given, the first
-        `num_logged` records are logged as the original does.
+    A RecordFileWriter that also logs the first `num_logged` records when
+    `inv_vocab` (id -> token) is given.
 
     Source: create_pretraining_data.py, write_instance_to_example_files.
     """
@@ -155,14 +123,6 @@ class RoundRobinRecordWriter(RecordFileWriter):
 def write_instances(instances, tokenizer, output_files, max_seq_length,
                     max_predictions_per_seq, log_first=20):
     """Writes TrainingInstances as the original does; returns the count.
-
-    Args:
-      instances: iterable of TrainingInstance.
-      tokenizer: data.tokenization.FullTokenizer (convert_tokens_to_ids,
-        inv_vocab).
-      output_files: list of str; records are written round-robin.
-      max_seq_length, max_predictions_per_seq: padded lengths.
-      log_first: how many leading records to log.
 
     Source: create_pretraining_data.py, write_instance_to_example_files.
     """

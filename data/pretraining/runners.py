@@ -1,22 +1,10 @@
 """Which runner a run uses, and the Beam pipeline options passed to it.
 
-`--runner` of create_pretraining_data.py names the runner:
-  * `local` (default): no Beam; the process pool of data.pretraining.pipeline.
-  * `DirectRunner`: Beam's local batch runner (the FnApiRunner, what Beam's
-    DirectRunner uses for batch pipelines). Beam >= 2.6x's DirectRunner
-    first tries the Prism runner, which downloads a binary on first use;
-    this name skips that, so it works offline and in CI. `--num_workers=N`
-    (N > 1) runs N worker processes (direct_num_workers,
-    direct_running_mode=multi_processing).
-  * `PrismRunner`, `BundleBasedDirectRunner`, `FnApiRunner`: Beam's other
-    local runners, by their Beam names (Prism: optional, downloads its
-    binary).
-  * `DataflowRunner`, `FlinkRunner`, `SparkRunner`, `PortableRunner`, or a
-    runner's full class name: passed to Beam. Their own options come in
-    `--beam_pipeline_options` (a command line, e.g. "--project=p
-    --region=us-central1 --temp_location=gs://b/tmp --setup_file=./setup.py").
-    `--num_workers` becomes Dataflow's `--num_workers` (initial workers)
-    unless the options set it, and Flink's `--parallelism`.
+`--runner`: `local` (default, the process pool of data.pretraining.pipeline),
+`DirectRunner` (run as Beam's FnApiRunner, so nothing is downloaded), Beam's
+other local runners, or a cluster runner (Dataflow, Flink, Spark, Portable, a
+full class name) with its options in `--beam_pipeline_options`.
+`--num_workers` maps to the runner's own worker option (docs/pretraining.md).
 """
 import contextlib
 import importlib.util
@@ -42,14 +30,8 @@ def create_pretraining_files_with_runner(runner, input_files, output_files,
                                          show_progress=True, **kwargs):
     """Writes pre-training TFRecords on the chosen runner; returns the count.
 
-    Args:
-      runner: "local" (data.pretraining.pipeline.create_pretraining_files)
-        or a Beam runner name (beam_pipeline.create_pretraining_files_beam).
-      input_files, output_files, vocab_file: as create_pretraining_files.
-      beam_pipeline_options: str, Beam options (Beam runners only).
-      show_progress: bool, the local pool's progress bar.
-      **kwargs: do_lower_case, options, random_seed, num_workers,
-        shard_size_bytes, as create_pretraining_files.
+    `runner` "local" calls create_pretraining_files, a Beam runner name
+    create_pretraining_files_beam; the other arguments are theirs.
 
     Raises:
       UserError: Beam options without a Beam runner, or a Beam runner
@@ -80,12 +62,6 @@ def _has_option(args, name):
 
 def beam_args(runner, beam_pipeline_options="", num_workers=1):
     """The Beam command-line arguments for a run.
-
-    Args:
-      runner: str, a Beam runner name (see the module docstring).
-      beam_pipeline_options: str, more Beam options as a command line
-        (shell quoting allowed), or a list of str.
-      num_workers: int, the script's --num_workers.
 
     Returns:
       list of str, e.g. ["--runner=FnApiRunner", "--direct_num_workers=2",
@@ -124,15 +100,8 @@ def beam_args(runner, beam_pipeline_options="", num_workers=1):
 
 @contextlib.contextmanager
 def quiet_local_runner(runner):
-    """Hides Beam's own INFO lines in this process while a local runner runs.
-
-    On DirectRunner and the other local runners the driver logs at INFO the
-    servers it starts and echoes every line its worker processes log. Those
-    processes also print their lines to the inherited stderr themselves;
-    FnApiRunner passes them no pipeline option, so their level is not ours
-    to set, and those lines stay. Our own lines (absl) and Beam's warnings
-    still show. Cluster runners log elsewhere and are left alone.
-    """
+    """Raises the "apache_beam" logger to WARNING while a local runner runs
+    (its driver echoes every worker line at INFO)."""
     if runner not in _DIRECT_RUNNERS:
         yield
         return
@@ -170,15 +139,8 @@ def pipeline_options(args):
 
 
 def make_workers_find_project(options):
-    """Lets local worker processes import this project.
-
-    Beam's multi_processing workers are new Python processes that inherit
-    the environment, not sys.path: when the project is not installed, its
-    root goes on PYTHONPATH so they can import `data`.
-
-    Args:
-      options: the run's PipelineOptions.
-    """
+    """Puts the project root on PYTHONPATH for multi_processing workers
+    (they inherit the environment, not sys.path)."""
     from apache_beam.options.pipeline_options import DirectOptions
 
     if options.view_as(DirectOptions).direct_running_mode != (

@@ -1,10 +1,8 @@
 """One shard's work: its seed, its instances and its serialized records.
 
-Every runner (the local process pool of data.pretraining.pipeline, the Beam
-pipeline of data.pretraining.beam_pipeline) processes a shard by calling
-`build_shard_records` with `shard_seed(random_seed, shard_index)`, so a
-shard's records are the same bytes whichever runner made them. With one
-shard and seed `random_seed` this is the original's whole run.
+Every runner (the local pool, Beam) builds a shard with `build_shard_records`
+and `shard_seed(random_seed, shard_index)`, so a shard's records are the same
+bytes whichever runner made them; one shard is the original's whole run.
 """
 import dataclasses
 import hashlib
@@ -14,18 +12,14 @@ from data.pretraining import corpus as pretraining_corpus
 from data.pretraining import instances as pretraining_instances
 from data.pretraining import records as pretraining_records
 
-# The share of a shard's work spent reading + tokenizing, then building the
-# instances; the rest is writing. Only used to move a progress bar evenly.
+# Shares of a shard's work (reading, building) for the progress bar.
 READ_SHARE = 0.6
 BUILD_SHARE = 0.3
 
 
 def shard_seed(random_seed, shard_index):
-    """The seed of shard `shard_index`: random_seed itself for shard 0.
-
-    Other shards get 63 bits of sha256("<random_seed>:<shard_index>"), so
-    seeds of different shards and of nearby random_seeds do not collide.
-    """
+    """random_seed for shard 0, else 63 bits of
+    sha256("<random_seed>:<shard_index>")."""
     if shard_index == 0:
         return random_seed
     digest = hashlib.sha256(
@@ -34,17 +28,8 @@ def shard_seed(random_seed, shard_index):
 
 
 def build_shard_instances(shard, tokenizer, options, seed, progress=None):
-    """Reads one shard and builds its shuffled instances.
-
-    Args:
-      shard: list of pretraining_corpus.TextRange.
-      tokenizer: FullTokenizer.
-      options: PretrainingOptions.
-      seed: int for random.Random.
-      progress: optional callable(fraction in [0, 1]) for this shard.
-
-    Returns:
-      list of TrainingInstance.
+    """list of TrainingInstance of one shard (a list of TextRange);
+    `progress` is an optional callable(fraction).
 
     Source: create_pretraining_data.py, create_training_instances.
     """
@@ -67,22 +52,10 @@ class ShardRecords:
 
 
 def build_shard_records(shard, tokenizer, options, seed, progress=None):
-    """Builds one shard's records: the one per-shard step of every runner.
-
-    The local pool (`create_pretraining_files`) and the Beam pipeline
-    (data.pretraining.beam_pipeline) both call this for each shard, with
-    the seed `shard_seed(random_seed, shard_index)`, so their shard files
-    are the same bytes. Deterministic: the same arguments give the same
-    records.
-
-    Args:
-      as build_shard_instances.
-
-    Returns:
-      ShardRecords.
+    """ShardRecords of one shard (arguments as build_shard_instances).
 
     Raises:
-      ValueError: a line of the shard is not UTF-8 (names file and line).
+      TextFileError: a line of the shard is not UTF-8 (names file and line).
 
     Source: create_pretraining_data.py, create_training_instances and
     write_instance_to_example_files (the features of each instance).

@@ -1,15 +1,9 @@
 """Per-shard record files and their merge into the output files.
 
-A sharded run writes each shard's serialized records to a file of its own,
-then merges them into the output files in the interleaved order of
-data.pretraining.interleave (tf.data's interleave over the shard files,
-then round-robin over the outputs). The local pipeline merges in one
-process; the Beam pipeline first splits each shard's file by output file
-(`split_shard_file`), then writes each output file on its own
-(`output_records`), so no worker reads more than its share.
-
-Files are read and written with TensorFlow's record reader and writer, so
-local paths and gs:// work alike (and checksums are checked).
+Each shard's records go to a file of their own, merged into the outputs in
+the order of data.pretraining.interleave. The Beam pipeline first splits each
+shard file by output (`split_shard_file`), then writes each output on its own
+(`output_records`). TensorFlow's record reader/writer: local and gs:// alike.
 """
 import uuid
 
@@ -23,11 +17,9 @@ _READ_BATCH = 256
 
 
 def _record_iterator():
-    # tf.compat.v1.io.tf_record_iterator is TF's C++ record reader: 0.1 ms
-    # to open a file and ~3 us a record, against ~80 ms and ~200 us (per
-    # eager step) for tf.data, which matters with thousands of small shard
-    # files. It is deprecated in favour of tf.data but kept in TF 2.x; the
-    # undecorated function skips the deprecation log line.
+    # TF's C++ record reader (deprecated, kept in TF 2.x) opens a file in
+    # 0.1 ms against ~80 ms for tf.data: thousands of small shard files.
+    # The undecorated function skips the deprecation log line.
     function = getattr(tf.compat.v1.io, "tf_record_iterator", None)
     return getattr(function, "__wrapped__", function)
 
@@ -52,26 +44,13 @@ def read_records(path):
 
 
 def _attempt_path(path):
-    # Beside the final name (same folder: the rename stays within one file
-    # system), unique per attempt so a retried or speculative attempt never
-    # writes into another attempt's file.
+    # Beside the final name, unique per (retried, speculative) attempt.
     return "%s.attempt-%s" % (path, uuid.uuid4().hex)
 
 
 def write_records(path, records):
-    """Writes records to `path`, which appears only once complete.
-
-    The records go to a unique temp name beside `path` that is renamed onto
-    `path` at the end (replacing a file a previous attempt finished with the
-    same content); a failure removes the temp file.
-
-    Args:
-      path: str, local or gs://.
-      records: iterable of bytes.
-
-    Returns:
-      int, the number of records written.
-    """
+    """Writes records (bytes) to `path`, which appears only once complete;
+    returns their number."""
     temp = _attempt_path(path)
     count = 0
     try:
@@ -109,12 +88,11 @@ def split_shard_file(plan, shard, source_path, output_paths):
     """Splits one shard's record file by the output file of each record.
 
     Args:
-      plan: data.pretraining.interleave.InterleavePlan of the run.
+      plan: the run's InterleavePlan.
       shard: int, the shard index.
-      source_path: str, the shard's records (plan.counts[shard] of them).
-      output_paths: list of str, one per output file: where that output's
-        records of this shard go. Outputs that receive no record of this
-        shard get no file.
+      source_path: str, the shard's records.
+      output_paths: list of str, one per output file (none is written for
+        an output without records of this shard).
 
     Returns:
       list of int, records written per output file.
@@ -160,16 +138,13 @@ def output_records(plan, output_index, num_outputs, source_path):
     """Yields the records of one output file, in order.
 
     Args:
-      plan: InterleavePlan of the run.
+      plan: the run's InterleavePlan.
       output_index, num_outputs: which output file, of how many.
-      source_path: callable(shard) -> str, the file holding the shard's
-        records for this output file, in shard order (the whole shard file
-        when num_outputs == 1, else a split_shard_file output).
+      source_path: callable(shard) -> str, the shard's records for this
+        output (the shard file, or its split_shard_file output).
 
     Yields:
-      bytes, the serialized records: merged positions output_index,
-      output_index + num_outputs, ... At most plan.cycle_length source
-      files are open at once.
+      bytes: merged positions output_index + k * num_outputs.
 
     Raises:
       ValueError: a source file ends before the plan says it should.
