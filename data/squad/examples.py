@@ -1,8 +1,7 @@
 """SQuAD JSON reading: questions, whitespace-split contexts and answer words.
 
-Reproduces `SquadExample` and `read_squad_examples` of google-research/bert
-`run_squad.py`, with clear errors for malformed files instead of bare
-KeyError/IndexError, and no crash on empty contexts.
+Source: run_squad.py `SquadExample`, `read_squad_examples` (malformed files
+raise a UserError naming the question; empty contexts do not crash).
 """
 import dataclasses
 import json
@@ -23,15 +22,11 @@ class SquadExample:
     Attributes:
       qas_id: str, the question id ("id" in the JSON).
       question_text: str, the question as written.
-      doc_tokens: list of str, the context split on the SQuAD whitespace set
-        (see `is_squad_whitespace`); empty for an empty context.
-      orig_answer_text: str or None; the answer text (training only; "" for
-        impossible questions).
-      start_position, end_position: int or None; indexes into `doc_tokens` of
-        the first and last answer word (training only; -1 for impossible
-        questions).
-      is_impossible: bool, True for SQuAD 2.0 questions without an answer
-        (only read when training with version_2_with_negative).
+      doc_tokens: list of str, the context split by `is_squad_whitespace`.
+      orig_answer_text: str or None (training only; "" if impossible).
+      start_position, end_position: int or None, the first and last answer
+        word in `doc_tokens` (training only; -1 if impossible).
+      is_impossible: bool (SQuAD 2.0, training only).
     """
 
     qas_id: str
@@ -58,26 +53,17 @@ class SquadExample:
 
 
 def is_squad_whitespace(char):
-    """True for the characters run_squad.py splits contexts on.
-
-    Only " ", "\\t", "\\r", "\\n" and U+202F (narrow no-break space) count;
-    other Unicode spaces (e.g. U+00A0) stay inside words. Source: run_squad.py
-    `read_squad_examples.is_whitespace`.
-    """
+    """Source: run_squad.py `read_squad_examples.is_whitespace` (U+00A0 and
+    other Unicode spaces stay inside words)."""
     return char in (" ", "\t", "\r", "\n", "\u202f")
 
 
 def split_context(paragraph_text):
     """Splits a context into words and maps every character to its word.
 
-    Args:
-      paragraph_text: str, the context.
-
     Returns:
-      (doc_tokens, char_to_word_offset): the maximal runs of non-whitespace
-      characters, and for each character of `paragraph_text` the index of the
-      word it belongs to; a whitespace character maps to the word before it,
-      leading whitespace to -1.
+      (doc_tokens, char_to_word_offset): the words, and per character the
+      index of its word (whitespace: the word before; leading: -1).
 
     Source: the loop at the top of run_squad.py `read_squad_examples`.
     """
@@ -101,10 +87,8 @@ def load_squad_json(input_file):
     """Loads a SQuAD JSON file and returns its "data" list.
 
     Raises:
-      ValueError: the file is not valid JSON (message gives the file, line and
-        column), or has no "data" list; data.io.text_files.TextFileError (a
-        ValueError): the file is a zip/gzip archive (says to extract it) or
-        not UTF-8.
+      UserError: not valid JSON (file, line, column), no "data" list, an
+        archive or not UTF-8 (TextFileError).
     """
     text = read_utf8_text(input_file, "SQuAD JSON")
     try:
@@ -147,9 +131,7 @@ def _answer_words(qa, qas_id, paragraph_text, doc_tokens,
     answer_offset = _field(answer, "answer_start", int, input_file,
                            where + " answer")
     answer_length = len(orig_answer_text)
-    # The original would index out of range (or produce a garbage span) for
-    # these; an empty context or empty answer cannot be recovered, so they
-    # are skipped like any unrecoverable answer.
+    # The original would index out of range here.
     if not doc_tokens or not orig_answer_text.split():
         logging.warning("Skipping question %r: empty context or answer text.",
                         qas_id)
@@ -163,8 +145,7 @@ def _answer_words(qa, qas_id, paragraph_text, doc_tokens,
                 len(paragraph_text)))
     start_position = char_to_word_offset[answer_offset]
     end_position = char_to_word_offset[end_offset]
-    # Keep only answers whose text is found in the words of the span, as the
-    # original does (unicode oddities make a few fail in SQuAD train).
+    # As the original: the answer text must be found in the span's words.
     actual_text = " ".join(doc_tokens[start_position:(end_position + 1)])
     cleaned_answer_text = " ".join(orig_answer_text.split())
     if actual_text.find(cleaned_answer_text) == -1:
@@ -179,20 +160,17 @@ def read_squad_examples(input_file, is_training,
     """Reads a SQuAD 1.1 or 2.0 JSON file into a list of `SquadExample`.
 
     Args:
-      input_file: path of the JSON file (anything tf.io.gfile opens).
-      is_training: bool; when True the answers are read and aligned to words
-        (each answerable question must have exactly one answer).
+      input_file: path of the JSON file.
+      is_training: bool; read the answers (exactly one per question) and
+        align them to words, skipping unfound ones as the original.
       version_2_with_negative: bool; when training, read "is_impossible".
 
     Returns:
-      list of SquadExample in file order. When training, questions whose
-      answer text cannot be found in the context words are skipped with a
-      warning, exactly as in the original; at prediction time every question
-      is returned (an empty context gives empty `doc_tokens`).
+      list of SquadExample in file order.
 
     Raises:
-      ValueError: malformed JSON (file, line, column), a missing or mistyped
-        field (naming the question id or paragraph), a training question
+      UserError: malformed JSON (file, line, column), a missing or mistyped
+        field (naming the question or paragraph), a training question
         without exactly one answer, or an answer outside its context.
 
     Source: run_squad.py `read_squad_examples` (FLAGS.version_2_with_negative

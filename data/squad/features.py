@@ -1,10 +1,8 @@
 """SQuAD features: WordPiece windows over the context, TFRecords, tf.data.
 
-Reproduces `InputFeatures`, `convert_examples_to_features`,
-`_improve_answer_span`, `_check_is_max_context`, `FeatureWriter` and
-`input_fn_builder` of google-research/bert `run_squad.py`. The windowing and
-label rules are the original's exactly (own code: no library reproduces
-them); reading uses tf.data.
+Source: run_squad.py `InputFeatures`, `convert_examples_to_features`,
+`_improve_answer_span`, `_check_is_max_context`, `FeatureWriter`,
+`input_fn_builder` (own code: no library has these windowing and label rules).
 """
 import collections
 import dataclasses
@@ -37,14 +35,11 @@ class InputFeatures:
       example_index: int, index of the example in the list converted.
       doc_span_index: int, index of this window among the example's windows.
       tokens: list of str, `[CLS] query [SEP] doc window [SEP]` (unpadded).
-      token_to_orig_map: dict feature position -> index in
-        `example.doc_tokens` (context positions only).
-      token_is_max_context: dict feature position -> bool, True where this
-        window gives the token its maximum context.
+      token_to_orig_map: dict position -> index in `example.doc_tokens`.
+      token_is_max_context: dict position -> bool.
       input_ids, input_mask, segment_ids: lists of int, length max_seq_length.
-      start_position, end_position: int feature positions of the answer when
-        training (0 = [CLS] when the answer is outside this window or the
-        question is impossible); None at prediction time.
+      start_position, end_position: int answer positions when training (0,
+        [CLS], outside the window or if impossible); else None.
       is_impossible: bool.
     """
 
@@ -66,18 +61,8 @@ def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
                         orig_answer_text):
     """Narrows a word-level answer span to the sub-tokens of the answer text.
 
-    Searches starts in ascending and ends in descending order for the first
-    sub-span whose space-joined tokens equal the tokenized answer (e.g. "1895"
-    inside the word "(1895-1943)."); returns the input span if none matches.
-
-    Args:
-      doc_tokens: list of str, all WordPiece tokens of the context.
-      input_start, input_end: int, inclusive token span of the answer words.
-      tokenizer: a FullTokenizer.
-      orig_answer_text: str.
-
-    Returns:
-      (start, end) ints.
+    Returns (start, end), inclusive token indexes (e.g. "1895" inside
+    "(1895-1943).").
 
     Source: run_squad.py `_improve_answer_span`.
     """
@@ -91,11 +76,8 @@ def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
 
 
 def check_is_max_context(doc_spans, cur_span_index, position):
-    """True if window `cur_span_index` gives token `position` most context.
-
-    Over the windows containing the token, the score is
-    min(left context, right context) + 0.01 * window length; the first window
-    with the highest score wins.
+    """True if window `cur_span_index` gives token `position` most context
+    (score min(left, right) + 0.01 * length; first best wins).
 
     Source: run_squad.py `_check_is_max_context`.
     """
@@ -116,11 +98,7 @@ def check_is_max_context(doc_spans, cur_span_index, position):
 
 
 def make_doc_spans(num_doc_tokens, max_tokens_for_doc, doc_stride):
-    """Returns the sliding windows (DocSpan list) over the context tokens.
-
-    Each window is at most `max_tokens_for_doc` long; windows advance by
-    min(window length, doc_stride) and stop once one reaches the end. An
-    empty context gives no windows.
+    """The sliding windows (DocSpan list) over the context tokens.
 
     Source: the while loop of run_squad.py `convert_examples_to_features`.
     """
@@ -136,12 +114,7 @@ def make_doc_spans(num_doc_tokens, max_tokens_for_doc, doc_stride):
 
 
 def _tokenize_doc(doc_tokens, tokenizer):
-    """WordPiece-tokenizes each word; returns the token/word index maps.
-
-    A word that yields no pieces (zero-width or lone combining characters)
-    maps, in orig_to_tok_index, to the position of the next word's first
-    piece, as in the original.
-    """
+    """(tok_to_orig_index, orig_to_tok_index, all_doc_tokens)."""
     tok_to_orig_index = []
     orig_to_tok_index = []
     all_doc_tokens = []
@@ -181,13 +154,6 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
                                  output_fn):
     """Turns SquadExamples into windowed InputFeatures, passed to output_fn.
 
-    The query is tokenized and cut to `max_query_length` tokens; the context
-    words are tokenized one by one; windows of
-    `max_seq_length - len(query) - 3` tokens advance by `doc_stride`. When
-    training, the answer span is mapped to sub-tokens (`improve_answer_span`)
-    and windows that do not contain it are kept with start = end = 0 ([CLS]),
-    as the original does (despite its comment).
-
     Args:
       examples: list of SquadExample.
       tokenizer: a FullTokenizer (tokenize, convert_tokens_to_ids).
@@ -196,19 +162,14 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
       output_fn: callable taking one InputFeatures, called in order.
 
     Returns:
-      int, the number of features produced. An example whose context yields
-      no WordPiece tokens (empty, whitespace or zero-width only) produces no
-      feature; post-processing still predicts for it.
+      int, the number of features (none for a context without tokens).
 
     Raises:
-      ValueError: doc_stride < 1, or a question leaves no room for context
-        (max_seq_length <= its query length + 3; run_squad.py requires
-        max_seq_length > max_query_length + 3): the original would loop
-        forever there.
+      UserError: doc_stride < 1, or max_seq_length leaves no room for
+        context after a question (the original loops forever).
 
-    Source: run_squad.py `convert_examples_to_features`. Difference: a
-    training example whose answer words yield no WordPiece tokens at all is
-    skipped with a warning (the original writes labels with start > end).
+    Source: run_squad.py `convert_examples_to_features`; a training answer
+    without WordPiece tokens is skipped with a warning.
     """
     if doc_stride < 1:
         raise UserError("doc_stride must be at least 1, got %d" % doc_stride)
@@ -333,31 +294,10 @@ def _feature_values(feature, is_training):
     return values
 
 
-def feature_to_tf_example(feature, is_training):
-    """Serializes one InputFeatures as a tf.train.Example (all int64).
-
-    Keys: unique_ids, input_ids, input_mask, segment_ids; training adds
-    start_positions, end_positions and is_impossible (0/1)
-    (data.io.record_specs.squad_record_spec).
-
-    Source: run_squad.py `FeatureWriter.process_feature`.
-    """
-    spec = squad_record_spec(len(feature.input_ids), is_training)
-    return spec.to_example(_feature_values(feature, is_training))
-
-
 class FeatureWriter(object):
-    """Writes InputFeatures to a TFRecord file, atomically.
-
-    Records go to a temporary file under `.bert-tmp/` in the same folder
-    (data.io.tfrecord.RecordFileWriter), which replaces `filename` on
-    `close()`; if closed after an error (context-manager exit with an
-    exception, or `close(discard=True)`) the temporary file is deleted and
-    `filename` is left untouched.
-
-    Usage:
-      with FeatureWriter(path, is_training=False) as writer:
-          convert_examples_to_features(..., output_fn=writer.process_feature)
+    """Writes InputFeatures to a TFRecord file, atomically (RecordFileWriter;
+    `close(discard=True)` or an exception in `with` leaves `filename` as it
+    was). Records: data.io.record_specs.squad_record_spec.
 
     Attributes:
       filename: str; is_training: bool; num_features: int written so far.
@@ -396,15 +336,6 @@ class FeatureWriter(object):
         return False
 
 
-def feature_spec(seq_length, is_training):
-    """The tf.io parsing spec of the SQuAD TFRecords (all int64).
-
-    Source: run_squad.py `input_fn_builder.name_to_features` (the written
-    `is_impossible` key is not parsed there either).
-    """
-    return squad_record_spec(seq_length, is_training).parsing_spec()
-
-
 def squad_dataset(input_files, seq_length, is_training, batch_size,
                   drop_remainder=None, shuffle_buffer=100, seed=None,
                   repeat=None):
@@ -412,27 +343,21 @@ def squad_dataset(input_files, seq_length, is_training, batch_size,
 
     Args:
       input_files: a path or list of paths.
-      seq_length: int, the max_seq_length the records were written with.
-      is_training: bool; training parses start/end positions, repeats and
-        shuffles (buffer 100, as the original) and by default drops the last
-        partial batch.
+      seq_length: int, the max_seq_length of the records.
+      is_training: bool; parse positions, shuffle (buffer 100).
       batch_size: int.
-      drop_remainder: bool or None (None: is_training). Prediction keeps
-        every record so that every question gets an answer.
-      shuffle_buffer: int, training shuffle buffer size.
+      drop_remainder, repeat: bool or None (None: is_training).
+      shuffle_buffer: int.
       seed: optional int shuffle seed.
-      repeat: bool or None (None: is_training), repeat the data forever.
 
     Returns:
-      tf.data.Dataset of dicts: unique_ids [B], input_ids, input_mask,
-      segment_ids [B, seq_length], and when training start_positions,
-      end_positions [B]; all int32 (records hold int64, cast as the original
-      does for TPUs).
+      tf.data.Dataset of int32 dicts: unique_ids [B], input_ids, input_mask,
+      segment_ids [B, seq_length]; training adds start_positions,
+      end_positions [B].
 
     Raises:
-      data.io.tfrecord.RecordFormatError (a ValueError): the records were
-        written with another max_seq_length (names the file, the feature
-        and both lengths), or for prediction vs training.
+      RecordFormatError: records of another max_seq_length (names file,
+        feature and lengths), or of prediction vs training.
 
     Source: run_squad.py `input_fn_builder`.
     """

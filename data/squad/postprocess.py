@@ -1,15 +1,10 @@
 """SQuAD post-processing: logits -> n-best answers, predictions, null odds.
 
-Reproduces `RawResult`, `write_predictions`, `get_final_text`,
-`_get_best_indexes` and `_compute_softmax` of google-research/bert
-`run_squad.py` (own code: the n-best rules, tie order and text projection
-are the original's and exist in no library). Differences, where the original
-crashes:
-  * SQuAD 2.0 question whose n-best list holds no non-null answer: the
-    prediction is "" and null_odds holds `NO_ANSWER_NULL_ODDS`;
-  * question without any feature (empty or whitespace-only context): v1
-    predicts "empty" (the original's placeholder), v2 predicts "" with
-    null odds `NO_ANSWER_NULL_ODDS`.
+Source: run_squad.py `RawResult`, `write_predictions`, `get_final_text`,
+`_get_best_indexes`, `_compute_softmax` (own code: the n-best rules, tie
+order and text projection exist in no library). Where the original crashes
+(a v2 question with no non-null candidate, or without any feature) the
+prediction is "" with null odds `NO_ANSWER_NULL_ODDS` (v1: "empty").
 """
 import collections
 import json
@@ -21,10 +16,8 @@ import numpy as np
 from data.tokenization import full_tokenizer as tokenization
 from data.io.results import write_text_atomically
 
-# null_odds.json value for questions without any non-null candidate: larger
-# than any real score difference (those are tens at most), so every
-# practical --null_score_diff_threshold / --na-prob-thresh predicts no answer;
-# finite, so the JSON stays standard.
+# Null odds of a question without a non-null candidate: above any practical
+# threshold, and finite (standard JSON).
 NO_ANSWER_NULL_ODDS = 1e9
 
 RawResult = collections.namedtuple(
@@ -39,9 +32,8 @@ _NbestPrediction = collections.namedtuple(
 
 
 def get_best_indexes(logits, n_best_size):
-    """Indexes of the `n_best_size` largest logits, best first.
-
-    Ties keep ascending index order (Python's stable sort), as the original.
+    """Indexes of the `n_best_size` largest logits, best first (ties in
+    index order).
 
     Source: run_squad.py `_get_best_indexes`.
     """
@@ -65,11 +57,8 @@ def compute_softmax(scores):
 
 
 def _no_space_index(text, index):
-    """Index of text[index] in text without " ", or None if it is a space.
-
-    The original builds full maps (`_strip_spaces`); counting spaces gives the
-    same positions.
-    """
+    """Index of text[index] in text without " " (None for a space): the
+    original's `_strip_spaces` map, by counting."""
     if index < 0 or index >= len(text) or text[index] == " ":
         return None
     return index - text.count(" ", 0, index)
@@ -79,20 +68,8 @@ def get_final_text(pred_text, orig_text, do_lower_case,
                    verbose_logging=False):
     """Projects a normalized predicted text back onto the original words.
 
-    `orig_text` is basic-tokenized; `pred_text` is looked up in it; if the two
-    are equal without spaces, characters are aligned one to one and the
-    matching slice of `orig_text` is returned ("steve smith" in
-    "Steve Smith's" gives "Steve Smith"). On any failure `orig_text` is
-    returned whole.
-
-    Args:
-      pred_text: str, the de-WordPieced prediction.
-      orig_text: str, the original context words it came from, space-joined.
-      do_lower_case: bool, as for the tokenizer.
-      verbose_logging: bool, log why a projection failed.
-
-    Returns:
-      str.
+    ("steve smith" in "Steve Smith's" gives "Steve Smith"; on failure the
+    whole `orig_text`, the space-joined context words).
 
     Source: run_squad.py `get_final_text`.
     """
@@ -133,14 +110,8 @@ def _project_text(pred_text, orig_text, tok_text, verbose_logging):
 
 
 class _BasicTokenCache(object):
-    """Basic tokens of each context word, computed once per paragraph.
-
-    BasicTokenizer works word by word (it splits on whitespace first and
-    every later step is per word or per character), so the tokens of
-    " ".join(words) are the concatenated tokens of each word: get_final_text's
-    tok_text is rebuilt from cached words instead of re-tokenizing the span
-    for every candidate (same result, far less time).
-    """
+    """Basic tokens of each context word, computed once per paragraph
+    (BasicTokenizer works word by word, so a span's tokens are its words')."""
 
     def __init__(self, do_lower_case):
         self._tokenizer = tokenization.BasicTokenizer(
@@ -163,8 +134,7 @@ class _BasicTokenCache(object):
 
 
 def _as_floats(logits):
-    """Logits as a list of Python floats (float32 values widened exactly,
-    as the original's `float(x)`), so sums and softmax run in float64."""
+    """Logits as Python floats (widened as the original's `float(x)`)."""
     return np.asarray(logits).reshape(-1).tolist()
 
 
@@ -299,10 +269,9 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
     Args: as `write_predictions`.
 
     Returns:
-      (all_predictions, all_nbest_json, scores_diff_json): OrderedDicts keyed
-      by qas_id in example order: answer text; list of OrderedDict(text,
-      probability, start_logit, end_logit) best first; and (v2 only, else
-      empty) null score minus best non-null score (float).
+      (all_predictions, all_nbest_json, scores_diff_json): OrderedDicts by
+      qas_id: answer text; n-best OrderedDict(text, probability,
+      start_logit, end_logit) lists; (v2 only) null minus best non-null score.
 
     Raises:
       ValueError: a feature has no result (every feature must be predicted).
@@ -354,10 +323,7 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
 
 
 def write_json_atomic(obj, path):
-    """Writes `json.dumps(obj, indent=4) + "\\n"` to `path` atomically.
-
-    That is the original's text: ASCII-escaped, 4-space indent, final newline.
-    """
+    """Writes `json.dumps(obj, indent=4) + "\\n"` (the original's) atomically."""
     write_text_atomically(path, json.dumps(obj, indent=4) + "\n")
 
 
@@ -369,20 +335,11 @@ def write_predictions(all_examples, all_features, all_results, n_best_size,
                       null_score_diff_threshold=0.0, verbose_logging=False):
     """Writes predictions.json, nbest_predictions.json and null_odds.json.
 
-    For each example, the top `n_best_size` start and end positions of each of
-    its features are paired; pairs in the query/padding, not at the token's
-    max-context window, reversed or longer than `max_answer_length` are
-    dropped; candidates are ranked by start + end logit, turned into text
-    (`get_final_text`) and de-duplicated. v1 predicts the best text; v2
-    predicts "" when null score - best non-null score >
-    `null_score_diff_threshold`.
-
     Args:
       all_examples: list of SquadExample (prediction mode).
       all_features: list of InputFeatures from convert_examples_to_features.
-      all_results: iterable of objects/tuples with unique_id, start_logits,
-        end_logits (sequences or arrays of length max_seq_length; float32
-        model outputs are widened to float64 as the original's `float(x)`).
+      all_results: iterable of objects with unique_id, start_logits,
+        end_logits (length max_seq_length).
       n_best_size, max_answer_length: ints.
       do_lower_case: bool, as used for tokenization.
       output_prediction_file, output_nbest_file: paths.
@@ -393,15 +350,12 @@ def write_predictions(all_examples, all_features, all_results, n_best_size,
       verbose_logging: bool, log failed text projections.
 
     Returns:
-      (all_predictions, all_nbest_json, scores_diff_json) as in
-      `compute_predictions`. Every example's qas_id is a key of the first two
-      (and of the third for v2).
+      as `compute_predictions`.
 
     Raises:
       ValueError: a feature has no result.
 
-    Source: run_squad.py `write_predictions` (its FLAGS became arguments);
-    files are written as `json.dumps(..., indent=4) + "\\n"`, atomically.
+    Source: run_squad.py `write_predictions` (its FLAGS became arguments).
     """
     logging.info("Writing predictions to: %s", output_prediction_file)
     logging.info("Writing nbest to: %s", output_nbest_file)

@@ -3,19 +3,9 @@
     python -m data.squad.subset INPUT OUTPUT [--first_answer_only]
         [--skip_questions N] [--max_questions N]
 
-INPUT is a SQuAD JSON file or a zip holding one (the shared
-`dev-v1.1.json.zip`, `dev-v2.0.json.zip`); OUTPUT gets the same format
-(`version`, `data`), keeping the articles, paragraphs and questions in order
-from question number `skip_questions` (0-based, counted over the whole file)
-for `max_questions` questions (all by default), paragraphs and articles
-without a kept question dropped.
-
-`--first_answer_only` keeps each question's first answer: the original
-`run_squad.py` trains only on questions with exactly one answer ("For
-training, each question should have exactly 1 answer."), while the dev sets
-have several crowd answers per question. Unanswerable SQuAD 2.0 questions
-keep their empty answer list. Written atomically; a bad input is one line on
-stderr and exit status 1.
+INPUT is a SQuAD JSON file or a zip holding one. `--first_answer_only` keeps
+each question's first answer (run_squad.py trains on exactly one). Written
+atomically; a bad input is one line on stderr and exit status 1.
 """
 import argparse
 import json
@@ -63,12 +53,6 @@ def squad_subset(squad, skip_questions=0, max_questions=None,
                  first_answer_only=False):
     """The questions `skip_questions` .. `skip_questions + max_questions - 1`
     of a SQuAD JSON object, in a new object of the same format.
-
-    Args:
-        squad: dict with "data" (articles with "paragraphs" with "qas").
-        skip_questions: int >= 0, questions to leave out first.
-        max_questions: int > 0 or None (all the rest).
-        first_answer_only: keep only each question's first answer.
 
     Returns:
         (dict, number of questions kept).
