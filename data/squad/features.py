@@ -4,7 +4,6 @@ Source: run_squad.py `InputFeatures`, `convert_examples_to_features`,
 `_improve_answer_span`, `_check_is_max_context`, `FeatureWriter`,
 `input_fn_builder` (own code: no library has these windowing and label rules).
 """
-import collections
 import dataclasses
 import os
 
@@ -14,14 +13,12 @@ import tensorflow as tf
 from data.io.errors import UserError
 from data.io.record_specs import squad_record_spec
 from data.io.tfrecord import RecordFileWriter
+from data.tokenization.windows import max_context_windows, sliding_windows
 
 FIRST_UNIQUE_ID = 1000000000
 
 # Number of examples whose features are logged, as in the original.
 _NUM_LOGGED_EXAMPLES = 20
-
-DocSpan = collections.namedtuple("DocSpan", ["start", "length"])
-
 
 # A plain record (eq=False: compared by identity, as before).
 @dataclasses.dataclass(eq=False)
@@ -73,44 +70,6 @@ def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
             if text_span == tok_answer_text:
                 return new_start, new_end
     return input_start, input_end
-
-
-def check_is_max_context(doc_spans, cur_span_index, position):
-    """True if window `cur_span_index` gives token `position` most context
-    (score min(left, right) + 0.01 * length; first best wins).
-
-    Source: run_squad.py `_check_is_max_context`.
-    """
-    best_score = None
-    best_span_index = None
-    for span_index, doc_span in enumerate(doc_spans):
-        end = doc_span.start + doc_span.length - 1
-        if position < doc_span.start or position > end:
-            continue
-        num_left_context = position - doc_span.start
-        num_right_context = end - position
-        score = (min(num_left_context, num_right_context)
-                 + 0.01 * doc_span.length)
-        if best_score is None or score > best_score:
-            best_score = score
-            best_span_index = span_index
-    return cur_span_index == best_span_index
-
-
-def make_doc_spans(num_doc_tokens, max_tokens_for_doc, doc_stride):
-    """The sliding windows (DocSpan list) over the context tokens.
-
-    Source: the while loop of run_squad.py `convert_examples_to_features`.
-    """
-    doc_spans = []
-    start_offset = 0
-    while start_offset < num_doc_tokens:
-        length = min(num_doc_tokens - start_offset, max_tokens_for_doc)
-        doc_spans.append(DocSpan(start=start_offset, length=length))
-        if start_offset + length == num_doc_tokens:
-            break
-        start_offset += min(length, doc_stride)
-    return doc_spans
 
 
 def _tokenize_doc(doc_tokens, tokenizer):
@@ -218,8 +177,9 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
                 "after %d query tokens; use max_seq_length > max_query_length "
                 "(%d) + 3" % (example.qas_id, max_seq_length,
                               len(query_tokens), max_query_length))
-        doc_spans = make_doc_spans(len(all_doc_tokens), max_tokens_for_doc,
-                                   doc_stride)
+        doc_spans = sliding_windows(len(all_doc_tokens), max_tokens_for_doc,
+                                    doc_stride)
+        best_window = max_context_windows(doc_spans, len(all_doc_tokens))
 
         for doc_span_index, doc_span in enumerate(doc_spans):
             tokens = ["[CLS]"] + query_tokens + ["[SEP]"]
@@ -230,8 +190,8 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
                 split_token_index = doc_span.start + i
                 token_to_orig_map[len(tokens)] = tok_to_orig_index[
                     split_token_index]
-                token_is_max_context[len(tokens)] = check_is_max_context(
-                    doc_spans, doc_span_index, split_token_index)
+                token_is_max_context[len(tokens)] = (
+                    best_window[split_token_index] == doc_span_index)
                 tokens.append(all_doc_tokens[split_token_index])
                 segment_ids.append(1)
             tokens.append("[SEP]")

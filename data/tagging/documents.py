@@ -1,9 +1,5 @@
-"""The in-memory form of a tagged file: documents of sentences of words.
-
-Every word keeps the 1-based line it was read from and every document the
-path of its file, so any later error (a tag missing from the label list, a
-broken IOB2 sequence) can name both. `tag` is None for files read without
-tags (prediction input).
+"""The in-memory form of a tagged file: documents of sentences of words,
+with each word's line and each document's path for error messages.
 """
 import collections
 import dataclasses
@@ -101,18 +97,8 @@ class Document:
 
 
 def convert_documents(documents, source, target=schemes.TRAINING_SCHEME):
-    """Documents with every sentence's tags converted (schemes.convert_tags).
-
-    Used to go from a file's scheme to the training scheme and back. Files
-    read without tags are returned unchanged.
-
-    Args:
-      documents: list of Document with tags valid in `source`.
-      source, target: scheme names (target: IOB2 unless given).
-
-    Returns:
-      list of Document.
-    """
+    """list of Document with every sentence's tags converted from `source`
+    to `target` (schemes.convert_tags); untagged documents unchanged."""
     if schemes.normalize_scheme(source) == schemes.normalize_scheme(target):
         return list(documents)
     converted = []
@@ -133,13 +119,8 @@ def all_tags(documents):
 
 
 def corpus_statistics(documents):
-    """Counts of a read file, as data READMEs state them.
-
-    Returns:
-      dict with int values: "documents", "sentences", "tokens", "entities",
-      and "entities/<TYPE>" per type; entities are read with
-      schemes.entity_spans per sentence (0 for untagged files).
-    """
+    """dict of int counts: "documents", "sentences", "tokens", "entities",
+    "entities/<TYPE>" (as data READMEs state them)."""
     per_type = collections.Counter()
     sentences = tokens = 0
     for document in documents:

@@ -1,23 +1,12 @@
 """Word-piece features for sequence tagging: whole documents in windows of
 `[CLS] pieces [SEP]`, one label per word on its first piece.
 
-Rules (BERT paper §5.3 and the original run_squad.py windows):
-  * each word is WordPiece-tokenized on its own (FullTokenizer.tokenize);
-    its FIRST piece carries its label, its other pieces are ignored by loss
-    and metric;
-  * a word that yields no pieces (only characters BERT's text cleaning
-    deletes, e.g. U+200B, U+FEFF, or that accent stripping removes, e.g. a
-    lone U+FE0F) gets the single piece `[UNK]`, so it is still predicted and
-    the output keeps one tag per input word;
-  * the pieces of all sentences of a DOCUMENT form one stream (document
-    context), cut into windows of max_seq_length - 2 pieces that advance by
-    doc_stride (data.tagging.windows.sliding_windows); a window is `[CLS]
-    pieces [SEP]`, segment 0, mask 1, zero-padded to max_seq_length;
-  * a word is scored in exactly one window: the max-context window of its
-    first piece (data.tagging.windows). There `label_weights` is 1.0 and
-    `label_ids` its label id; every other position has label 0, weight 0.
-Prediction input (tags None) gets label 0 with the same weights, which then
-mark the positions to decode.
+BERT paper §5.3, windows as run_squad.py's: each word is tokenized alone
+(a word without pieces gets `[UNK]`, so every word is predicted); a
+document's pieces form one stream cut into windows of max_seq_length - 2
+pieces advancing by doc_stride; a word is scored (label_weights 1.0) only at
+its first piece in its max-context window; every other position has label 0,
+weight 0.
 """
 import collections
 import dataclasses
@@ -25,7 +14,7 @@ import dataclasses
 from absl import logging
 
 from data.io.errors import UserError
-from data.tagging.windows import max_context_windows, sliding_windows
+from data.tokenization.windows import max_context_windows, sliding_windows
 
 __all__ = ["WordRef", "DocumentPieces", "TaggingFeatures", "document_pieces",
            "iter_document_features", "convert_documents_to_features",
@@ -35,8 +24,7 @@ CLS, SEP = "[CLS]", "[SEP]"
 _NUM_LOGGED = 3
 
 WordRef = collections.namedtuple("WordRef", ["document", "sentence", "word"])
-WordRef.__doc__ = """Where a word is: indices of its document (in the list
-converted), its sentence in that document, and the word in that sentence."""
+WordRef.__doc__ = """Indices of a word's document, sentence and word."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,15 +50,7 @@ def _unk_token(tokenizer):
 def document_pieces(document, document_index, tokenizer):
     """Tokenizes a Document word by word into one piece stream.
 
-    Args:
-      document: data.tagging.documents.Document.
-      document_index: int, stored in the WordRefs.
-      tokenizer: an object with `tokenize(text)` (FullTokenizer); its
-        `wordpiece_tokenizer.unk_token` (else "[UNK]") replaces the pieces
-        of a word that yields none.
-
-    Returns:
-      DocumentPieces.
+    Returns DocumentPieces; `document_index` goes into the WordRefs.
     """
     unk = _unk_token(tokenizer)
     pieces, piece_words, first_pieces = [], [], []
@@ -94,14 +74,11 @@ class TaggingFeatures:
       start: int, the document piece at window position 1.
       tokens: list of str, `[CLS] pieces [SEP]` (unpadded).
       input_ids, input_mask, segment_ids, label_ids: lists of
-        max_seq_length int (segment_ids all 0; label_ids 0 where
-        label_weights is 0).
-      label_weights: list of max_seq_length float, 1.0 exactly at the first
-        piece of each word whose max-context window this is.
-      word_refs: list of max_seq_length WordRef or None: the word of each
-        piece position (None for [CLS], [SEP] and padding).
-      scored: tuple of (position, WordRef), the positions with weight 1.0,
-        in order; decoding reads predictions there.
+        max_seq_length int.
+      label_weights: list of max_seq_length float (1.0 where scored).
+      word_refs: list of max_seq_length WordRef or None ([CLS], [SEP],
+        padding).
+      scored: tuple of (position, WordRef) with weight 1.0, in order.
     """
     document_index: int
     window_index: int
@@ -124,11 +101,7 @@ class TaggingFeatures:
 
 
 def check_window_flags(max_seq_length, doc_stride):
-    """Raises UserError unless the window sizes can make progress.
-
-    max_seq_length must hold [CLS], one piece and [SEP] (>= 3); doc_stride
-    must be >= 1 (the original loops forever otherwise).
-    """
+    """Raises UserError unless max_seq_length >= 3 and doc_stride >= 1."""
     if max_seq_length < 3:
         raise UserError("max_seq_length=%d leaves no room for a word piece "
                         "between [CLS] and [SEP]; use at least 3"
@@ -167,10 +140,10 @@ def iter_document_features(documents, tokenizer, label_list, max_seq_length,
 
     Args:
       documents: list of Document (tags in `label_list`'s scheme, or None).
-      tokenizer: FullTokenizer (tokenize, convert_tokens_to_ids).
+      tokenizer: a FullTokenizer.
       label_list: list of str; a label's id is its index.
       max_seq_length: int >= 3.
-      doc_stride: int >= 1, how far windows advance (in pieces).
+      doc_stride: int >= 1, in pieces.
 
     Raises:
       UserError: a tag is not in label_list (names file and line), or
@@ -225,10 +198,7 @@ def convert_documents_to_features(documents, tokenizer, label_list,
                                   max_seq_length, doc_stride):
     """The list of `iter_document_features` (same arguments and errors).
 
-    Returns:
-      list of TaggingFeatures; every word of every document is scored in
-      exactly one of them.
-    """
+    Returns list of TaggingFeatures (each word scored exactly once)."""
     return list(iter_document_features(documents, tokenizer, label_list,
                                        max_seq_length, doc_stride))
 

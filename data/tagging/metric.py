@@ -1,21 +1,10 @@
 """Entity-level precision, recall and F1 as the CoNLL `conlleval` script
-counts them, overall and per type, plus token accuracy.
+counts them, overall (micro) and per type, plus token accuracy.
 
-Counting (conlleval, CoNLL-2000/2003 shared tasks):
-  * entities are read from gold and predicted tags with conlleval's chunk
-    rules (data.tagging.schemes.entity_spans): an `I-X` after `O` or after
-    another type opens an entity, `B-X` always does;
-  * a predicted entity is correct when a gold entity has the same type,
-    start and end; sentence boundaries end every entity;
-  * micro-averaged over entities: precision = correct / predicted, recall =
-    correct / gold, F1 = 2 P R / (P + R); 0 where a denominator is 0;
-  * per type, the same counts restricted to that type, for every type seen
-    in gold or predictions;
-  * token accuracy = tokens whose predicted tag string equals the gold one /
-    all tokens.
-Values are fractions in [0, 1] (conlleval prints percentages). For IOB1
-and IOB2 tags this equals seqeval's default (conlleval-compatible) mode
-exactly, which the tests check.
+Entities are read with conlleval's chunk rules (schemes.entity_spans); a
+predicted entity is correct when a gold one has the same type, start and
+end. Values are fractions in [0, 1]; for IOB1/IOB2 this equals seqeval's
+default mode (tested).
 """
 import collections
 import dataclasses
@@ -40,12 +29,12 @@ class EntityCounts:
 
     @property
     def precision(self):
-        """float, correct / predicted (0.0 when nothing was predicted)."""
+        """float, correct / predicted (or 0.0)."""
         return self.correct / self.predicted if self.predicted else 0.0
 
     @property
     def recall(self):
-        """float, correct / gold (0.0 when there is no gold entity)."""
+        """float, correct / gold (or 0.0)."""
         return self.correct / self.gold if self.gold else 0.0
 
     @property
@@ -77,9 +66,8 @@ class TaggingScores:
         return self.correct_tokens / self.tokens if self.tokens else 0.0
 
     def as_dict(self):
-        """Flat dict for result files: precision, recall, f1, accuracy,
-        gold/predicted/correct entity counts, and `<type>/precision`,
-        `<type>/recall`, `<type>/f1`, `<type>/gold` per type."""
+        """Flat dict: precision, recall, f1, accuracy, entity counts, and
+        `<type>/{precision,recall,f1,gold}`."""
         result = {"precision": self.overall.precision,
                   "recall": self.overall.recall, "f1": self.overall.f1,
                   "accuracy": self.accuracy,
@@ -98,17 +86,14 @@ def conll_scores(gold_sentences, predicted_sentences):
     """Entity P/R/F1 and token accuracy of predicted tags against gold ones.
 
     Args:
-      gold_sentences: sequence of sentences, each a sequence of tag str.
-      predicted_sentences: the same shape (sentence for sentence, tag for
-        tag). IOB1, IOB2 or mixed; BIOES tags are read with seqeval's
-        extension (see schemes.entity_spans).
+      gold_sentences, predicted_sentences: sequences of sentences of tag
+        str, of the same shape.
 
     Returns:
       TaggingScores.
 
     Raises:
-      ValueError: the numbers of sentences, or of tags in a sentence, differ
-        (names the sentence).
+      ValueError: the shapes differ (names the sentence).
 
     Source: conlleval (CoNLL-2000 shared task evaluation script), its
     counting of correctChunk / foundGuessed / foundCorrect and of tokens.
@@ -146,21 +131,8 @@ def conll_scores(gold_sentences, predicted_sentences):
 
 
 def conlleval_report(scores):
-    """The scores as text in the layout conlleval prints (percentages).
-
-    E.g.:
-      processed 7 tokens with 4 phrases; found: 3 phrases; correct: 1.
-      accuracy:  71.43%; precision:  33.33%; recall:  25.00%; FB1:  28.57
-                    LOC: precision:   0.00%; recall:   0.00%; FB1:   0.00  0
-    (one line per type, sorted; the last number is the type's predicted
-    entities).
-
-    Args:
-      scores: TaggingScores.
-
-    Returns:
-      str, ending with a newline.
-    """
+    """TaggingScores as the text conlleval prints (percentages; per type the
+    last number is its predicted entities), ending with a newline."""
     overall = scores.overall
     lines = ["processed %d tokens with %d phrases; found: %d phrases; "
              "correct: %d." % (scores.tokens, overall.gold, overall.predicted,

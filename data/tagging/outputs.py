@@ -1,10 +1,6 @@
-"""The tagging result files: predictions.txt / eval_predictions.txt and
-label_list.txt, written atomically (data.io.atomic).
-
-  * predictions: one `token<TAB>tag` line per input token, a blank line
-    after each sentence, documents and sentences in input order (no
-    `-DOCSTART-` lines), UTF-8 with `\\n` line ends;
-  * label_list.txt: one label per line, line k (0-based) is label id k.
+"""The tagging result files, written atomically: predictions.txt /
+eval_predictions.txt (`token<TAB>tag` lines, a blank line after each
+sentence) and label_list.txt (line k is label id k).
 """
 import os
 
@@ -23,13 +19,8 @@ def format_predictions(documents, tags):
     """The text of a predictions file.
 
     Args:
-      documents: list of Document (their tokens are written).
-      tags: nested list [document][sentence][word] of str, e.g. from
-        data.tagging.decoding.predicted_tags (then converted to the file's
-        scheme).
-
-    Returns:
-      str.
+      documents: list of Document.
+      tags: nested list [document][sentence][word] of str.
 
     Raises:
       ValueError: `tags` is not shaped like `documents`.
@@ -120,14 +111,9 @@ def read_label_list(path):
 def choose_label_list(output_dir, train_labels=None, train_file=None):
     """The label list a run uses, checked against output_dir's.
 
-    Args:
-        output_dir: the run's output_dir (may be None or not exist yet).
-        train_labels: the training file's labels (a training run), or None.
-        train_file: the training file (for the message).
-
     Returns:
-        list of str: `train_labels` when training, else the list that
-        training wrote to `output_dir/label_list.txt`.
+        list of str: `train_labels` when training, else
+        `output_dir/label_list.txt`'s.
 
     Raises:
         UserError: training with an output_dir whose label_list.txt holds

@@ -1,30 +1,10 @@
 """Reading tagged files (`--data_format` conll, uner, chinese_bio) into
 documents of sentences of words, each with its line number.
 
-Formats (one token per line; a line whose `strip()` is empty ends a
-sentence, so WNUT-17's separator lines holding a single TAB count as blank):
-
-  * `conll`: columns separated by TABs when the line has one, else by
-    spaces; the token is the first column, the tag the last (CoNLL-2003
-    `EU NNP B-NP B-ORG`, WNUT-17 `TOKEN<TAB>TAG`). A line whose first
-    column is `-DOCSTART-` starts a new document and is not a token.
-  * `uner`: Universal NER `.iob2` files (CoNLL-U-like): TAB-separated
-    `INDEX TOKEN TAG ...` (token column 2, tag column 3); `# newdoc` comment
-    lines start a new document (`# newdoc id = X` gives doc_id X); other
-    `#` lines are comments. CoNLL-U multiword ranges (`3-4`) and empty nodes
-    (`3.1`) in column 1 are skipped.
-  * `chinese_bio`: one character (or token) and its tag per line, separated
-    by a TAB or spaces (`中<space>B-LOC`), no document markers (MSRA-style
-    character NER files).
-
-In a file without document markers every sentence is its own document. A
-byte-order mark at the start of the file is dropped. Every token line of a
-file must have the same number of columns. Files for prediction can be read
-with `has_tags=False`: then only the token column is read and a tag column,
-if present, is ignored.
-
-Everything wrong with a file is a `TaggingFileError` (a UserError) naming
-the file and, where there is one, the line.
+One token per line, a blank line (after `strip()`) ends a sentence; layouts
+in docs/tagging.md. Without document markers (`-DOCSTART-`, `# newdoc`)
+every sentence is its own document; every token line of a file has the same
+number of columns. Errors are `TaggingFileError`s naming file and line.
 """
 import os
 import re
@@ -75,8 +55,7 @@ def _read_lines(path):
     if not text.strip():
         raise TaggingFileError("%s: the file is empty; expected tagged "
                                "sentences" % path)
-    # Only "\n" ends a line: str.splitlines would also split on U+2028,
-    # U+0085 etc., which may sit inside tokens of web text.
+    # Not splitlines: U+2028, U+0085 may sit inside tokens of web text.
     return [line.rstrip("\r") for line in text.split("\n")]
 
 
@@ -207,28 +186,19 @@ def read_tagged_file(path, data_format="conll", scheme=schemes.IOB2,
 
     Args:
       path: str or os.PathLike (local or gs://).
-      data_format: one of DATA_FORMATS (see the module docstring).
-      scheme: the tag scheme the file is in ("iob1", "iob2"/"bio",
-        "bioes"); every tag must be a tag of it.
-      has_tags: False to read only the tokens (prediction input); tags are
-        then None.
-      check_sequences: check each sentence's transitions against `scheme`
-        (schemes.sequence_problem: an IOB2 `I-X` opening an entity, broken
-        BIOES), which matters for training and evaluation files. Off, broken
-        sequences are read leniently as conlleval does.
+      data_format: one of DATA_FORMATS.
+      scheme: the file's tag scheme; every tag must be one of its tags.
+      has_tags: False to read only the tokens (tags None).
+      check_sequences: reject sentences breaking `scheme`
+        (schemes.sequence_problem).
 
     Returns:
-      list of Document, in file order; each Document's sentences and words
-      in file order, every Word with its 1-based line.
+      list of Document in file order, every Word with its 1-based line.
 
     Raises:
-      TaggingFileError (a UserError), naming the file and line: no such
-      file, not UTF-8 (or an archive), empty or without token lines, a line
-      with too few / too many / a different number of columns than the
-      first token line, an empty token, a tag that is not a tag of `scheme`,
-      or (check_sequences) a sequence that breaks it.
-      ValueError: an unknown data_format or scheme (a caller's mistake;
-      scripts check their flags first).
+      TaggingFileError: naming the file and line: missing, not UTF-8,
+        empty, bad column counts, an empty token, a bad tag or sequence.
+      ValueError: an unknown data_format or scheme.
     """
     path = os.fspath(path)
     if data_format not in DATA_FORMATS:

@@ -21,7 +21,7 @@ from data.tagging.decoding import predicted_label_ids
 from data.tagging.documents import Document, Sentence, Word
 from data.tagging.features import convert_documents_to_features
 from data.tagging.readers import read_tagged_file
-from data.tagging.windows import max_context_windows, sliding_windows
+from data.tokenization.windows import max_context_windows, sliding_windows
 from data.tokenization.full_tokenizer import FullTokenizer
 from data.tokenization.in_graph import InGraphFullTokenizer
 from serving import build_serving_module, export_saved_model

@@ -8,9 +8,10 @@ import tensorflow as tf
 from data.tokenization import full_tokenizer as tokenization
 from data.squad.examples import SquadExample, read_squad_examples
 from data.squad.features import (
-    DocSpan, FeatureWriter, check_is_max_context,
-    convert_examples_to_features, improve_answer_span, make_doc_spans,
+    FeatureWriter, convert_examples_to_features, improve_answer_span,
     squad_dataset)
+from data.tokenization.windows import (
+    WindowSpan, is_max_context, sliding_windows)
 
 # (fixture folder, max_seq_length, doc_stride, number of windows); the
 # settings and the 190 windows are those of shared/fixtures/README.md.
@@ -99,25 +100,25 @@ def test_each_token_is_max_context_in_exactly_one_window(fixtures_dir,
     assert set(counts.values()) == {1}
 
 
-def test_make_doc_spans_stride_rule():
+def test_sliding_windows_stride_rule():
     # 10 tokens, windows of 4, stride 3: starts 0, 3, 6; the last reaches
     # the end; an empty context has no window.
-    assert make_doc_spans(10, 4, 3) == [
-        DocSpan(0, 4), DocSpan(3, 4), DocSpan(6, 4)]
-    assert make_doc_spans(10, 4, 5) == [
-        DocSpan(0, 4), DocSpan(4, 4), DocSpan(8, 2)]
-    assert make_doc_spans(3, 4, 2) == [DocSpan(0, 3)]
-    assert make_doc_spans(0, 4, 2) == []
+    assert sliding_windows(10, 4, 3) == [
+        WindowSpan(0, 4), WindowSpan(3, 4), WindowSpan(6, 4)]
+    assert sliding_windows(10, 4, 5) == [
+        WindowSpan(0, 4), WindowSpan(4, 4), WindowSpan(8, 2)]
+    assert sliding_windows(3, 4, 2) == [WindowSpan(0, 3)]
+    assert sliding_windows(0, 4, 2) == []
 
 
-def test_check_is_max_context_original_example():
+def test_is_max_context_original_example():
     # "the man went to the store and bought a gallon of milk": spans
     # A = 0..4, B = 3..7, C = 6..10; "bought" (7) has most context in C.
-    spans = [DocSpan(0, 5), DocSpan(3, 5), DocSpan(6, 5)]
-    assert [check_is_max_context(spans, i, 7) for i in range(3)] == [
+    spans = [WindowSpan(0, 5), WindowSpan(3, 5), WindowSpan(6, 5)]
+    assert [is_max_context(spans, i, 7) for i in range(3)] == [
         False, False, True]
     # "to" (3): A gives min(3, 1) = 1, B gives min(0, 4) = 0.
-    assert [check_is_max_context(spans, i, 3) for i in range(3)] == [
+    assert [is_max_context(spans, i, 3) for i in range(3)] == [
         True, False, False]
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from data.io.errors import UserError
-from data.tagging import windows
+from data.tokenization import windows
 from data.tagging.decoding import predicted_label_ids, predicted_tags
 from data.tagging.documents import Document, Sentence, Word
 from data.tagging.features import (WordRef, convert_documents_to_features,

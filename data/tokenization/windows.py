@@ -1,13 +1,9 @@
-"""Sliding windows over a document's word pieces and the max-context rule.
+"""Sliding windows over word pieces and the max-context rule (SQuAD, tagging).
 
-The rules are those of google-research/bert `run_squad.py` (own code):
-  * windows hold at most `max_pieces` pieces; the first starts at 0, each
-    next one at `start_offset += min(length, doc_stride)`, and the last is
-    the first that reaches the end of the document;
-  * a piece inside several windows belongs to the one where it has the most
-    context: score = min(pieces on its left, pieces on its right in the
-    window) + 0.01 * window length, the earliest window winning a tie
-    (`_check_is_max_context`).
+Source: run_squad.py (own code): windows of at most `max_pieces` advance by
+min(length, doc_stride) until one reaches the end; a piece in several
+windows belongs to the one scoring min(left, right) + 0.01 * length highest,
+the earliest on a tie (`_check_is_max_context`).
 """
 import collections
 
@@ -20,12 +16,6 @@ WindowSpan.__doc__ = """Pieces [start, start + length) of a document."""
 
 def sliding_windows(num_pieces, max_pieces, doc_stride):
     """The windows over a document of `num_pieces` pieces.
-
-    Args:
-      num_pieces: int >= 0.
-      max_pieces: int >= 1, the most pieces one window holds
-        (max_seq_length - 2 for `[CLS] pieces [SEP]`).
-      doc_stride: int >= 1.
 
     Returns:
       list of WindowSpan covering every piece ([] for no pieces).
@@ -69,13 +59,8 @@ def is_max_context(spans, span_index, position):
 
 
 def max_context_windows(spans, num_pieces):
-    """For every piece, the index of its max-context window.
-
-    Same result as `is_max_context` for each (window, piece) pair, in one
-    pass over the windows (linear in the pieces they hold).
-
-    Returns:
-      list of num_pieces ints.
+    """list of num_pieces ints: each piece's max-context window (as
+    `is_max_context`, in one pass).
 
     Raises:
       ValueError: a piece lies in no window.
