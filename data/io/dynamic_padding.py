@@ -1,30 +1,12 @@
 """Batches cut to their longest example, and training batches of similar length.
 
-The record files keep the original fixed layout ([..., max_seq_length] per
-example); these tf.data steps run after parsing, on whole batches:
-
-- `cut_to_longest` (a `Dataset.map` function): every tensor of a batch whose
-  last axis is the sequence axis ([batch, seq] or [batch, num_choices, seq])
-  is cut to `padded_length` of the batch's longest real example (the most
-  ones of any `input_mask` row), rounded up to a multiple of `MULTIPLE`.
-  BERT's attention never reads a padded position (its mask adds -10000 to
-  their scores, which float32 softmax turns into exactly 0), so the real
-  positions' outputs are those of the fixed layout up to float rounding.
-- `group_by_length`: training batches drawn from length-sorted stretches
-  of the (repeating, shuffled) example stream, Hugging Face's
-  `group_by_length` recipe (its `LengthGroupedSampler`): each stretch of
-  `MEGABATCH` batches is sorted by real length, cut into batches, and the
-  stretch's batches are shuffled. A stretch is a permutation of the stream's
-  examples in the same positions, so every example is drawn exactly as often as
-  without it (once per epoch) and no example waits for a bucket to fill.
-  (`tasks/tagging_cache.py`'s feature-based tagger uses
-  `bucket_by_sequence_length` instead: there a window of a rare length can
-  wait in its bucket for several epochs, which its frozen-feature BiLSTM
-  training accepts.)
-
-Source: none in the original (it always pads to max_seq_length); the
-multiple of 8 keeps shapes few (tf.function traces) and tensor-core
-friendly.
+After parsing the fixed-layout records: `cut_to_longest` cuts a batch's
+sequence axis to its longest real example rounded up to `MULTIPLE` (BERT's
+attention mask makes padded positions contribute exactly 0);
+`group_by_length` is Hugging Face's `LengthGroupedSampler` recipe: each
+stretch of `MEGABATCH` batches is sorted by length, cut into batches and
+shuffled, so every example is drawn as often as without it. Source: none in
+the original (it always pads to max_seq_length).
 """
 import tensorflow as tf
 
@@ -60,17 +42,10 @@ def _inputs(element):
 def cut_to_longest(seq_length, mask_key="input_mask"):
     """A `Dataset.map` function cutting a batch to its longest example.
 
-    Args:
-        seq_length: int, the records' max_seq_length.
-        mask_key: the features key whose ones mark real tokens.
-
     Returns:
-        function of a batch element, `features` or `(features, ...)` with
-        `features` a dict holding `mask_key`, to the same structure where
-        every tensor of rank >= 2 whose static last axis is `seq_length`
-        (inputs, per-token labels and weights) is cut along that axis to
-        `padded_length(longest real example, seq_length)`; other tensors
-        (per-example labels, ids) are unchanged.
+        function of a batch element (`features` or `(features, ...)`, with
+        `mask_key` in `features`) cutting every tensor of rank >= 2 whose
+        static last axis is `seq_length` to `padded_length(longest)`.
     """
     def cut(*element):
         element = element[0] if len(element) == 1 else element
@@ -93,27 +68,21 @@ def group_by_length(dataset, batch_size, seq_length, seed=None,
     """Training batches of similar real length, cut to their longest.
 
     Args:
-        dataset: repeating stream of training batches of `batch_size`
-            (already shuffled as the task shuffles), fixed layout.
-        batch_size: int.
-        seq_length: int, the records' max_seq_length.
+        dataset: repeating, shuffled stream of fixed-layout batches.
+        batch_size, seq_length: ints.
         seed: optional seed of the batch shuffle.
         mask_key: as `cut_to_longest`.
         megabatch: batches per length-sorted stretch.
 
     Returns:
-        The stream re-batched: each stretch of `megabatch` batches sorted
-        by real length (stable) and cut into batches of `batch_size`, the
-        stretch's batches in random order, each cut by `cut_to_longest`.
-        Stretch k holds exactly the examples of `dataset`'s batches
-        k * megabatch .. (k + 1) * megabatch - 1.
+        The stream re-batched; stretch k holds exactly the examples of
+        `dataset`'s batches k * megabatch .. (k + 1) * megabatch - 1.
     """
     def sort_by_length(*element):
         element = element[0] if len(element) == 1 else element
         order = tf.argsort(real_lengths(_inputs(element)[mask_key]),
                            stable=True)
-        # The stretch's batches (consecutive runs of the sorted order) in
-        # random order, so no batch leaves its stretch.
+        # The stretch's batches in random order.
         runs = tf.reshape(order, [megabatch, batch_size])
         order = tf.reshape(tf.random.shuffle(runs, seed=seed), [-1])
         return tf.nest.map_structure(lambda t: tf.gather(t, order), element)

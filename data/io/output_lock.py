@@ -1,26 +1,12 @@
 """One writer per output_dir: an `flock` on `<output_dir>/.bert-lock`.
 
-Two runs pointed at one `--output_dir` would both train, write the same
-checkpoint names and resume from each other's files. So a run takes an
-exclusive `fcntl.flock` on `<output_dir>/.bert-lock` before its first write
-and keeps it until it ends; the file holds one JSON line naming the holder
-(pid, host, start time, command, cluster) for a second run's error. The
-kernel drops the flock when the process dies, however it dies: a file left
-by a dead process is taken over (with a warning naming it). Across hosts
-this protects as far as the file system shares flocks between them (local
-disks, NFSv4; not NFS mounted with `local_lock=flock` or `nolock`).
-
-Multi-worker runs (`TF_CONFIG`): the chief takes the lock; the other
-workers write nothing to output_dir and only check that the lock, if any,
-belongs to their own cluster (`check_unlocked`), so they are never refused
-by their chief.
-
-Within one process the lock is shared (counted): flocks of two file
-descriptors of one process exclude each other, and a task that trains and
-a second task object that then evaluates the same folder must not block.
-
-Remote folders (`gs://...`) have no flock: nothing is locked there, and a
-log line says so.
+The file holds one JSON line naming the holder (pid, host, start time,
+command, cluster) for a second run's error; the kernel drops the flock when
+the process dies, and a left file is taken over with a warning. Multi-worker
+runs: the chief locks; other workers only `check_unlocked` that a lock
+belongs to their own `TF_CONFIG` cluster. Within one process the lock is
+counted (one process may take it twice). Remote folders cannot be locked (a
+warning says so). docs/troubleshooting.md.
 """
 import datetime
 import fcntl
@@ -51,12 +37,8 @@ def lock_path(output_dir):
 
 
 def cluster_fingerprint(environ=None):
-    """A short id of the `TF_CONFIG` cluster, or None without a cluster.
-
-    Every worker of one multi-worker job has the same `cluster` (only their
-    `task` differs), so this tells a worker of the chief's own job from an
-    unrelated run.
-    """
+    """A short id of the `TF_CONFIG` cluster (the same for every worker of
+    one job), or None without a cluster."""
     environ = os.environ if environ is None else environ
     try:
         cluster = json.loads(environ.get("TF_CONFIG") or "{}").get("cluster")
@@ -116,10 +98,8 @@ def _no_lock_possible(output_dir, why):
 
 
 def check_unlocked(output_dir, cluster=None):
-    """Raises unless output_dir is free for this run (nothing is written).
-
-    Free: no lock file, no live holder of its flock, this process's own
-    lock, or (with `cluster`) one taken by a worker of the same cluster.
+    """Raises unless output_dir is free for this run (no lock, no live
+    holder, this process's, or one of `cluster`); writes nothing.
 
     Raises:
         OutputDirLockedError: a live other run holds it (names pid, host,
@@ -153,14 +133,9 @@ _HELD_GUARD = threading.Lock()
 
 
 class OutputLock:
-    """The lock of one output_dir, for this process.
-
-    Args:
-        output_dir: the folder (created by `acquire` when missing).
-        cluster: `cluster_fingerprint()` of a multi-worker run, else None.
-
-    Use `acquire()` / `release()` or `with OutputLock(...):`.
-    """
+    """The lock of one output_dir (created when missing) for this process;
+    `cluster` is `cluster_fingerprint()` or None. `acquire()`/`release()`
+    or `with`."""
 
     def __init__(self, output_dir, cluster=None):
         self.output_dir = os.fspath(output_dir)

@@ -1,21 +1,11 @@
 """Checking TFRecord files, and naming the file and record that is bad.
 
-A TFRecord file is a sequence of records, each framed as
-
-    uint64 length | uint32 masked CRC32C of length | data | uint32 masked CRC32C of data
-
-(little-endian; tensorflow/core/lib/io/record_writer.cc). TensorFlow checks
-both CRCs while reading, but its error (`DataLossError: corrupted record at
-<offset>`) names neither the file nor the record, and a file cut short inside
-a record's header is read without any error: the partial record is silently
-dropped. So, our own code:
-  * a walk over the length fields only (no CRC: TensorFlow checks those),
-    to turn an offset into a record index and to find a cut tail;
-  * `scan_record_files` (the pre-check, for inputs under `SCAN_LIMIT_BYTES`):
-    TensorFlow reads every record, then the walk looks for a cut tail;
-  * `naming_record_errors` (at run time): TensorFlow's `DataLossError`
-    becomes `RecordFileCorruptError` naming the file, the record index and
-    its offset, and a parse error one naming the files.
+TensorFlow checks both CRCs when it reads, but its `DataLossError` names
+neither file nor record, and it drops a record cut inside its header
+silently. So (own code) a walk over the length fields only (framing:
+tensorflow/core/lib/io/record_writer.cc) turns an offset into a record index
+and finds a cut tail; `scan_record_files` is the pre-check,
+`naming_record_errors` names the file at run time.
 """
 import contextlib
 import os
@@ -58,17 +48,9 @@ def _frames(path):
 
 
 def locate_record(path, offset):
-    """(index, start) of the record TensorFlow reports at byte `offset`.
-
-    TensorFlow reports a record by the offset of its header (a bad length
-    CRC, or a record cut short) or of its data (a bad data CRC, 12 bytes
-    further); both are found. Follows the length fields only, so it reaches
-    a damaged record as long as the records before it are intact.
-
-    Returns:
-        (int, int), or None when no record starts at or 12 bytes before
-        `offset` (or `path` is remote).
-    """
+    """(index, start) of the record TensorFlow reports at byte `offset` (its
+    header's or, 12 bytes further, its data's), or None (also for remote
+    paths)."""
     if _is_remote(path):
         return None
     for index, start, _ in _frames(path):
@@ -80,12 +62,8 @@ def locate_record(path, offset):
 
 
 def _tf_data_loss(path):
-    """Reads every record with TensorFlow (both CRCs checked, C++ speed).
-
-    Returns:
-        None, or (kind, offset): "corrupted"/"truncated" and the byte offset
-        TensorFlow reports (-1 when its message has none).
-    """
+    """None, or ("corrupted"/"truncated", offset or -1) of TensorFlow's
+    read of every record (both CRCs checked)."""
     import tensorflow as tf
 
     try:
@@ -155,11 +133,7 @@ def _size(path):
 def scan_record_files(paths, limit_bytes=SCAN_LIMIT_BYTES):
     """The pre-check: every record of every file, when they are small enough.
 
-    Args:
-        paths: TFRecord file paths.
-        limit_bytes: scan only when the files total less than this (the scan
-            reads every byte once); above it, run-time errors still name the
-            file and record (`naming_record_errors`).
+    Scans only files totalling less than `limit_bytes`.
 
     Returns:
         bool, True when the files were scanned.
@@ -197,13 +171,8 @@ def _find_damaged(paths, kind, offset):
 def naming_record_errors(paths, what="records"):
     """Re-raises TensorFlow's errors about `paths` naming the file at fault.
 
-    Use around the code that consumes a dataset over `paths` (`fit`,
-    `predict`, an evaluation loop).
-
-    Args:
-        paths: the TFRecord files the dataset reads.
-        what: how to call the records in messages (e.g. "pre-training
-            records").
+    Use around the code consuming a dataset over `paths`; `what` names the
+    records in messages.
 
     Raises:
         RecordFileCorruptError: a `DataLossError` (names the file, record

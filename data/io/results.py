@@ -1,8 +1,5 @@
-"""Writing the scripts' result files atomically, in the original's formats.
-
-Imports no TensorFlow for local paths, so `python -m data.squad.evaluate`
-stays light; the atomic write itself is `data.io.atomic`.
-"""
+"""Writing the scripts' result files atomically, in the original's formats
+(no TensorFlow for local paths)."""
 import numpy as np
 
 from data.io.atomic import write_text_atomically
@@ -13,12 +10,7 @@ __all__ = ["NonFiniteResultError", "check_finite_rows", "check_finite_values",
 
 
 class NonFiniteResultError(UserError):
-    """A result holds NaN or infinity; the file is not written.
-
-    A NaN `eval_loss` beside a plausible `eval_accuracy`, or rows of NaN
-    probabilities, look like results but mean the model's outputs are not
-    numbers (diverged weights, a checkpoint holding NaN, float16 overflow).
-    """
+    """A result holds NaN or infinity; the file is not written."""
 
 
 def check_finite_values(path, results):
@@ -40,14 +32,9 @@ def check_finite_values(path, results):
 def check_finite_rows(path, rows, what="row"):
     """Raises unless every value of `rows` (array [N, ...]) is finite.
 
-    Args:
-        path: the file that would be written (for the message).
-        rows: numeric array, one row per example.
-        what: what a row is, e.g. "example" or "SQuAD window".
-
     Raises:
-        NonFiniteResultError: names the file, how many rows hold NaN/Inf and
-            the first few of them (0-based, in input order).
+        NonFiniteResultError: names `path`, how many rows (`what`s) hold
+            NaN/Inf and the first few (0-based).
     """
     rows = np.asarray(rows)
     if rows.size == 0 or np.isfinite(rows).all():

@@ -1,10 +1,8 @@
 """Reading a whole text file as UTF-8, with errors that name the file.
 
-Users hand over what they downloaded: a `.zip` or `.gz` of the data, or a
-file in another encoding. Python's own error (`UnicodeDecodeError: 'utf-8'
-codec can't decode byte 0x8b in position 1`) names neither the file nor
-what to do; these errors do. TF-free for local paths; gs:// paths go
-through tf.io.gfile, as the original's tf.gfile.
+A downloaded `.zip`/`.gz` or another encoding gives a `TextFileError` naming
+the file and what to do (Python's UnicodeDecodeError names neither). TF-free
+for local paths; gs:// through tf.io.gfile, as the original's tf.gfile.
 """
 import dataclasses
 import os
@@ -29,11 +27,8 @@ class TextFileError(UserError):
 
 
 def archive_hint(path, head, expected="UTF-8 text"):
-    """A message when `head` (a file's first bytes) starts an archive, else None.
-
-    E.g. "x.zip: is a zip archive, expected UTF-8 text; unzip it first and
-    pass the extracted file".
-    """
+    """A message when `head` (a file's first bytes) starts an archive, else
+    None: "x.zip: is a zip archive, expected UTF-8 text; unzip it first..."."""
     for magic, kind, action in _ARCHIVES:
         if head.startswith(magic):
             return ("%s: is %s, expected %s; %s first and pass the extracted "
@@ -41,34 +36,19 @@ def archive_hint(path, head, expected="UTF-8 text"):
     return None
 
 
-def _read_bytes(path):
-    if "://" in path:
-        import tensorflow as tf  # Only remote paths need TensorFlow.
-        with tf.io.gfile.GFile(path, "rb") as reader:
-            return reader.read()
-    with open(path, "rb") as reader:
-        return reader.read()
-
-
 def read_utf8_text(path, expected="UTF-8 text"):
     """The content of `path` decoded as UTF-8.
 
-    Args:
-      path: str or os.PathLike (local or gs://).
-      expected: what the file should hold, for the message (e.g. "SQuAD
-        JSON").
-
-    Returns:
-      str.
+    `expected` says what the file should hold, for the message.
 
     Raises:
-      TextFileError: the file is a zip/gzip/bzip2/xz/7z archive (the message
-        says to extract it), or is not valid UTF-8 (the message gives the
-        line and byte offset).
+      TextFileError: an archive (says to extract it), or not UTF-8 (gives
+        the line and byte offset).
       FileNotFoundError: no file at `path`.
     """
     path = os.fspath(path)
-    data = _read_bytes(path)
+    with open_file(path, "rb") as reader:
+        data = reader.read()
     hint = archive_hint(path, data[:8], expected)
     if hint:
         raise TextFileError(hint)
@@ -101,8 +81,6 @@ class TextRange:
 
 def open_file(path, mode="rb"):
     """`open(path, mode)` for local paths, `tf.io.gfile.GFile` for remote ones."""
-    # Built-in open for local files (fast line iteration); tf.io.gfile for
-    # remote ones (gs://, ...), which the original also reads.
     if "://" in path:
         import tensorflow as tf  # Only remote paths need TensorFlow.
 
@@ -122,12 +100,11 @@ def file_size(path):
 def iter_lines(text_range):
     """Yields the decoded lines of a TextRange (line ends kept).
 
-    Lines end at b"\\n" only, like GFile.readline (a lone "\\r" stays inside
-    the line, where the tokenizer treats it as a space).
+    Lines end at b"\\n" only, like GFile.readline.
 
     Raises:
-      TextFileError: a line is not valid UTF-8; the message names the file and
-        line number (a zip/gzip archive: says to extract it).
+      TextFileError: a line is not valid UTF-8 (names file and line; an
+        archive: says to extract it).
     """
     with open_file(text_range.path, "rb") as reader:
         reader.seek(text_range.start)

@@ -1,20 +1,11 @@
 """TFRecord files from one feature spec: the writer and the reader of a task.
 
-A `RecordSpec` lists a task's `tf.train.Example` features (name, dtype,
-length). From it come both directions, so they cannot drift apart:
-  * writing: `spec.serialize(values)` builds the `tf.train.Example` in the
-    spec's key order, and `RecordFileWriter` writes records atomically
-    (temp files under `.bert-tmp/`, see data.io.atomic), round-robin over
-    one or more files;
-  * reading: `spec.parsing_spec()` is the `tf.io.parse_*` dict and
-    `spec.decode(records)` parses (single or batched) records and casts
-    int64 to int32 as the original's `_decode_record` does for TPUs;
-  * checking: `spec.check_files(paths)` reads each file's first record and
-    raises `RecordFormatError` naming the file, the feature and both lengths
-    when the records were written at another max_seq_length (TF's own parse
-    error names only a feature, and only when the batch is read).
-
-The per-task specs are in data.io.record_specs.
+A `RecordSpec` lists a task's `tf.train.Example` features; from it come
+`serialize` (writing, sorted map keys), `parsing_spec`/`decode` (reading,
+int64 cast to int32 as the original's `_decode_record`) and `check_files`
+(a `RecordFormatError` naming file, feature and both lengths when records
+were written at another max_seq_length). `RecordFileWriter` writes
+atomically. The per-task specs are in data.io.record_specs.
 """
 import dataclasses
 import os
@@ -42,10 +33,9 @@ class RecordField:
       name: the tf.train.Example key.
       dtype: "int64" (Int64List) or "float32" (FloatList).
       length: an int, or the name of a size given to the spec (e.g.
-        "max_seq_length"), so errors can say which flag differs.
-      scalar: parsed with shape [] instead of [length] (length must be 1).
-      parsed: read back by the reader (some written keys never are, as
-        SQuAD's `is_impossible` in the original).
+        "max_seq_length", named in errors).
+      scalar: parsed with shape [] (length 1).
+      parsed: read back (SQuAD's `is_impossible` is not, as the original).
     """
     name: str
     dtype: str
@@ -126,12 +116,8 @@ class RecordSpec:
         return tf.train.Example(features=tf.train.Features(feature=feature))
 
     def serialize_example(self, example):
-        """The bytes of a tf.train.Example, with sorted feature-map keys.
-
-        Protobuf's default orders the map by a hash seeded per process, so
-        the original's files (and ours, before) differed from run to run in
-        their bytes though not in their records; sorted keys make a rerun
-        give the same bytes. Readers see the same records either way.
+        """The bytes of a tf.train.Example with sorted map keys (the same
+        bytes on every run; protobuf's default order is seeded per process).
         """
         return example.SerializeToString(deterministic=True)
 
@@ -172,20 +158,16 @@ class RecordSpec:
                         seed=None, drop_remainder=None, shuffle_buffer=100):
         """The fine-tuning scripts' reader: records of this spec, batched.
 
-        Training repeats and shuffles (buffer 100, the original
-        run_classifier.py's `input_fn_builder`) and drops the last partial
-        batch; evaluation and prediction read every record once in order,
-        with a known cardinality (so Keras stops at the end of the file
-        without its "input ran out of data" warning). Whole batches of
-        serialized records are parsed at once.
+        Training repeats, shuffles (buffer 100, run_classifier.py's
+        `input_fn_builder`) and drops the last partial batch; evaluation
+        reads every record once, in order, with a known cardinality.
 
         Args:
-          input_files: a path or list of paths; checked first
-            (`check_files`: lengths, keys, a file of another task).
+          input_files: a path or list of paths (`check_files` first).
           is_training: bool.
           batch_size: int.
-          unpack: function from the parsed dict (`decode(batched=True)`) to
-            the dataset's element, e.g. `(features, label_ids, weights)`.
+          unpack: function from the parsed dict to the element, e.g.
+            `(features, label_ids, weights)`.
           seed: optional shuffle seed.
           drop_remainder: bool, or None for `is_training`.
           shuffle_buffer: int.
@@ -261,10 +243,9 @@ class RecordSpec:
           paths: a path or list of paths of TFRecord files.
 
         Raises:
-          RecordFormatError: a file's records have another length (the
-            message names the file, the feature, both lengths and the flag),
-            lack a feature, or hold another dtype; or a file is not a
-            TFRecord file.
+          RecordFormatError: another length (names file, feature, lengths
+            and flag), a missing feature, another dtype, or not a TFRecord
+            file.
         """
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
@@ -288,11 +269,7 @@ class RecordSpec:
 
 
 def usable_record_files(paths):
-    """Drops temp files and folders a glob may have matched.
-
-    A glob such as `out/*` also matches `out/.bert-tmp` and, from older
-    versions, hidden `.<name>.tmp-*` files of killed runs; training on a
-    half-written file must never happen, so they are skipped.
+    """Drops temp files and folders a glob (e.g. `out/*`) may have matched.
 
     Returns:
       (kept, skipped): two lists of str.
@@ -313,10 +290,8 @@ class RecordFileWriter:
     """Writes serialized records round-robin over TFRecord files, atomically.
 
     Record k goes to output_files[k % len(output_files)] (the original
-    pre-training writer's rule; one file is the plain case). Records go to
-    temp files (data.io.atomic); `commit()` moves them onto the final names;
-    leaving the `with` block without commit (an exception) deletes them, so
-    a reader never sees a half-written file.
+    pre-training writer's rule), into temp files that `commit()` moves into
+    place; leaving the `with` block without commit deletes them.
 
     Args:
       output_files: a path or a list of paths (not empty).
@@ -348,8 +323,7 @@ class RecordFileWriter:
         return self
 
     def _failed(self, error, path):
-        # Disk full and the like: one error naming the output; the temp
-        # files go at once (a full disk needs its space back).
+        # Disk full and the like: the temp files go at once.
         self._discard()
         atomic.raise_write_error(path, error)
         raise error
