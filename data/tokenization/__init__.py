@@ -1,14 +1,6 @@
-"""WordPiece tokenization: the original Python tokenizer, its in-graph twin,
-and packing into `[CLS] A [SEP] B [SEP]`.
-
-`from data import tokenization; tokenization.FullTokenizer(...)` keeps working
-as in google-research/bert (`tokenization.py`); the modules are:
-- `full_tokenizer`: `FullTokenizer`, `BasicTokenizer`, `WordpieceTokenizer`, vocab I/O;
-- `in_graph`: `InGraphFullTokenizer` (TF Text, same ids, inside tf.data/SavedModel);
-- `unicode_tables`: character classes taken from Python for the in-graph tokenizer;
-- `packing`: `pack_tokens`/`pack_ids` and `InGraphPacker`;
-- `preprocessor`: `BertPreprocessor`, the Keras layer from raw text to
-  the model inputs (the in-graph tokenizer and packer).
+"""WordPiece tokenization: the original's `FullTokenizer` (`from data import
+tokenization` works as google-research/bert's `tokenization.py`), its in-graph
+twin, packing into `[CLS] A [SEP] B [SEP]` and `BertPreprocessor`.
 """
 from data.tokenization.full_tokenizer import (  # noqa: F401
     BasicTokenizer, FullTokenizer, VocabLookupError, WordpieceTokenizer,
@@ -18,9 +10,7 @@ from data.tokenization.full_tokenizer import (  # noqa: F401
 
 
 def __getattr__(name):
-    # BertPreprocessor needs Keras, TensorFlow and TF Text; imported on first
-    # use so that `from data import tokenization` stays light for the
-    # Python tokenizer.
+    # Imported on first use: it needs Keras, TensorFlow and TF Text.
     if name == "BertPreprocessor":
         from data.tokenization.preprocessor import BertPreprocessor
         return BertPreprocessor

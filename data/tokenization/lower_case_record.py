@@ -1,10 +1,6 @@
-"""Whether a model folder's vocab is meant to be lower-cased, kept beside it.
-
-Google's folders say it only through their names (`uncased_L-12_...`, read by
-`full_tokenizer.validate_case_matches_checkpoint`); a converted or fine-tuned
-folder says it in `tokenizer_config.json` beside `vocab.txt`, with the key
-`do_lower_case`, as Hugging Face's tokenizer folders do. Other keys in that
-file are kept when it is written.
+"""Whether a model folder's vocab is meant to be lower-cased, kept beside it
+in `tokenizer_config.json` (`do_lower_case`, as Hugging Face's folders; other
+keys kept on writing). Google's folders say it through their names only.
 """
 import json
 import os
@@ -19,11 +15,10 @@ def read_lower_case(folder):
     """The folder's recorded `do_lower_case`.
 
     Args:
-        folder: a model folder (str or os.PathLike), or a file in it.
+        folder: a model folder, or a file in it.
 
     Returns:
-        bool, or None when the folder has no record or the record has no
-        `do_lower_case` key.
+        bool, or None without a record or key.
 
     Raises:
         UserError: the record is not a JSON object or its value not a bool.

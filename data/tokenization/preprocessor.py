@@ -1,11 +1,8 @@
 """`BertPreprocessor`: raw text -> the model's int32 inputs, as a Keras layer.
 
-Built on the in-graph tokenizer (`InGraphFullTokenizer`, the original
-`FullTokenizer`'s ids) and packer (`InGraphPacker`, `[CLS] A [SEP] B [SEP]`
-with the original's pair truncation), so a text gets the ids the scripts
-give it. It runs in tf.data pipelines (the task models map it over their
-input in `fit`/`evaluate`/`predict`, modeling/models/task.py) and is saved
-inside a `.keras` file, its vocab as an asset (`vocab.txt`).
+The in-graph tokenizer and packer give a text the ids the scripts give it;
+it runs in tf.data and is saved inside a `.keras` file with its vocab as an
+asset (`vocab.txt`).
 """
 import json
 import os
@@ -79,15 +76,11 @@ class BertPreprocessor(keras.layers.Layer):
     """Texts (or text pairs) -> `input_ids`, `input_mask`, `segment_ids`.
 
     Args:
-        vocab_file: the WordPiece vocab (one token a line). None only while
-            a `.keras` file is being loaded (the vocab then comes from its
-            assets).
+        vocab_file: the WordPiece vocab (None only while a `.keras` file
+            loads it from its assets).
         do_lower_case: as the scripts' `--do_lower_case`.
-        sequence_length: int, the packed length (the scripts'
-            `--max_seq_length`): pairs are truncated as the original's
-            `_truncate_seq_pair`, single texts cut to sequence_length - 2
-            tokens, then zero-padded. None: no truncation, padded to the
-            longest packed text of each batch.
+        sequence_length: int, the packed length (`--max_seq_length`); None:
+            no truncation, padded to each batch's longest.
 
     Call args:
         inputs: a string tensor / array / list [batch], or a tuple
@@ -117,16 +110,10 @@ class BertPreprocessor(keras.layers.Layer):
 
     @classmethod
     def from_checkpoint(cls, path, sequence_length=128, **kwargs):
-        """The preprocessor of a model folder: its vocab (`vocab.txt`, a
-        keras-hub preset's `assets/tokenizer/vocabulary.txt`; in the folder
-        or its parent) and its lower-casing (`lower_case_for`).
+        """The preprocessor of a model folder (Google, fine-tuned, Hugging
+        Face, keras-hub) or a checkpoint prefix in one: its vocab and its
+        `lower_case_for` unless `do_lower_case=` is given.
 
-        Args:
-            path: a Google, fine-tuned, Hugging Face or keras-hub folder, or
-                a checkpoint prefix in one.
-            sequence_length: as the constructor.
-            **kwargs: `do_lower_case=` to override the folder's, Keras layer
-                arguments.
         Raises:
             MissingFileError: no vocab found.
         """
@@ -150,8 +137,7 @@ class BertPreprocessor(keras.layers.Layer):
                                      self.sep_id))
 
     def __call__(self, inputs, **kwargs):
-        # Keras' Layer.__call__ takes tensors only (and would cast arrays to
-        # the layer's float dtype): texts become tf.string tensors first.
+        # Layer.__call__ would cast arrays to a float dtype: strings first.
         if _is_pair(inputs):
             inputs = tuple(tf.convert_to_tensor(part, tf.string)
                            for part in inputs)

@@ -1,24 +1,12 @@
 """A Hugging Face `tokenizer.json` read as what `FullTokenizer` needs: the
 WordPiece vocab in id order and `do_lower_case`.
 
-Only tokenizers the original `FullTokenizer` reproduces are accepted:
-
-- `model`: `WordPiece` with `unk_token` "[UNK]" and `continuing_subword_prefix`
-  "##", ids 0..n-1 without gaps;
-- `normalizer`: `BertNormalizer` with `clean_text` and `handle_chinese_chars`
-  on, and `strip_accents` equal to `lowercase` (`strip_accents` null means
-  "as `lowercase`", the `tokenizers` library's rule); `do_lower_case` is
-  that value;
-- `pre_tokenizer`: `BertPreTokenizer`;
-- `added_tokens`: only special tokens already in the vocab under the same id.
-
-`max_input_chars_per_word` is not checked: the `tokenizers` library's BERT
-default is 100 code points, the original's 200 (a word of 101..200 code
-points is one `[UNK]` there and word pieces here).
-
-Sources: the `tokenizers` library's JSON layout (`BertNormalizer`,
-`BertPreTokenizer`, `WordPiece` model); google-research/bert tokenization.py
-(`BasicTokenizer`, `WordpieceTokenizer`).
+Accepted only where FullTokenizer reproduces it: a `WordPiece` model ("[UNK]",
+"##", ids 0..n-1), a `BertNormalizer` with `clean_text` and
+`handle_chinese_chars` on and `strip_accents` equal to `lowercase` (null
+follows it, as in `tokenizers`), a `BertPreTokenizer`, added tokens only as
+special tokens of the vocab. (`max_input_chars_per_word` is not checked:
+100 there, 200 in the original.) Source: the `tokenizers` JSON layout.
 """
 import json
 import os
@@ -94,8 +82,7 @@ def read_tokenizer_json(path):
         path: the file, or the folder holding `tokenizer.json`.
 
     Returns:
-        (tokens, do_lower_case): list of str, the vocab with token i at index
-        i; bool, from the normaliser.
+        (tokens in id order, do_lower_case).
 
     Raises:
         MissingFileError: no such file.

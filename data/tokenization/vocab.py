@@ -1,10 +1,9 @@
 """Reading a WordPiece vocab file as the original does, and checking it.
 
-The ids are the original's (google-research/bert `tokenization.py`,
-load_vocab): each line's index, blank lines included; a repeated token maps
-to its last line. The checks say when a file reads differently from what it
-seems to say (byte order mark, duplicates, blank lines) and refuse a vocab
-whose ids do not fit the model's embedding table.
+Source: tokenization.py load_vocab (ids are line indexes, blank lines
+included; a repeated token maps to its last line). The checks report what
+reads differently from what it seems to say and refuse ids past the model's
+embedding table.
 """
 import collections
 import os
@@ -22,18 +21,8 @@ class VocabEncodingError(UserError):
 def load_vocab(vocab_file):
     """Reads a vocab file, one token a line, into token -> line index.
 
-    Each line is decoded as UTF-8 and `str.strip()`-ed; a line that is not
-    valid UTF-8 is an error, as in the original (its `tf.gfile.GFile(...,
-    "r").readline()` decodes strictly and fails).
-    Lines end only at "\\n" (as tf.gfile's readline); a blank line is the
-    empty token and takes an id, as in the original. If a token appears
-    twice, it keeps its first position in the OrderedDict but maps to its
-    last line index, exactly as the original's dict assignment does. One
-    difference: a UTF-8 byte order mark at the start of the file is not made
-    part of the first token (ids are unchanged; see vocab_file_warnings).
-
-    Args:
-      vocab_file: path of the vocab file (str or os.PathLike).
+    Lines end at "\\n" only and are stripped; a blank line is the empty
+    token. Unlike the original, a leading byte order mark is dropped.
 
     Returns:
       collections.OrderedDict mapping str token -> int id.
@@ -60,8 +49,7 @@ def load_vocab(vocab_file):
 
 
 def _vocab_lines(raw):
-    # Lines end only at "\n" (tf.gfile's readline); a final "\n" ends the
-    # last line rather than starting an empty one.
+    # A final "\n" ends the last line rather than starting an empty one.
     lines = raw.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -79,40 +67,20 @@ def _vocab_token(line, index, vocab_file=""):
             "checkpoint." % (vocab_file, index + 1, line[error.start],
                              error.start + 1)) from None
     if index == 0 and token.startswith("\ufeff"):
-        # A byte order mark is not part of the token (see
-        # vocab_file_warnings); the original kept it.
         token = token[1:].strip()
     return token
 
 
 def highest_reachable_id(vocab):
-    """The largest id that tokenization can produce, or -1 for none.
-
-    Every line of a vocab file takes an id (its line index, as the
-    original's load_vocab), so the embedding needs a row for each line up to
-    the last token text can produce. Blank lines give the empty token, which
-    tokenization never produces (a trailing blank line is harmless, as in
-    the original), and a duplicated token's earlier lines are never
-    produced either (it maps to its last line).
-    """
+    """The largest id tokenization can produce (never the empty token of a
+    blank line, nor a duplicate's earlier lines), or -1 for none."""
     return max((index for token, index in vocab.items() if token), default=-1)
 
 
 def validate_vocab_size(vocab, vocab_size, vocab_file=None, config_file=None):
-    """Checks that every id tokenization can produce has an embedding row.
-
-    Compares the highest reachable id + 1 (see `highest_reachable_id`; the
-    number of lines for a normal vocab) with the config's `vocab_size`, not
-    the number of distinct tokens: a vocab with a duplicate plus one extra
-    line has as many distinct tokens as `vocab_size` but gives the id
-    `vocab_size`. Without this check such ids are past the end of
-    `bert/embeddings/word_embeddings`: an error deep inside TensorFlow on
-    CPU, silently wrong embeddings on GPU.
-
-    Args:
-      vocab: the token -> id mapping (e.g. `FullTokenizer.vocab`).
-      vocab_size: int, `vocab_size` of the BERT config.
-      vocab_file, config_file: paths, for the message.
+    """Checks that every id tokenization can produce has an embedding row
+    (`highest_reachable_id` < the config's `vocab_size`; such ids are an
+    error deep inside TF on CPU and wrong embeddings on GPU).
 
     Raises:
       UserError: the vocab gives an id >= `vocab_size`.
@@ -133,13 +101,8 @@ def vocab_file_warnings(vocab_file):
     """What in a vocab file reads differently from what it seems to say.
 
     Returns:
-      list of str, one per finding: a UTF-8 byte order mark (removed from
-      the first token here; the original kept it, so its first token could
-      never match), a token on several lines (the original maps it to its
-      last line's id; the earlier ids are never produced), blank lines
-      before the last token (read as the empty token, taking an id, as the
-      original does). Trailing blank lines are read the same way but are
-      harmless and not reported.
+      list of str: a byte order mark, duplicated tokens, blank lines before
+      the last token.
     """
     with open(os.fspath(vocab_file), "rb") as reader:
         lines = _vocab_lines(reader.read())
