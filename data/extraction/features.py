@@ -14,7 +14,7 @@ import numpy as np
 from absl import logging
 
 from data.io.errors import UserError
-from data.tokenization.packing import truncate_seq_pair
+from data.tokenization.packing import pack_tokens
 from data.io.text_files import TextRange, iter_lines
 
 # The split is at the last " ||| " because the first group is greedy.
@@ -55,7 +55,7 @@ def read_examples(input_file):
       list of InputExample with unique_id = line number from 0.
 
     Raises:
-      ValueError: a line is not valid UTF-8 (names file and line).
+      TextFileError: a line is not valid UTF-8 (names file and line).
 
     Source: extract_features.py, read_examples.
     """
@@ -75,9 +75,8 @@ def convert_examples_to_features(examples, seq_length, tokenizer,
                                  num_logged=5):
     """Tokenizes, truncates and pads each example.
 
-    A pair keeps at most seq_length - 3 wordpieces, a single text
-    seq_length - 2; a text_b that tokenizes to nothing counts as no text_b.
-    The first `num_logged` features are logged as the original does.
+    Packed as run_classifier does (`pack_tokens`; a text_b without tokens
+    counts as none); the first `num_logged` features are logged.
 
     Returns:
       list of InputFeatures, one per example, in order.
@@ -86,24 +85,14 @@ def convert_examples_to_features(examples, seq_length, tokenizer,
     """
     features = []
     for index, example in enumerate(examples):
-        tokens_a = tokenizer.tokenize(example.text_a)
-        tokens_b = tokenizer.tokenize(example.text_b) if example.text_b else []
-        if tokens_b:
-            truncate_seq_pair(tokens_a, tokens_b, seq_length - 3)
-        else:
-            tokens_a = tokens_a[:seq_length - 2]
-        tokens = ["[CLS]", *tokens_a, "[SEP]"]
-        input_type_ids = [0] * len(tokens)
-        if tokens_b:
-            tokens += [*tokens_b, "[SEP]"]
-            input_type_ids += [1] * (len(tokens_b) + 1)
-        input_ids = tokenizer.convert_tokens_to_ids(tokens)
-        padding = [0] * (seq_length - len(input_ids))
+        tokens_b = tokenizer.tokenize(example.text_b) if example.text_b else None
+        packed = pack_tokens(tokenizer.tokenize(example.text_a), tokens_b,
+                             seq_length, tokenizer)
+        tokens = packed.tokens
         feature = InputFeatures(
             unique_id=example.unique_id, tokens=tokens,
-            input_ids=input_ids + padding,
-            input_mask=[1] * len(input_ids) + padding,
-            input_type_ids=input_type_ids + padding)
+            input_ids=packed.input_ids, input_mask=packed.input_mask,
+            input_type_ids=packed.segment_ids)
         if index < num_logged:
             logging.info("*** Example ***")
             logging.info("unique_id: %s", feature.unique_id)
@@ -119,7 +108,7 @@ def parse_layer_indexes(layers, num_hidden_layers):
     """Parses "-1,-2" into [-1, -2]; checks each indexes an encoder layer.
 
     Raises:
-      ValueError: not a comma-separated list of ints, or an index outside
+      UserError: not comma-separated ints, or an index outside
         [-num_hidden_layers, num_hidden_layers - 1].
     """
     try:
@@ -144,13 +133,10 @@ def compute_layer_outputs(bert_model, features, layer_indexes, batch_size,
     Args:
       bert_model: modeling.BertModel (inference: training=False).
       features: list of InputFeatures.
-      layer_indexes: list of int, indexes into the encoder layer outputs
-        (the embedding output is not one of them; -1 is the last layer).
+      layer_indexes: list of int into the encoder layer outputs (-1: last).
       batch_size: int; the last batch may be smaller.
-      dynamic_padding: cut each batch to its longest example
-        (`data.io.dynamic_padding.cut_to_longest`); the rows are padded
-        back with zeros, so only the real tokens' values are those of the
-        fixed layout (they are all the JSON lines hold).
+      dynamic_padding: cut each batch to its longest example (padded back
+        with zeros; the real tokens' values are unchanged).
 
     Yields:
       (feature, list of float32 arrays [seq_length, hidden_size], one per
@@ -190,9 +176,7 @@ def feature_json_line(feature, layer_outputs, layer_indexes):
     """The original's JSON line for one example (with the trailing newline).
 
     `{"linex_index": id, "features": [{"token": t, "layers": [{"index": i,
-    "values": [...]}, ...]}, ...]}` over the real tokens only; values are
-    `round(float(x), 6)`; json.dumps defaults (non-ASCII escaped). The key
-    really is spelled "linex_index".
+    "values": [...]}]}]}` over the real tokens, values `round(float(x), 6)`.
 
     Source: extract_features.py, main.
     """

@@ -1,9 +1,5 @@
-"""Multiple-choice TFRecord files: writing features, reading `tf.data` batches.
-
-The record layout is `data.io.record_specs.multiple_choice_record_spec`
-(input_ids, input_mask, segment_ids stored flat as int64
-[num_choices * max_seq_length], label_ids and is_real_example int64 [1]);
-writer and reader are built from that one spec.
+"""Multiple-choice TFRecord files: writing features, reading `tf.data` batches
+(data.io.record_specs.multiple_choice_record_spec).
 
 Source: run_classifier.py file_based_convert_examples_to_features and
 file_based_input_fn_builder, with one row per choice.
@@ -36,19 +32,11 @@ def _record_values(feature):
 def write_feature_records(features, output_file, num_choices, max_seq_length):
     """Writes MultipleChoiceFeatures to one TFRecord file, atomically.
 
-    Args:
-      features: iterable of MultipleChoiceFeatures, each
-        [num_choices][max_seq_length].
-      output_file: str or os.PathLike (local or gs://); written under a temp
-        name and renamed when complete (data.io.tfrecord.RecordFileWriter).
-      num_choices, max_seq_length: int, the record sizes.
-
     Returns:
       int, the number of records written.
 
     Raises:
-      data.io.tfrecord.RecordFormatError: a feature of another shape (no
-        file is left behind).
+      RecordFormatError: a feature of another shape (no file is left).
     """
     spec = multiple_choice_record_spec(num_choices, max_seq_length)
     with RecordFileWriter(os.fspath(output_file)) as writer:
@@ -63,22 +51,13 @@ def file_based_convert_examples_to_features(examples, max_seq_length,
                                             num_choices=None):
     """Packs examples and writes them to a TFRecord file, one at a time.
 
-    Args:
-      examples: list of MultipleChoiceExample / PaddingExample (padding makes
-        all-zero records with is_real_example 0, e.g. to fill the last TPU
-        batch).
-      max_seq_length: int >= 3.
-      tokenizer: data.tokenization.FullTokenizer (or an object with
-        `tokenize` and `convert_tokens_to_ids`).
-      output_file: str or os.PathLike.
-      num_choices: int or None (the first real example's count).
+    `num_choices` defaults to the first real example's count.
 
     Returns:
       int, the number of records written.
 
     Raises:
-      ValueError: see features.convert_example_to_features (no file is left
-        behind).
+      ValueError: see features.convert_example_to_features (no file left).
     """
     examples = list(examples)
     if num_choices is None:
@@ -104,19 +83,16 @@ def multiple_choice_dataset(input_file, num_choices, seq_length, is_training,
                             include_is_real_example=False):
     """Reads multiple-choice TFRecords into batches for Keras.
 
-    As run_classifier.py file_based_input_fn_builder: training repeats
-    forever, shuffles with a buffer of 100 and drops the last partial batch;
-    evaluation/prediction reads the files once, in order, keeping every
-    record (the last batch may be smaller) and with a known cardinality.
+    As RecordSpec.batched_dataset (run_classifier.py's
+    file_based_input_fn_builder).
 
     Args:
       input_file: a TFRecord path or list of paths.
-      num_choices, seq_length: int, the sizes the records were written with.
+      num_choices, seq_length: int, the sizes of the records.
       is_training: bool.
       batch_size: int.
-      seed: optional int, the shuffle seed (training only).
-      include_is_real_example: also yield is_real_example (for weighting out
-        padding records in evaluation).
+      seed: optional int, the shuffle seed.
+      include_is_real_example: also yield is_real_example.
 
     Returns:
       tf.data.Dataset of `(features, label_ids)`, or `(features, label_ids,
@@ -125,9 +101,8 @@ def multiple_choice_dataset(input_file, num_choices, seq_length, is_training,
       [batch]; `is_real_example` float32 [batch].
 
     Raises:
-      data.io.tfrecord.RecordFormatError (a ValueError): the first record of
-        a file has another num_choices x seq_length (names the file and
-        both sizes), lacks a feature, or the file is not a TFRecord file.
+      RecordFormatError: records of other sizes (names file and sizes), a
+        missing feature, or not a TFRecord file.
     """
     spec = multiple_choice_record_spec(num_choices, seq_length)
 

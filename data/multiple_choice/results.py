@@ -1,9 +1,6 @@
-"""`test_results.tsv` of multiple choice: per-choice probabilities per example.
-
-One line per example, in input order, holding the num_choices probabilities
-tab-separated, each written as `str(np.float32(p))`: the format of the
-original run_classifier.py's `test_results.tsv` (there one column per
-class). No header. Written atomically (data.io.results).
+"""`test_results.tsv` of multiple choice: one line per example, its
+num_choices probabilities tab-separated as `str(np.float32(p))` (the
+original run_classifier.py's format), no header, written atomically.
 """
 import os
 
@@ -28,12 +25,7 @@ def _as_matrix(probabilities):
 def format_test_results(probabilities):
     """The text of test_results.tsv.
 
-    Args:
-      probabilities: float array-like [num_examples, num_choices] (e.g. the
-        softmax over the choices' scores), in input order; cast to float32.
-
-    Returns:
-      str, one line per example, "\\n"-terminated ("" for no example).
+    `probabilities`: float [num_examples, num_choices], in input order.
 
     Raises:
       ValueError: not 2-D.
@@ -47,16 +39,7 @@ def format_test_results(probabilities):
 
 
 def write_test_results(path, probabilities):
-    """Writes test_results.tsv atomically (temp file, then rename).
-
-    Args:
-      path: str or os.PathLike (local or gs://), e.g.
-        `<output_dir>/test_results.tsv`.
-      probabilities: see `format_test_results`.
-
-    Returns:
-      int, the number of lines written.
-    """
+    """Writes test_results.tsv atomically; returns the number of lines."""
     text = format_test_results(probabilities)
     write_text_atomically(os.fspath(path), text)
     return len(_as_matrix(probabilities))
@@ -65,10 +48,7 @@ def write_test_results(path, probabilities):
 def read_test_results(path, num_choices=None):
     """Reads a test_results.tsv back.
 
-    Args:
-      path: str or os.PathLike.
-      num_choices: int or None (take the first line's count); every line
-        must have that many values.
+    `num_choices` defaults to the first line's count.
 
     Returns:
       float32 array [num_examples, num_choices] ([0, num_choices or 0] for

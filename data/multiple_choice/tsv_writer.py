@@ -1,9 +1,5 @@
-"""Writing examples in the plain multiple-choice TSV layout, atomically.
-
-The layout is the one `data.multiple_choice.readers.read_choice_tsv` reads:
-a header `id  context  ending0 .. ending{N-1}  label`, then one tab-separated
-row per example, LF line ends, UTF-8.
-"""
+"""Writing examples in the plain multiple-choice TSV layout (read by
+readers.read_choice_tsv), atomically."""
 from data.io.atomic import write_text_atomically
 from data.multiple_choice.readers import (TSV_CONTEXT_COLUMN, TSV_ID_COLUMN,
                                           TSV_LABEL_COLUMN, tsv_ending_column)
@@ -24,13 +20,8 @@ def _check_cell(text, example_id, what):
 def format_choice_tsv(examples):
     """The TSV text of `examples` (see the module docstring).
 
-    Args:
-      examples: non-empty sequence of MultipleChoiceExample, all with the
-        same number of endings; labels all ints, or all None (then the label
-        column is left out, as a test file).
-
-    Returns:
-      str.
+    `examples`: MultipleChoiceExample with one number of endings, labels
+    all ints or all None (no label column).
 
     Raises:
       ValueError: no examples, a differing number of endings, mixed
@@ -65,19 +56,8 @@ def format_choice_tsv(examples):
 
 
 def write_choice_tsv(path, examples):
-    """Writes `examples` to `path` in the TSV layout, atomically
-    (data.io.atomic: a temp file renamed into place).
-
-    Args:
-      path: str or os.PathLike (local or gs://).
-      examples: see `format_choice_tsv`.
-
-    Returns:
-      int, the number of rows written.
-
-    Raises:
-      ValueError: see `format_choice_tsv` (nothing is written then).
-    """
+    """Writes `format_choice_tsv(examples)` to `path` atomically; returns
+    the number of rows (ValueError: nothing written)."""
     examples = list(examples)
     write_text_atomically(path, format_choice_tsv(examples))
     return len(examples)
