@@ -70,25 +70,16 @@ def convert_single_example(ex_index, example, label_list, max_seq_length,
                            tokenizer):
     """Converts one `InputExample` into an `InputFeatures`.
 
-    Source: run_classifier.py `convert_single_example` (`[CLS] a [SEP]
-    b [SEP]`, pairs truncated by `truncate_seq_pair`, zero-padded; a
-    `PaddingInputExample` gives zeros and `is_real_example=False`; the first 5
-    examples are logged).
-
-    Args:
-      ex_index: int, position of the example (only for logging).
-      example: `InputExample` or `PaddingInputExample`.
-      label_list: list of label strings, or None for a regression task.
-      max_seq_length: int, length of the returned lists.
-      tokenizer: an object with `tokenize(text)` and
-        `convert_tokens_to_ids(tokens)` (e.g. `tokenization.FullTokenizer`).
+    Source: run_classifier.py `convert_single_example` (packing:
+    `pack_tokens`; a `PaddingInputExample` gives zeros and
+    `is_real_example=False`; examples with `ex_index < 5` are logged).
 
     Returns:
       `InputFeatures` with int lists of length `max_seq_length`; `label_id`
-      is an int (label index) or a float (regression).
+      an int, or a float when `label_list` is None (regression).
 
     Raises:
-      ValueError: `max_seq_length` too small for [CLS]/[SEP], or a label
+      UserError: `max_seq_length` too small for [CLS]/[SEP], or a label
         not in `label_list` (not a number for regression).
     """
     if isinstance(example, PaddingInputExample):
@@ -158,18 +149,11 @@ def file_based_convert_examples_to_features(examples, label_list,
     Records: data.io.record_specs.classifier_record_spec (`label_ids` float
     when `label_list` is None); written atomically (RecordFileWriter).
 
-    Args:
-      examples: list of `InputExample` / `PaddingInputExample`.
-      label_list: list of label strings, or None for regression.
-      max_seq_length: int.
-      tokenizer: see `convert_single_example`.
-      output_file: path of the TFRecord file to write.
-
     Returns:
       The number of records written.
 
     Raises:
-      ValueError: see `convert_single_example` (no file is left behind).
+      UserError: see `convert_single_example` (no file is left behind).
     """
     spec = classifier_record_spec(max_seq_length,
                                   is_regression=label_list is None)
@@ -193,18 +177,16 @@ def classifier_dataset(input_file, seq_length, is_training, batch_size,
     `RecordSpec.batched_dataset`; evaluation keeps the last partial batch).
 
     Args:
-      input_file: a TFRecord path (or list of paths) written by
-        `file_based_convert_examples_to_features`.
-      seq_length: int, the `max_seq_length` the file was written with.
+      input_file: a TFRecord path or list of paths.
+      seq_length: int, the records' `max_seq_length`.
       is_training: bool.
       batch_size: int.
-      is_regression: bool, True when `label_ids` were written as floats.
-      seed: optional int, the shuffle seed (training only).
+      is_regression: bool, True for float `label_ids`.
+      seed: optional int, the shuffle seed.
 
     Raises:
-      data.io.tfrecord.RecordFormatError (a ValueError): the file's records
-        were written with another max_seq_length (names the file, the
-        feature and both lengths) or for another task.
+      RecordFormatError: records of another max_seq_length (names file,
+        feature and lengths) or of another task.
 
     Returns:
       tf.data.Dataset of `(features, label_ids, is_real_example)`: dict of

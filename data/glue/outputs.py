@@ -1,10 +1,5 @@
-"""The classifier's result files: test_results.tsv and eval_predictions.tsv.
-
-test_results.tsv is the original run_classifier.py's: one line per test
-example, its class probabilities (regression: its score) as tab-separated
-`str(float32)` values. eval_predictions.tsv (this project's) pairs each dev
-example with its gold and predicted label.
-"""
+"""The classifier's result files: test_results.tsv (the original's) and
+eval_predictions.tsv (each dev example's gold and predicted label)."""
 import numpy as np
 
 __all__ = ["test_results_text", "eval_predictions_text"]
@@ -26,16 +21,15 @@ def eval_predictions_text(guids, label_list, label_ids, values,
                           is_regression):
     """The text of eval_predictions.tsv: a header, then one row per example.
 
-    Columns (tab-separated): `guid`, `gold_label`, `predicted_label` (the
-    most probable), then `probability_<label>` for each label in label-list
-    order. Regression (STS-B): `guid`, `gold_score`, `predicted_score`.
+    Columns: `guid`, `gold_label`, `predicted_label`, `probability_<label>`
+    per label; regression: `guid`, `gold_score`, `predicted_score`.
 
     Args:
         guids: the examples' guids, in file order.
         label_list: list of str.
         label_ids: int [num_examples] (float for regression).
-        values: float [num_examples, num_labels] class probabilities, or
-            [num_examples, 1] scores for regression.
+        values: float [num_examples, num_labels] probabilities, or
+            [num_examples, 1] scores.
         is_regression: bool.
     """
     if is_regression:

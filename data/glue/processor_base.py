@@ -28,11 +28,9 @@ class InputExample(object):
     Source: run_classifier.py `InputExample`.
 
     Attributes:
-      guid: str, unique id for bookkeeping (e.g. "dev-5").
-      text_a: str, the untokenized first sequence.
-      text_b: str or None, the untokenized second sequence (pair tasks).
-      label: str (a member of `get_labels()`), float for regression tasks,
-        or None when unknown.
+      guid: str, e.g. "dev-5".
+      text_a, text_b: str, the untokenized sequences (text_b None: single).
+      label: str in `get_labels()`, float for regression, or None.
     """
 
     def __init__(self, guid, text_a, text_b=None, label=None):

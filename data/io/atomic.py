@@ -291,20 +291,17 @@ def atomic_output(path, suffixes=("",), clean_stale=True):
 
     Args:
       path: str or os.PathLike, the final output (local or gs://).
-      suffixes: the files written under the temp name, in the order they are
-        moved into place; e.g. (".data-00000-of-00001", ".index") for a
-        checkpoint prefix (index last, so a reader never finds an index
-        without its data). Default: the single file itself.
+      suffixes: the files written under the temp name, in the order they
+        are moved into place (e.g. a checkpoint's data, then its index).
       clean_stale: first remove abandoned temp files of killed runs.
 
     Yields:
       str, the temp path (the prefix, when `suffixes` is given).
 
     Raises:
-      OutputWriteError: writing failed for a reason the user fixes (disk
-        full, quota, permissions; see `write_failure`), naming `path`.
-      Otherwise whatever the `with` body raises. Either way every temp file
-      of this write is removed and `path` is left as it was.
+      OutputWriteError: a failure the user fixes (`write_failure`), naming
+        `path`; else what the body raises. Either way the temp files go and
+        `path` is left as it was.
     """
     path = os.fspath(path)
     moved = False
@@ -365,20 +362,15 @@ def write_directory_atomically(output_dir, write):
     """Calls `write(temp_dir)`, then renames `temp_dir` to `output_dir`, so
     `output_dir` is either complete or absent (SavedModels, converted models).
 
-    Args:
-      output_dir: str or os.PathLike, the directory to create (local or any
-        tf.io.gfile file system that renames directories).
-      write: callable taking the temporary directory's path; it writes the
-        files, and may create the directory itself (tf.saved_model.save does).
+    `write` may create the directory itself (tf.saved_model.save does).
 
     Returns:
       str, `output_dir` without a trailing "/".
 
     Raises:
-      OutputExistsError (a FileExistsError): `output_dir` exists (a user's
-        files are never replaced).
-      OutputWriteError: writing failed for a reason the user fixes (see
-        `write_failure`); the temporary directory is removed.
+      OutputExistsError: `output_dir` exists (never replaced).
+      OutputWriteError: a failure the user fixes (`write_failure`); the
+        temporary directory is removed.
     """
     output_dir = os.fspath(output_dir).rstrip("/")
     remote = _is_remote(output_dir)

@@ -1,11 +1,5 @@
-"""The TFRecord feature spec of each task, in one place.
-
-Each function returns a data.io.tfrecord.RecordSpec from which both the
-writer and the reader of that task are built. Keys, dtypes, lengths and key
-order are the original's, so files go both ways between google-research/bert
-and this project. Every writer sorts the feature-map keys (see
-RecordSpec.serialize_example), so a rerun writes the same bytes.
-"""
+"""The TFRecord feature spec of each task (a data.io.tfrecord.RecordSpec for
+its writer and reader): the original's keys, dtypes, lengths and order."""
 import numpy as np
 import tensorflow as tf
 
@@ -22,11 +16,9 @@ CHOICE_SEQ = "num_choices*max_seq_length"
 
 
 def classifier_record_spec(max_seq_length, is_regression=False):
-    """Sentence(-pair) classification records.
-
-    input_ids, input_mask, segment_ids: int64 [max_seq_length]; label_ids:
-    int64 [1] (float [1] for regression, e.g. STS-B), parsed as a scalar;
-    is_real_example: int64 [1], parsed as a scalar.
+    """Classification records: input_ids, input_mask, segment_ids int64
+    [max_seq_length]; label_ids int64 (float for regression) and
+    is_real_example int64, [1] parsed as scalars.
 
     Source: run_classifier.py, file_based_convert_examples_to_features and
     file_based_input_fn_builder.
@@ -42,11 +34,9 @@ def classifier_record_spec(max_seq_length, is_regression=False):
 
 
 def squad_record_spec(max_seq_length, is_training):
-    """SQuAD records (all int64).
-
-    unique_ids: [1] parsed as a scalar; input_ids, input_mask, segment_ids:
-    [max_seq_length]; training adds start_positions, end_positions (scalars)
-    and is_impossible (written, not parsed, as the original).
+    """SQuAD records, int64: unique_ids (scalar); input_ids, input_mask,
+    segment_ids [max_seq_length]; training adds start_positions,
+    end_positions (scalars) and is_impossible (written, not parsed).
 
     Source: run_squad.py, FeatureWriter.process_feature and
     input_fn_builder.
@@ -67,12 +57,10 @@ def squad_record_spec(max_seq_length, is_training):
 
 
 def pretraining_record_spec(max_seq_length, max_predictions_per_seq):
-    """Pre-training records.
-
-    input_ids, input_mask, segment_ids: int64 [max_seq_length];
-    masked_lm_positions, masked_lm_ids: int64 [max_predictions_per_seq];
-    masked_lm_weights: float [max_predictions_per_seq];
-    next_sentence_labels: int64 [1].
+    """Pre-training records: input_ids, input_mask, segment_ids int64
+    [max_seq_length]; masked_lm_positions, masked_lm_ids int64 and
+    masked_lm_weights float [max_predictions_per_seq]; next_sentence_labels
+    int64 [1].
 
     Source: create_pretraining_data.py, write_instance_to_example_files;
     run_pretraining.py, input_fn_builder.
@@ -89,15 +77,11 @@ def pretraining_record_spec(max_seq_length, max_predictions_per_seq):
 
 
 def tagging_record_spec(max_seq_length):
-    """Sequence-tagging (NER) records, one per window of a document.
+    """Tagging records, one per window: input_ids, input_mask, segment_ids,
+    label_ids int64 and label_weights float (1.0 where scored), each
+    [max_seq_length].
 
-    input_ids, input_mask, segment_ids, label_ids: int64 [max_seq_length];
-    label_weights: float [max_seq_length], 1.0 at the first word piece of
-    each word scored in this window, else 0.0.
-
-    Source: no original script (google-research/bert has no NER); the keys
-    follow run_classifier.py's and the weights pre-training's
-    masked_lm_weights. Built by data.tagging.features.
+    Source: none (the original has no NER); keys as run_classifier.py's.
     """
     return RecordSpec("tagging", (
         RecordField("input_ids", "int64", SEQ),
@@ -169,15 +153,11 @@ class _ChoiceRecordSpec(RecordSpec):
 def multiple_choice_record_spec(num_choices, max_seq_length):
     """Multiple-choice records (SWAG and the like), all int64.
 
-    input_ids, input_mask, segment_ids: [num_choices * max_seq_length] on
-    disk (choice k at [k * max_seq_length, (k + 1) * max_seq_length)),
-    given to `serialize` as [num_choices, max_seq_length] and decoded to
-    [num_choices, max_seq_length] ([batch, num_choices, max_seq_length]
-    when batched); label_ids: [1], parsed as a scalar (0 for unlabelled
-    rows); is_real_example: [1], parsed as a scalar (0 for padding).
+    input_ids, input_mask, segment_ids: flat [num_choices * max_seq_length]
+    on disk, [num_choices, max_seq_length] to `serialize` and from `decode`
+    (a leading [batch] when batched); label_ids, is_real_example: scalars.
 
-    Source: the classifier records of run_classifier.py with one row per
-    choice (the original repository has no SWAG code; BERT paper §4.4).
+    Source: run_classifier.py's records with one row per choice.
     """
     if int(num_choices) < 1 or int(max_seq_length) < 1:
         raise ValueError("num_choices and max_seq_length must be >= 1, got "

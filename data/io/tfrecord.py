@@ -237,10 +237,8 @@ class RecordSpec:
                         else "the expected length", expected, hint))
 
     def check_files(self, paths):
-        """Checks the first record of each file against this spec.
-
-        Args:
-          paths: a path or list of paths of TFRecord files.
+        """Checks the first record of each file (a path or list) against this
+        spec.
 
         Raises:
           RecordFormatError: another length (names file, feature, lengths

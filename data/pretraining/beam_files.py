@@ -23,12 +23,8 @@ METRICS_NAMESPACE = "create_pretraining_data"
 
 @dataclasses.dataclass(frozen=True)
 class RunFiles:
-    """Where one run keeps its unfinished files.
-
-    Attributes:
-      output_files: tuple of str, the final output files.
-      run_name: str, the run's folder name inside each `.bert-tmp`.
-    """
+    """Where one run keeps its unfinished files: `run_name` is its folder
+    in the `.bert-tmp` beside each of `output_files`."""
     output_files: tuple
     run_name: str
 

@@ -76,7 +76,7 @@ class SplitShardFn(beam.DoFn):
 
 
 def make_plan(results, num_shards, files):
-    """All shards' (documents, records) -> InterleavePlan; writes plan.json.
+    """All shards' (documents, records) -> InterleavePlan, and plan.json.
 
     Raises:
       RuntimeError: a shard is missing (a bug).

@@ -19,13 +19,11 @@ class TrainingInstance:
     """One sentence pair with its masked-LM predictions.
 
     Attributes:
-      tokens: list of str, `[CLS] A [SEP] B [SEP]` after masking (at most
-        max_seq_length tokens).
+      tokens: list of str, `[CLS] A [SEP] B [SEP]` after masking.
       segment_ids: list of int (0 or 1), same length as `tokens`.
       masked_lm_positions: list of int, sorted positions of the predictions.
       masked_lm_labels: list of str, the original token at each position.
-      is_random_next: bool, True when B was drawn from a random document
-        (written as next_sentence_labels = 1).
+      is_random_next: bool, B from a random document (label 1).
 
     Source: create_pretraining_data.py, class TrainingInstance.
     """

@@ -29,10 +29,6 @@ from data.pretraining.shard_build import (  # noqa: F401 (public here too)
     ShardRecords, build_shard_instances, build_shard_records, shard_seed)
 from data.tokenization import FullTokenizer
 
-# The progress bar's shares of a shard's work (see shard_build).
-_READ_SHARE = shard_build.READ_SHARE
-_BUILD_SHARE = shard_build.BUILD_SHARE
-
 
 class MissingInputError(MissingFileError):
     """An input text file named on the command line does not exist."""
@@ -171,8 +167,8 @@ def _write_shard(shard_index, shard, tokenizer, options, seed, output_path,
             writer.write(record)
             count += 1
             if count % 1000 == 0:
-                report(shard_index, _READ_SHARE + _BUILD_SHARE + (
-                    1 - _READ_SHARE - _BUILD_SHARE) * count / built.instances)
+                report(shard_index, shard_build.write_progress(
+                    count, built.instances))
     report(shard_index, 1.0)
     return count
 
@@ -338,9 +334,8 @@ def _create_single_shard(shard, tokenizer, options, random_seed,
         for record in built.records:
             writer.write(record)
             if writer.total_written % 1000 == 0:
-                progress.set(0, _READ_SHARE + _BUILD_SHARE + (
-                    1 - _READ_SHARE - _BUILD_SHARE)
-                    * writer.total_written / built.instances)
+                progress.set(0, shard_build.write_progress(
+                    writer.total_written, built.instances))
         writer.commit()
     return writer.total_written
 

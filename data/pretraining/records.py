@@ -66,19 +66,11 @@ def instance_to_features(instance, tokenizer, max_seq_length,
     return features
 
 
-def _spec_for(features):
-    return pretraining_record_spec(len(features["input_ids"]),
-                                   len(features["masked_lm_ids"]))
-
-
-def features_to_example(features):
-    """Builds a `tf.train.Example` from instance_to_features' output."""
-    return _spec_for(features).to_example(features)
-
-
-def serialize_example(example):
-    """Serializes with sorted map keys (same bytes on every run)."""
-    return example.SerializeToString(deterministic=True)
+def serialize_features(features):
+    """instance_to_features' output as a serialized tf.train.Example."""
+    return pretraining_record_spec(
+        len(features["input_ids"]),
+        len(features["masked_lm_ids"])).serialize(features)
 
 
 def log_example(example, inv_vocab):
@@ -131,7 +123,7 @@ def write_instances(instances, tokenizer, output_files, max_seq_length,
         for instance in instances:
             features = instance_to_features(
                 instance, tokenizer, max_seq_length, max_predictions_per_seq)
-            writer.write(serialize_example(features_to_example(features)))
+            writer.write(serialize_features(features))
         writer.commit()
     logging.info("Wrote %d total instances", writer.total_written)
     return writer.total_written

@@ -17,6 +17,12 @@ READ_SHARE = 0.6
 BUILD_SHARE = 0.3
 
 
+def write_progress(written, total):
+    """The shard's progress fraction after `written` of `total` records."""
+    return READ_SHARE + BUILD_SHARE + (
+        1 - READ_SHARE - BUILD_SHARE) * written / max(total, 1)
+
+
 def shard_seed(random_seed, shard_index):
     """random_seed for shard 0, else 63 bits of
     sha256("<random_seed>:<shard_index>")."""
@@ -41,10 +47,9 @@ class ShardRecords:
     """One shard's serialized records, with its counts.
 
     Attributes:
-      documents: int, documents read (non-empty after tokenization).
-      instances: int, instances built (= the number of records).
-      records: iterator of bytes, the serialized tf.train.Examples in the
-        shard's order (the instances are held until it is exhausted).
+      documents: int, non-empty documents read.
+      instances: int, instances built (= records).
+      records: iterator of bytes, serialized tf.train.Examples in order.
     """
     documents: int
     instances: int
@@ -107,5 +112,4 @@ def serialized_records(instances, tokenizer, options):
         features = pretraining_records.instance_to_features(
             instance, tokenizer, options.max_seq_length,
             options.max_predictions_per_seq)
-        yield pretraining_records.serialize_example(
-            pretraining_records.features_to_example(features))
+        yield pretraining_records.serialize_features(features)

@@ -18,6 +18,7 @@ from absl import logging
 from data.io.errors import UserError, cut_list
 from data.io.results import write_text_atomically
 from data.io.text_files import read_utf8_text
+from data.squad.examples import load_squad_json
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
@@ -227,22 +228,18 @@ def evaluate(dataset, preds, na_probs=None, na_prob_thresh=1.0,
     Args:
       dataset: the "data" list of a SQuAD JSON file (v1.1 or v2.0).
       preds: dict qid -> predicted answer text ("" = no answer).
-      na_probs: optional dict qid -> null odds (e.g. null_odds.json; higher
-        means more likely unanswerable). Enables the best_* keys.
-      na_prob_thresh: float; questions with null odds above it count as
-        answered "" (only with na_probs; the official default is 1.0).
+      na_probs: optional dict qid -> null odds; enables the best_* keys.
+      na_prob_thresh: float; null odds above it count as answered "".
       na_probs_source: str naming na_probs in error messages.
 
     Returns:
-      OrderedDict with exact, f1 (percent), total, HasAns_exact, HasAns_f1,
-      HasAns_total, and NoAns_exact/f1/total when the data has unanswerable
-      questions; with na_probs also best_exact, best_exact_thresh, best_f1,
-      best_f1_thresh. A question without a prediction scores 0
-      (`evaluate_with_missing` also lists them).
+      OrderedDict: exact, f1 (percent), total, HasAns_*, NoAns_* (with
+      unanswerable questions), best_exact(_thresh), best_f1(_thresh) (with
+      na_probs).
 
     Raises:
-      ValueError: na_probs misses a question or holds a non-number; the data
-        has no questions, or a question lacks "id" or "answers".
+      UserError: na_probs misses a question or holds a non-number; no
+        questions, or a question lacks "id" or "answers".
 
     Source: evaluate-v2.0.py main (official SQuAD 2.0 evaluation script).
     """
@@ -310,19 +307,6 @@ def _load_json_object(path, what):
     return obj
 
 
-def load_dataset(path):
-    """Loads a SQuAD JSON file and returns its "data" list.
-
-    Raises:
-      ValueError: invalid JSON or no "data" list (naming the file).
-    """
-    obj = _load_json(path)
-    if not isinstance(obj, dict) or not isinstance(obj.get("data"), list):
-        raise UserError("%s: expected a JSON object with a \"data\" list "
-                        "(SQuAD format)" % path)
-    return obj["data"]
-
-
 def load_predictions(path):
     """Loads predictions.json; ValueError unless it maps ids to strings."""
     preds = _load_json_object(path, "answer text")
@@ -337,20 +321,14 @@ def evaluate_files(data_file, pred_file, na_prob_file=None,
                    na_prob_thresh=1.0):
     """Evaluates files as the official command does.
 
-    Args:
-      data_file: SQuAD JSON (dev-v1.1.json or dev-v2.0.json).
-      pred_file: predictions.json ({qid: text}).
-      na_prob_file: optional null_odds.json ({qid: float}).
-      na_prob_thresh: float, default 1.0 (official).
-
     Returns:
       (OrderedDict of metrics as `evaluate`, list of qids without prediction).
 
     Raises:
-      ValueError: unreadable JSON (file, line, column), wrong structure, or
+      UserError: unreadable JSON (file, line, column), wrong structure, or
         null odds missing a question.
     """
-    dataset = load_dataset(data_file)
+    dataset = load_squad_json(data_file)
     try:
         make_qid_to_has_ans(dataset)
     except ValueError as err:

@@ -255,12 +255,9 @@ def _feature_values(feature, is_training):
 
 
 class FeatureWriter(object):
-    """Writes InputFeatures to a TFRecord file, atomically (RecordFileWriter;
-    `close(discard=True)` or an exception in `with` leaves `filename` as it
-    was). Records: data.io.record_specs.squad_record_spec.
-
-    Attributes:
-      filename: str; is_training: bool; num_features: int written so far.
+    """Writes InputFeatures to a TFRecord file atomically (squad_record_spec;
+    `close(discard=True)` or an exception in `with` writes nothing);
+    `num_features` counts them.
 
     Source: run_squad.py `FeatureWriter`.
     """

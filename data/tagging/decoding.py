@@ -1,9 +1,5 @@
-"""Per-position predictions of all windows -> one tag per input word.
-
-Each word is read at exactly one position: the first piece of the word in
-its max-context window (TaggingFeatures.scored, where label_weights is 1.0),
-so the number of predicted tags always equals the number of input words,
-in input order, whatever the document lengths.
+"""Per-position predictions of all windows -> one tag per input word, read
+at each word's scored position (TaggingFeatures.scored), in input order.
 """
 import numpy as np
 
@@ -28,21 +24,18 @@ def predicted_label_ids(features, predictions, documents):
     """Label ids per word, nested as the documents.
 
     Args:
-      features: list of TaggingFeatures of `documents`, in the order made
-        (data.tagging.features.convert_documents_to_features).
-      predictions: array-like int [num_windows, max_seq_length] of label
-        ids, or float [num_windows, max_seq_length, num_labels] of logits
-        (argmax taken); row k belongs to features[k].
+      features: list of TaggingFeatures of `documents`, in the order made.
+      predictions: int [num_windows, max_seq_length] label ids, or float
+        [num_windows, max_seq_length, num_labels] logits; row k is
+        features[k].
       documents: the list of Document the features were made from.
 
     Returns:
-      list (documents) of lists (sentences) of lists of int, one id per
-      word.
+      nested lists [document][sentence][word] of int.
 
     Raises:
       ValueError: predictions of another shape.
-      RuntimeError: a word was scored in no window or in two (features not
-        made from these documents; a bug, not a user error).
+      RuntimeError: a word scored in no window or in two (a bug).
     """
     features = list(features)
     max_seq_length = len(features[0].input_ids) if features else 0
@@ -68,11 +61,8 @@ def predicted_label_ids(features, predictions, documents):
 def predicted_tags(features, predictions, documents, label_list):
     """Tags per word, nested as the documents (see predicted_label_ids).
 
-    Args:
-      label_list: list of str; id k is label_list[k].
-
     Returns:
-      list (documents) of lists (sentences) of lists of str.
+      nested lists [document][sentence][word] of str (label_list[id]).
 
     Raises:
       ValueError: an id outside the label list, or predictions of another

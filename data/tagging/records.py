@@ -1,10 +1,6 @@
-"""Tagging TFRecords: writing TaggingFeatures, reading them with tf.data.
-
-The spec is data.io.record_specs.tagging_record_spec (input_ids,
-input_mask, segment_ids, label_ids int64 and label_weights float, each
-[max_seq_length]). Records hold no window id: evaluation and prediction
-read the file once, in order, so record k is features[k] for decoding
-(data.tagging.decoding).
+"""Tagging TFRecords (data.io.record_specs.tagging_record_spec): writing
+TaggingFeatures, reading them with tf.data. Evaluation reads a file once, in
+order, so record k is features[k] for decoding.
 """
 import os
 
@@ -20,20 +16,11 @@ FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids")
 def write_tagging_records(features, output_file):
     """Writes TaggingFeatures as TFRecords, atomically.
 
-    Records go to a temporary file under `.bert-tmp/` beside `output_file`
-    (data.io.tfrecord.RecordFileWriter), which replaces `output_file` when
-    all are written; on an error no file is left.
-
-    Args:
-      features: iterable of data.tagging.features.TaggingFeatures (all of
-        one max_seq_length).
-      output_file: str or os.PathLike (local or gs://).
-
     Returns:
       int, the number of records written.
 
     Raises:
-      data.io.tfrecord.RecordFormatError: a feature list of another length.
+      RecordFormatError: a feature list of another length.
     """
     spec = None
     with RecordFileWriter(os.fspath(output_file)) as writer:
@@ -49,30 +36,24 @@ def tagging_dataset(input_file, seq_length, is_training, batch_size,
                     seed=None, drop_remainder=None):
     """Reads tagging TFRecords into batches for Keras.
 
-    Training repeats forever, shuffles (buffer 100, as the original
-    readers) and drops the last partial batch; evaluation / prediction reads
-    the file once, in order, keeps every record (the last batch may be
-    smaller) and has a known cardinality.
+    As RecordSpec.batched_dataset.
 
     Args:
-      input_file: a path or list of paths written by write_tagging_records.
-      seq_length: int, the max_seq_length they were written with.
+      input_file: a path or list of paths.
+      seq_length: int, the records' max_seq_length.
       is_training: bool.
       batch_size: int.
       seed: optional int, the shuffle seed.
       drop_remainder: bool or None (None: is_training).
 
     Returns:
-      tf.data.Dataset of (features, label_ids): features a dict of int32
-      [B, seq_length] input_ids, input_mask, segment_ids and float32
-      [B, seq_length] label_weights (1.0 at the scored positions, which the
-      taggers' `compute_loss` reads from the inputs); label_ids int32
-      [B, seq_length]. No Keras sample weight: `fit` leaves it per
-      example.
+      tf.data.Dataset of (features, label_ids): int32 [B, seq_length]
+      input_ids, input_mask, segment_ids, float32 [B, seq_length]
+      label_weights (read by the taggers' `compute_loss`); label_ids int32
+      [B, seq_length].
 
     Raises:
-      data.io.tfrecord.RecordFormatError (a ValueError): records of another
-        max_seq_length or task (names the file, the feature, both lengths).
+      RecordFormatError: records of another max_seq_length or task.
     """
     spec = tagging_record_spec(seq_length)
 

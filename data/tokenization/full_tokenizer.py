@@ -287,9 +287,9 @@ class WordpieceTokenizer(object):
     """Greedy longest-match-first WordPiece.
 
     Args:
-      vocab: mapping (dict/OrderedDict) token -> id; only membership is used.
-      unk_token: emitted for a word that cannot be pieced.
-      max_input_chars_per_word: words with more code points become unk_token.
+      vocab: mapping token -> id (only membership is used).
+      unk_token: for a word that cannot be pieced or is longer than
+        max_input_chars_per_word code points.
 
     Source: tokenization.py, WordpieceTokenizer.
     """

@@ -1,40 +1,16 @@
 """BERT's word boundaries with character offsets, inside the graph.
 
-`InGraphWordSplitter(do_lower_case)` maps raw strings tf.string [batch] to the
-words `BasicTokenizer` would make of them, each as the SUBSTRING of the
-input it comes from, with its start and end offset (code points, i.e. Python
-`str` indices, and UTF-8 bytes). No Python runs at call time, so it works in
-SavedModels and tf.data.
-
-Every code point gets one of four classes, computed once from Python's own
-tables (`unicode_tables`), in the original's order of steps:
-
-  * TRANSPARENT: deleted by `_clean_text` (NUL, U+FFFD, Cc/Cf other than
-    tab/newline/return). They neither split words nor start one:
-    "a\\u200bb" is one word, and a word never begins or ends with one
-    ("Dubbz\\ufeff" gives "Dubbz");
-  * MARK (lower-casing only): reduced to nothing by `lower()` + NFD +
-    dropping Mn (combining accents, U+FE0F). For word boundaries they are
-    TRANSPARENT, but one that directly follows a word's character belongs
-    to that word's span ("Jose\\u0301" is one word of 5 code points, as
-    it is for a cased model, where Mn characters are OTHER);
-  * SPACE: `_is_whitespace` and the other `str.split()` separators;
-  * OWN: a word by itself: CJK ideographs (`_tokenize_chinese_chars`) and
-    punctuation (`_is_punctuation`; lower-casing: of the character's
-    lower-cased, NFD, Mn-free form, which turns U+1FEF, U+2260, U+226E,
-    U+226F into ASCII punctuation);
-  * OTHER: everything else; a maximal run of OTHER characters (with
-    TRANSPARENT ones inside) is one word.
-
-A word's substring, tokenized alone by `FullTokenizer.tokenize`, gives one
-basic token (and the basic tokens of all words, in order, are those of the
-whole text, except where Python's final-sigma rule looks across punctuation,
-e.g. uncased "ΑΣ.Α": the sigma of the word "ΑΣ" alone is final). The class
-table is checked when built: a Python whose tables would split one character
-into several tokens raises NotImplementedError rather than mis-splitting.
-
-Source: google-research/bert tokenization.py BasicTokenizer (the rules);
-the offset bookkeeping is own code.
+`InGraphWordSplitter(do_lower_case)`: tf.string [batch] -> the words
+`BasicTokenizer` makes, each as the input's substring with code-point and
+byte offsets. Every code point gets a class from Python's tables
+(unicode_tables): TRANSPARENT (deleted by `_clean_text`: splits nothing),
+MARK (lower-casing only: vanishes with accent stripping; joins the word
+before it), SPACE, OWN (CJK and punctuation: a word by itself), OTHER (runs
+form words). A word's substring tokenized alone gives one basic token
+(except where Python's final-sigma rule looks across punctuation); a Python
+whose tables would split one character into several tokens raises
+NotImplementedError. Source: tokenization.py BasicTokenizer (offsets: own
+code).
 """
 import functools
 import unicodedata
@@ -51,8 +27,7 @@ OTHER, SPACE, OWN, TRANSPARENT, MARK = 0, 1, 2, 3, 4
 
 
 def _stripped_lower(text):
-    """What BasicTokenizer makes of lower-cased text before splitting on
-    punctuation: str.lower(), NFD, Mn dropped."""
+    """str.lower(), NFD, Mn dropped (BasicTokenizer before punctuation)."""
     text = unicodedata.normalize("NFD", text.lower())
     return "".join(c for c in text if unicodedata.category(c) != "Mn")
 
@@ -65,18 +40,15 @@ def word_classes(do_lower_case):
       numpy int8 array of length 0x110000 (surrogates: OTHER).
 
     Raises:
-      NotImplementedError: under lower-casing, a character whose stripped
-        lower-cased form mixes punctuation with other characters, holds more
-        than one punctuation character or a space (no Python up to 3.13 has
-        one).
+      NotImplementedError: a character lower-casing to several tokens or a
+        space (no Python up to 3.13 has one).
     """
     classes = np.zeros(unicode_tables.MAX_CODE_POINT + 1, dtype=np.int8)
     own = set(unicode_tables.punctuation_code_points())
     if do_lower_case:
         punctuation = unicode_tables.punctuation_code_points()
         spaces = unicode_tables.space_code_points()
-        # Joined by "\n" (no case, no decomposition, combining class 0), the
-        # characters are transformed independently in one call.
+        # Joined by "\n", the characters are transformed independently.
         cps = [cp for cp in unicode_tables._joinable_code_points()
                if cp not in spaces]
         text = "\n".join(map(chr, cps))
@@ -124,17 +96,10 @@ def _utf8_length(code_points):
 class InGraphWordSplitter(tf.Module):
     """Raw text -> BasicTokenizer's words with offsets, in-graph.
 
-    Args:
-      do_lower_case: as the tokenizer (accent stripping decides which
-        characters vanish, see the module docstring).
-
-    Call: `splitter(texts)`, texts tf.string [batch]; invalid UTF-8 bytes are
-    skipped as `bytes.decode("utf-8", "ignore")` skips them. Returns a dict
-    of tf.RaggedTensor [batch, (words)]:
-      `words` tf.string: the substrings of the input (no cleaning applied);
-      `start`, `end` int32: code point offsets (end exclusive), so in Python
-        `text[start:end] == word` for valid UTF-8 input;
-      `byte_start`, `byte_end` int32: the same in UTF-8 bytes.
+    Call: `splitter(texts)`, tf.string [batch] (invalid UTF-8 skipped) ->
+    dict of tf.RaggedTensor [batch, (words)]: `words` tf.string (input
+    substrings), `start`, `end` int32 code-point offsets (end exclusive),
+    `byte_start`, `byte_end` int32 byte offsets.
     """
 
     def __init__(self, do_lower_case=True, name=None):

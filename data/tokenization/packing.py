@@ -117,20 +117,14 @@ def pack_ids(ids_a, ids_b, max_seq_length, cls_id, sep_id):
 class InGraphPacker(object):
     """In-graph packing of ragged ids, same numbers as `pack_ids`.
 
-    Args:
-      max_seq_length: int, the output length.
-      cls_id, sep_id: ids of [CLS] and [SEP] (101/102 in the released English
-        vocabs).
-
     Call: `packer(ids_a[, ids_b])`, int32 [batch, (tokens)] ragged or dense
     -> dict of int32 [batch, max_seq_length] input_ids, input_mask,
     segment_ids.
 
     Raises:
-      ValueError: max_seq_length too small for the special tokens (at call).
+      UserError: max_seq_length too small for the special tokens (at call).
 
-    Source: run_classifier.py convert_single_example / _truncate_seq_pair;
-    built on keras_hub.layers.MultiSegmentPacker(truncate="round_robin").
+    Source: run_classifier.py convert_single_example / _truncate_seq_pair.
     """
 
     def __init__(self, max_seq_length, cls_id, sep_id):

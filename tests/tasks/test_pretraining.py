@@ -39,8 +39,7 @@ def write_reference_records(reference, path):
                 float(x) for x in reference["masked_lm_weights"][row]]
             features["next_sentence_labels"] = [
                 int(reference["next_sentence_labels"][row])]
-            writer.write(pretraining_records.serialize_example(
-                pretraining_records.features_to_example(features)))
+            writer.write(pretraining_records.serialize_features(features))
         writer.commit()
 
 

@@ -202,4 +202,4 @@ def test_zipped_or_non_utf8_squad_file_is_named_with_what_to_do(tmp_path):
     with pytest.raises(TextFileError, match=r"dev.json, line 2 \(byte 23\): not UTF-8"):
         read_squad_examples(str(latin1), is_training=False)
     with pytest.raises(TextFileError, match="dev.json, line 2"):
-        squad_evaluate.load_dataset(str(latin1))
+        squad_evaluate.evaluate_files(str(latin1), str(latin1))
