@@ -1,10 +1,7 @@
 """Finding and reading TF1 checkpoint files: prefixes, the index, tensors.
 
-A TF1 checkpoint is `<prefix>.index` (names, dtypes, shapes) plus
-`<prefix>.data-*` (the tensors' bytes). Released checkpoints are named
-`bert_model.ckpt`, the original scripts' training checkpoints `model.ckpt-N`
-(with a `checkpoint` state file naming the newest). Damaged or missing files
-raise errors that name the file; nothing here knows about Keras.
+A TF1 checkpoint is `<prefix>.index` plus `<prefix>.data-*`. Damaged or
+missing files raise errors that name the file.
 """
 import os
 import re
@@ -51,16 +48,12 @@ def read_variables(prefix):
 
 
 def check_data_size(prefix, shapes):
-    """The `.data-*` files hold at least the bytes the index's tensors need.
-
-    A checkpoint's data files are its tensors' raw bytes one after another,
-    so a file cut short (an interrupted copy or download) is smaller than
-    the sum of the fixed-size tensors; found here without reading any
-    tensor, so before any work starts. String tensors (variable size) are
-    not counted.
+    """The `.data-*` files hold at least the bytes the index's fixed-size
+    tensors need (a cut copy is found before any tensor is read).
 
     Raises:
         CheckpointCorruptError: fewer bytes than needed (names the files).
+    
     """
     dtypes = tf.train.load_checkpoint(prefix).get_variable_to_dtype_map()
     needed = sum(int(np.prod(shape)) * dtypes[name].size

@@ -1,11 +1,8 @@
 """Loading TF1 checkpoints into our Keras models (and checking they fit).
 
-A released BERT checkpoint (`bert_model.ckpt.{index,data-*}`) and one written by
-the original scripts (`model.ckpt-N` + a `checkpoint` file, with `*/adam_m`,
-`*/adam_v` and `global_step`) load into our Keras models directly: each Keras
-weight's TF1 name comes from its path by the rule in `modeling/naming.py`, so no
-table of names is needed. Our heads keep every `output_weights` in the original
-`[out, in]` orientation, so tensors are copied without any transposition.
+Each Keras weight's TF1 name comes from its path (`modeling/naming.py`), and
+our heads keep `output_weights` in the original `[out, in]` orientation, so
+tensors are copied by name without any table or transposition.
 """
 import dataclasses
 

@@ -1,8 +1,4 @@
-"""Writing TF1 checkpoints the original code can load.
-
-Writing produces the original's names, shapes and orientation, so the original
-code (`tf.train.init_from_checkpoint`, `tf.train.Saver`) can load our
-checkpoints; files are written atomically (`data/io/atomic.py`).
+"""Writing TF1 checkpoints the original code can load, atomically.
 """
 import os
 
@@ -12,7 +8,8 @@ from data.io.atomic import atomic_output
 from data.io.errors import OutputExistsError
 from modeling.checkpoints.files import GLOBAL_STEP
 from modeling.checkpoints.finiteness import (CheckpointNonFiniteError,
-                                             describe_non_finite)
+                                             describe_non_finite,
+                                             non_finite_tensors)
 from modeling.checkpoints.loading import model_weights_by_name, optimizer_slots
 
 
@@ -34,29 +31,13 @@ def _tensors_to_save(model, optimizer, global_step):
     return tensors
 
 
-def _non_finite(tensors):
-    """[(name, bad count, size)] of the float tensors holding NaN/Inf."""
-    found = []
-    for name in sorted(tensors):
-        tensor = tensors[name]
-        if not tensor.dtype.is_floating:
-            continue
-        bad = int(tf.size(tensor)) - int(tf.math.count_nonzero(
-            tf.math.is_finite(tensor)))
-        if bad:
-            found.append((name, bad, int(tf.size(tensor))))
-    return found
-
-
 def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
                         overwrite=False, extra_tensors=None,
                         allow_non_finite=False):
     """Writes a TF1 name-based checkpoint the original code can load.
 
-    Writes `<prefix>.index` and `<prefix>.data-00000-of-00001` with the
-    original variable names, shapes and orientation. Written under a temporary
-    name and renamed, index last, so a crash never leaves a half checkpoint
-    under `prefix`.
+    `<prefix>.index` and `<prefix>.data-00000-of-00001`, written under a
+    temporary name and renamed, index last.
 
     Args:
         model: a `BertModel` or task model.
@@ -94,7 +75,8 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
         tf.io.gfile.makedirs(directory)
     tensors = _tensors_to_save(model, optimizer, global_step)
     tensors.update(extra_tensors or {})
-    found = [] if allow_non_finite else _non_finite(tensors)
+    found = [] if allow_non_finite else non_finite_tensors(
+        {name: tensor.numpy() for name, tensor in tensors.items()})
     if found:
         raise CheckpointNonFiniteError(
             f"{prefix} not written: {len(found)} tensor(s) hold NaN or Inf: "

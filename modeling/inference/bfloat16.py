@@ -1,16 +1,8 @@
-"""A bfloat16 copy of a trained model, for inference.
-
-Under the `mixed_bfloat16` policy every Dense call casts its float32 kernel to
-bfloat16 again (a full pass over the weights per call). For inference the
-weights do not change, so `bfloat16_inference_copy(model)` builds the same
-model under the `bfloat16` policy (weights stored and used in bfloat16; Keras'
-LayerNormalization still normalizes in float32) with the trained weights cast
-once. The forward pass is the model's own.
-
-Whether bfloat16 is faster at all depends on the CPU: TensorFlow 2.21 runs
-bfloat16 matmuls with oneDNN only on CPUs with AVX-512 (with AMX, fastest);
-elsewhere (AVX2) it falls back to Eigen, which converts to float32 inside the
-matmul and is slower than the float32 oneDNN path (see benchmarks/compare.py).
+"""A bfloat16 copy of a trained model, for inference: the same model under the
+`bfloat16` policy with the trained weights cast once (under
+`mixed_bfloat16` every Dense call casts its float32 kernel again). Whether
+it is faster depends on the CPU (oneDNN bfloat16 needs AVX-512;
+benchmarks/compare.py).
 """
 from modeling.inference.copies import rebuilt_copy
 

@@ -1,22 +1,12 @@
 """Int8 inference of a trained model: Keras's int8 Dense in the encoder, XLA.
 
-`quantize_int8(model)` copies the model (same class, config and weights) and
-quantizes, with Keras's own `Dense.quantize("int8")`, the six Dense layers of
-every `TransformerLayer` (query, key, value, attention output, intermediate,
-output): kernels symmetric int8 with one scale per output column, inputs
-quantized per row (symmetric int8) at every call, int32 products rescaled to
-float32. Everything else runs the model's own code in float32: embeddings,
-attention scores and softmax, LayerNorm, the activation named by the config
-(`hidden_act`), pooler and task head. The trained model is left untouched.
-
-The copy runs inside `tf.function(jit_compile=True)`: without XLA the int8
-matmul of the TensorFlow backend has no fast kernel. Measured with
-2-layer BERT-Base shapes, batch 8 x 128, one thread, CPU ms,
-median of 3 and of 7 repetitions on a shared, loaded 2-core machine with AMX
-(noisy): float32 246 / 274; this 99 / 102 (XLA) and 1842 (no XLA); the
-hand-written oneDNN `QuantizedMatMulWithBiasAndDequantize` encoder it
-replaces 93 / 109, the same within the noise, with a larger error against
-float32 (sequence output max 0.040 against 0.033 here, random weights).
+`quantize_int8(model)` copies the model and quantizes, with Keras's own
+`Dense.quantize("int8")`, the six Dense layers of every `TransformerLayer`
+(kernels int8 per output column, inputs int8 per row, int32 products
+rescaled to float32). Everything else runs the model's own code in float32,
+with the activation the config names. The copy runs under
+`tf.function(jit_compile=True)`: without XLA the TensorFlow backend's int8
+matmul has no fast kernel (speed: benchmarks/compare.py).
 """
 import gc
 
@@ -37,12 +27,9 @@ def _encoder_dense_layers(model):
 
 
 def _quantize_without_full_collections(model, filters):
-    """`model.quantize("int8", filters=filters)`, the process's objects frozen.
-
-    Keras runs `gc.collect()` for every kernel it replaces; over the objects
-    of a process that has TensorFlow loaded that took ~0.8 s per Dense layer
-    (10 s for 12 layers), ~0.01 s with them frozen (`gc.freeze`), which only
-    leaves out objects that existed before the call.
+    """`model.quantize("int8", filters=filters)` under `gc.freeze`: Keras runs
+    `gc.collect()` per replaced kernel, which is slow over a process's
+    TensorFlow objects; freezing leaves out only pre-existing objects.
     """
     if gc.get_freeze_count():  # The caller froze objects: leave gc alone.
         model.quantize("int8", filters=filters)

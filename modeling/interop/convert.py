@@ -1,10 +1,7 @@
 """One call to move BERT weights between layouts: TF1 checkpoint, keras-hub
 BertBackbone (preset folder or `.weights.h5`), Hugging Face safetensors.
-
-Every conversion goes through the TF1 weight dict ({TF1 name: array}); the
-name tables are in `keras_hub.py` and `huggingface.py`. Tensors are copied,
-transposed or reshaped, never recomputed, so a round trip gives back the same
-bits.
+Every conversion goes through the TF1 weight dict ({TF1 name: array});
+tensors are copied, transposed or reshaped, never recomputed.
 """
 import os
 

@@ -1,8 +1,7 @@
-"""TF1 BERT weights <-> keras-hub `BertBackbone` (keras-hub 0.32).
+"""TF1 BERT weights <-> keras-hub `BertBackbone`.
 
 Names and shapes, layer i; H hidden_size, A num_attention_heads,
-D = H / A head size, I intermediate_size. Our heads (cls/*, output_*) have no
-place in a `BertBackbone` and are left out; a backbone gives the encoder only.
+D = H / A, I intermediate_size. A backbone has no heads (cls/*, output_*).
 
 | TF1 name (bert/...)                         | BertBackbone weight path                                  | change            |
 |---------------------------------------------|-----------------------------------------------------------|-------------------|
@@ -20,14 +19,8 @@ place in a `BertBackbone` and are left out; a backbone gives the encoder only.
 | encoder/layer_i/output/LayerNorm/{gamma,beta}                  | transformer_layer_i/feedforward_layer_norm/{gamma,beta}   | -                 |
 | pooler/dense/{kernel,bias}                  | pooled_dense/{kernel,bias}                                | -                 |
 
-The reshapes are exact: the original splits the [H] axis of a projection
-into heads as [A, D] (head-major), which is the order of keras' EinsumDense
-kernels. Config: vocabulary_size = vocab_size, num_layers =
-num_hidden_layers, num_heads = num_attention_heads, hidden_dim = hidden_size,
-intermediate_dim = intermediate_size, max_sequence_length =
-max_position_embeddings, num_segments = type_vocab_size, dropout =
-hidden_dropout_prob. A `BertBackbone` always uses tanh-approximated gelu
-(our "gelu") and LayerNorm epsilon 1e-12, as the original.
+The reshapes are exact: the original splits [H] into heads as [A, D]
+(head-major), the order of keras' EinsumDense kernels.
 """
 import math
 import os

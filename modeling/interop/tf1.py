@@ -1,9 +1,6 @@
-"""TF1 name-based checkpoints as plain `{TF1 name: numpy array}` dicts.
-
-The converters (`keras_hub.py`, `huggingface.py`) work on such dicts; this
-module reads them from, and writes them as, the original's layout
-(`bert_model.ckpt.*` + `bert_config.json`, what `run_classifier.py
---init_checkpoint` and the original code load).
+"""TF1 name-based checkpoints as plain `{TF1 name: numpy array}` dicts, read
+from and written as the original's layout (`bert_model.ckpt.*` +
+`bert_config.json`).
 """
 import os
 

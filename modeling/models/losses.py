@@ -1,11 +1,9 @@
 """The original scripts' losses, as functions of log-probabilities or logits.
 
-Each loss is defined once per example (`per_example_*`, Keras ops) and the
-training losses are their weighted means, so evaluation (the scripts'
-`eval_loss`, pre-training metrics) reuses the same definitions instead of
-recomputing them in NumPy. The per-example functions keep the dtype of their
-input (float64 log-probabilities stay float64), except where the original
-casts logits to float32 first.
+Each is defined once per example (`per_example_*`, Keras ops); the training
+losses are their weighted means, and evaluation reuses the same
+definitions. Dtypes are kept, except where the original casts logits to
+float32 first.
 """
 from keras import ops, tree
 
@@ -107,12 +105,8 @@ def squad_loss(start_logits, end_logits, start_positions, end_positions):
 
 
 def scale_for_replicas(loss):
-    """Divides a per-replica mean loss by the number of replicas in sync.
-
-    `tf.distribute` sums gradients over replicas, so each replica's loss is
-    scaled down to make the update the gradient of the global mean (what the
-    original gets from `CrossShardOptimizer` on TPU). Keras' own `Loss` objects
-    do the same.
+    """Divides a per-replica mean loss by the number of replicas in sync
+    (`tf.distribute` sums gradients; the original's `CrossShardOptimizer`).
     """
     import tensorflow as tf
 
@@ -120,16 +114,6 @@ def scale_for_replicas(loss):
     if replicas > 1:
         loss = loss * (1.0 / replicas)
     return loss
-
-
-def regression_loss(predictions, labels):
-    """Mean squared error for a one-output regression head (e.g. STS-B).
-
-    Args: predictions float [batch_size, 1]; labels float [batch_size].
-    The original `run_classifier.py` has no regression task; MSE is the
-    usual GLUE choice and what `eval_loss` reports for STS-B.
-    """
-    return ops.mean(per_example_regression_loss(predictions, labels))
 
 
 def tagging_loss(logits, label_ids, label_weights):
@@ -153,18 +137,14 @@ def tagging_loss(logits, label_ids, label_weights):
 
 
 def uses_compiled_loss(model):
-    """True when `model.compile(loss=...)` gave the model a loss.
-
-    Then `compute_loss` defers to Keras' (`keras.Model.compute_loss`, which
-    applies `sample_weight` and its own replica scaling); otherwise the task
-    model computes the original's loss. Reads the public `model.loss`.
+    """True when `model.compile(loss=...)` gave the model a loss (then
+    `compute_loss` defers to Keras').
     """
     return getattr(model, "loss", None) is not None
 
 
 def _one_weight(sample_weight):
-    """The per-example weights out of what Keras passes: with a dict `y`,
-    `fit` repeats the one `sample_weight` array for every key."""
+    """The per-example weights (`fit` repeats one array per key of a dict `y`)."""
     if isinstance(sample_weight, (dict, list, tuple)):
         return tree.flatten(sample_weight)[0]
     return sample_weight
@@ -194,8 +174,7 @@ def weighted_batch_mean(per_example, sample_weight=None):
 
 
 def _token_weights(token_weights, sample_weight):
-    """Per-position weights times per-example `sample_weight` ([batch_size]
-    or [batch_size, positions]); `token_weights` when it is None."""
+    """Per-position weights times the per-example `sample_weight`, if any."""
     token_weights = ops.cast(token_weights, "float32")
     if sample_weight is None:
         return token_weights
@@ -247,30 +226,33 @@ def squad_training_loss(y_pred, y, sample_weight=None):
     return weighted_batch_mean(per_example, sample_weight)
 
 
-def tagger_training_loss(x, y_pred, y, sample_weight=None):
-    """The taggers' `compute_loss`: `tagging_loss` over the scored tokens,
-    each example weighted by `sample_weight`, scaled for replicas; None when
-    `y` is None (Keras' inference calls).
+def weighted_tagging_loss(x, y_pred, y, sample_weight=None):
+    """`tagging_loss` over the scored tokens, each example weighted.
 
     Args:
         x: the model's input dict; its `label_weights` float [batch_size,
             seq_length] marks the scored tokens (all ones if absent).
         y_pred: float logits [batch_size, seq_length, num_labels].
-        y: int label_ids [batch_size, seq_length], or None.
+        y: int label_ids [batch_size, seq_length].
         sample_weight: float [batch_size] (per example; [batch_size,
             seq_length] multiplies per token), or None.
     Returns:
         float32 scalar: sum(sample_weight * label_weights * -log p(label))
         / (sum(label_weights) + 1e-5).
     """
-    if y is None:
-        return None
     label_weights = None if x is None else x.get(LABEL_WEIGHTS_KEY)
     if label_weights is None:
         label_weights = ops.ones_like(y, dtype="float32")
     log_probs = ops.log_softmax(ops.cast(y_pred, "float32"), axis=-1)
-    return scale_for_replicas(weighted_masked_lm_loss(
-        log_probs, y, label_weights, sample_weight))
+    return weighted_masked_lm_loss(log_probs, y, label_weights, sample_weight)
+
+
+def tagger_training_loss(x, y_pred, y, sample_weight=None):
+    """`weighted_tagging_loss` scaled for replicas; None when `y` is None."""
+    if y is None:
+        return None
+    return scale_for_replicas(weighted_tagging_loss(x, y_pred, y,
+                                                    sample_weight))
 
 
 #: The taggers' input key for the scored-token mask (`tagger_training_loss`).

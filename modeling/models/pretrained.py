@@ -1,21 +1,10 @@
 """`from_checkpoint`: find the config, build the model and load its weights
-in one call, from any folder a BERT user has.
-
-Accepted paths (`find_checkpoint`):
-- a Google folder (`bert_config.json` + `bert_model.ckpt.*`) or a
-  `bert_model.ckpt` prefix;
-- a fine-tuned `output_dir` of the scripts (its newest `model.ckpt-N`, per
-  its `checkpoint` state file), or a folder below it such as `best/`; the
-  config is `bert_config.json` in the folder or its parent, else the one
-  beside the checkpoint its `init_checkpoint.txt` names, else `config=`;
-- a Hugging Face folder (`config.json` + `model.safetensors`, read by
-  `modeling.interop.huggingface`);
-- a keras-hub `BertBackbone` preset folder (local only: nothing is
-  downloaded; `modeling.interop.keras_hub`).
-
-Weights are matched by TF1 name (`modeling/naming.py`), as the scripts'
-`--init_checkpoint`: a head of another shape is an error, a head missing
-from the checkpoint is initialised and logged (absl warning).
+in one call. Accepted paths (`find_checkpoint`): a Google folder or
+`bert_model.ckpt` prefix; a fine-tuned `output_dir` or its `best/` (config:
+`bert_config.json` there or one folder up, else beside the checkpoint its
+`init_checkpoint.txt` names, else `config=`); a Hugging Face folder; a local
+keras-hub preset folder. Weights are matched by TF1 name: a head of another
+shape is an error, a missing head is initialised and logged.
 """
 import collections
 import os

@@ -1,7 +1,4 @@
-"""The Keras callbacks of a training run: checkpoints, throughput, step logs.
-
-The step logs (`StepLogger`) live in `modeling.training.step_logs`, beside
-the loss tracker they read; they are re-exported here.
+"""The Keras callbacks of a training run: checkpoints, throughput, last step.
 """
 import time
 
@@ -9,7 +6,6 @@ import keras
 from absl import logging
 
 from modeling.training.checkpoint_state import save_training_checkpoint
-from modeling.training.step_logs import StepLogger  # noqa: F401 (re-export)
 
 
 class TF1CheckpointSaver(keras.callbacks.Callback):
@@ -74,12 +70,7 @@ class ExamplesPerSecond(keras.callbacks.Callback):
 
 
 class LastStepClock(keras.callbacks.Callback):
-    """When the last train step ended, to say what the time after it was.
-
-    The wrap-up after the last step (the final checkpoint, TensorBoard's
-    flush, shutting down the input pipeline) used to pass without a word;
-    `run_training` now logs how long it took.
-    """
+    """When the last train step ended (`run_training` logs the time after it)."""
 
     def __init__(self):
         super().__init__()

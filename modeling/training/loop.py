@@ -1,21 +1,11 @@
 """The training loop shared by the scripts: `model.fit` with TF1 checkpoints.
 
-What it keeps from the original Estimator setup: checkpoints named
-`model.ckpt-<global_step>` plus a `checkpoint` state file in `output_dir`
-(every `save_checkpoints_steps` and at the end, the newest
-`keep_checkpoint_max` kept), with the optimizer state under the original names
-(`<var>/adam_m`, `<var>/adam_v`, `global_step`); a rerun of the same command
-resumes from the newest one; every `log_steps` steps a line
-`loss = <mean since the last line>, step = N (... sec), global_step/sec: ...,
-examples/sec: ...` through absl logging (`step_logs.StepLogger`), whatever
-stdout is. What it adds: a Keras progress bar on a terminal, TensorBoard
-scalars at the global step in `output_dir` (`summaries`), and
-`output_dir/training_curves.png` (`curves`).
-
-Where Keras 3 `fit` cannot run (multi-worker, or XLA over several local
-replicas) the same callbacks drive `modeling.training.strategy_loop` instead.
-Only the chief writes checkpoints and summaries. A float16 run's loss scale is
-saved with its checkpoints (`loss_scale`, `good_steps`) and restored on resume.
+As the original Estimator: `model.ckpt-<global_step>` + the `checkpoint`
+state file in `output_dir` (optimizer state under the original names), a
+rerun resumes from the newest, and `loss = ..., step = N` log lines
+(`step_logs`). Added: a progress bar on a terminal, TensorBoard scalars
+(`summaries`) and `training_curves.png` (`curves`). Where `fit` cannot run,
+the same callbacks drive `strategy_loop`. Only the chief writes.
 """
 import sys
 import time

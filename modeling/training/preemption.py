@@ -1,26 +1,15 @@
 """SIGTERM and SIGINT during training: finish the step, checkpoint, exit 143.
 
-Kubernetes, Slurm and cloud preemption stop a job with SIGTERM (then, after
-a grace period, SIGKILL). Python's default is to die at once, losing every
-step since the last `--save_checkpoints_steps`. While training runs,
-`PreemptionGuard` turns the first SIGTERM or SIGINT (Ctrl-C) into a request:
-the current step finishes, the usual final checkpoint is written in the
-TF1 layout (`TF1CheckpointSaver.on_train_end`), and `run_training` raises
-`TrainingInterrupted`, which the scripts report as one line saying where the
-checkpoint is and how to resume, with exit status 128 + the signal's number
-(143 for SIGTERM, 130 for SIGINT), what schedulers expect of a terminated
-job. A second signal ends the process at once (status 128 + signal).
+While training runs, `PreemptionGuard` turns the first SIGTERM or SIGINT into
+a request: the current step finishes, the final checkpoint is written
+(`TF1CheckpointSaver.on_train_end`) and `run_training` raises
+`TrainingInterrupted` (exit status 128 + signal). A second signal ends the
+process at once. Under several workers the request is agreed on by a
+collective (`strategy_loop`). User view: docs/troubleshooting.md.
 
 Why a watcher thread: Python runs signal handlers in the main thread only,
-between bytecodes, so while the main thread waits inside TensorFlow (a long
-step, a checkpoint write) a handler would not run. Python's C-level handler
-does write the signal number to the "wakeup fd" at once; a thread reading
-that pipe sees each signal immediately, which is what lets the second one
-end the process without waiting.
-
-Under a multi-worker strategy the request is agreed on at each step by a
-collective (`strategy_loop`), so every worker stops after the same step; the
-chief writes the checkpoint.
+between bytecodes, so not while it waits inside TensorFlow; a thread
+reading the signal wakeup fd sees each signal at once.
 """
 import functools
 import os

@@ -1,20 +1,12 @@
 """A training loop on `strategy.run`, for the cases Keras 3 `fit` cannot run.
 
-Keras 3.15 `fit` fails under MultiWorkerMirroredStrategy before step 1: its
-symbolic build reduces the whole dict batch with one `strategy.reduce` call
-("Attempt to convert a value ({'input_ids': PerReplica...})"), and its log
-reduction asks a collective MEAN over axis 0 of scalars. And with several
-local replicas, `fit(jit_compile=True)` compiles the optimizer's cross-replica
-update into one replica's XLA cluster, which then touches the other replicas'
-variables ("Trying to access resource .../replica_1 ... from device CPU:0").
-
-This loop does what `fit`'s train step does, with the same pieces: per replica
-the model's forward pass, `model.compute_loss` and the gradients (XLA-compiled
-when asked: only this part, which touches the replica's own variables), then
-`model.optimizer.apply` (the same optimizer, loss scaling included, whose
-merge call sums the gradients over all replicas of all workers). The same
-Keras callbacks (checkpoints, step logs, progress bar, TensorBoard) are driven
-by hand, so logs and checkpoints are those of the `fit` path.
+Keras 3 `fit` fails under MultiWorkerMirroredStrategy before step 1 (its
+symbolic build reduces the dict batch with one `strategy.reduce`), and with
+several local replicas `fit(jit_compile=True)` compiles the cross-replica
+update into one replica's XLA cluster. This loop does what `fit`'s train
+step does with the same pieces (forward pass, `model.compute_loss`,
+gradients, optionally XLA-compiled per replica, then `model.optimizer.apply`)
+and drives the same Keras callbacks by hand.
 """
 import keras
 import numpy as np
