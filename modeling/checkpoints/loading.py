@@ -137,36 +137,31 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
                         allow_non_finite=False):
     """Loads a TF1 BERT checkpoint into a model built from this package.
 
-    Optimizer state (`*/adam_m`, `*/adam_v`, `global_step`, ...) is skipped,
-    unless `optimizer` is given: then its slots and `iterations` are restored
-    too, so training resumes where the checkpoint left off. Weights the
-    checkpoint lacks (e.g. a new classifier head) keep their initial values.
+    Optimizer state is skipped unless `optimizer` is given (then its slots
+    and `iterations` are restored too). Weights the checkpoint lacks keep
+    their initial values.
 
     Args:
         model: a `BertModel` or task model (`modeling.models`).
         checkpoint: a prefix, or a directory (see `resolve_checkpoint`).
-        optimizer: optional `modeling.optimization.AdamWeightDecay` whose
-            variables are built (`optimizer.build(model.trainable_variables)`).
-        verbose: log loaded, missing and unused names (absl logging, INFO).
-        allow_non_finite: load tensors holding NaN/Inf (with a warning)
-            instead of refusing them.
+        optimizer: optional optimizer whose variables are built.
+        verbose: log loaded, missing and unused names (absl INFO).
+        allow_non_finite: load tensors holding NaN/Inf (with a warning).
 
     Returns:
         LoadStatus.
 
-    Raises:
+    Raises (nothing is assigned then):
         CheckpointNotFoundError: no checkpoint there.
-        CheckpointMismatchError: no weight name matches, or any shape differs;
-            checked before anything is assigned.
+        CheckpointMismatchError: no weight name matches, or a shape differs.
         CheckpointCorruptError: the index or data file is truncated or
-            damaged (names the file); nothing is assigned.
-        finiteness.CheckpointNonFiniteError: a weight or optimizer slot
-            holds NaN/Inf (names each), unless `allow_non_finite`; nothing
-            is assigned.
+            damaged (names the file).
+        finiteness.CheckpointNonFiniteError: a tensor holds NaN/Inf, unless
+            `allow_non_finite`.
 
     Source: `get_assignment_map_from_checkpoint` plus
-    `tf.train.init_from_checkpoint` in the original scripts (same-name mapping,
-    extras ignored, missing ones left initialised).
+    `tf.train.init_from_checkpoint` in the original scripts.
+    
     """
     prefix, shapes = check_compatible(model, checkpoint)
     weights = model_weights_by_name(model)

@@ -43,27 +43,23 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
         model: a `BertModel` or task model.
         prefix: e.g. `out/bert_model.ckpt` or `out/model.ckpt-343`.
         optimizer: optional; adds `<name>/adam_m`, `<name>/adam_v` for each
-            trainable weight and `global_step` (as the original's training
-            checkpoints).
-        global_step: optional int written as `global_step` (int64); defaults to
+            trainable weight and `global_step`.
+        global_step: optional int written as `global_step` (int64); default
             `optimizer.iterations` when an optimizer is given.
         overwrite: allow replacing an existing checkpoint at `prefix`.
-        extra_tensors: optional `{name: tensor}` written as well (e.g. the
-            float16 loss scale, `loss_scale`/`good_steps`, which loaders skip).
-        allow_non_finite: write weights holding NaN/Inf (by default that is
-            refused: a NaN checkpoint would be resumed from, or served).
+        extra_tensors: optional `{name: tensor}` written as well.
+        allow_non_finite: write weights holding NaN/Inf.
 
     Returns:
         str, the prefix written.
 
     Raises:
-        CheckpointExistsError: a checkpoint already exists at `prefix` and
-            `overwrite` is False (a user's checkpoint is never replaced by
-            accident).
+        CheckpointExistsError: a checkpoint exists at `prefix` and not
+            `overwrite`.
         CheckpointNonFiniteError: a weight or slot holds NaN/Inf (names
             them); nothing is written.
-        data.io.errors.OutputWriteError: disk full or another OS error
-            (names the prefix); the temp files are removed.
+        data.io.errors.OutputWriteError: disk full or another OS error.
+    
     """
     prefix = os.fspath(prefix)
     if tf.io.gfile.exists(prefix + ".index") and not overwrite:

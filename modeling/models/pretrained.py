@@ -68,15 +68,16 @@ def find_checkpoint(path, config=None):
 
     Args:
         path: str or os.PathLike (see the module docstring).
-        config: optional `BertConfig` or path of a bert_config.json; for a
-            TF1 checkpoint it replaces the search for one.
+        config: optional `BertConfig` or bert_config.json path; for a TF1
+            checkpoint it replaces the search for one.
     Returns:
         CheckpointSource.
     Raises:
         modeling.checkpoints.CheckpointNotFoundError: nothing checkpoint-like
-            at path (the message says what was looked for).
+            at path.
         MissingFileError: a TF1 checkpoint without a config to be found.
-        UserError: an unsupported Hugging Face config (interop.huggingface).
+        UserError: an unsupported Hugging Face config.
+    
     """
     from modeling import checkpoints
 
@@ -191,27 +192,23 @@ class FromCheckpoint:
         """Builds the model for a checkpoint and loads it, in one call.
 
         Args:
-            path: a Google folder or `bert_model.ckpt` prefix, a fine-tuned
-                output_dir (or its `best/` folder), a Hugging Face folder, or
-                a local keras-hub preset folder (see modeling/models/
-                pretrained.py).
+            path: any folder `find_checkpoint` accepts.
             config: optional `BertConfig` or bert_config.json path (needed
                 only for a TF1 checkpoint whose config cannot be found).
-            **kwargs: passed to the constructor (`num_labels=`, `encoder=`,
-                `preprocessor=`, `dtype=`, `name=`...). `num_labels`
-                defaults to the size of the checkpoint's head. With
-                `encoder=`, the checkpoint's `bert/*` weights are loaded into
-                that (shared) encoder.
+            **kwargs: passed to the constructor; `num_labels` defaults to
+                the checkpoint head's size; with `encoder=`, the `bert/*`
+                weights are loaded into that (shared) encoder.
         Returns:
             the model, its weights loaded (heads missing from the
             checkpoint freshly initialised, with a logged warning).
         Raises:
             CheckpointNotFoundError, MissingFileError: nothing to load at
                 path, or no config for it.
-            CheckpointMismatchError: a weight of another shape (e.g. another
-                num_labels than the checkpoint's head); nothing is assigned.
+            CheckpointMismatchError: a weight of another shape; nothing is
+                assigned.
             TypeError: num_labels not given and the checkpoint has no head
                 to take it from.
+        
         """
         source = find_checkpoint(path, config)
         kwargs = cls._checkpoint_defaults(source, dict(kwargs))

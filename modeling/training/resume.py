@@ -1,11 +1,8 @@
 """Which checkpoint a run starts from, and restoring exactly that one.
 
-The rule is the Estimator's: the newest `model.ckpt-N` in output_dir (a rerun
-resumes; evaluation and prediction use the fine-tuned weights), else
+The Estimator's rule: output_dir's newest `model.ckpt-N`, else
 `--init_checkpoint`, else random initialisation. `choose_start` applies it
-once; the `CheckpointChoice` it returns is what the task checks and logs in
-`prepare()`, and what `restore_for_training` / `restore_for_inference`
-restore, so the choice stated is the one used.
+once; the task logs the returned `CheckpointChoice` and restores that one.
 """
 import dataclasses
 import os
@@ -66,16 +63,13 @@ class CheckpointChoice:
 
 
 def choose_start(output_dir, init_checkpoint=None, allow_non_finite=False):
-    """The Estimator's rule: output_dir's newest checkpoint, else init, else none.
-
-    output_dir's newest is the one its state file lists last, or a complete
-    newer `model.ckpt-N` it does not list yet (adopted; see
-    `checkpoint_state.newest_training_checkpoint`).
+    """The Estimator's rule: output_dir's newest checkpoint (a complete
+    unlisted newer one adopted), else init, else none.
 
     Args:
         output_dir: the run's folder (may not exist yet), or None.
         init_checkpoint: a checkpoint prefix or folder, or None.
-        allow_non_finite: carried in the choice (see `CheckpointChoice`).
+        allow_non_finite: carried in the choice.
 
     Returns:
         CheckpointChoice.
@@ -84,6 +78,7 @@ def choose_start(output_dir, init_checkpoint=None, allow_non_finite=False):
         checkpoints.CheckpointNotFoundError: `init_checkpoint` names nothing.
         checkpoints.CheckpointStateError: a state file names a path outside
             its folder, or a newest checkpoint that is missing.
+    
     """
     latest, listed = newest_training_checkpoint(output_dir)
     if latest:
@@ -97,11 +92,8 @@ def choose_start(output_dir, init_checkpoint=None, allow_non_finite=False):
 
 
 class _AccumulatingStepView:
-    """The optimizer as `load_tf1_checkpoint` sees it under accumulation.
-
-    With Keras' gradient accumulation, `optimizer.iterations` is computed
-    (batches // k) from a private batch counter; restoring `global_step`
-    sets that counter to `global_step * k`.
+    """The optimizer as `load_tf1_checkpoint` sees it under gradient
+    accumulation: `global_step` sets Keras' batch counter to step * k.
     """
 
     def __init__(self, optimizer):
@@ -130,15 +122,13 @@ def _another_model(error, path, what):
 def restore_for_training(model, optimizer, choice, chief=True):
     """Restores `choice` before training; returns the step training starts at.
 
-    From output_dir: weights, Adam slots and `global_step` (a resume); from
-    `--init_checkpoint`: weights only; "none": nothing. The optimizer's
-    variables are built first so its slots and step can be restored. `chief`
-    removes checkpoint files that output_dir's state file does not list.
+    From output_dir: weights, Adam slots and `global_step` (a resume; on the
+    chief an unlisted checkpoint is listed first and unlisted leftovers
+    removed); from `--init_checkpoint`: weights only; "none": nothing.
 
     Args:
         model: the task model (built).
-        optimizer: its `TF1StyleOptimizer`, possibly with gradient
-            accumulation.
+        optimizer: its `TF1StyleOptimizer`.
         choice: CheckpointChoice (see `choose_start`).
         chief: bool, this process may delete files in output_dir.
 
@@ -147,6 +137,7 @@ def restore_for_training(model, optimizer, choice, chief=True):
 
     Raises:
         checkpoints.CheckpointMismatchError: the checkpoint is another model's.
+    
     """
     optimizer.build(model.trainable_variables)
     if choice.source == "output_dir":
@@ -179,18 +170,16 @@ class NoCheckpointError(UserError):
 
 
 def restore_for_inference(model, choice, allow_random_weights=False):
-    """Loads `choice` for evaluation or prediction; returns the step to report.
-
-    A training checkpoint reports its `global_step`; `--init_checkpoint`
-    reports 0 (only model weights come from it); "none" is an error unless
-    `allow_random_weights` (then the model keeps its random initial values,
-    with a warning): predictions of random weights look like results.
+    """Loads `choice` for evaluation or prediction; returns the step to report
+    (a training checkpoint's `global_step`, else 0). "none" is an error
+    unless `allow_random_weights` (then a warning).
 
     Raises:
         NoCheckpointError: no checkpoint and not `allow_random_weights`.
         checkpoints.CheckpointMismatchError: the checkpoint does not fit.
         checkpoints.CheckpointNonFiniteError: it holds NaN/Inf (unless the
             choice allows it).
+    
     """
     if choice.source == "none":
         if not allow_random_weights:
