@@ -3,12 +3,6 @@
     from modeling import checkpoints
     checkpoints.load_tf1_checkpoint(model, "uncased_L-12_H-768_A-12/")
     checkpoints.save_tf1_checkpoint(model, "out/bert_model.ckpt")
-
-Modules: `files` (finding a checkpoint, reading its index and tensors, with
-errors that name the file), `loading` (what fits, and loading into a model,
-optimizer slots included), `saving` (writing the same layout),
-`finiteness` (NaN/Inf in a checkpoint, named), `state_file` (the `checkpoint`
-file, its paths kept inside its folder).
 """
 from modeling.checkpoints.files import (GLOBAL_STEP,
                                         RELEASED_CHECKPOINT_NAME, SLOT_NAMES,

@@ -1,24 +1,12 @@
-"""The `checkpoint` state file of a folder, read safely.
-
-The Estimator (and `tf.train.CheckpointManager`) keeps a `CheckpointState`
-text proto named `checkpoint` beside the checkpoints:
-
-    model_checkpoint_path: "model.ckpt-300"
-    all_model_checkpoint_paths: "model.ckpt-200"
-    all_model_checkpoint_paths: "model.ckpt-300"
-
-It is parsed and written with that proto and `google.protobuf.text_format`,
-as `tf.train.get_checkpoint_state` does. Two checks of our own remain:
+"""The `checkpoint` state file of a folder (the `CheckpointState` text proto
+the Estimator and `tf.train.CheckpointManager` keep), parsed and written with
+that proto and `text_format`. Two checks of our own:
   * `tf.train.get_checkpoint_state` returns None for a malformed file (a run
-    would silently start afresh); here it is an error naming the file and
-    the line;
-  * `tf.train.latest_checkpoint` follows the listed paths wherever they
-    point (`../other/model.ckpt-5`, `/elsewhere/...`) and returns None when
-    the newest is missing, so a run could take weights from another folder
-    or start from random values. Here a listed path must stay inside the
-    folder (an absolute path into it is fine: the Estimator wrote absolute
-    paths), with one allowance: an absolute path whose folder was moved,
-    when a checkpoint of that name is in this folder, means this folder's.
+    would silently start afresh); here it is an error naming the file/line;
+  * `tf.train.latest_checkpoint` follows listed paths anywhere; here they
+    must stay inside the folder (absolute paths into it are fine; an
+    absolute path whose folder was moved means this folder's checkpoint of
+    that name, if there is one).
 """
 import dataclasses
 import os

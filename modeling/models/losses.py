@@ -8,12 +8,6 @@ float32 first.
 from keras import ops, tree
 
 
-def _gather_log_prob(log_probs, labels):
-    labels = ops.cast(labels, "int32")
-    return ops.squeeze(
-        ops.take_along_axis(log_probs, labels[..., None], axis=-1), axis=-1)
-
-
 def per_example_log_prob_loss(log_probs, labels):
     """-log p(label) for each row.
 
@@ -23,7 +17,9 @@ def per_example_log_prob_loss(log_probs, labels):
     Returns:
         float [...], the cross-entropy of each example.
     """
-    return -_gather_log_prob(log_probs, labels)
+    labels = ops.cast(labels, "int32")
+    return -ops.squeeze(
+        ops.take_along_axis(log_probs, labels[..., None], axis=-1), axis=-1)
 
 
 def per_example_classifier_loss(logits, label_ids):
@@ -114,26 +110,6 @@ def scale_for_replicas(loss):
     if replicas > 1:
         loss = loss * (1.0 / replicas)
     return loss
-
-
-def tagging_loss(logits, label_ids, label_weights):
-    """Mean cross-entropy over the scored tokens of a batch.
-
-    Args:
-        logits: float [batch_size, seq_length, num_labels].
-        label_ids: int [batch_size, seq_length].
-        label_weights: float [batch_size, seq_length]: 1 at each word's first
-            word piece in the window that scores it, 0 elsewhere (other
-            pieces, [CLS], [SEP], padding).
-    Returns:
-        float32 scalar: sum(w * -log p(label)) / (sum(w) + 1e-5), the
-        masked-LM loss's form, so a batch without scored tokens gives 0.
-
-    Source: BERT paper §5.3 (the first piece of each word is classified);
-    the weighting is the original `get_masked_lm_output`'s.
-    """
-    log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
-    return masked_lm_loss(log_probs, label_ids, label_weights)
 
 
 def uses_compiled_loss(model):
@@ -227,18 +203,24 @@ def squad_training_loss(y_pred, y, sample_weight=None):
 
 
 def weighted_tagging_loss(x, y_pred, y, sample_weight=None):
-    """`tagging_loss` over the scored tokens, each example weighted.
+    """Mean cross-entropy over the scored tokens, each example weighted.
 
     Args:
         x: the model's input dict; its `label_weights` float [batch_size,
-            seq_length] marks the scored tokens (all ones if absent).
+            seq_length] is 1 at each word's first word piece in the window
+            that scores it, 0 elsewhere (all ones if absent).
         y_pred: float logits [batch_size, seq_length, num_labels].
         y: int label_ids [batch_size, seq_length].
         sample_weight: float [batch_size] (per example; [batch_size,
             seq_length] multiplies per token), or None.
     Returns:
         float32 scalar: sum(sample_weight * label_weights * -log p(label))
-        / (sum(label_weights) + 1e-5).
+        / (sum(label_weights) + 1e-5), so a batch without scored tokens
+        gives 0.
+
+    Source: BERT paper §5.3 (the first piece of each word is classified);
+    the weighting is the original `get_masked_lm_output`'s.
+    
     """
     label_weights = None if x is None else x.get(LABEL_WEIGHTS_KEY)
     if label_weights is None:

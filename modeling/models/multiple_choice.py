@@ -1,9 +1,6 @@
-"""The multiple-choice model (SWAG), BERT paper §4.4.
-
-The original repository never shipped it; its author's recipe: each example
-is N rows `[CLS] context [SEP] ending [SEP]`, a batch [batch, N, seq] runs
-through the encoder as [batch * N, seq], one vector scores each row's pooled
-output, and a softmax is taken across the N scores of an example.
+"""The multiple-choice model (SWAG), BERT paper §4.4 (the original never
+shipped it): N rows `[CLS] context [SEP] ending [SEP]` per example run as
+[batch * N, seq], one vector scores each pooled output, softmax over N.
 """
 import keras
 

@@ -1,9 +1,7 @@
-"""The token classifier for sequence tagging (NER), BERT paper §5.3.
-
-The original repository has no tagging model; this follows the paper: the
-final hidden vector of each token goes through one classification layer
-(after dropout), and each word is labelled from its first word piece (the
-features in `data/tagging` choose the scored pieces).
+"""The token classifier for sequence tagging (NER), BERT paper §5.3 (the
+original repository has none): each token's final hidden vector, after
+dropout, through one classification layer; words are scored at their first
+word piece (the features in `data/tagging` choose the scored pieces).
 """
 import keras
 

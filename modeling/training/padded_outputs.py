@@ -1,10 +1,6 @@
-"""Per-token outputs of a cut batch padded back to max_seq_length.
-
-With dynamic padding (`data/io/dynamic_padding.py`) each inference batch
-has its own sequence length; `model.predict` concatenates batches, so
-per-token outputs ([batch, seq] or [batch, seq, ...]) are padded back to
-the fixed length inside the predict step, where each replica pads its own
-part of the batch.
+"""Per-token outputs of a cut batch padded back to max_seq_length (dynamic
+padding gives each inference batch its own length; `model.predict`
+concatenates batches), inside the predict step, per replica.
 """
 import keras
 import tensorflow as tf

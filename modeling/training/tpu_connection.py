@@ -1,11 +1,9 @@
 """Connecting to a Cloud TPU with a bounded wait and a one-line error.
 
-TensorFlow's own path fails badly when no TPU answers: a TPU *name* that
-cannot be resolved ends in a `urllib` `URLError` traceback (the resolver asks
-the GCE metadata server), and a `grpc://host:port` address with nothing
-listening makes `initialize_tpu_system` wait forever. Here the address is
-checked first (a TCP connect, retried until `timeout_s`), and the TPU
-initialisation itself runs in a daemon thread that is given the time left.
+TensorFlow's own path ends in a `URLError` traceback for a TPU name it cannot
+resolve, and waits forever in `initialize_tpu_system` when nothing listens at
+a `grpc://` address. Here the address is checked first (TCP connect, retried
+until `timeout_s`) and the initialisation runs in a daemon thread.
 """
 import socket
 import threading
