@@ -53,7 +53,6 @@ def check_data_size(prefix, shapes):
 
     Raises:
         CheckpointCorruptError: fewer bytes than needed (names the files).
-    
     """
     dtypes = tf.train.load_checkpoint(prefix).get_variable_to_dtype_map()
     needed = sum(int(np.prod(shape)) * dtypes[name].size
@@ -77,15 +76,11 @@ def check_data_size(prefix, shapes):
 
 
 def read_tensors(prefix, names):
-    """Reads `names` from a checkpoint; a short or damaged data file is named.
-
-    Returns:
-        dict name -> numpy array.
+    """Reads `names` from a checkpoint: dict name -> numpy array.
 
     Raises:
-        CheckpointCorruptError: the `.data-*` file holds fewer bytes than the
-            index promises, or fails its checksum (TF raises a bare
-            `IndexError: Read less bytes than requested` or a DataLossError).
+        CheckpointCorruptError: a `.data-*` file is short or fails its
+            checksum (TF raises a bare IndexError or DataLossError).
     """
     return dict(iter_tensors(prefix, names))
 
@@ -115,18 +110,16 @@ def is_optimizer_state(name):
 
 
 def resolve_checkpoint(path):
-    """Turns what a user passes as `--init_checkpoint` into a checkpoint prefix.
-
-    Accepts a prefix (`dir/bert_model.ckpt`, `dir/model.ckpt-343`), a directory
-    with a `checkpoint` state file (its latest checkpoint wins), or a directory
-    holding `bert_model.ckpt.index`.
+    """Turns what a user passes as `--init_checkpoint` into a checkpoint prefix:
+    a prefix (or its `.index`/`.data-*` file), a directory with a
+    `checkpoint` state file (its newest), or one holding
+    `bert_model.ckpt.index`.
 
     Returns:
         str, a prefix whose `.index` file exists.
 
     Raises:
-        CheckpointNotFoundError: nothing checkpoint-like is at `path`; the message says
-            what was looked for.
+        CheckpointNotFoundError: nothing checkpoint-like is at `path`.
         state_file.CheckpointStateError: the directory's `checkpoint` file
             names a path outside it, or a checkpoint that is missing.
     """

@@ -70,7 +70,6 @@ def check_finite_checkpoint(prefix, names, allow_non_finite=False):
     Raises:
         CheckpointNonFiniteError: see `check_finite`.
         CheckpointCorruptError: the data file is unreadable.
-    
     """
     from modeling.checkpoints.files import iter_tensors
 

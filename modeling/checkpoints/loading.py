@@ -105,12 +105,29 @@ def check_compatible(model, checkpoint):
     """
     prefix = resolve_checkpoint(checkpoint)
     shapes = read_variables(prefix)
+    check_shapes(model, shapes, prefix)
+    # After the shape checks: a config that does not fit is found from the
+    # index alone, even where the data files are absent or short.
+    check_data_size(prefix, shapes)
+    return prefix, shapes
+
+
+def check_shapes(model, shapes, source):
+    """Checks a checkpoint's `{TF1 name: shape}` against `model`'s weights.
+
+    Returns:
+        `model_weights_by_name(model)`.
+
+    Raises:
+        CheckpointMismatchError: no weight name matches, or some shapes differ
+            (every differing weight is named with both shapes).
+    """
     weights = model_weights_by_name(model)
     matched = [name for name in weights if name in shapes]
     if not matched:
         sample = sorted(n for n in shapes if not is_optimizer_state(n))[:5]
         raise CheckpointMismatchError(
-            f"Checkpoint {prefix} matches no weight of model {model.name!r}. "
+            f"Checkpoint {source} matches no weight of model {model.name!r}. "
             f"It holds e.g. {sample}; the model expects e.g. "
             f"{sorted(weights)[:5]}.")
     mismatches = [
@@ -124,13 +141,10 @@ def check_compatible(model, checkpoint):
         if len(mismatches) > LISTED_ITEMS:
             shown.append(f"  ... and {len(mismatches) - LISTED_ITEMS} more")
         raise CheckpointMismatchError(
-            f"Checkpoint {prefix} does not fit the model config; nothing was "
+            f"Checkpoint {source} does not fit the model config; nothing was "
             f"loaded. {len(mismatches)} shape mismatch(es):\n"
             + "\n".join(shown) + _mismatch_hints(shapes, weights))
-    # After the shape checks: a config that does not fit is found from the
-    # index alone, even where the data files are absent or short.
-    check_data_size(prefix, shapes)
-    return prefix, shapes
+    return weights
 
 
 def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
@@ -161,7 +175,6 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
 
     Source: `get_assignment_map_from_checkpoint` plus
     `tf.train.init_from_checkpoint` in the original scripts.
-    
     """
     prefix, shapes = check_compatible(model, checkpoint)
     weights = model_weights_by_name(model)

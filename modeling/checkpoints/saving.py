@@ -59,7 +59,6 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
         CheckpointNonFiniteError: a weight or slot holds NaN/Inf (names
             them); nothing is written.
         data.io.errors.OutputWriteError: disk full or another OS error.
-    
     """
     prefix = os.fspath(prefix)
     if tf.io.gfile.exists(prefix + ".index") and not overwrite:

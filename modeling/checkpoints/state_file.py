@@ -93,11 +93,9 @@ def _relative_inside(folder, listed_path):
 
 
 def resolve_listed(folder, listed_path, state_path):
-    """The prefix a state file's entry names, checked to be in `folder`.
-
-    Relative entries are relative to `folder`. Absolute ones must point into
-    it, unless `folder` holds a checkpoint of the same name (the folder was
-    moved since an Estimator wrote absolute paths).
+    """The prefix a state file's entry names, checked to be in `folder`
+    (relative entries are relative to it; an absolute one outside it counts
+    if `folder` holds a checkpoint of that name: the folder was moved).
 
     Returns:
         str, `<folder>/<relative path>` (the user's spelling of the folder).
@@ -148,16 +146,12 @@ def read_state(folder):
 
 
 def newest_listed(folder):
-    """The prefix a folder's state file names as newest, or None.
-
-    Returns:
-        str, a prefix whose `.index` exists; None without a state file or
-        without a `model_checkpoint_path`.
+    """The prefix a folder's state file names as newest (its `.index`
+    exists), or None without a state file or `model_checkpoint_path`.
 
     Raises:
         CheckpointStateError: malformed, an entry outside the folder, or the
-            newest entry's `.index` is missing (the state file then promises
-            weights that are not there).
+            newest entry's `.index` is missing.
     """
     state = read_state(folder)
     if state is None or state.newest is None:

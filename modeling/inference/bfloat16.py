@@ -8,18 +8,12 @@ from modeling.inference.copies import rebuilt_copy
 
 
 def bfloat16_inference_copy(model):
-    """The same model with bfloat16 weights and compute, for inference only.
+    """`copies.rebuilt_copy(model, dtype="bfloat16")`: the same model with
+    bfloat16 weights (rounded) and compute, for inference only. Its outputs
+    are bfloat16 where the model computes in its compute dtype (the
+    classifier and SQuAD heads return float32).
 
-    Args:
-        model: a built Keras model of this project (`BertModel`,
-            `BertClassifier`, `BertSquad`, `BertPretrainer`), any policy.
-    Returns:
-        A new model of the same class and config under the "bfloat16" policy,
-        whose weights are `model`'s (same paths) rounded to bfloat16. Its
-        outputs are bfloat16 where the model computes in its compute dtype
-        (the classifier and SQuAD heads return float32).
     Raises:
-        ValueError: the copy's weight names differ from the model's (a model
-            not built by its constructor).
+        ValueError: see `rebuilt_copy`.
     """
     return rebuilt_copy(model, dtype="bfloat16")

@@ -45,15 +45,13 @@ class Int8Inference(tf.Module):
     """A trained model's inference with int8 encoder matmuls.
 
     Args:
-        model: a built model of this project that holds a `BertModel`
-            (`BertModel`, `BertClassifier`, `BertSquad`,
-            `BertTokenClassifier`, `BertMultipleChoice`); its weights are
-            read once, now (retrain -> quantize again).
+        model: a built model of this project that holds a `BertModel`; its
+            weights are read once, now.
 
     Call args:
         inputs: what the model takes (e.g. dict of int32 [batch_size,
             seq_length] `input_ids`, `input_mask`, `segment_ids`).
-        training: must be False (no int8 training).
+        training: must be False.
     Returns:
         what the model returns at inference, float32.
     Raises:
@@ -80,10 +78,7 @@ class Int8Inference(tf.Module):
 
 
 def quantize_int8(model):
-    """`Int8Inference(model)`: the model's inference with int8 matmuls.
-
-    For the serving export: pass the result where the Keras model would go
-    (e.g. `ClassifierServing(quantize_int8(model), ...)`); it has the model's
-    `num_labels` where the model has one. See `Int8Inference`.
+    """`Int8Inference(model)`, to pass where the Keras model would go in the
+    serving export (it has the model's `num_labels`, if any).
     """
     return Int8Inference(model)

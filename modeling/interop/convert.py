@@ -69,7 +69,6 @@ def convert(input_format, input_path, output_format, output_path,
             fit, settings the output cannot express.
         FileNotFoundError: missing input or config.
         FileExistsError: output_path exists.
-    
     """
     for name in (input_format, output_format):
         if name not in FORMATS:

@@ -117,14 +117,9 @@ def hf_name(tf1_name, prefix="bert."):
 
 def tf1_name(name, architecture_name=None):
     """(TF1 name, transpose?) of an HF tensor name (either prefix), or None
-    for tensors with no TF1 counterpart (the `position_ids` buffer, the tied
-    decoder).
-
-    Args:
-        name: the transformers tensor name.
-        architecture_name: the model's class (config.json `architectures`);
-            decides the scope of `classifier.*` (sequence classification's
-            root `output_*` unless token classification or multiple choice).
+    for tensors with no TF1 counterpart (`position_ids`, the tied decoder).
+    `architecture_name` (config.json `architectures`) decides the scope of
+    `classifier.*`.
 
     Raises:
         ValueError: a name the table does not cover.
@@ -297,11 +292,9 @@ def config_from_hf(hf, source=CONFIG_NAME):
 def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True,
             label_names=None):
     """Writes `model.safetensors` and `config.json` (plus `vocab.txt` and
-    `tokenizer_config.json` when `vocab_file` is given) to a new directory,
-    loadable by `transformers` (`<Architecture>.from_pretrained(output_dir)`).
-
-    `label_names` (a token classifier's tags, in id order) become its
-    `id2label`; other heads get "0", "1", ...
+    `tokenizer_config.json` with `vocab_file`) to a new directory that
+    `transformers` loads; `label_names` become a token classifier's
+    `id2label`.
 
     Returns:
         (output_dir, architecture name).

@@ -109,18 +109,11 @@ def config_for_backbone(backbone):
 
 
 def tf1_to_backbone(weights, config):
-    """A `BertBackbone` holding the `bert/*` weights of a TF1 weight dict.
-
-    Args:
-        weights: {TF1 name: numpy array}; names outside `bert/` (heads) are
-            ignored.
-        config: BertConfig of those weights.
-
-    Returns:
-        keras_hub.models.BertBackbone.
+    """A `BertBackbone` holding the `bert/*` weights of a TF1 weight dict
+    (other names ignored), shaped as `config`.
 
     Raises:
-        ValueError: a backbone weight has no TF1 counterpart, or a shape does
+        UserError: a backbone weight has no TF1 counterpart, or a shape does
             not fit after the reshape.
     """
     backbone = backbone_for_config(config)
@@ -162,14 +155,9 @@ def backbone_to_tf1(backbone):
 
 
 def save_backbone(backbone, path, vocab_file=None, do_lower_case=True):
-    """Writes a backbone as a keras-hub preset folder or a `.weights.h5` file.
-
-    Args:
-        backbone: keras_hub.models.BertBackbone.
-        path: a directory (a preset: config.json, model.weights.h5,
-            metadata.json; plus tokenizer.json and its vocabulary when
-            `vocab_file` is given) or a file name ending in `.weights.h5`.
-        vocab_file, do_lower_case: the tokenizer stored in a preset.
+    """Writes a backbone as a keras-hub preset folder (plus its tokenizer when
+    `vocab_file` is given) or, for a path ending in `.weights.h5`, a weights
+    file; atomically.
 
     Raises:
         FileExistsError: path exists.

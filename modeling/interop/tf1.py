@@ -116,7 +116,6 @@ def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None,
         FileExistsError: output_dir exists.
         UserError: names or shapes do not fit the config, or label_names
             of another length than the tagging head.
-    
     """
     model = model_for_weights(weights, config)
     if TAGGING_WEIGHTS not in weights:

@@ -220,7 +220,6 @@ def weighted_tagging_loss(x, y_pred, y, sample_weight=None):
 
     Source: BERT paper §5.3 (the first piece of each word is classified);
     the weighting is the original `get_masked_lm_output`'s.
-    
     """
     label_weights = None if x is None else x.get(LABEL_WEIGHTS_KEY)
     if label_weights is None:

@@ -12,7 +12,7 @@ import os
 import numpy as np
 from absl import logging
 
-from data.io.errors import MissingFileError, UserError
+from data.io.errors import MissingFileError
 from modeling.config import BertConfig
 
 #: The Google folders' config file.
@@ -77,7 +77,6 @@ def find_checkpoint(path, config=None):
             at path.
         MissingFileError: a TF1 checkpoint without a config to be found.
         UserError: an unsupported Hugging Face config.
-    
     """
     from modeling import checkpoints
 
@@ -111,24 +110,11 @@ def assign_weights(model, weights, source):
         CheckpointMismatchError: no name matches, or a shape differs (every
             such weight named with both shapes).
     """
-    from modeling.checkpoints import (CheckpointMismatchError, LoadStatus,
-                                      model_weights_by_name)
+    from modeling.checkpoints import LoadStatus, check_shapes
 
-    variables = model_weights_by_name(model)
+    variables = check_shapes(model, {name: list(np.shape(value)) for name,
+                                     value in weights.items()}, source)
     loaded = sorted(name for name in variables if name in weights)
-    if not loaded:
-        raise CheckpointMismatchError(
-            f"{source} matches no weight of model {model.name!r}; it holds "
-            f"e.g. {sorted(weights)[:5]}.")
-    mismatches = [f"  {name}: checkpoint {list(np.shape(weights[name]))} vs "
-                  f"model {list(variables[name].shape)}" for name in loaded
-                  if tuple(np.shape(weights[name])) != tuple(
-                      variables[name].shape)]
-    if mismatches:
-        raise CheckpointMismatchError(
-            f"{source} does not fit the model; nothing was loaded. "
-            f"{len(mismatches)} shape mismatch(es):\n" + "\n".join(
-                mismatches[:10]))
     for name in loaded:
         variables[name].assign(
             np.asarray(weights[name]).astype(variables[name].dtype))
@@ -208,7 +194,6 @@ class FromCheckpoint:
                 assigned.
             TypeError: num_labels not given and the checkpoint has no head
                 to take it from.
-        
         """
         source = find_checkpoint(path, config)
         kwargs = cls._checkpoint_defaults(source, dict(kwargs))

@@ -6,8 +6,7 @@
 
 Module map: docs/architecture.md.
 """
-from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
-                                         TF1CheckpointSaver)
+from modeling.training.callbacks import ExamplesPerSecond, TF1CheckpointSaver
 from modeling.training.checkpoint_state import (GOOD_STEPS, LOSS_SCALE,
                                                 TRAINING_CHECKPOINT_PREFIX,
                                                 latest_training_checkpoint,
@@ -32,7 +31,7 @@ from modeling.training.curves import write_training_curves
 
 __all__ = ["CheckpointChoice", "EvaluateDuringTraining", "ExamplesPerSecond",
            "GOOD_STEPS", "best_checkpoint", "read_history", "stopped_early",
-           "LOSS_SCALE", "LastStepClock", "NoCheckpointError",
+           "LOSS_SCALE", "NoCheckpointError",
            "NonFiniteLossError", "PreemptionGuard", "StepLogger",
            "TF1CheckpointSaver", "TrainingInterrupted",
            "TRAINING_CHECKPOINT_PREFIX", "choose_start",

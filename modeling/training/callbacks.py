@@ -50,13 +50,18 @@ class TF1CheckpointSaver(keras.callbacks.Callback):
 
 
 class ExamplesPerSecond(keras.callbacks.Callback):
-    """Adds `examples_per_sec` (training throughput) to the progress bar."""
+    """Adds `examples_per_sec` (training throughput) to the progress bar.
+
+    Attributes:
+        last_step_end: `time.perf_counter()` when the last batch ended.
+    """
 
     def __init__(self, batch_size):
         super().__init__()
         self._batch_size = batch_size
         self._start = None
         self._batches = 0
+        self.last_step_end = None
 
     def on_train_batch_begin(self, batch, logs=None):
         if self._start is None:
@@ -64,17 +69,9 @@ class ExamplesPerSecond(keras.callbacks.Callback):
 
     def on_train_batch_end(self, batch, logs=None):
         self._batches = batch + 1
-        elapsed = time.perf_counter() - self._start
+        self.last_step_end = time.perf_counter()
+        elapsed = self.last_step_end - self._start
         if logs is not None and elapsed > 0:
             logs["examples_per_sec"] = self._batches * self._batch_size / elapsed
 
 
-class LastStepClock(keras.callbacks.Callback):
-    """When the last train step ended (`run_training` logs the time after it)."""
-
-    def __init__(self):
-        super().__init__()
-        self.last_step_end = None
-
-    def on_train_batch_end(self, batch, logs=None):
-        self.last_step_end = time.perf_counter()

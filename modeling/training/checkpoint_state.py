@@ -74,7 +74,6 @@ def newest_training_checkpoint(output_dir):
 
     Raises:
         checkpoints.CheckpointStateError: see `latest_training_checkpoint`.
-    
     """
     if not output_dir or not tf.io.gfile.isdir(output_dir):
         return None, True
@@ -92,19 +91,25 @@ def newest_training_checkpoint(output_dir):
     return listed, True
 
 
-def _write_checkpoint_state(output_dir, paths):
+def list_as_newest(output_dir, name, keep_checkpoint_max=0):
+    """Lists checkpoint `name` last in output_dir's state file, keeping the
+    newest `keep_checkpoint_max` entries (0: all) and deleting the files of
+    those dropped; returns the names now listed."""
+    state = checkpoints.read_state(output_dir)
+    recorded = [os.path.basename(path) for path in state.listed
+                if os.path.basename(path) != name] if state else []
+    recorded.append(name)
+    stale = recorded[:-keep_checkpoint_max] if keep_checkpoint_max > 0 else []
+    kept = recorded[len(stale):]
     # Not `tf.compat.v1.train.update_checkpoint_state`: it rewrites relative
     # paths against a relative or gs:// save_dir, and its temp file outlives
     # a kill -9 beside the output.
     write_text_atomically(os.path.join(output_dir, state_file.STATE_FILE_NAME),
-                          state_file.format_state(paths))
-
-
-def _recorded_checkpoints(output_dir):
-    state = checkpoints.read_state(output_dir)
-    if state is None:
-        return []
-    return [os.path.basename(path) for path in state.listed]
+                          state_file.format_state(kept))
+    for old in stale:
+        for path in tf.io.gfile.glob(os.path.join(output_dir, old + ".*")):
+            tf.io.gfile.remove(path)
+    return kept
 
 
 def record_adopted_checkpoint(prefix):
@@ -114,10 +119,7 @@ def record_adopted_checkpoint(prefix):
         list of str, the names now listed.
     """
     output_dir, name = os.path.split(prefix)
-    recorded = [path for path in _recorded_checkpoints(output_dir)
-                if path != name]
-    recorded.append(name)
-    _write_checkpoint_state(output_dir, recorded)
+    recorded = list_as_newest(output_dir, name)
     logging.warning("Adopted %s: a complete checkpoint that %s/checkpoint did "
                     "not list yet (its run stopped before updating it).",
                     prefix, output_dir)
@@ -171,7 +173,6 @@ def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5
         checkpoints.CheckpointNonFiniteError: the weights hold NaN/Inf
             (nothing is written).
         data.io.errors.OutputWriteError: disk full or another OS error.
-    
     """
     start = time.perf_counter()
     step = int(optimizer.iterations.numpy())
@@ -182,14 +183,7 @@ def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5
     checkpoints.save_tf1_checkpoint(model, prefix, optimizer=optimizer,
                                     overwrite=True,
                                     extra_tensors=_loss_scale_tensors(model))
-    recorded = [path for path in _recorded_checkpoints(output_dir) if path != name]
-    recorded.append(name)
-    stale = recorded[:-keep_checkpoint_max] if keep_checkpoint_max > 0 else []
-    kept = recorded[len(stale):]
-    _write_checkpoint_state(output_dir, kept)
-    for old in stale:
-        for path in tf.io.gfile.glob(os.path.join(output_dir, old + ".*")):
-            tf.io.gfile.remove(path)
+    list_as_newest(output_dir, name, keep_checkpoint_max)
     logging.info("Saved checkpoint %s in %.1f s", prefix,
                  time.perf_counter() - start)
     return prefix
@@ -202,7 +196,6 @@ def remove_unlisted_checkpoints(output_dir, prefix=TRAINING_CHECKPOINT_PREFIX):
 
     Returns:
         list of str, the files removed.
-    
     """
     output_dir = os.fspath(output_dir)
     state = checkpoints.read_state(output_dir)

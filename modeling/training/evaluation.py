@@ -22,10 +22,11 @@ from data.io.atomic import write_text_atomically
 from data.io.errors import UserError
 from data.io.results import write_key_value_file
 from modeling import checkpoints
-from modeling.checkpoints import state_file
 from modeling.training import summaries
 from modeling.training.checkpoint_state import (TRAINING_CHECKPOINT_PREFIX,
-                                                checkpoint_step)
+                                                checkpoint_step,
+                                                list_as_newest,
+                                                remove_unlisted_checkpoints)
 from modeling.training.runtime import is_chief
 
 HISTORY_FILE = "eval_history.jsonl"
@@ -177,6 +178,12 @@ def _as_number(key, value):
                     "number.")
 
 
+def _check_positive_int(value, what):
+    if isinstance(value, bool) or not isinstance(
+            value, (int, np.integer)) or value < 1:
+        raise UserError(f"{what} must be an integer >= 1, got {value!r}")
+
+
 def _is_better(value, best, lower):
     if value is None:
         return False
@@ -229,17 +236,10 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
                  keep_best_metric=None, early_stopping_patience=None,
                  model=None, chief=None):
         super().__init__()
-        if isinstance(every_steps, bool) or not isinstance(
-                every_steps, (int, np.integer)) or every_steps < 1:
-            raise UserError(f"evaluation every_steps must be an integer >= 1, "
-                            f"got {every_steps!r}")
+        _check_positive_int(every_steps, "evaluation every_steps")
         if early_stopping_patience is not None:
-            if isinstance(early_stopping_patience, bool) or not isinstance(
-                    early_stopping_patience, (int, np.integer)) or \
-                    early_stopping_patience < 1:
-                raise UserError(
-                    "early_stopping_patience must be an integer >= 1, got "
-                    f"{early_stopping_patience!r}")
+            _check_positive_int(early_stopping_patience,
+                                "early_stopping_patience")
             if not keep_best_metric:
                 raise UserError(
                     "early_stopping_patience needs keep_best_metric: the "
@@ -465,10 +465,5 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
 
     @staticmethod
     def _commit_best(folder, name):
-        write_text_atomically(os.path.join(folder, state_file.STATE_FILE_NAME),
-                              state_file.format_state([name]))
-        for path in tf.io.gfile.glob(os.path.join(
-                folder, TRAINING_CHECKPOINT_PREFIX + "-*")):
-            stem = os.path.basename(path).split(".index")[0].split(".data-")[0]
-            if stem != name:
-                tf.io.gfile.remove(path)
+        list_as_newest(folder, name, keep_checkpoint_max=1)
+        remove_unlisted_checkpoints(folder)

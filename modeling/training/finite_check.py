@@ -29,7 +29,6 @@ class StopOnNonFiniteLoss(keras.callbacks.Callback):
         output_dir: for the message (where the last good checkpoint is).
         loss_scaled: the optimizer is a float16 `LossScaleOptimizer` (then
             only log).
-    
     """
 
     def __init__(self, optimizer, output_dir, loss_scaled=False):

@@ -16,8 +16,7 @@ from absl import logging
 
 from data.io.errors import UserError
 from modeling.training import strategy_loop
-from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
-                                         TF1CheckpointSaver)
+from modeling.training.callbacks import ExamplesPerSecond, TF1CheckpointSaver
 from modeling.training.checkpoint_state import (latest_training_checkpoint,
                                                 restore_loss_scale)
 from modeling.training.curves import write_training_curves
@@ -102,7 +101,6 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
         finite_check.NonFiniteLossError: the loss became NaN/Inf.
         preemption.TrainingInterrupted: SIGTERM/SIGINT arrived; a checkpoint
             of the current step was written.
-    
     """
     strategy = strategy or tf.distribute.get_strategy()
     tf.io.gfile.makedirs(output_dir)
@@ -150,8 +148,7 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     extra = list(callbacks or ())
     callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
                            initial_step, chief, verbose, guard)
-    clock = LastStepClock()
-    callbacks.append(clock)
+    clock = next(c for c in callbacks if isinstance(c, ExamplesPerSecond))
     callbacks.extend(extra)
     batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
     logging.info("Training from step %d to %d%s.", initial_step, num_train_steps,

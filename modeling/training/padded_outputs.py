@@ -9,18 +9,9 @@ from data.io.dynamic_padding import pad_to_length
 
 
 class PaddedOutputs(keras.Model):
-    """Inference wrapper: `model(inputs)` with every output padded along
-    axis 1 to `seq_length` (zeros after the real positions).
-
-    Shares `model`'s weights; build it under the strategy's scope so that
-    `predict` distributes as `model.predict` would.
-
-    Args:
-        model: a task model whose outputs (a tensor or a dict of tensors)
-            all have the sequence axis at axis 1.
-        seq_length: int, the length to pad to.
-        value: the padded positions' value (0; SQuAD's logits a very low
-            score, so that no padded position outranks a real one).
+    """Inference wrapper: `model(inputs)` with every output padded along axis 1
+    to `seq_length` with `value` (SQuAD's logits: a very low score). Shares
+    `model`'s weights; build it under the strategy's scope.
 
     Call returns:
         the model's outputs, each [batch, seq_length, ...].

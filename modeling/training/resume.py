@@ -26,14 +26,11 @@ class CheckpointChoice:
 
     Attributes:
         path: the checkpoint prefix, or None (random initialisation).
-        source: "output_dir" (a training checkpoint of this run's folder:
-            resume, or the fine-tuned weights), "init_checkpoint" (weights
-            only, step 0), or "none".
-        listed: False for an output_dir checkpoint that is complete but not
-            yet in the `checkpoint` state file (a run stopped between the
-            two writes): a training run lists it before resuming from it.
-        allow_non_finite: load it even if tensors hold NaN/Inf
-            (--allow_non_finite_checkpoint; checked and warned about once).
+        source: "output_dir" (this run's training checkpoint),
+            "init_checkpoint" (weights only, step 0), or "none".
+        listed: False for an output_dir checkpoint not yet in the
+            `checkpoint` state file (listed before training resumes).
+        allow_non_finite: load it even if tensors hold NaN/Inf.
     """
     path: str
     source: str
@@ -78,7 +75,6 @@ def choose_start(output_dir, init_checkpoint=None, allow_non_finite=False):
         checkpoints.CheckpointNotFoundError: `init_checkpoint` names nothing.
         checkpoints.CheckpointStateError: a state file names a path outside
             its folder, or a newest checkpoint that is missing.
-    
     """
     latest, listed = newest_training_checkpoint(output_dir)
     if latest:
@@ -137,7 +133,6 @@ def restore_for_training(model, optimizer, choice, chief=True):
 
     Raises:
         checkpoints.CheckpointMismatchError: the checkpoint is another model's.
-    
     """
     optimizer.build(model.trainable_variables)
     if choice.source == "output_dir":
@@ -179,7 +174,6 @@ def restore_for_inference(model, choice, allow_random_weights=False):
         checkpoints.CheckpointMismatchError: the checkpoint does not fit.
         checkpoints.CheckpointNonFiniteError: it holds NaN/Inf (unless the
             choice allows it).
-    
     """
     if choice.source == "none":
         if not allow_random_weights:
@@ -193,17 +187,17 @@ def restore_for_inference(model, choice, allow_random_weights=False):
                         "(--allow_random_weights).")
         return 0
     logging.info("Restoring %s", choice.path)
-    if choice.source == "init_checkpoint":
-        checkpoints.load_tf1_checkpoint(
-            model, choice.path, allow_non_finite=choice.allow_non_finite)
-        return 0
     try:
         checkpoints.load_tf1_checkpoint(
             model, choice.path, allow_non_finite=choice.allow_non_finite)
     except checkpoints.CheckpointMismatchError as error:
+        if choice.source == "init_checkpoint":
+            raise
         raise _another_model(error, choice.path,
                              "it takes precedence over --init_checkpoint"
                              ) from None
+    if choice.source == "init_checkpoint":
+        return 0
     reader = tf.train.load_checkpoint(choice.path)
     if reader.has_tensor(checkpoints.GLOBAL_STEP):
         return int(reader.get_tensor(checkpoints.GLOBAL_STEP))

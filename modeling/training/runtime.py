@@ -88,7 +88,6 @@ def apply_seed(seed):
 
     Args:
         seed: int.
-    
     """
     keras.utils.set_random_seed(int(seed))
     tf.config.experimental.enable_op_determinism()

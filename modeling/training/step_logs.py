@@ -45,7 +45,6 @@ def learning_rate_of_step(optimizer, step):
 
     Returns:
         float.
-    
     """
     schedule = keras_internals.learning_rate_setting(optimizer)
     if isinstance(schedule, keras.optimizers.schedules.LearningRateSchedule):
@@ -72,7 +71,6 @@ class StepLogger(keras.callbacks.Callback):
         summaries: optional `summaries.TrainingSummaries`.
         progress_bar: bool, a Keras progress bar shares the terminal (each
             line then starts on a new line).
-    
     """
 
     def __init__(self, optimizer, batch_size, every=100, batches_per_step=1,

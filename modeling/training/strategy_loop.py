@@ -133,7 +133,6 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
 
     Returns:
         float, the mean loss over the batches run.
-    
     """
     from modeling.training.runtime import is_multi_worker
 
@@ -157,7 +156,7 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
         for loss in train(iterator, tf.constant(count, tf.int32)).numpy():
             tracker.update_state(loss, sample_weight=1.0)
         done += count
-        logs = _logs(tracker)
+        logs = {"loss": float(tracker.result())}
         callbacks.on_train_batch_end(done - 1, logs)
         if agree is not None:
             local = guard.signal_number if model.stop_training else 0
@@ -167,14 +166,10 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
                 model.stop_training = True
         if model.stop_training:
             break
-    logs = _logs(tracker)
+    logs = {"loss": float(tracker.result())}
     callbacks.on_epoch_end(0, logs)
     callbacks.on_train_end(logs)
     return logs["loss"]
-
-
-def _logs(tracker):
-    return {"loss": float(tracker.result())}
 
 
 def predict_on_this_worker(model, dataset):
@@ -191,7 +186,6 @@ def predict_on_this_worker(model, dataset):
 
     Raises:
         ValueError: the dataset is empty.
-    
     """
     @tf.function(reduce_retracing=True)
     def step(inputs):

@@ -72,7 +72,6 @@ def purge_events(logdir, first_step, last_step=None):
 
     Returns:
         int, the number of events removed.
-    
     """
     removed = 0
     for path in event_files(logdir):
