@@ -236,5 +236,5 @@ def tagger_training_loss(x, y_pred, y, sample_weight=None):
                                                     sample_weight))
 
 
-#: The taggers' input key for the scored-token mask (`tagger_training_loss`).
+#: The taggers' input key for the scored-token mask (`weighted_tagging_loss`).
 LABEL_WEIGHTS_KEY = "label_weights"

@@ -43,8 +43,7 @@ class TF1CheckpointSaver(keras.callbacks.Callback):
 
     def on_train_end(self, logs=None):
         if self._chief and int(self._optimizer.iterations.numpy()) != self._last_saved:
-            # Weights and Adam slots: 3x the model (1.3 GB for BERT-Base),
-            # which can take a while; say so before the pause.
+            # Weights and Adam slots can take a while: say so first.
             logging.info("Training finished; writing the final checkpoint.")
         self._save()
 
