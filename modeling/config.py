@@ -103,18 +103,14 @@ class BertConfig:
 
     def check_sequence_length(self, length, what="--max_seq_length",
                               source=None, minimum=1):
-        """The one rule for a sequence length against this config.
-
-        Every place a length meets the model (the scripts' --max_seq_length,
-        the serving export, the encoder's inputs) asks here.
+        """The one rule for a sequence length against this config (the scripts'
+        --max_seq_length, the serving export, the encoder's inputs).
 
         Args:
             length: int, tokens per sequence (after WordPiece, with [CLS] and
                 [SEP]).
-            what: str naming where the length comes from, for the message
-                (a flag, or an input and its shape).
-            source: the config file, for the message (default: "the BERT
-                config").
+            what, source: where the length and the config come from, for
+                the message.
             minimum: int, the shortest length that place can use (3 for
                 `[CLS] token [SEP]`).
         Raises:

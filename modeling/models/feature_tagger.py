@@ -72,11 +72,9 @@ def select_features(encoder_output, choice):
 class BertFeatureTagger(OwnLoss, BertConfigSerializable, keras.Model):
     """Frozen `BertModel` -> chosen activations -> BiLSTM -> tag logits.
 
-    The encoder's weights are not trainable and it always runs without
-    dropout, so its activations are a fixed function of the input: callers
-    may compute them once (`encoder_features`) and feed them back under
-    `inputs["features"]`, which skips the encoder (tasks/tagging_cache.py
-    does, for every epoch after the first computation).
+    The encoder is not trainable and runs without dropout, so callers may
+    compute its activations once (`encoder_features`) and feed them back
+    under `inputs["features"]`, skipping it (tasks/tagging_cache.py).
 
     Weights: the encoder `bert/*` (frozen), and the head
     `cls/tagging_lstm/*` (modeling/layers/bilstm.py).

@@ -16,16 +16,10 @@ from modeling import keras_internals
 
 
 def window_mean(mean_now, batches_now, mean_before, batches_before):
-    """Mean over the batches between two readings of a running mean.
+    """Mean over the batches between two readings of a running mean:
+    `(mean_now * batches_now - mean_before * batches_before) /
+    (batches_now - batches_before)` (0 batches before: any mean).
 
-    Args:
-        mean_now, batches_now: the running mean after `batches_now` batches.
-        mean_before, batches_before: the same at an earlier reading
-            (0 batches: any mean).
-    Returns:
-        float, `(mean_now * batches_now - mean_before * batches_before) /
-        (batches_now - batches_before)`: the mean of the batches in between
-        (batches weighted alike, as Keras' `loss` weights equal batches).
     Raises:
         ValueError: no batch in between.
     """

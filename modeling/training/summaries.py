@@ -127,16 +127,9 @@ class TrainingSummaries:
 
 
 def write_eval_summaries(output_dir, results, global_step):
-    """Writes an evaluation's numbers to `output_dir/eval/` at `global_step`.
-
-    Args:
-        output_dir: the run's folder.
-        results: dict name -> number (eval_results.txt's); `global_step`
-            and non-numbers are left out.
-        global_step: int, the step of the evaluated weights.
-
-    Returns:
-        the eval folder.
+    """Writes an evaluation's numbers (dict name -> number; `global_step` and
+    non-numbers left out) to `output_dir/eval/` at `global_step`, replacing
+    earlier events at that step; returns the eval folder.
     """
     logdir = os.path.join(output_dir, EVAL_SUBDIR)
     tf.io.gfile.makedirs(logdir)
