@@ -5,30 +5,17 @@
     model = BertModel(config)
     checkpoints.load_tf1_checkpoint(model, "uncased_L-12_H-768_A-12/")
 
-Subpackages, each one concept: `layers` (embeddings, attention, transformer,
-heads), `models` (the encoder and the task models, their losses),
-`checkpoints` (TF1 checkpoint files, loading, saving), `interop` (keras-hub
-and Hugging Face converters), `optimization` (the original optimizer, LAMB,
-the schedule), `training` (the fit loop, callbacks, training checkpoints,
-strategies and precision). `config.py`, `naming.py` (the TF1 name of a
-weight) and `keras_internals.py` (every private Keras/TF hook the project
-uses) serve them all.
-Imports go one way: nothing here imports `tasks/`, `serving/` or a script,
-and of `data/` only `data/io` (tests/test_import_layers.py).
-
-Importing `modeling` changes nothing in the process (no environment
-variable, log handler or `atexit`); it raises ImportError when Keras runs
-on another backend than TensorFlow. It registers every layer and model with
-Keras (package `bert_tf1`, see `modeling/layers/serialization.py`), so
-`model.save("m.keras")` and `keras.models.load_model("m.keras")` work
-without `custom_objects`.
+Subpackages: `layers`, `models`, `checkpoints`, `interop`, `optimization`,
+`training` (layout: docs/architecture.md); `keras_internals.py` holds every
+private Keras/TF hook the project uses. Importing `modeling` changes nothing
+in the process; it registers every layer and model with Keras (so `.keras`
+files load without `custom_objects`) and raises ImportError when Keras runs
+on another backend than TensorFlow.
 """
 import keras
 
 if keras.backend.backend() != "tensorflow":
-    # The layers use TensorFlow ops and the TF1 checkpoint format: no other
-    # backend can run them. The backend is chosen when Keras is first
-    # imported, so it cannot be switched from here.
+    # TensorFlow ops and the TF1 checkpoint format: no other backend.
     raise ImportError(
         f"modeling needs Keras' TensorFlow backend, but Keras uses "
         f"'{keras.backend.backend()}' (from KERAS_BACKEND or "

@@ -1,11 +1,9 @@
 """`BertConfig`: the hyper-parameters of a BERT model, read from `bert_config.json`.
 
-Reproduces `BertConfig` of the original `modeling.py`: the same fields, the same
-constructor defaults (note `type_vocab_size=16`, while released configs say 2) and
-the same JSON writing (`indent=2, sort_keys=True` plus a newline). Unlike the
-original it validates every value and requires the keys that fix the weights'
-shapes (`REQUIRED_KEYS`), so a broken config fails here with the file's and the
-field's names rather than deep inside the model or as a silent 768/12 default.
+Source: `BertConfig` of the original `modeling.py` (same fields, constructor
+defaults, note `type_vocab_size=16`, and JSON writing). Unlike the original
+it validates every value and requires the keys that fix the weights' shapes
+(`REQUIRED_KEYS`), naming the file and field.
 """
 import copy
 import json
@@ -30,20 +28,13 @@ _DEFAULTS = {
     "initializer_range": 0.02,
 }
 
-# Keys a `bert_config.json` must give. The original's `from_dict` copies the
-# file's keys over the constructor defaults, so a file without `hidden_size`
-# silently built a 768-wide model. These are the fields that fix the weights'
-# shapes (every released config has them); a default for any of them builds a
-# model that is not the checkpoint's. The others (`hidden_act`, the dropouts,
-# `initializer_range`) keep the original's defaults, which are the released
-# models' values.
+# Keys a `bert_config.json` must give: those that fix the weights' shapes (the
+# original silently defaulted them); the others keep the original's defaults.
 REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers",
                  "num_attention_heads", "intermediate_size",
                  "max_position_embeddings", "type_vocab_size")
 
-_POSITIVE_INTS = ("vocab_size", "hidden_size", "num_hidden_layers",
-                  "num_attention_heads", "intermediate_size",
-                  "max_position_embeddings", "type_vocab_size")
+_POSITIVE_INTS = REQUIRED_KEYS
 _PROBABILITIES = ("hidden_dropout_prob", "attention_probs_dropout_prob")
 
 
@@ -112,18 +103,14 @@ class BertConfig:
 
     def check_sequence_length(self, length, what="--max_seq_length",
                               source=None, minimum=1):
-        """The one rule for a sequence length against this config.
-
-        Every place a length meets the model (the scripts' --max_seq_length,
-        the serving export, the encoder's inputs) asks here.
+        """The one rule for a sequence length against this config (the scripts'
+        --max_seq_length, the serving export, the encoder's inputs).
 
         Args:
             length: int, tokens per sequence (after WordPiece, with [CLS] and
                 [SEP]).
-            what: str naming where the length comes from, for the message
-                (a flag, or an input and its shape).
-            source: the config file, for the message (default: "the BERT
-                config").
+            what, source: where the length and the config come from, for
+                the message.
             minimum: int, the shortest length that place can use (3 for
                 `[CLS] token [SEP]`).
         Raises:
@@ -232,13 +219,6 @@ class BertConfig:
     def to_json_file(self, json_file):
         """Writes the config atomically (temp file, then rename)."""
         write_text_atomically(os.fspath(json_file), self.to_json_string())
-
-    def without_dropout(self):
-        """A copy with both dropout probabilities 0 (the original's eval mode)."""
-        config = copy.deepcopy(self)
-        config.hidden_dropout_prob = 0.0
-        config.attention_probs_dropout_prob = 0.0
-        return config
 
     def __eq__(self, other):
         return isinstance(other, BertConfig) and self.to_dict() == other.to_dict()

@@ -1,17 +1,11 @@
 """Every use of a private Keras or TensorFlow API, in one place.
 
-Parity with the original optimizer needs a few hooks Keras 3 keeps private
-(the TF backend's update step, clipping, the learning rate read, the
-variable index), and multi-worker runs need two attributes of
-`tf.distribute`. Reaching them only through this module means a Keras or
-TensorFlow release that renames one fails in `tests/modeling/
-test_keras_internals.py` (one contract test per hook, with a message naming
-the hook) instead of deep inside a training run.
-
-Two kinds of entry:
-- accessors (functions below) that read or call a private member;
-- `OVERRIDDEN_HOOKS`: private methods of `keras.optimizers.Optimizer` that
-  `TF1StyleOptimizer` overrides, with the parameters Keras calls them with.
+Parity with the original optimizer needs hooks Keras 3 keeps private, and
+multi-worker runs two attributes of `tf.distribute`. A release that renames
+one fails in tests/modeling/test_keras_internals.py (one contract test per
+hook) instead of inside a training run. Accessors below read or call a
+private member; `OVERRIDDEN_HOOKS` lists the private optimizer methods
+`TF1StyleOptimizer` overrides.
 """
 import inspect
 

@@ -1,16 +1,9 @@
 """The one rule that turns a Keras weight path into its TF1 variable name.
 
-Keras 3 forbids `/` in layer names and prefixes every weight path with the name
-of the model that built it. Our models name their layers after the original's
-variable scopes and build every weight when constructed, so a weight's path is
-always `<model name>/<TF1 name>`:
-
-    bert_model/bert/encoder/layer_0/attention/self/query/kernel
-        -> bert/encoder/layer_0/attention/self/query/kernel
-    bert_squad/cls/squad/output_weights -> cls/squad/output_weights
-    bert_classifier/output_bias         -> output_bias
-
-The TF1 name is therefore the path without its first component.
+Our models name their layers after the original's variable scopes and build
+every weight when constructed, so a weight's path is always
+`<model name>/<TF1 name>` (`bert_squad/cls/squad/output_weights` ->
+`cls/squad/output_weights`).
 """
 
 

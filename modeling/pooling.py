@@ -1,15 +1,9 @@
 """One vector per sequence from a BERT layer's token vectors (sentence
-embeddings).
+embeddings), for extract_features.py and the encoder export's `embed_text`.
 
-`mean` and `max` run over the real tokens (`input_mask` 1, `[CLS]` and
-`[SEP]` included, as sentence-transformers' `Pooling` layer does), `cls` is
-the first token's vector of that layer (not the tanh pooler of
-`pooled_output`); `l2_normalize` divides by the L2 norm (at least 1e-12, as
-torch's `F.normalize`). Used by extract_features.py and the encoder export's
-`embed_text` signature.
-
-Source: sentence-transformers `models.Pooling` (mean over the attention mask,
-max with padding masked out, cls token), `models.Normalize`.
+Source: sentence-transformers `models.Pooling` (mean over the real tokens,
+`[CLS]`/`[SEP]` included; max with padding masked; cls token) and
+`models.Normalize` (L2, norm at least 1e-12).
 """
 import tensorflow as tf
 

@@ -76,7 +76,7 @@ class WordPieceBiLSTMTagger(BertConfigSerializable, keras.Model):
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                      training=True):
-        """Mean cross-entropy over scored tokens (`losses.tagging_loss`);
+        """Mean cross-entropy over scored tokens (`losses.weighted_tagging_loss`);
         as `BertTokenClassifier.compute_loss`."""
         if losses.uses_compiled_loss(self):
             return super().compute_loss(x, y, y_pred, sample_weight,

@@ -3,12 +3,6 @@
     from modeling import checkpoints
     checkpoints.load_tf1_checkpoint(model, "uncased_L-12_H-768_A-12/")
     checkpoints.save_tf1_checkpoint(model, "out/bert_model.ckpt")
-
-Modules: `files` (finding a checkpoint, reading its index and tensors, with
-errors that name the file), `loading` (what fits, and loading into a model,
-optimizer slots included), `saving` (writing the same layout),
-`finiteness` (NaN/Inf in a checkpoint, named), `state_file` (the `checkpoint`
-file, its paths kept inside its folder).
 """
 from modeling.checkpoints.files import (GLOBAL_STEP,
                                         RELEASED_CHECKPOINT_NAME, SLOT_NAMES,
@@ -19,7 +13,7 @@ from modeling.checkpoints.files import (GLOBAL_STEP,
 from modeling.checkpoints.finiteness import (CheckpointNonFiniteError,
                                              check_finite_checkpoint)
 from modeling.checkpoints.loading import (CheckpointMismatchError, LoadStatus,
-                                          check_compatible,
+                                          check_compatible, check_shapes,
                                           load_tf1_checkpoint,
                                           model_weights_by_name)
 from modeling.checkpoints.saving import (CheckpointExistsError,
@@ -31,7 +25,8 @@ __all__ = ["GLOBAL_STEP", "RELEASED_CHECKPOINT_NAME", "SLOT_NAMES",
            "CheckpointCorruptError", "CheckpointExistsError",
            "CheckpointMismatchError", "CheckpointNonFiniteError",
            "CheckpointNotFoundError", "CheckpointStateError", "LoadStatus",
-           "check_compatible", "check_finite_checkpoint", "newest_listed",
-           "read_state", "is_optimizer_state", "list_checkpoint",
+           "check_compatible", "check_finite_checkpoint", "check_shapes",
+           "newest_listed", "read_state", "is_optimizer_state",
+           "list_checkpoint",
            "load_tf1_checkpoint", "model_weights_by_name",
            "resolve_checkpoint", "save_tf1_checkpoint"]

@@ -1,10 +1,7 @@
 """Finding and reading TF1 checkpoint files: prefixes, the index, tensors.
 
-A TF1 checkpoint is `<prefix>.index` (names, dtypes, shapes) plus
-`<prefix>.data-*` (the tensors' bytes). Released checkpoints are named
-`bert_model.ckpt`, the original scripts' training checkpoints `model.ckpt-N`
-(with a `checkpoint` state file naming the newest). Damaged or missing files
-raise errors that name the file; nothing here knows about Keras.
+A TF1 checkpoint is `<prefix>.index` plus `<prefix>.data-*`. Damaged or
+missing files raise errors that name the file.
 """
 import os
 import re
@@ -51,13 +48,8 @@ def read_variables(prefix):
 
 
 def check_data_size(prefix, shapes):
-    """The `.data-*` files hold at least the bytes the index's tensors need.
-
-    A checkpoint's data files are its tensors' raw bytes one after another,
-    so a file cut short (an interrupted copy or download) is smaller than
-    the sum of the fixed-size tensors; found here without reading any
-    tensor, so before any work starts. String tensors (variable size) are
-    not counted.
+    """The `.data-*` files hold at least the bytes the index's fixed-size
+    tensors need (a cut copy is found before any tensor is read).
 
     Raises:
         CheckpointCorruptError: fewer bytes than needed (names the files).
@@ -84,15 +76,11 @@ def check_data_size(prefix, shapes):
 
 
 def read_tensors(prefix, names):
-    """Reads `names` from a checkpoint; a short or damaged data file is named.
-
-    Returns:
-        dict name -> numpy array.
+    """Reads `names` from a checkpoint: dict name -> numpy array.
 
     Raises:
-        CheckpointCorruptError: the `.data-*` file holds fewer bytes than the
-            index promises, or fails its checksum (TF raises a bare
-            `IndexError: Read less bytes than requested` or a DataLossError).
+        CheckpointCorruptError: a `.data-*` file is short or fails its
+            checksum (TF raises a bare IndexError or DataLossError).
     """
     return dict(iter_tensors(prefix, names))
 
@@ -122,18 +110,16 @@ def is_optimizer_state(name):
 
 
 def resolve_checkpoint(path):
-    """Turns what a user passes as `--init_checkpoint` into a checkpoint prefix.
-
-    Accepts a prefix (`dir/bert_model.ckpt`, `dir/model.ckpt-343`), a directory
-    with a `checkpoint` state file (its latest checkpoint wins), or a directory
-    holding `bert_model.ckpt.index`.
+    """Turns what a user passes as `--init_checkpoint` into a checkpoint prefix:
+    a prefix (or its `.index`/`.data-*` file), a directory with a
+    `checkpoint` state file (its newest), or one holding
+    `bert_model.ckpt.index`.
 
     Returns:
         str, a prefix whose `.index` file exists.
 
     Raises:
-        CheckpointNotFoundError: nothing checkpoint-like is at `path`; the message says
-            what was looked for.
+        CheckpointNotFoundError: nothing checkpoint-like is at `path`.
         state_file.CheckpointStateError: the directory's `checkpoint` file
             names a path outside it, or a checkpoint that is missing.
     """

@@ -1,9 +1,5 @@
-"""NaN and Inf in checkpoints: found by name before they reach a model.
-
-One NaN in a checkpoint (a diverged run's, a bad conversion, a damaged
-file) spreads to every output that touches it: one NaN embedding row gives
-NaN predictions for the examples that use that token, silently. So loading
-refuses non-finite tensors unless asked, naming each one.
+"""NaN and Inf in checkpoints: found by name before they reach a model
+(loading refuses them unless asked).
 """
 import numpy as np
 from absl import logging
@@ -68,10 +64,8 @@ def check_finite(values, prefix, allow_non_finite=False):
 
 
 def check_finite_checkpoint(prefix, names, allow_non_finite=False):
-    """Reads `names` from checkpoint `prefix` one by one and checks them.
-
-    Used before any work (the task's checks) so a NaN checkpoint is refused
-    before anything is written; one tensor at a time keeps memory flat.
+    """Reads `names` from checkpoint `prefix` one by one (flat memory) and
+    checks them, before any work.
 
     Raises:
         CheckpointNonFiniteError: see `check_finite`.

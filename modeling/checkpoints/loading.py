@@ -1,11 +1,8 @@
 """Loading TF1 checkpoints into our Keras models (and checking they fit).
 
-A released BERT checkpoint (`bert_model.ckpt.{index,data-*}`) and one written by
-the original scripts (`model.ckpt-N` + a `checkpoint` file, with `*/adam_m`,
-`*/adam_v` and `global_step`) load into our Keras models directly: each Keras
-weight's TF1 name comes from its path by the rule in `modeling/naming.py`, so no
-table of names is needed. Our heads keep every `output_weights` in the original
-`[out, in]` orientation, so tensors are copied without any transposition.
+Each Keras weight's TF1 name comes from its path (`modeling/naming.py`), and
+our heads keep `output_weights` in the original `[out, in]` orientation, so
+tensors are copied by name without any table or transposition.
 """
 import dataclasses
 
@@ -108,12 +105,29 @@ def check_compatible(model, checkpoint):
     """
     prefix = resolve_checkpoint(checkpoint)
     shapes = read_variables(prefix)
+    check_shapes(model, shapes, prefix)
+    # After the shape checks: a config that does not fit is found from the
+    # index alone, even where the data files are absent or short.
+    check_data_size(prefix, shapes)
+    return prefix, shapes
+
+
+def check_shapes(model, shapes, source):
+    """Checks a checkpoint's `{TF1 name: shape}` against `model`'s weights.
+
+    Returns:
+        `model_weights_by_name(model)`.
+
+    Raises:
+        CheckpointMismatchError: no weight name matches, or some shapes differ
+            (every differing weight is named with both shapes).
+    """
     weights = model_weights_by_name(model)
     matched = [name for name in weights if name in shapes]
     if not matched:
         sample = sorted(n for n in shapes if not is_optimizer_state(n))[:5]
         raise CheckpointMismatchError(
-            f"Checkpoint {prefix} matches no weight of model {model.name!r}. "
+            f"Checkpoint {source} matches no weight of model {model.name!r}. "
             f"It holds e.g. {sample}; the model expects e.g. "
             f"{sorted(weights)[:5]}.")
     mismatches = [
@@ -127,49 +141,40 @@ def check_compatible(model, checkpoint):
         if len(mismatches) > LISTED_ITEMS:
             shown.append(f"  ... and {len(mismatches) - LISTED_ITEMS} more")
         raise CheckpointMismatchError(
-            f"Checkpoint {prefix} does not fit the model config; nothing was "
+            f"Checkpoint {source} does not fit the model config; nothing was "
             f"loaded. {len(mismatches)} shape mismatch(es):\n"
             + "\n".join(shown) + _mismatch_hints(shapes, weights))
-    # After the shape checks: a config that does not fit is found from the
-    # index alone, even where the data files are absent or short.
-    check_data_size(prefix, shapes)
-    return prefix, shapes
+    return weights
 
 
 def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
                         allow_non_finite=False):
     """Loads a TF1 BERT checkpoint into a model built from this package.
 
-    Optimizer state (`*/adam_m`, `*/adam_v`, `global_step`, ...) is skipped,
-    unless `optimizer` is given: then its slots and `iterations` are restored
-    too, so training resumes where the checkpoint left off. Weights the
-    checkpoint lacks (e.g. a new classifier head) keep their initial values.
+    Optimizer state is skipped unless `optimizer` is given (then its slots
+    and `iterations` are restored too). Weights the checkpoint lacks keep
+    their initial values.
 
     Args:
         model: a `BertModel` or task model (`modeling.models`).
         checkpoint: a prefix, or a directory (see `resolve_checkpoint`).
-        optimizer: optional `modeling.optimization.AdamWeightDecay` whose
-            variables are built (`optimizer.build(model.trainable_variables)`).
-        verbose: log loaded, missing and unused names (absl logging, INFO).
-        allow_non_finite: load tensors holding NaN/Inf (with a warning)
-            instead of refusing them.
+        optimizer: optional optimizer whose variables are built.
+        verbose: log loaded, missing and unused names (absl INFO).
+        allow_non_finite: load tensors holding NaN/Inf (with a warning).
 
     Returns:
         LoadStatus.
 
-    Raises:
+    Raises (nothing is assigned then):
         CheckpointNotFoundError: no checkpoint there.
-        CheckpointMismatchError: no weight name matches, or any shape differs;
-            checked before anything is assigned.
+        CheckpointMismatchError: no weight name matches, or a shape differs.
         CheckpointCorruptError: the index or data file is truncated or
-            damaged (names the file); nothing is assigned.
-        finiteness.CheckpointNonFiniteError: a weight or optimizer slot
-            holds NaN/Inf (names each), unless `allow_non_finite`; nothing
-            is assigned.
+            damaged (names the file).
+        finiteness.CheckpointNonFiniteError: a tensor holds NaN/Inf, unless
+            `allow_non_finite`.
 
     Source: `get_assignment_map_from_checkpoint` plus
-    `tf.train.init_from_checkpoint` in the original scripts (same-name mapping,
-    extras ignored, missing ones left initialised).
+    `tf.train.init_from_checkpoint` in the original scripts.
     """
     prefix, shapes = check_compatible(model, checkpoint)
     weights = model_weights_by_name(model)

@@ -1,8 +1,4 @@
-"""Writing TF1 checkpoints the original code can load.
-
-Writing produces the original's names, shapes and orientation, so the original
-code (`tf.train.init_from_checkpoint`, `tf.train.Saver`) can load our
-checkpoints; files are written atomically (`data/io/atomic.py`).
+"""Writing TF1 checkpoints the original code can load, atomically.
 """
 import os
 
@@ -12,7 +8,8 @@ from data.io.atomic import atomic_output
 from data.io.errors import OutputExistsError
 from modeling.checkpoints.files import GLOBAL_STEP
 from modeling.checkpoints.finiteness import (CheckpointNonFiniteError,
-                                             describe_non_finite)
+                                             describe_non_finite,
+                                             non_finite_tensors)
 from modeling.checkpoints.loading import model_weights_by_name, optimizer_slots
 
 
@@ -34,55 +31,34 @@ def _tensors_to_save(model, optimizer, global_step):
     return tensors
 
 
-def _non_finite(tensors):
-    """[(name, bad count, size)] of the float tensors holding NaN/Inf."""
-    found = []
-    for name in sorted(tensors):
-        tensor = tensors[name]
-        if not tensor.dtype.is_floating:
-            continue
-        bad = int(tf.size(tensor)) - int(tf.math.count_nonzero(
-            tf.math.is_finite(tensor)))
-        if bad:
-            found.append((name, bad, int(tf.size(tensor))))
-    return found
-
-
 def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
                         overwrite=False, extra_tensors=None,
                         allow_non_finite=False):
     """Writes a TF1 name-based checkpoint the original code can load.
 
-    Writes `<prefix>.index` and `<prefix>.data-00000-of-00001` with the
-    original variable names, shapes and orientation. Written under a temporary
-    name and renamed, index last, so a crash never leaves a half checkpoint
-    under `prefix`.
+    `<prefix>.index` and `<prefix>.data-00000-of-00001`, written under a
+    temporary name and renamed, index last.
 
     Args:
         model: a `BertModel` or task model.
         prefix: e.g. `out/bert_model.ckpt` or `out/model.ckpt-343`.
         optimizer: optional; adds `<name>/adam_m`, `<name>/adam_v` for each
-            trainable weight and `global_step` (as the original's training
-            checkpoints).
-        global_step: optional int written as `global_step` (int64); defaults to
+            trainable weight and `global_step`.
+        global_step: optional int written as `global_step` (int64); default
             `optimizer.iterations` when an optimizer is given.
         overwrite: allow replacing an existing checkpoint at `prefix`.
-        extra_tensors: optional `{name: tensor}` written as well (e.g. the
-            float16 loss scale, `loss_scale`/`good_steps`, which loaders skip).
-        allow_non_finite: write weights holding NaN/Inf (by default that is
-            refused: a NaN checkpoint would be resumed from, or served).
+        extra_tensors: optional `{name: tensor}` written as well.
+        allow_non_finite: write weights holding NaN/Inf.
 
     Returns:
         str, the prefix written.
 
     Raises:
-        CheckpointExistsError: a checkpoint already exists at `prefix` and
-            `overwrite` is False (a user's checkpoint is never replaced by
-            accident).
+        CheckpointExistsError: a checkpoint exists at `prefix` and not
+            `overwrite`.
         CheckpointNonFiniteError: a weight or slot holds NaN/Inf (names
             them); nothing is written.
-        data.io.errors.OutputWriteError: disk full or another OS error
-            (names the prefix); the temp files are removed.
+        data.io.errors.OutputWriteError: disk full or another OS error.
     """
     prefix = os.fspath(prefix)
     if tf.io.gfile.exists(prefix + ".index") and not overwrite:
@@ -94,7 +70,8 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
         tf.io.gfile.makedirs(directory)
     tensors = _tensors_to_save(model, optimizer, global_step)
     tensors.update(extra_tensors or {})
-    found = [] if allow_non_finite else _non_finite(tensors)
+    found = [] if allow_non_finite else non_finite_tensors(
+        {name: tensor.numpy() for name, tensor in tensors.items()})
     if found:
         raise CheckpointNonFiniteError(
             f"{prefix} not written: {len(found)} tensor(s) hold NaN or Inf: "

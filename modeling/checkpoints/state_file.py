@@ -1,24 +1,12 @@
-"""The `checkpoint` state file of a folder, read safely.
-
-The Estimator (and `tf.train.CheckpointManager`) keeps a `CheckpointState`
-text proto named `checkpoint` beside the checkpoints:
-
-    model_checkpoint_path: "model.ckpt-300"
-    all_model_checkpoint_paths: "model.ckpt-200"
-    all_model_checkpoint_paths: "model.ckpt-300"
-
-It is parsed and written with that proto and `google.protobuf.text_format`,
-as `tf.train.get_checkpoint_state` does. Two checks of our own remain:
+"""The `checkpoint` state file of a folder (the `CheckpointState` text proto
+the Estimator and `tf.train.CheckpointManager` keep), parsed and written with
+that proto and `text_format`. Two checks of our own:
   * `tf.train.get_checkpoint_state` returns None for a malformed file (a run
-    would silently start afresh); here it is an error naming the file and
-    the line;
-  * `tf.train.latest_checkpoint` follows the listed paths wherever they
-    point (`../other/model.ckpt-5`, `/elsewhere/...`) and returns None when
-    the newest is missing, so a run could take weights from another folder
-    or start from random values. Here a listed path must stay inside the
-    folder (an absolute path into it is fine: the Estimator wrote absolute
-    paths), with one allowance: an absolute path whose folder was moved,
-    when a checkpoint of that name is in this folder, means this folder's.
+    would silently start afresh); here it is an error naming the file/line;
+  * `tf.train.latest_checkpoint` follows listed paths anywhere; here they
+    must stay inside the folder (absolute paths into it are fine; an
+    absolute path whose folder was moved means this folder's checkpoint of
+    that name, if there is one).
 """
 import dataclasses
 import os
@@ -105,11 +93,9 @@ def _relative_inside(folder, listed_path):
 
 
 def resolve_listed(folder, listed_path, state_path):
-    """The prefix a state file's entry names, checked to be in `folder`.
-
-    Relative entries are relative to `folder`. Absolute ones must point into
-    it, unless `folder` holds a checkpoint of the same name (the folder was
-    moved since an Estimator wrote absolute paths).
+    """The prefix a state file's entry names, checked to be in `folder`
+    (relative entries are relative to it; an absolute one outside it counts
+    if `folder` holds a checkpoint of that name: the folder was moved).
 
     Returns:
         str, `<folder>/<relative path>` (the user's spelling of the folder).
@@ -160,16 +146,12 @@ def read_state(folder):
 
 
 def newest_listed(folder):
-    """The prefix a folder's state file names as newest, or None.
-
-    Returns:
-        str, a prefix whose `.index` exists; None without a state file or
-        without a `model_checkpoint_path`.
+    """The prefix a folder's state file names as newest (its `.index`
+    exists), or None without a state file or `model_checkpoint_path`.
 
     Raises:
         CheckpointStateError: malformed, an entry outside the folder, or the
-            newest entry's `.index` is missing (the state file then promises
-            weights that are not there).
+            newest entry's `.index` is missing.
     """
     state = read_state(folder)
     if state is None or state.newest is None:

@@ -1,22 +1,12 @@
 """Int8 inference of a trained model: Keras's int8 Dense in the encoder, XLA.
 
-`quantize_int8(model)` copies the model (same class, config and weights) and
-quantizes, with Keras's own `Dense.quantize("int8")`, the six Dense layers of
-every `TransformerLayer` (query, key, value, attention output, intermediate,
-output): kernels symmetric int8 with one scale per output column, inputs
-quantized per row (symmetric int8) at every call, int32 products rescaled to
-float32. Everything else runs the model's own code in float32: embeddings,
-attention scores and softmax, LayerNorm, the activation named by the config
-(`hidden_act`), pooler and task head. The trained model is left untouched.
-
-The copy runs inside `tf.function(jit_compile=True)`: without XLA the int8
-matmul of the TensorFlow backend has no fast kernel. Measured with
-2-layer BERT-Base shapes, batch 8 x 128, one thread, CPU ms,
-median of 3 and of 7 repetitions on a shared, loaded 2-core machine with AMX
-(noisy): float32 246 / 274; this 99 / 102 (XLA) and 1842 (no XLA); the
-hand-written oneDNN `QuantizedMatMulWithBiasAndDequantize` encoder it
-replaces 93 / 109, the same within the noise, with a larger error against
-float32 (sequence output max 0.040 against 0.033 here, random weights).
+`quantize_int8(model)` copies the model and quantizes, with Keras's own
+`Dense.quantize("int8")`, the six Dense layers of every `TransformerLayer`
+(kernels int8 per output column, inputs int8 per row, int32 products
+rescaled to float32). Everything else runs the model's own code in float32,
+with the activation the config names. The copy runs under
+`tf.function(jit_compile=True)`: without XLA the TensorFlow backend's int8
+matmul has no fast kernel (speed: benchmarks/compare.py).
 """
 import gc
 
@@ -37,12 +27,9 @@ def _encoder_dense_layers(model):
 
 
 def _quantize_without_full_collections(model, filters):
-    """`model.quantize("int8", filters=filters)`, the process's objects frozen.
-
-    Keras runs `gc.collect()` for every kernel it replaces; over the objects
-    of a process that has TensorFlow loaded that took ~0.8 s per Dense layer
-    (10 s for 12 layers), ~0.01 s with them frozen (`gc.freeze`), which only
-    leaves out objects that existed before the call.
+    """`model.quantize("int8", filters=filters)` under `gc.freeze`: Keras runs
+    `gc.collect()` per replaced kernel, which is slow over a process's
+    TensorFlow objects; freezing leaves out only pre-existing objects.
     """
     if gc.get_freeze_count():  # The caller froze objects: leave gc alone.
         model.quantize("int8", filters=filters)
@@ -58,15 +45,13 @@ class Int8Inference(tf.Module):
     """A trained model's inference with int8 encoder matmuls.
 
     Args:
-        model: a built model of this project that holds a `BertModel`
-            (`BertModel`, `BertClassifier`, `BertSquad`,
-            `BertTokenClassifier`, `BertMultipleChoice`); its weights are
-            read once, now (retrain -> quantize again).
+        model: a built model of this project that holds a `BertModel`; its
+            weights are read once, now.
 
     Call args:
         inputs: what the model takes (e.g. dict of int32 [batch_size,
             seq_length] `input_ids`, `input_mask`, `segment_ids`).
-        training: must be False (no int8 training).
+        training: must be False.
     Returns:
         what the model returns at inference, float32.
     Raises:
@@ -93,10 +78,7 @@ class Int8Inference(tf.Module):
 
 
 def quantize_int8(model):
-    """`Int8Inference(model)`: the model's inference with int8 matmuls.
-
-    For the serving export: pass the result where the Keras model would go
-    (e.g. `ClassifierServing(quantize_int8(model), ...)`); it has the model's
-    `num_labels` where the model has one. See `Int8Inference`.
+    """`Int8Inference(model)`, to pass where the Keras model would go in the
+    serving export (it has the model's `num_labels`, if any).
     """
     return Int8Inference(model)

@@ -2,9 +2,6 @@
 
     from modeling.interop import convert
     convert("tf1", "uncased_L-12_H-768_A-12", "huggingface", "bert-hf/")
-
-Name and shape tables: `modeling/interop/keras_hub.py` (BertBackbone) and
-`modeling/interop/huggingface.py` (transformers BERT safetensors).
 """
 from modeling.interop.convert import FORMATS, convert, read_weights
 

@@ -1,10 +1,7 @@
 """One call to move BERT weights between layouts: TF1 checkpoint, keras-hub
 BertBackbone (preset folder or `.weights.h5`), Hugging Face safetensors.
-
-Every conversion goes through the TF1 weight dict ({TF1 name: array}); the
-name tables are in `keras_hub.py` and `huggingface.py`. Tensors are copied,
-transposed or reshaped, never recomputed, so a round trip gives back the same
-bits.
+Every conversion goes through the TF1 weight dict ({TF1 name: array});
+tensors are copied, transposed or reshaped, never recomputed.
 """
 import os
 
@@ -56,21 +53,16 @@ def convert(input_format, input_path, output_format, output_path,
         input_format, output_format: "tf1", "keras_hub" or "huggingface".
         input_path: a TF1 checkpoint prefix or directory; a keras-hub preset
             folder or `.weights.h5` file; a Hugging Face model directory.
-        output_path: a new directory (TF1: `bert_model.ckpt.*` +
-            `bert_config.json`; keras-hub preset; Hugging Face directory), or
-            for keras_hub a new `*.weights.h5` file. Never overwritten.
-        bert_config_file: the config, when the input does not carry one (a TF1
-            checkpoint without `bert_config.json` beside it, a `.weights.h5`).
-        vocab_file: copied to the output; default: the input's own vocab, if
-            it has one.
+        output_path: a new directory (or for keras_hub a new `*.weights.h5`
+            file); never overwritten.
+        bert_config_file: the config, when the input does not carry one.
+        vocab_file: copied to the output; default: the input's own vocab.
         do_lower_case: stored with the vocab (keras-hub, Hugging Face).
         encoder_only: keep only `bert/*` (drop heads).
-        label_names: a tagger's tags in id order (run_ner.py's
-            label_list.txt): written as Hugging Face `id2label`, or as
-            `label_list.txt` beside a TF1 output. Default for a Hugging Face
-            input: its own `id2label` when it names the tags.
-        finish: tf1 output only: callable(temp_dir) that adds files before
-            the folder is renamed into place.
+        label_names: a tagger's tags in id order (Hugging Face `id2label`,
+            or `label_list.txt` beside a TF1 output); default for a Hugging
+            Face input: its own `id2label`.
+        finish: tf1 output only: callable(temp_dir) adding files.
 
     Raises:
         ValueError: unknown or identical formats, names or shapes that do not

@@ -1,11 +1,8 @@
 """TF1 BERT weights <-> Hugging Face `transformers` BERT safetensors.
 
-Read and written with `safetensors.numpy`; torch and transformers are not
-needed. Names for layer i (a `BertModel` file has no `bert.` prefix; the task
-models `BertForPreTraining`, `BertForSequenceClassification`,
-`BertForQuestionAnswering` prefix the encoder with `bert.`). "T" means the
-tensor is transposed: TF1 dense kernels are [in, out], torch `Linear.weight`
-is [out, in]. Our heads already keep `output_weights` as [out, in].
+Read and written with `safetensors.numpy` (no torch). Names for layer i
+(a bare `BertModel` file has no `bert.` prefix); "T": transposed (TF1 dense
+kernels are [in, out], torch `Linear.weight` [out, in]).
 
 | TF1 name                                              | Hugging Face name                                     | change |
 |-------------------------------------------------------|-------------------------------------------------------|--------|
@@ -31,18 +28,11 @@ is [out, in]. Our heads already keep `output_weights` as [out, in].
 | cls/tagging/{output_weights,output_bias} (run_ner.py) | classifier.{weight,bias} (BertForTokenClassification) | -      |
 | cls/multiple_choice/{output_weights,output_bias}      | classifier.{weight,bias} (BertForMultipleChoice, [1, hidden], [1]) | - |
 
-Three transformers classes name their head `classifier`; which TF1 head it
-is follows the `architectures` entry of `config.json` (sequence
-classification when it names none). Reading also accepts the older
-`LayerNorm.{gamma,beta}` names and ignores the `embeddings.position_ids`
-buffer. transformers' `BertForQuestionAnswering` and
-`BertForTokenClassification` have no pooler (they ignore ours when loading);
-reading one gives a zero pooler, which their heads never use. A token
-classifier's `id2label` carries the tag names: written from `label_names`
-(run_ner.py's label_list.txt) when given, read back by `read_label_names`. Config: our hidden_act "gelu" (the
-original's tanh form) is HF's "gelu_new", our "gelu_exact" is HF's "gelu";
-layer_norm_eps is 1e-12 and position_embedding_type "absolute" (others are
-refused when reading).
+`classifier.*` is the TF1 head the `architectures` entry of `config.json`
+names (sequence classification by default). Reading accepts the older
+`LayerNorm.{gamma,beta}` names; a file without a pooler (question answering,
+token classification) gets a zero one, which those heads never use. Config
+mapping: docs/moving_weights.md.
 """
 import json
 import os
@@ -127,14 +117,9 @@ def hf_name(tf1_name, prefix="bert."):
 
 def tf1_name(name, architecture_name=None):
     """(TF1 name, transpose?) of an HF tensor name (either prefix), or None
-    for tensors with no TF1 counterpart (the `position_ids` buffer, the tied
-    decoder).
-
-    Args:
-        name: the transformers tensor name.
-        architecture_name: the model's class (config.json `architectures`);
-            decides the scope of `classifier.*` (sequence classification's
-            root `output_*` unless token classification or multiple choice).
+    for tensors with no TF1 counterpart (`position_ids`, the tied decoder).
+    `architecture_name` (config.json `architectures`) decides the scope of
+    `classifier.*`.
 
     Raises:
         ValueError: a name the table does not cover.
@@ -307,11 +292,9 @@ def config_from_hf(hf, source=CONFIG_NAME):
 def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True,
             label_names=None):
     """Writes `model.safetensors` and `config.json` (plus `vocab.txt` and
-    `tokenizer_config.json` when `vocab_file` is given) to a new directory,
-    loadable by `transformers` (`<Architecture>.from_pretrained(output_dir)`).
-
-    `label_names` (a token classifier's tags, in id order) become its
-    `id2label`; other heads get "0", "1", ...
+    `tokenizer_config.json` with `vocab_file`) to a new directory that
+    `transformers` loads; `label_names` become a token classifier's
+    `id2label`.
 
     Returns:
         (output_dir, architecture name).
@@ -341,10 +324,7 @@ def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True,
         # config.json (0666 minus the umask), as every other output has.
         shutil.copymode(config_path, weights_path)
         if vocab_file:
-            with open(vocab_file, "rb") as source:
-                vocab = source.read()
-            with open(os.path.join(tmp_dir, "vocab.txt"), "wb") as target:
-                target.write(vocab)
+            shutil.copyfile(vocab_file, os.path.join(tmp_dir, "vocab.txt"))
             _write_json(os.path.join(tmp_dir, "tokenizer_config.json"),
                         {"tokenizer_class": "BertTokenizer",
                          "do_lower_case": bool(do_lower_case)})
@@ -370,13 +350,7 @@ def load_hf(path):
         ValueError: unknown tensor names or an unsupported config.
     """
     path = os.fspath(path)
-    config_path = os.path.join(path, CONFIG_NAME)
-    if not os.path.isfile(config_path):
-        raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
-                               "Hugging Face model directory).")
-    with reading_file(config_path, "Hugging Face config (JSON)"):
-        with open(config_path, encoding="utf-8") as reader:
-            hf = json.load(reader)
+    config_path, hf = _read_hf_config(path)
     config = config_from_hf(hf, source=config_path)
     index_path = os.path.join(path, INDEX_NAME)
     if os.path.isfile(index_path):
@@ -402,6 +376,17 @@ def load_hf(path):
     return hf_to_tf1(tensors, _architecture_of(hf)), config
 
 
+def _read_hf_config(path):
+    """(path, dict) of the folder's config.json; MissingFileError without."""
+    config_path = os.path.join(os.fspath(path), CONFIG_NAME)
+    if not os.path.isfile(config_path):
+        raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
+                               "Hugging Face model directory).")
+    with reading_file(config_path, "Hugging Face config (JSON)"):
+        with open(config_path, encoding="utf-8") as reader:
+            return config_path, json.load(reader)
+
+
 def _architecture_of(hf):
     names = hf.get("architectures") or [None]
     return names[0]
@@ -416,13 +401,7 @@ def read_label_names(path):
         UserError: no config.json, or an `id2label` whose ids are not
             0..n-1.
     """
-    config_path = os.path.join(os.fspath(path), CONFIG_NAME)
-    if not os.path.isfile(config_path):
-        raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
-                               "Hugging Face model directory).")
-    with reading_file(config_path, "Hugging Face config (JSON)"):
-        with open(config_path, encoding="utf-8") as reader:
-            hf = json.load(reader)
+    config_path, hf = _read_hf_config(path)
     if _architecture_of(hf) != TOKEN_CLASSIFICATION:
         return None
     id2label = hf.get("id2label") or {}

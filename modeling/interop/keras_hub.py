@@ -1,8 +1,7 @@
-"""TF1 BERT weights <-> keras-hub `BertBackbone` (keras-hub 0.32).
+"""TF1 BERT weights <-> keras-hub `BertBackbone`.
 
 Names and shapes, layer i; H hidden_size, A num_attention_heads,
-D = H / A head size, I intermediate_size. Our heads (cls/*, output_*) have no
-place in a `BertBackbone` and are left out; a backbone gives the encoder only.
+D = H / A, I intermediate_size. A backbone has no heads (cls/*, output_*).
 
 | TF1 name (bert/...)                         | BertBackbone weight path                                  | change            |
 |---------------------------------------------|-----------------------------------------------------------|-------------------|
@@ -20,14 +19,8 @@ place in a `BertBackbone` and are left out; a backbone gives the encoder only.
 | encoder/layer_i/output/LayerNorm/{gamma,beta}                  | transformer_layer_i/feedforward_layer_norm/{gamma,beta}   | -                 |
 | pooler/dense/{kernel,bias}                  | pooled_dense/{kernel,bias}                                | -                 |
 
-The reshapes are exact: the original splits the [H] axis of a projection
-into heads as [A, D] (head-major), which is the order of keras' EinsumDense
-kernels. Config: vocabulary_size = vocab_size, num_layers =
-num_hidden_layers, num_heads = num_attention_heads, hidden_dim = hidden_size,
-intermediate_dim = intermediate_size, max_sequence_length =
-max_position_embeddings, num_segments = type_vocab_size, dropout =
-hidden_dropout_prob. A `BertBackbone` always uses tanh-approximated gelu
-(our "gelu") and LayerNorm epsilon 1e-12, as the original.
+The reshapes are exact: the original splits [H] into heads as [A, D]
+(head-major), the order of keras' EinsumDense kernels.
 """
 import math
 import os
@@ -116,18 +109,11 @@ def config_for_backbone(backbone):
 
 
 def tf1_to_backbone(weights, config):
-    """A `BertBackbone` holding the `bert/*` weights of a TF1 weight dict.
-
-    Args:
-        weights: {TF1 name: numpy array}; names outside `bert/` (heads) are
-            ignored.
-        config: BertConfig of those weights.
-
-    Returns:
-        keras_hub.models.BertBackbone.
+    """A `BertBackbone` holding the `bert/*` weights of a TF1 weight dict
+    (other names ignored), shaped as `config`.
 
     Raises:
-        ValueError: a backbone weight has no TF1 counterpart, or a shape does
+        UserError: a backbone weight has no TF1 counterpart, or a shape does
             not fit after the reshape.
     """
     backbone = backbone_for_config(config)
@@ -169,14 +155,9 @@ def backbone_to_tf1(backbone):
 
 
 def save_backbone(backbone, path, vocab_file=None, do_lower_case=True):
-    """Writes a backbone as a keras-hub preset folder or a `.weights.h5` file.
-
-    Args:
-        backbone: keras_hub.models.BertBackbone.
-        path: a directory (a preset: config.json, model.weights.h5,
-            metadata.json; plus tokenizer.json and its vocabulary when
-            `vocab_file` is given) or a file name ending in `.weights.h5`.
-        vocab_file, do_lower_case: the tokenizer stored in a preset.
+    """Writes a backbone as a keras-hub preset folder (plus its tokenizer when
+    `vocab_file` is given) or, for a path ending in `.weights.h5`, a weights
+    file; atomically.
 
     Raises:
         FileExistsError: path exists.

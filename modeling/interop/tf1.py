@@ -1,9 +1,6 @@
-"""TF1 name-based checkpoints as plain `{TF1 name: numpy array}` dicts.
-
-The converters (`keras_hub.py`, `huggingface.py`) work on such dicts; this
-module reads them from, and writes them as, the original's layout
-(`bert_model.ckpt.*` + `bert_config.json`, what `run_classifier.py
---init_checkpoint` and the original code load).
+"""TF1 name-based checkpoints as plain `{TF1 name: numpy array}` dicts, read
+from and written as the original's layout (`bert_model.ckpt.*` +
+`bert_config.json`).
 """
 import os
 
@@ -12,6 +9,7 @@ import tensorflow as tf
 
 from data.io.errors import MissingFileError, UserError
 from modeling import checkpoints
+from modeling.interop import huggingface
 from modeling.models.bert_model import BertModel
 from modeling.config import BertConfig
 from data.io.atomic import write_directory_atomically
@@ -65,27 +63,22 @@ def find_config(checkpoint_prefix, bert_config_file=None):
 def model_for_weights(weights, config):
     """The task model whose weight names are those in `weights`.
 
-    `cls/predictions/*` -> BertPretrainer, `cls/squad/*` -> BertSquad,
-    `cls/tagging/*` -> BertTokenClassifier, `cls/multiple_choice/*` ->
-    BertMultipleChoice, a root `output_weights` -> BertClassifier, else
-    BertModel.
+    By the heads present, as `huggingface.architecture` decides.
 
     Raises:
         ValueError: the names are not exactly those of that model; the message
             lists missing and unexpected names.
     """
-    if "cls/predictions/output_bias" in weights:
-        model = BertPretrainer(config)
-    elif "cls/squad/output_weights" in weights:
-        model = BertSquad(config)
-    elif TAGGING_WEIGHTS in weights:
+    arch = huggingface.architecture(weights)
+    if arch == huggingface.TOKEN_CLASSIFICATION:
         model = BertTokenClassifier(config, weights[TAGGING_WEIGHTS].shape[0])
-    elif "cls/multiple_choice/output_weights" in weights:
-        model = BertMultipleChoice(config)
-    elif "output_weights" in weights:
+    elif arch == "BertForSequenceClassification":
         model = BertClassifier(config, weights["output_weights"].shape[0])
     else:
-        model = BertModel(config)
+        model = {"BertForPreTraining": BertPretrainer,
+                 "BertForQuestionAnswering": BertSquad,
+                 huggingface.MULTIPLE_CHOICE: BertMultipleChoice,
+                 "BertModel": BertModel}[arch](config)
     expected = set(checkpoints.model_weights_by_name(model))
     missing = sorted(expected - set(weights))
     unexpected = sorted(set(weights) - expected)
@@ -106,20 +99,15 @@ def encoder_only(weights):
 
 def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None,
                          label_names=None, finish=None):
-    """Writes `output_dir/bert_model.ckpt.*` and `bert_config.json`.
+    """Writes `output_dir/bert_model.ckpt.*` and `bert_config.json` (plus
+    `vocab.txt`, and a tagger's `label_names` as `label_list.txt`), as one
+    folder renamed into place; `finish(temp_dir)` may add files first.
 
     Args:
         weights: {TF1 name: numpy array} forming one task model (see
             `model_for_weights`).
         config: BertConfig.
-        output_dir: directory to create; must not exist. Written under a
-            temporary name and renamed.
-        vocab_file: optional vocab, copied as `vocab.txt`.
-        label_names: a tagger's tags in id order, written as
-            `label_list.txt` (what export_saved_model.py and run_ner.py read
-            beside the checkpoint); ignored for other heads.
-        finish: optional callable(temp_dir) adding files (e.g. the
-            lower-casing record) before the folder is renamed into place.
+        output_dir: directory to create; must not exist.
 
     Returns:
         str, the checkpoint prefix written.

@@ -1,10 +1,6 @@
-"""`BertModel`: the BERT encoder with the original's weight layout.
-
-Every weight's Keras `path` is `<model name>/<TF1 variable name>`, e.g.
-`bert_model/bert/encoder/layer_0/attention/self/query/kernel`, so the TF1 name is
-the path without its first component (see `modeling/naming.py`). The model builds
-all its weights when constructed, so these paths do not depend on where it is
-first called.
+"""`BertModel`: the BERT encoder with the original's weight layout; every
+weight path is `<model name>/<TF1 variable name>` (`modeling/naming.py`),
+built at construction.
 """
 import keras
 from keras import ops

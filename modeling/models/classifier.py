@@ -5,9 +5,8 @@ from modeling.layers.heads import transposed_dense
 from modeling.layers.initializers import create_initializer
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
-from modeling.models.bert_model import BertModel
 from modeling.models.pretrained import head_size
-from modeling.models.task import TaskModel, resolve_encoder
+from modeling.models.task import TaskModel
 from modeling.layers.input_checks import encoder_inputs, positive_count
 
 # run_classifier.py hard-codes these rather than reading the config.
@@ -23,16 +22,10 @@ class BertClassifier(TaskModel, BertConfigSerializable, keras.Model):
     hidden_size] (truncated normal, stddev 0.02) and `output_bias` [num_labels].
 
     Args:
-        config: `BertConfig`.
+        config, encoder, preprocessor: see `TaskModel`.
         num_labels: int, number of classes (1 for a regression task such as
             STS-B, whose single "logit" is the predicted score); from
             `from_checkpoint`, defaults to the checkpoint head's.
-        encoder: optional existing `BertModel` to build on (its config is
-            used and its weights are shared) instead of a new one.
-        preprocessor: optional Keras layer from raw text to the inputs
-            (e.g. `data.tokenization.BertPreprocessor`), applied by `fit`,
-            `evaluate` and `predict` in the input pipeline
-            (modeling/models/task.py); saved with the model.
 
     Call args:
         inputs: dict of int32 [batch_size, seq_length] `input_ids`,
@@ -47,14 +40,10 @@ class BertClassifier(TaskModel, BertConfigSerializable, keras.Model):
     def __init__(self, config=None, num_labels=None, encoder=None,
                  preprocessor=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        self.config, encoder = resolve_encoder(config, encoder,
-                                               type(self).__name__)
+        self._init_encoder(config, encoder, preprocessor)
         if num_labels is None:
             raise TypeError("BertClassifier needs num_labels.")
         self.num_labels = positive_count(num_labels, "num_labels")
-        self.bert = (encoder if encoder is not None
-                     else BertModel(self.config, dtype=self.dtype_policy))
-        self._set_preprocessor(preprocessor)
         self.dropout = keras.layers.Dropout(
             CLASSIFIER_DROPOUT, dtype=self.dtype_policy)
         self.build()
@@ -73,33 +62,19 @@ class BertClassifier(TaskModel, BertConfigSerializable, keras.Model):
         pooled = self.dropout(pooled, training=training)
         return transposed_dense(pooled, self.output_weights, self.output_bias)
 
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                     training=True):
-        """The original's loss for `model.fit`: `y` is `label_ids` [batch_size].
-
-        Mean cross-entropy; for `num_labels == 1`, mean squared error.
-        A loss given to `compile` is used instead when set
-        (`losses.uses_compiled_loss`); else `sample_weight` [batch_size]
-        weights each example (Keras' `class_weight` arrives as one) under
-        Keras' default reduction: sum(weight * loss) / batch_size.
-        """
-        if losses.uses_compiled_loss(self):
-            return super().compute_loss(x, y, y_pred, sample_weight,
-                                        training=training)
-        if y is None:
-            return None
+    def task_loss(self, x, y, y_pred, sample_weight):
+        """`y` is `label_ids` [batch_size]: mean cross-entropy (mean squared
+        error for `num_labels == 1`) under Keras' reduction of
+        `sample_weight` (`class_weight` arrives as one): sum(w * loss) /
+        batch_size."""
         if self.num_labels == 1:
             per_example = losses.per_example_regression_loss(y_pred, y)
         else:
             per_example = losses.per_example_classifier_loss(y_pred, y)
-        return losses.scale_for_replicas(
-            losses.weighted_batch_mean(per_example, sample_weight))
+        return losses.weighted_batch_mean(per_example, sample_weight)
 
     def get_config(self):
-        config = super().get_config()
-        config["num_labels"] = self.num_labels
-        config.update(self._preprocessor_config())
-        return config
+        return {**super().get_config(), "num_labels": self.num_labels}
 
     @classmethod
     def _checkpoint_defaults(cls, source, kwargs):

@@ -1,20 +1,7 @@
 """The feature-based tagger of BERT paper §5.3 (Table 7): a FROZEN encoder,
-one of six choices of its activations, a two-layer BiLSTM, a classifier.
-
-The six choices (`FEATURE_LAYERS`, the paper's dev F1 with BERT-Base on
-CoNLL-2003 in brackets):
-
-    embeddings        the embedding output                           (91.0)
-    second_to_last    the output of layer L-2 (0-based)              (95.6)
-    last              the output of the last layer                   (94.9)
-    sum_last_four     the sum of the last four layers' outputs       (95.9)
-    concat_last_four  the last four layers' outputs side by side,    (96.1)
-                      last layer first (width 4 * hidden_size)
-    sum_all           the sum of all L layers' outputs               (95.5)
-
-The paper calls the sums "weighted" without giving weights; these are plain
-sums (equal weights), so the frozen activations a run needs are one vector
-per token, which is what makes them cheap to compute once and cache.
+one of six choices of its activations (`FEATURE_LAYERS`), a two-layer BiLSTM,
+a classifier. The paper's "weighted" sums are plain sums here (it gives no
+weights), so the features are one cacheable vector per token.
 """
 import keras
 from keras import ops
@@ -24,6 +11,7 @@ from modeling.layers.input_checks import encoder_inputs, require_input_dict
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
 from modeling.models.bert_model import BertModel
+from modeling.models.task import OwnLoss
 
 FEATURE_LAYERS = ("embeddings", "second_to_last", "last", "sum_last_four",
                   "concat_last_four", "sum_all")
@@ -81,14 +69,12 @@ def select_features(encoder_output, choice):
 
 
 @register
-class BertFeatureTagger(BertConfigSerializable, keras.Model):
+class BertFeatureTagger(OwnLoss, BertConfigSerializable, keras.Model):
     """Frozen `BertModel` -> chosen activations -> BiLSTM -> tag logits.
 
-    The encoder's weights are not trainable and it always runs without
-    dropout, so its activations are a fixed function of the input: callers
-    may compute them once (`encoder_features`) and feed them back under
-    `inputs["features"]`, which skips the encoder (tasks/tagging_cache.py
-    does, for every epoch after the first computation).
+    The encoder is not trainable and runs without dropout, so callers may
+    compute its activations once (`encoder_features`) and feed them back
+    under `inputs["features"]`, skipping it (tasks/tagging_cache.py).
 
     Weights: the encoder `bert/*` (frozen), and the head
     `cls/tagging_lstm/*` (modeling/layers/bilstm.py).
@@ -163,16 +149,9 @@ class BertFeatureTagger(BertConfigSerializable, keras.Model):
                 input_mask = ops.ones_like(inputs["input_ids"])
         return self.head(features, input_mask, training=training)
 
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                     training=True):
-        """Mean cross-entropy over scored tokens (`losses.tagging_loss`);
-        `y` label_ids and `x["label_weights"]` [batch_size, seq_length],
-        `sample_weight` [batch_size] per example
-        (`losses.tagger_training_loss`); a compiled loss when set."""
-        if losses.uses_compiled_loss(self):
-            return super().compute_loss(x, y, y_pred, sample_weight,
-                                        training=training)
-        return losses.tagger_training_loss(x, y_pred, y, sample_weight)
+    def task_loss(self, x, y, y_pred, sample_weight):
+        """As `BertTokenClassifier.task_loss`."""
+        return losses.weighted_tagging_loss(x, y_pred, y, sample_weight)
 
     def get_config(self):
         config = super().get_config()

@@ -1,19 +1,11 @@
 """The original scripts' losses, as functions of log-probabilities or logits.
 
-Each loss is defined once per example (`per_example_*`, Keras ops) and the
-training losses are their weighted means, so evaluation (the scripts'
-`eval_loss`, pre-training metrics) reuses the same definitions instead of
-recomputing them in NumPy. The per-example functions keep the dtype of their
-input (float64 log-probabilities stay float64), except where the original
-casts logits to float32 first.
+Each is defined once per example (`per_example_*`, Keras ops); the training
+losses are their weighted means, and evaluation reuses the same
+definitions. Dtypes are kept, except where the original casts logits to
+float32 first.
 """
 from keras import ops, tree
-
-
-def _gather_log_prob(log_probs, labels):
-    labels = ops.cast(labels, "int32")
-    return ops.squeeze(
-        ops.take_along_axis(log_probs, labels[..., None], axis=-1), axis=-1)
 
 
 def per_example_log_prob_loss(log_probs, labels):
@@ -25,7 +17,9 @@ def per_example_log_prob_loss(log_probs, labels):
     Returns:
         float [...], the cross-entropy of each example.
     """
-    return -_gather_log_prob(log_probs, labels)
+    labels = ops.cast(labels, "int32")
+    return -ops.squeeze(
+        ops.take_along_axis(log_probs, labels[..., None], axis=-1), axis=-1)
 
 
 def per_example_classifier_loss(logits, label_ids):
@@ -107,12 +101,8 @@ def squad_loss(start_logits, end_logits, start_positions, end_positions):
 
 
 def scale_for_replicas(loss):
-    """Divides a per-replica mean loss by the number of replicas in sync.
-
-    `tf.distribute` sums gradients over replicas, so each replica's loss is
-    scaled down to make the update the gradient of the global mean (what the
-    original gets from `CrossShardOptimizer` on TPU). Keras' own `Loss` objects
-    do the same.
+    """Divides a per-replica mean loss by the number of replicas in sync
+    (`tf.distribute` sums gradients; the original's `CrossShardOptimizer`).
     """
     import tensorflow as tf
 
@@ -122,49 +112,15 @@ def scale_for_replicas(loss):
     return loss
 
 
-def regression_loss(predictions, labels):
-    """Mean squared error for a one-output regression head (e.g. STS-B).
-
-    Args: predictions float [batch_size, 1]; labels float [batch_size].
-    The original `run_classifier.py` has no regression task; MSE is the
-    usual GLUE choice and what `eval_loss` reports for STS-B.
-    """
-    return ops.mean(per_example_regression_loss(predictions, labels))
-
-
-def tagging_loss(logits, label_ids, label_weights):
-    """Mean cross-entropy over the scored tokens of a batch.
-
-    Args:
-        logits: float [batch_size, seq_length, num_labels].
-        label_ids: int [batch_size, seq_length].
-        label_weights: float [batch_size, seq_length]: 1 at each word's first
-            word piece in the window that scores it, 0 elsewhere (other
-            pieces, [CLS], [SEP], padding).
-    Returns:
-        float32 scalar: sum(w * -log p(label)) / (sum(w) + 1e-5), the
-        masked-LM loss's form, so a batch without scored tokens gives 0.
-
-    Source: BERT paper §5.3 (the first piece of each word is classified);
-    the weighting is the original `get_masked_lm_output`'s.
-    """
-    log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
-    return masked_lm_loss(log_probs, label_ids, label_weights)
-
-
 def uses_compiled_loss(model):
-    """True when `model.compile(loss=...)` gave the model a loss.
-
-    Then `compute_loss` defers to Keras' (`keras.Model.compute_loss`, which
-    applies `sample_weight` and its own replica scaling); otherwise the task
-    model computes the original's loss. Reads the public `model.loss`.
+    """True when `model.compile(loss=...)` gave the model a loss (then
+    `compute_loss` defers to Keras').
     """
     return getattr(model, "loss", None) is not None
 
 
 def _one_weight(sample_weight):
-    """The per-example weights out of what Keras passes: with a dict `y`,
-    `fit` repeats the one `sample_weight` array for every key."""
+    """The per-example weights (`fit` repeats one array per key of a dict `y`)."""
     if isinstance(sample_weight, (dict, list, tuple)):
         return tree.flatten(sample_weight)[0]
     return sample_weight
@@ -194,8 +150,7 @@ def weighted_batch_mean(per_example, sample_weight=None):
 
 
 def _token_weights(token_weights, sample_weight):
-    """Per-position weights times per-example `sample_weight` ([batch_size]
-    or [batch_size, positions]); `token_weights` when it is None."""
+    """Per-position weights times the per-example `sample_weight`, if any."""
     token_weights = ops.cast(token_weights, "float32")
     if sample_weight is None:
         return token_weights
@@ -247,31 +202,39 @@ def squad_training_loss(y_pred, y, sample_weight=None):
     return weighted_batch_mean(per_example, sample_weight)
 
 
-def tagger_training_loss(x, y_pred, y, sample_weight=None):
-    """The taggers' `compute_loss`: `tagging_loss` over the scored tokens,
-    each example weighted by `sample_weight`, scaled for replicas; None when
-    `y` is None (Keras' inference calls).
+def weighted_tagging_loss(x, y_pred, y, sample_weight=None):
+    """Mean cross-entropy over the scored tokens, each example weighted.
 
     Args:
         x: the model's input dict; its `label_weights` float [batch_size,
-            seq_length] marks the scored tokens (all ones if absent).
+            seq_length] is 1 at each word's first word piece in the window
+            that scores it, 0 elsewhere (all ones if absent).
         y_pred: float logits [batch_size, seq_length, num_labels].
-        y: int label_ids [batch_size, seq_length], or None.
+        y: int label_ids [batch_size, seq_length].
         sample_weight: float [batch_size] (per example; [batch_size,
             seq_length] multiplies per token), or None.
     Returns:
         float32 scalar: sum(sample_weight * label_weights * -log p(label))
-        / (sum(label_weights) + 1e-5).
+        / (sum(label_weights) + 1e-5), so a batch without scored tokens
+        gives 0.
+
+    Source: BERT paper §5.3 (the first piece of each word is classified);
+    the weighting is the original `get_masked_lm_output`'s.
     """
-    if y is None:
-        return None
     label_weights = None if x is None else x.get(LABEL_WEIGHTS_KEY)
     if label_weights is None:
         label_weights = ops.ones_like(y, dtype="float32")
     log_probs = ops.log_softmax(ops.cast(y_pred, "float32"), axis=-1)
-    return scale_for_replicas(weighted_masked_lm_loss(
-        log_probs, y, label_weights, sample_weight))
+    return weighted_masked_lm_loss(log_probs, y, label_weights, sample_weight)
 
 
-#: The taggers' input key for the scored-token mask (`tagger_training_loss`).
+def tagger_training_loss(x, y_pred, y, sample_weight=None):
+    """`weighted_tagging_loss` scaled for replicas; None when `y` is None."""
+    if y is None:
+        return None
+    return scale_for_replicas(weighted_tagging_loss(x, y_pred, y,
+                                                    sample_weight))
+
+
+#: The taggers' input key for the scored-token mask (`weighted_tagging_loss`).
 LABEL_WEIGHTS_KEY = "label_weights"

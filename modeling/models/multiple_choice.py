@@ -1,9 +1,6 @@
-"""The multiple-choice model (SWAG), BERT paper §4.4.
-
-The original repository never shipped it; its author's recipe: each example
-is N rows `[CLS] context [SEP] ending [SEP]`, a batch [batch, N, seq] runs
-through the encoder as [batch * N, seq], one vector scores each row's pooled
-output, and a softmax is taken across the N scores of an example.
+"""The multiple-choice model (SWAG), BERT paper §4.4 (the original never
+shipped it): N rows `[CLS] context [SEP] ending [SEP]` per example run as
+[batch * N, seq], one vector scores each pooled output, softmax over N.
 """
 import keras
 
@@ -12,8 +9,7 @@ from modeling.layers.heads import TransposedDense
 from modeling.layers.input_checks import ENCODER_INPUTS, require_input_dict
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
-from modeling.models.bert_model import BertModel
-from modeling.models.task import TaskModel, resolve_encoder
+from modeling.models.task import TaskModel
 from modeling.models.classifier import CLASSIFIER_DROPOUT
 
 #: The head's TF1 scope: `cls/multiple_choice/output_weights` [1, hidden],
@@ -29,13 +25,7 @@ class BertMultipleChoice(TaskModel, BertConfigSerializable, keras.Model):
     [1, hidden_size] and `cls/multiple_choice/output_bias` [1].
 
     Args:
-        config: `BertConfig`.
-        encoder: optional existing `BertModel` to build on (its config is
-            used and its weights are shared) instead of a new one.
-        preprocessor: optional Keras layer from raw text to the inputs
-            (e.g. `data.tokenization.BertPreprocessor`), applied by `fit`,
-            `evaluate` and `predict` in the input pipeline
-            (modeling/models/task.py); saved with the model.
+        config, encoder, preprocessor: see `TaskModel`.
 
     Call args:
         inputs: dict of int32 [batch_size, num_choices, seq_length]
@@ -54,12 +44,8 @@ class BertMultipleChoice(TaskModel, BertConfigSerializable, keras.Model):
     def __init__(self, config=None, encoder=None, preprocessor=None,
                  name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        config, encoder = resolve_encoder(config, encoder,
-                                          type(self).__name__)
-        self.config = config
-        self.bert = (encoder if encoder is not None
-                     else BertModel(config, dtype=self.dtype_policy))
-        self._set_preprocessor(preprocessor)
+        self._init_encoder(config, encoder, preprocessor)
+        config = self.config
         self.dropout = keras.layers.Dropout(CLASSIFIER_DROPOUT,
                                             dtype=self.dtype_policy)
         self.multiple_choice = TransposedDense(
@@ -86,25 +72,9 @@ class BertMultipleChoice(TaskModel, BertConfigSerializable, keras.Model):
         scores = self.multiple_choice(self.dropout(pooled, training=training))
         return keras.ops.reshape(scores, (-1, num_choices))
 
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                     training=True):
+    def task_loss(self, x, y, y_pred, sample_weight):
         """Softmax cross-entropy over the choices; `y` is `label_ids`
-        [batch_size], the index of the right choice.
-
-        A loss given to `compile` is used instead when set
-        (`losses.uses_compiled_loss`); else `sample_weight` [batch_size]
-        weights each example (Keras' `class_weight` arrives as one) under
-        Keras' default reduction: sum(weight * loss) / batch_size.
-        """
-        if losses.uses_compiled_loss(self):
-            return super().compute_loss(x, y, y_pred, sample_weight,
-                                        training=training)
-        if y is None:
-            return None
-        return losses.scale_for_replicas(losses.weighted_batch_mean(
-            losses.per_example_classifier_loss(y_pred, y), sample_weight))
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(self._preprocessor_config())
-        return config
+        [batch_size], the index of the right choice; Keras' reduction of
+        `sample_weight`: sum(w * loss) / batch_size."""
+        return losses.weighted_batch_mean(
+            losses.per_example_classifier_loss(y_pred, y), sample_weight)

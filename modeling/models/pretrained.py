@@ -1,21 +1,10 @@
 """`from_checkpoint`: find the config, build the model and load its weights
-in one call, from any folder a BERT user has.
-
-Accepted paths (`find_checkpoint`):
-- a Google folder (`bert_config.json` + `bert_model.ckpt.*`) or a
-  `bert_model.ckpt` prefix;
-- a fine-tuned `output_dir` of the scripts (its newest `model.ckpt-N`, per
-  its `checkpoint` state file), or a folder below it such as `best/`; the
-  config is `bert_config.json` in the folder or its parent, else the one
-  beside the checkpoint its `init_checkpoint.txt` names, else `config=`;
-- a Hugging Face folder (`config.json` + `model.safetensors`, read by
-  `modeling.interop.huggingface`);
-- a keras-hub `BertBackbone` preset folder (local only: nothing is
-  downloaded; `modeling.interop.keras_hub`).
-
-Weights are matched by TF1 name (`modeling/naming.py`), as the scripts'
-`--init_checkpoint`: a head of another shape is an error, a head missing
-from the checkpoint is initialised and logged (absl warning).
+in one call. Accepted paths (`find_checkpoint`): a Google folder or
+`bert_model.ckpt` prefix; a fine-tuned `output_dir` or its `best/` (config:
+`bert_config.json` there or one folder up, else beside the checkpoint its
+`init_checkpoint.txt` names, else `config=`); a Hugging Face folder; a local
+keras-hub preset folder. Weights are matched by TF1 name: a head of another
+shape is an error, a missing head is initialised and logged.
 """
 import collections
 import os
@@ -23,7 +12,7 @@ import os
 import numpy as np
 from absl import logging
 
-from data.io.errors import MissingFileError, UserError
+from data.io.errors import MissingFileError
 from modeling.config import BertConfig
 
 #: The Google folders' config file.
@@ -79,15 +68,15 @@ def find_checkpoint(path, config=None):
 
     Args:
         path: str or os.PathLike (see the module docstring).
-        config: optional `BertConfig` or path of a bert_config.json; for a
-            TF1 checkpoint it replaces the search for one.
+        config: optional `BertConfig` or bert_config.json path; for a TF1
+            checkpoint it replaces the search for one.
     Returns:
         CheckpointSource.
     Raises:
         modeling.checkpoints.CheckpointNotFoundError: nothing checkpoint-like
-            at path (the message says what was looked for).
+            at path.
         MissingFileError: a TF1 checkpoint without a config to be found.
-        UserError: an unsupported Hugging Face config (interop.huggingface).
+        UserError: an unsupported Hugging Face config.
     """
     from modeling import checkpoints
 
@@ -121,24 +110,11 @@ def assign_weights(model, weights, source):
         CheckpointMismatchError: no name matches, or a shape differs (every
             such weight named with both shapes).
     """
-    from modeling.checkpoints import (CheckpointMismatchError, LoadStatus,
-                                      model_weights_by_name)
+    from modeling.checkpoints import LoadStatus, check_shapes
 
-    variables = model_weights_by_name(model)
+    variables = check_shapes(model, {name: list(np.shape(value)) for name,
+                                     value in weights.items()}, source)
     loaded = sorted(name for name in variables if name in weights)
-    if not loaded:
-        raise CheckpointMismatchError(
-            f"{source} matches no weight of model {model.name!r}; it holds "
-            f"e.g. {sorted(weights)[:5]}.")
-    mismatches = [f"  {name}: checkpoint {list(np.shape(weights[name]))} vs "
-                  f"model {list(variables[name].shape)}" for name in loaded
-                  if tuple(np.shape(weights[name])) != tuple(
-                      variables[name].shape)]
-    if mismatches:
-        raise CheckpointMismatchError(
-            f"{source} does not fit the model; nothing was loaded. "
-            f"{len(mismatches)} shape mismatch(es):\n" + "\n".join(
-                mismatches[:10]))
     for name in loaded:
         variables[name].assign(
             np.asarray(weights[name]).astype(variables[name].dtype))
@@ -202,25 +178,20 @@ class FromCheckpoint:
         """Builds the model for a checkpoint and loads it, in one call.
 
         Args:
-            path: a Google folder or `bert_model.ckpt` prefix, a fine-tuned
-                output_dir (or its `best/` folder), a Hugging Face folder, or
-                a local keras-hub preset folder (see modeling/models/
-                pretrained.py).
+            path: any folder `find_checkpoint` accepts.
             config: optional `BertConfig` or bert_config.json path (needed
                 only for a TF1 checkpoint whose config cannot be found).
-            **kwargs: passed to the constructor (`num_labels=`, `encoder=`,
-                `preprocessor=`, `dtype=`, `name=`...). `num_labels`
-                defaults to the size of the checkpoint's head. With
-                `encoder=`, the checkpoint's `bert/*` weights are loaded into
-                that (shared) encoder.
+            **kwargs: passed to the constructor; `num_labels` defaults to
+                the checkpoint head's size; with `encoder=`, the `bert/*`
+                weights are loaded into that (shared) encoder.
         Returns:
             the model, its weights loaded (heads missing from the
             checkpoint freshly initialised, with a logged warning).
         Raises:
             CheckpointNotFoundError, MissingFileError: nothing to load at
                 path, or no config for it.
-            CheckpointMismatchError: a weight of another shape (e.g. another
-                num_labels than the checkpoint's head); nothing is assigned.
+            CheckpointMismatchError: a weight of another shape; nothing is
+                assigned.
             TypeError: num_labels not given and the checkpoint has no head
                 to take it from.
         """

@@ -4,8 +4,7 @@ import keras
 from modeling.layers.heads import SquadHead
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
-from modeling.models.bert_model import BertModel
-from modeling.models.task import TaskModel, resolve_encoder
+from modeling.models.task import TaskModel
 from modeling.layers.input_checks import encoder_inputs
 
 
@@ -19,13 +18,7 @@ class BertSquad(TaskModel, BertConfigSerializable, keras.Model):
     writes no optimizer slots for it, as the original.
 
     Args:
-        config: `BertConfig`.
-        encoder: optional existing `BertModel` to build on (its config is
-            used and its weights are shared) instead of a new one.
-        preprocessor: optional Keras layer from raw text to the inputs
-            (e.g. `data.tokenization.BertPreprocessor`), applied by `fit`,
-            `evaluate` and `predict` in the input pipeline
-            (modeling/models/task.py); saved with the model.
+        config, encoder, preprocessor: see `TaskModel`.
 
     Call args:
         inputs: dict of int32 [batch_size, seq_length] `input_ids`,
@@ -40,16 +33,11 @@ class BertSquad(TaskModel, BertConfigSerializable, keras.Model):
     def __init__(self, config=None, encoder=None, preprocessor=None,
                  name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        config, encoder = resolve_encoder(config, encoder,
-                                          type(self).__name__)
-        self.config = config
-        self.bert = (encoder if encoder is not None
-                     else BertModel(config, dtype=self.dtype_policy))
-        self._set_preprocessor(preprocessor)
-        # The span head reads the sequence output only: the pooler gets no
-        # gradient. As in the original (whose optimizer skipped variables
-        # without one: no pooler adam_m/adam_v in its SQuAD checkpoints), it
-        # is not trained; its weights stay in the model and its checkpoints.
+        self._init_encoder(config, encoder, preprocessor)
+        config = self.config
+        # The span head reads the sequence output only: as in the original
+        # (no pooler adam_m/adam_v in its SQuAD checkpoints), the pooler is
+        # not trained; its weights stay in the model and its checkpoints.
         self.bert.pooler.trainable = False
         self.squad = SquadHead(config, name="squad", dtype=self.dtype_policy)
         self.build()
@@ -64,23 +52,7 @@ class BertSquad(TaskModel, BertConfigSerializable, keras.Model):
         start_logits, end_logits = self.squad(sequence_output)
         return {"start_logits": start_logits, "end_logits": end_logits}
 
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                     training=True):
-        """The original's loss; `y` holds `start_positions`, `end_positions`.
-
-        A loss given to `compile` is used instead when set
-        (`losses.uses_compiled_loss`); else `sample_weight` [batch_size]
-        weights each example (`losses.squad_training_loss`).
-        """
-        if losses.uses_compiled_loss(self):
-            return super().compute_loss(x, y, y_pred, sample_weight,
-                                        training=training)
-        if y is None:
-            return None
-        return losses.scale_for_replicas(
-            losses.squad_training_loss(y_pred, y, sample_weight))
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(self._preprocessor_config())
-        return config
+    def task_loss(self, x, y, y_pred, sample_weight):
+        """The original's loss; `y` holds `start_positions`, `end_positions`
+        [batch_size] (`losses.squad_training_loss`)."""
+        return losses.squad_training_loss(y_pred, y, sample_weight)

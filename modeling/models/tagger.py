@@ -1,9 +1,7 @@
-"""The token classifier for sequence tagging (NER), BERT paper §5.3.
-
-The original repository has no tagging model; this follows the paper: the
-final hidden vector of each token goes through one classification layer
-(after dropout), and each word is labelled from its first word piece (the
-features in `data/tagging` choose the scored pieces).
+"""The token classifier for sequence tagging (NER), BERT paper §5.3 (the
+original repository has none): each token's final hidden vector, after
+dropout, through one classification layer; words are scored at their first
+word piece (the features in `data/tagging` choose the scored pieces).
 """
 import keras
 
@@ -11,9 +9,8 @@ from modeling.layers.heads import TransposedDense
 from modeling.layers.input_checks import encoder_inputs, positive_count
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
-from modeling.models.bert_model import BertModel
 from modeling.models.pretrained import head_size
-from modeling.models.task import TaskModel, resolve_encoder
+from modeling.models.task import TaskModel
 
 #: The head's TF1 scope: `cls/tagging/output_weights` [num_labels, hidden],
 #: `cls/tagging/output_bias` [num_labels] (the original's `[out, in]`
@@ -30,16 +27,10 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
     `cls/tagging/output_bias` [num_labels].
 
     Args:
-        config: `BertConfig`.
+        config, encoder, preprocessor: see `TaskModel`.
         num_labels: int >= 1, size of the label list (id 0 is "O" for the
             lists `data.tagging.schemes.scheme_labels` makes); from
             `from_checkpoint`, defaults to the checkpoint head's.
-        encoder: optional existing `BertModel` to build on (its config is
-            used and its weights are shared) instead of a new one.
-        preprocessor: optional Keras layer from raw text to the inputs
-            (e.g. `data.tokenization.BertPreprocessor`), applied by `fit`,
-            `evaluate` and `predict` in the input pipeline
-            (modeling/models/task.py); saved with the model.
 
     Call args:
         inputs: dict of int32 [batch_size, seq_length] `input_ids`,
@@ -55,18 +46,13 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
     def __init__(self, config=None, num_labels=None, encoder=None,
                  preprocessor=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        config, encoder = resolve_encoder(config, encoder,
-                                          type(self).__name__)
-        self.config = config
+        self._init_encoder(config, encoder, preprocessor)
+        config = self.config
         if num_labels is None:
             raise TypeError("BertTokenClassifier needs num_labels.")
         self.num_labels = positive_count(num_labels, "num_labels")
-        self.bert = (encoder if encoder is not None
-                     else BertModel(config, dtype=self.dtype_policy))
-        self._set_preprocessor(preprocessor)
-        # Tags read the sequence output only: the pooler gets no gradient.
-        # As BertSquad's, it is not trained (no adam slots, no Keras warning)
-        # and its weights stay in the model and its checkpoints.
+        # Tags read the sequence output only: as BertSquad's, the pooler is
+        # not trained (no gradient, no adam slots).
         self.bert.pooler.trainable = False
         self.dropout = keras.layers.Dropout(config.hidden_dropout_prob,
                                             dtype=self.dtype_policy)
@@ -84,26 +70,15 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
             encoder_inputs(inputs, self), training=training)["sequence_output"]
         return self.tagging(self.dropout(sequence_output, training=training))
 
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                     training=True):
-        """Mean cross-entropy over scored tokens (`losses.tagging_loss`).
-
-        `y` is `label_ids` int [batch_size, seq_length]; the scored tokens
-        are `x["label_weights"]` float [batch_size, seq_length] (all ones if
-        absent); `sample_weight` [batch_size] weights each example
-        (`losses.tagger_training_loss`). A loss given to `compile` is used
-        instead when set.
-        """
-        if losses.uses_compiled_loss(self):
-            return super().compute_loss(x, y, y_pred, sample_weight,
-                                        training=training)
-        return losses.tagger_training_loss(x, y_pred, y, sample_weight)
+    def task_loss(self, x, y, y_pred, sample_weight):
+        """Mean cross-entropy over scored tokens: `y` is `label_ids` int
+        [batch_size, seq_length], `x["label_weights"]` float [batch_size,
+        seq_length] marks the scored tokens (all ones if absent)
+        (`losses.weighted_tagging_loss`)."""
+        return losses.weighted_tagging_loss(x, y_pred, y, sample_weight)
 
     def get_config(self):
-        config = super().get_config()
-        config["num_labels"] = self.num_labels
-        config.update(self._preprocessor_config())
-        return config
+        return {**super().get_config(), "num_labels": self.num_labels}
 
     @classmethod
     def _checkpoint_defaults(cls, source, kwargs):

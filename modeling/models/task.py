@@ -1,21 +1,17 @@
-"""What every task model shares besides its head: `encoder=` (an existing
-`BertModel`), `preprocessor=` (raw text in `fit`/`predict`/`evaluate`) and
-`from_checkpoint` (modeling/models/pretrained.py).
+"""What every task model shares besides its head: `encoder=`,
+`preprocessor=`, `from_checkpoint` and the loss rule of `compute_loss`.
 
-The preprocessor runs in the input pipeline, never inside `call`, so the
-model's graph stays numeric (ids in, logits out) and exports as before; this
-is what keras-hub's task models do (`keras_hub.models.Task`, whose
-`PipelineModel` maps the preprocessor over a tf.data pipeline in `fit`,
-`evaluate` and `predict`). It is any Keras layer mapping a string tensor
-[batch] (or a tuple of two, for pairs) to the model's input dict, e.g.
-`data.tokenization.BertPreprocessor` (modeling does not import it: import
-`data.tokenization` before `keras.models.load_model` of a model saved with
-one).
+The preprocessor runs in the input pipeline, never inside `call` (as
+keras-hub's `Task`), so the graph stays ids in, logits out. It is any Keras
+layer mapping a string tensor [batch] (or a pair) to the input dict, e.g.
+`data.tokenization.BertPreprocessor` (import `data.tokenization` before
+`keras.models.load_model` of a model saved with one).
 """
 import keras
 import numpy as np
 import tensorflow as tf
 
+from modeling.models import losses
 from modeling.models.bert_model import BertModel
 from modeling.models.pretrained import FromCheckpoint
 
@@ -65,21 +61,52 @@ def _as_text_arrays(x):
     return x
 
 
-class TaskModel(FromCheckpoint):
-    """Mixin for the task models: `preprocessor` and `from_checkpoint`.
+class OwnLoss:
+    """Mixin: `compute_loss` is a loss given to `compile` when set, else the
+    model's `task_loss(x, y, y_pred, sample_weight)` (the original's loss,
+    `sample_weight` [batch_size] weighting examples), scaled for replicas;
+    None when `y` is None (Keras' inference calls)."""
 
-    Subclasses call `self._set_preprocessor(preprocessor)` in `__init__`
-    and put `self._preprocessor_config()` into `get_config`.
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                     training=True):
+        if losses.uses_compiled_loss(self):
+            return super().compute_loss(x, y, y_pred, sample_weight,
+                                        training=training)
+        if y is None:
+            return None
+        return losses.scale_for_replicas(
+            self.task_loss(x, y, y_pred, sample_weight))
+
+
+class TaskModel(OwnLoss, FromCheckpoint):
+    """Mixin for the task models built on a `BertModel`.
+
+    Constructor args every task model takes:
+        config: `BertConfig` (or None with `encoder=`).
+        encoder: optional existing `BertModel` to build on (its config is
+            used and its weights are shared) instead of a new one.
+        preprocessor: optional Keras layer from raw text to the inputs
+            (e.g. `data.tokenization.BertPreprocessor`), applied by `fit`,
+            `evaluate` and `predict` in the input pipeline; saved with the
+            model.
+
+    Raises (construction): see `resolve_encoder`.
     """
 
-    def _set_preprocessor(self, preprocessor):
+    def _init_encoder(self, config, encoder, preprocessor):
+        """Sets `config`, `bert` (the encoder) and `preprocessor`."""
+        self.config, encoder = resolve_encoder(config, encoder,
+                                               type(self).__name__)
+        self.bert = (encoder if encoder is not None
+                     else BertModel(self.config, dtype=self.dtype_policy))
         self.preprocessor = preprocessor
 
-    def _preprocessor_config(self):
-        if getattr(self, "preprocessor", None) is None:
-            return {}
-        return {"preprocessor": keras.saving.serialize_keras_object(
-            self.preprocessor)}
+    def get_config(self):
+        config = super().get_config()
+        if getattr(self, "preprocessor", None) is not None:
+            config["preprocessor"] = keras.saving.serialize_keras_object(
+                self.preprocessor)
+        return config
 
     @classmethod
     def from_config(cls, config):

@@ -4,22 +4,9 @@
     result = run_training(model, optimizer, dataset, num_train_steps,
                           output_dir, RuntimeOptions(), batch_size)
 
-Modules: `loop` (`run_training` on `model.fit`, `predict`), `strategy_loop`
-(the `strategy.run` loop where `fit` cannot run: multi-worker, XLA over
-several replicas), `callbacks` (checkpoint saver, throughput), `step_logs`
-(`loss = ..., step = N` lines, the per-step loss), `summaries` (TensorBoard
-scalars at the global step), `curves` (`training_curves.png`),
-`evaluation` (evaluating every N steps while training: `eval_history.jsonl`,
-the best checkpoint in `best/`, early stopping),
-`checkpoint_state` (`model.ckpt-N` + the `checkpoint` file in output_dir,
-adopting a complete unlisted newest one), `resume` (which checkpoint a run
-starts from: `CheckpointChoice`), `preemption` (SIGTERM/SIGINT: finish the
-step, checkpoint, exit 143), `finite_check` (stop on a NaN/Inf loss),
-`runtime` (`RuntimeOptions`, strategies, precision, `--seed`),
-`tpu_connection`.
+Module map: docs/architecture.md.
 """
-from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
-                                         TF1CheckpointSaver)
+from modeling.training.callbacks import ExamplesPerSecond, TF1CheckpointSaver
 from modeling.training.checkpoint_state import (GOOD_STEPS, LOSS_SCALE,
                                                 TRAINING_CHECKPOINT_PREFIX,
                                                 latest_training_checkpoint,
@@ -44,7 +31,7 @@ from modeling.training.curves import write_training_curves
 
 __all__ = ["CheckpointChoice", "EvaluateDuringTraining", "ExamplesPerSecond",
            "GOOD_STEPS", "best_checkpoint", "read_history", "stopped_early",
-           "LOSS_SCALE", "LastStepClock", "NoCheckpointError",
+           "LOSS_SCALE", "NoCheckpointError",
            "NonFiniteLossError", "PreemptionGuard", "StepLogger",
            "TF1CheckpointSaver", "TrainingInterrupted",
            "TRAINING_CHECKPOINT_PREFIX", "choose_start",

@@ -1,7 +1,4 @@
-"""The Keras callbacks of a training run: checkpoints, throughput, step logs.
-
-The step logs (`StepLogger`) live in `modeling.training.step_logs`, beside
-the loss tracker they read; they are re-exported here.
+"""The Keras callbacks of a training run: checkpoints, throughput, last step.
 """
 import time
 
@@ -9,7 +6,6 @@ import keras
 from absl import logging
 
 from modeling.training.checkpoint_state import save_training_checkpoint
-from modeling.training.step_logs import StepLogger  # noqa: F401 (re-export)
 
 
 class TF1CheckpointSaver(keras.callbacks.Callback):
@@ -47,20 +43,24 @@ class TF1CheckpointSaver(keras.callbacks.Callback):
 
     def on_train_end(self, logs=None):
         if self._chief and int(self._optimizer.iterations.numpy()) != self._last_saved:
-            # Weights and Adam slots: 3x the model (1.3 GB for BERT-Base),
-            # which can take a while; say so before the pause.
+            # Weights and Adam slots can take a while: say so first.
             logging.info("Training finished; writing the final checkpoint.")
         self._save()
 
 
 class ExamplesPerSecond(keras.callbacks.Callback):
-    """Adds `examples_per_sec` (training throughput) to the progress bar."""
+    """Adds `examples_per_sec` (training throughput) to the progress bar.
+
+    Attributes:
+        last_step_end: `time.perf_counter()` when the last batch ended.
+    """
 
     def __init__(self, batch_size):
         super().__init__()
         self._batch_size = batch_size
         self._start = None
         self._batches = 0
+        self.last_step_end = None
 
     def on_train_batch_begin(self, batch, logs=None):
         if self._start is None:
@@ -68,22 +68,9 @@ class ExamplesPerSecond(keras.callbacks.Callback):
 
     def on_train_batch_end(self, batch, logs=None):
         self._batches = batch + 1
-        elapsed = time.perf_counter() - self._start
+        self.last_step_end = time.perf_counter()
+        elapsed = self.last_step_end - self._start
         if logs is not None and elapsed > 0:
             logs["examples_per_sec"] = self._batches * self._batch_size / elapsed
 
 
-class LastStepClock(keras.callbacks.Callback):
-    """When the last train step ended, to say what the time after it was.
-
-    The wrap-up after the last step (the final checkpoint, TensorBoard's
-    flush, shutting down the input pipeline) used to pass without a word;
-    `run_training` now logs how long it took.
-    """
-
-    def __init__(self):
-        super().__init__()
-        self.last_step_end = None
-
-    def on_train_batch_end(self, batch, logs=None):
-        self.last_step_end = time.perf_counter()

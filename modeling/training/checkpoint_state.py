@@ -1,15 +1,9 @@
-"""Training checkpoints in output_dir, as the original Estimator kept them.
-
-`model.ckpt-<global_step>` (weights, `adam_m`/`adam_v` slots, `global_step`;
-a float16 run's loss scale as `loss_scale`/`good_steps`) plus the `checkpoint`
-state file listing the newest `keep_checkpoint_max`, written atomically.
-
-Which checkpoint is the newest (`newest_training_checkpoint`): the one the
-state file lists last (its paths must stay inside output_dir, see
-`modeling.checkpoints.state_file`), unless output_dir holds a complete,
-newer `model.ckpt-N` that the state file does not list yet: a run stopped
-between writing a checkpoint and updating the state file leaves exactly
-that, and it is adopted, not deleted.
+"""Training checkpoints in output_dir, as the original Estimator kept them:
+`model.ckpt-<global_step>` (weights, `adam_m`/`adam_v`, `global_step`; a
+float16 run's `loss_scale`/`good_steps`) plus the `checkpoint` state file
+listing the newest `keep_checkpoint_max`. A complete newer `model.ckpt-N` the
+state file does not list yet (a run stopped between the two writes) is
+adopted, not deleted.
 """
 import os
 import re
@@ -74,14 +68,9 @@ def _unlisted_steps(output_dir, listed_names):
 
 
 def newest_training_checkpoint(output_dir):
-    """(prefix, listed) of the checkpoint a run in output_dir continues from.
-
-    The state file's newest, unless a complete `model.ckpt-N` with a larger
-    N is there unlisted (then `listed` is False and the caller adopts it);
-    without a state file, the newest complete `model.ckpt-N`, if any.
-
-    Returns:
-        (str or None, bool).
+    """(prefix, listed) of the checkpoint a run in output_dir continues from:
+    the state file's newest, unless a complete unlisted `model.ckpt-N` with
+    a larger N is there (then `listed` is False); (None, True) if none.
 
     Raises:
         checkpoints.CheckpointStateError: see `latest_training_checkpoint`.
@@ -102,23 +91,25 @@ def newest_training_checkpoint(output_dir):
     return listed, True
 
 
-def _write_checkpoint_state(output_dir, paths):
-    # The `checkpoint` text proto the Estimator writes (`format_state`), with
-    # relative paths so the folder can be moved. Not
-    # `tf.compat.v1.train.update_checkpoint_state`: it rewrites relative paths
-    # against a relative or gs:// save_dir ("../model.ckpt-3"), and its temp
-    # file (`checkpoint.tmp<hex>`, beside the output) outlives a kill -9;
-    # `write_text_atomically` keeps temps in `.bert-tmp/` and names a full
-    # disk in one line.
-    write_text_atomically(os.path.join(output_dir, state_file.STATE_FILE_NAME),
-                          state_file.format_state(paths))
-
-
-def _recorded_checkpoints(output_dir):
+def list_as_newest(output_dir, name, keep_checkpoint_max=0):
+    """Lists checkpoint `name` last in output_dir's state file, keeping the
+    newest `keep_checkpoint_max` entries (0: all) and deleting the files of
+    those dropped; returns the names now listed."""
     state = checkpoints.read_state(output_dir)
-    if state is None:
-        return []
-    return [os.path.basename(path) for path in state.listed]
+    recorded = [os.path.basename(path) for path in state.listed
+                if os.path.basename(path) != name] if state else []
+    recorded.append(name)
+    stale = recorded[:-keep_checkpoint_max] if keep_checkpoint_max > 0 else []
+    kept = recorded[len(stale):]
+    # Not `tf.compat.v1.train.update_checkpoint_state`: it rewrites relative
+    # paths against a relative or gs:// save_dir, and its temp file outlives
+    # a kill -9 beside the output.
+    write_text_atomically(os.path.join(output_dir, state_file.STATE_FILE_NAME),
+                          state_file.format_state(kept))
+    for old in stale:
+        for path in tf.io.gfile.glob(os.path.join(output_dir, old + ".*")):
+            tf.io.gfile.remove(path)
+    return kept
 
 
 def record_adopted_checkpoint(prefix):
@@ -128,10 +119,7 @@ def record_adopted_checkpoint(prefix):
         list of str, the names now listed.
     """
     output_dir, name = os.path.split(prefix)
-    recorded = [path for path in _recorded_checkpoints(output_dir)
-                if path != name]
-    recorded.append(name)
-    _write_checkpoint_state(output_dir, recorded)
+    recorded = list_as_newest(output_dir, name)
     logging.warning("Adopted %s: a complete checkpoint that %s/checkpoint did "
                     "not list yet (its run stopped before updating it).",
                     prefix, output_dir)
@@ -174,25 +162,16 @@ def restore_loss_scale(model, checkpoint):
 
 
 def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5):
-    """Writes `model.ckpt-<global_step>` with optimizer state; updates `checkpoint`.
-
-    A compiled float16 model's loss scale goes in as `loss_scale` and
-    `good_steps`.
-
-    Args:
-        model: the task model being trained.
-        optimizer: its optimizer (slots and `iterations` are saved).
-        output_dir: the training run's folder.
-        keep_checkpoint_max: how many recorded checkpoints to keep; older
-            ones are deleted (0 keeps all).
+    """Writes `model.ckpt-<global_step>` with optimizer state (and a float16
+    model's loss scale); updates `checkpoint`, deleting checkpoints beyond
+    the newest `keep_checkpoint_max` (0 keeps all).
 
     Returns:
         str, the prefix written.
 
     Raises:
         checkpoints.CheckpointNonFiniteError: the weights hold NaN/Inf
-            (nothing is written: the newest checkpoint stays the last good
-            one).
+            (nothing is written).
         data.io.errors.OutputWriteError: disk full or another OS error.
     """
     start = time.perf_counter()
@@ -204,30 +183,16 @@ def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5
     checkpoints.save_tf1_checkpoint(model, prefix, optimizer=optimizer,
                                     overwrite=True,
                                     extra_tensors=_loss_scale_tensors(model))
-    recorded = [path for path in _recorded_checkpoints(output_dir) if path != name]
-    recorded.append(name)
-    stale = recorded[:-keep_checkpoint_max] if keep_checkpoint_max > 0 else []
-    kept = recorded[len(stale):]
-    _write_checkpoint_state(output_dir, kept)
-    for old in stale:
-        for path in tf.io.gfile.glob(os.path.join(output_dir, old + ".*")):
-            tf.io.gfile.remove(path)
+    list_as_newest(output_dir, name, keep_checkpoint_max)
     logging.info("Saved checkpoint %s in %.1f s", prefix,
                  time.perf_counter() - start)
     return prefix
 
 
 def remove_unlisted_checkpoints(output_dir, prefix=TRAINING_CHECKPOINT_PREFIX):
-    """Deletes `<prefix>-N.*` files that the `checkpoint` state file does not list.
-
-    A run killed between writing a new `checkpoint` state and deleting the
-    checkpoints it dropped leaves those behind, never to be removed. Only
-    runs when a state file exists (without one, nothing says which files
-    belong to the run), and only touches `<prefix>-<digits>.*` files.
-
-    Args:
-        output_dir: a training run's folder.
-        prefix: the training checkpoints' name before `-<step>`.
+    """Deletes `<prefix>-N.*` files the `checkpoint` state file does not list
+    (left by a run killed between the state write and the deletion); does
+    nothing without a state file.
 
     Returns:
         list of str, the files removed.

@@ -1,12 +1,7 @@
-"""`output_dir/training_curves.png`: the run's curves without TensorBoard.
-
-Drawn from the TensorBoard events (`modeling.training.summaries`), so it
-covers the whole run across resumes: the training loss and the learning
-rate against the global step, and the evaluations' numbers at their steps
-when there are any (losses beside the training loss, the other metrics in a
-panel of their own). Drawn with matplotlib, an optional extra
-(`pip install -e .[plots]`); without it, one log line says so and nothing is
-written.
+"""`output_dir/training_curves.png`, drawn from the TensorBoard events
+(`summaries`, so across resumes): training loss, learning rate and the
+evaluations' numbers against the global step. Needs matplotlib (the
+`plots` extra); without it, one log line and no file.
 """
 import io
 import os

@@ -1,48 +1,13 @@
 """Evaluation during training: history, the best checkpoint, early stopping.
 
-    from modeling.training import EvaluateDuringTraining, run_training
-    evaluate = EvaluateDuringTraining(
-        evaluate_fn, every_steps=500, output_dir=output_dir,
-        keep_best_metric="eval_accuracy", early_stopping_patience=3)
-    run_training(..., callbacks=[evaluate])
-
-`EvaluateDuringTraining` calls `evaluate_fn()` (numbers computed with the
-weights in memory) every `every_steps` global steps and at the end of
-training, and writes, in `output_dir` (chief only):
-
-- `eval_history.jsonl`: one JSON line per evaluation,
-  `{"global_step": N, "<metric>": value, ...}` (non-finite values as
-  null); the line that stops training early also holds
-  `"early_stopped": true`. Lines are appended whole and fsync'ed;
-- TensorBoard scalars in `eval/` at step N (`summaries.write_eval_summaries`,
-  the layout of the task's final evaluation);
-- with `keep_best_metric`: `best/model.ckpt-N` (the weights and `global_step`
-  of the best evaluation so far, a TF1 checkpoint as `save_tf1_checkpoint`
-  writes it, no optimizer slots), `best/checkpoint` (the state file, so the
-  folder itself is a checkpoint for `--init_checkpoint`, export and the
-  loaders) and `best/eval_results.txt` (that evaluation's `key = value`
-  lines, `global_step` included). One best checkpoint is kept.
-
-Why a callback of our own and not `keras.callbacks.EarlyStopping` /
-`ModelCheckpoint(save_best_only=True)`: training here is one Keras epoch of
-`num_train_steps` steps (`loop.run_training`), and those callbacks compare
-the `logs` of epoch ends; the evaluation here is the task's own (the
-original's metrics on the eval set, not Keras' compiled metrics), the best
-weights must be a TF1 checkpoint with the original's names in a folder the
-loaders accept, and both the history and the stop must survive a kill and a
-rerun of the same command (`stopped_early` makes `run_training` return at
-once).
-
-Resume. A rerun resumes from output_dir's newest checkpoint, at step S.
-History lines of steps after S (evaluations of weights that were not
-kept) are removed from `eval_history.jsonl` (rewritten atomically; their
-TensorBoard events in `eval/` are removed too, as `summaries` does for the
-training events), and the best value and the count of evaluations without
-improvement are replayed from the lines that remain. `best/` is never
-deleted: if it holds a step after S, its value (from
-`best/eval_results.txt`) stays the one to beat. An evaluation whose
-`best/` checkpoint was written but whose history line was not (a kill in
-between) is put back into the history from `best/eval_results.txt`.
+`EvaluateDuringTraining` (a Keras callback given to `run_training`) writes,
+on the chief, `output_dir/eval_history.jsonl` (one JSON line per
+evaluation), TensorBoard scalars in `eval/` and, with `keep_best_metric`,
+`best/` (a TF1 `model.ckpt-N`, its `checkpoint` state file and
+`eval_results.txt`). Files, kill and resume rules, and why not Keras'
+`EarlyStopping`/`ModelCheckpoint` (they compare epoch-end logs; the best
+weights here must be a TF1 checkpoint the loaders accept, and the stop must
+survive a rerun): docs/evaluation_during_training.md.
 """
 import json
 import math
@@ -57,10 +22,11 @@ from data.io.atomic import write_text_atomically
 from data.io.errors import UserError
 from data.io.results import write_key_value_file
 from modeling import checkpoints
-from modeling.checkpoints import state_file
 from modeling.training import summaries
 from modeling.training.checkpoint_state import (TRAINING_CHECKPOINT_PREFIX,
-                                                checkpoint_step)
+                                                checkpoint_step,
+                                                list_as_newest,
+                                                remove_unlisted_checkpoints)
 from modeling.training.runtime import is_chief
 
 HISTORY_FILE = "eval_history.jsonl"
@@ -89,8 +55,7 @@ def lower_is_better(metric):
 
 
 def _read_history_lines(path):
-    """(records, complete): the file's records; `complete` is False when its
-    last line was cut short by a kill (that line is left out)."""
+    """(records, complete): `complete` is False when a kill cut the last line."""
     if not tf.io.gfile.exists(path):
         return [], True
     with tf.io.gfile.GFile(path, "rb") as reader:
@@ -149,12 +114,8 @@ def early_stop_step(output_dir):
 
 
 def stopped_early(output_dir):
-    """True when early stopping ended training in `output_dir`.
-
-    Then `run_training` trains no further in that folder (a rerun of the same
-    command keeps the model it stopped with); a fresh `output_dir`, or
-    removing the `"early_stopped": true` line from `eval_history.jsonl`,
-    trains on.
+    """True when early stopping ended training in `output_dir` (then
+    `run_training` trains no further there).
 
     Raises:
         EvaluationHistoryError: see `read_history`.
@@ -217,6 +178,12 @@ def _as_number(key, value):
                     "number.")
 
 
+def _check_positive_int(value, what):
+    if isinstance(value, bool) or not isinstance(
+            value, (int, np.integer)) or value < 1:
+        raise UserError(f"{what} must be an integer >= 1, got {value!r}")
+
+
 def _is_better(value, best, lower):
     if value is None:
         return False
@@ -228,35 +195,27 @@ def _is_better(value, best, lower):
 class EvaluateDuringTraining(keras.callbacks.Callback):
     """Evaluates every `every_steps` global steps; keeps the best; may stop.
 
-    At each global step (`optimizer.iterations`) that is a multiple of
-    `every_steps` (with `steps_per_execution` > 1: the first step seen past
-    each multiple), and at the end of training unless that step was just
-    evaluated or another callback stopped training (a preemption), calls
-    `evaluate_fn()`, logs the numbers through absl, and on the chief appends
-    them to `output_dir/eval_history.jsonl` and TensorBoard (`eval/`); see
-    the module docstring for the files and for what a resumed run does.
+    At each multiple of `every_steps` of `optimizer.iterations` (with
+    `steps_per_execution` > 1: the first step seen past it) and at the end
+    of training (unless that step was just evaluated or another callback
+    stopped training), calls `evaluate_fn()` and records the numbers.
 
     Args:
         evaluate_fn: callable with no arguments returning a dict name ->
-            number (Python or NumPy scalars, 0-d tensors), computed with the
-            model's current weights. On several workers every worker calls
-            it and must get the same numbers (e.g. each evaluates the whole
-            eval set), so all workers stop at the same step.
-        every_steps: int >= 1, evaluate every this many global steps.
+            number (Python or NumPy scalars, 0-d tensors). On several
+            workers every worker calls it and must get the same numbers.
+        every_steps: int >= 1.
         output_dir: the training run's folder (the one `run_training` gets).
         keep_best_metric: a name `evaluate_fn` returns, or None. Names
-            ending in `loss` (`eval_loss`) are better lower, every other
-            metric higher. Each improvement (a non-finite value never is one)
-            replaces `output_dir/best/` with the current weights.
-        early_stopping_patience: int >= 1 or None: after this many
-            evaluations in a row without improving `keep_best_metric`,
-            training stops (`model.stop_training`), the stop is recorded in
-            the history, and a rerun trains no further (`stopped_early`).
-        model: the model whose weights are evaluated and saved; default the
-            one Keras trains (`self.model`).
+            ending in `loss` are better lower, others higher; a non-finite
+            evaluation is never an improvement. Each improvement replaces
+            `output_dir/best/`.
+        early_stopping_patience: int >= 1 or None: evaluations in a row
+            without improvement after which training stops
+            (`model.stop_training`) and a rerun trains no further.
+        model: the model evaluated and saved; default `self.model`.
         chief: whether this worker writes files; default
-            `runtime.is_chief` of the model's distribution strategy (the
-            rule `run_training` gives `TF1CheckpointSaver`).
+            `runtime.is_chief` of the model's distribution strategy.
 
     Attributes:
         best_value, best_step: the best `keep_best_metric` so far and its
@@ -277,17 +236,10 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
                  keep_best_metric=None, early_stopping_patience=None,
                  model=None, chief=None):
         super().__init__()
-        if isinstance(every_steps, bool) or not isinstance(
-                every_steps, (int, np.integer)) or every_steps < 1:
-            raise UserError(f"evaluation every_steps must be an integer >= 1, "
-                            f"got {every_steps!r}")
+        _check_positive_int(every_steps, "evaluation every_steps")
         if early_stopping_patience is not None:
-            if isinstance(early_stopping_patience, bool) or not isinstance(
-                    early_stopping_patience, (int, np.integer)) or \
-                    early_stopping_patience < 1:
-                raise UserError(
-                    "early_stopping_patience must be an integer >= 1, got "
-                    f"{early_stopping_patience!r}")
+            _check_positive_int(early_stopping_patience,
+                                "early_stopping_patience")
             if not keep_best_metric:
                 raise UserError(
                     "early_stopping_patience needs keep_best_metric: the "
@@ -309,8 +261,6 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
         self.best_step = None
         self.evaluations_without_improvement = 0
         self.stopped_at = None
-
-    # -- Keras hooks -----------------------------------------------------------
 
     def _trained(self):
         return self._target_model if self._target_model is not None else self.model
@@ -349,11 +299,9 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
             return
         self._evaluate(step)
 
-    # -- resume ----------------------------------------------------------------
-
     def _best_record(self):
-        """The best evaluation `best/` holds, as in its eval_results.txt, or
-        None; finishes a replacement that a kill interrupted."""
+        """`best/eval_results.txt` as a dict, or None; finishes a
+        replacement that a kill interrupted."""
         folder = _best_dir(self._output_dir)
         if not tf.io.gfile.isdir(folder):
             return None
@@ -423,9 +371,7 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
                 "evaluation(s) since without improvement")
 
     def _candidate(self, metrics):
-        """`keep_best_metric`'s value, or None (then never an improvement)
-        when any number of the evaluation is NaN/Inf (null): weights whose
-        outputs are not numbers are never the best."""
+        """`keep_best_metric`'s value; None when any number is NaN/Inf."""
         values = [v for k, v in metrics.items() if k not in _RESERVED]
         if any(v is None for v in values):
             return None
@@ -440,8 +386,6 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
             return True
         self.evaluations_without_improvement += 1
         return False
-
-    # -- one evaluation -----------------------------------------------------------
 
     def _evaluate(self, step):
         self._last_step = step
@@ -521,10 +465,5 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
 
     @staticmethod
     def _commit_best(folder, name):
-        write_text_atomically(os.path.join(folder, state_file.STATE_FILE_NAME),
-                              state_file.format_state([name]))
-        for path in tf.io.gfile.glob(os.path.join(
-                folder, TRAINING_CHECKPOINT_PREFIX + "-*")):
-            stem = os.path.basename(path).split(".index")[0].split(".data-")[0]
-            if stem != name:
-                tf.io.gfile.remove(path)
+        list_as_newest(folder, name, keep_checkpoint_max=1)
+        remove_unlisted_checkpoints(folder)

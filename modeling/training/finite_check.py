@@ -1,19 +1,9 @@
 """Stopping a run whose loss is NaN or infinite, before it writes a checkpoint.
 
-A diverged run (`--learning_rate=1e6`, an init checkpoint holding NaN) used to
-train to the end, write checkpoints full of NaN that the next run resumed
-from, and exit 0. `StopOnNonFiniteLoss` checks the loss after every
-execution of the train step and raises `NonFiniteLossError` naming the step;
-it runs before `TF1CheckpointSaver` in the callback list, and an exception
-skips `on_train_end`, so no checkpoint of the diverged weights is written
-and the newest checkpoint in output_dir stays the last good one. (The saver
-itself also refuses NaN weights: `checkpoints.save_tf1_checkpoint`.)
-
-With float16 loss scaling a non-finite gradient is expected now and then:
-`LossScaleOptimizer` skips that step and lowers the scale. There a
-non-finite loss is only logged; the weights stay finite, and a run whose
-every step overflows is stopped by `run_training` ("No optimizer step was
-applied").
+`StopOnNonFiniteLoss` runs before `TF1CheckpointSaver` and raises
+`NonFiniteLossError` naming the step; the exception skips `on_train_end`, so
+the newest checkpoint stays the last good one. With float16 loss scaling a
+non-finite loss is only logged (`LossScaleOptimizer` skips the step).
 """
 import math
 
@@ -30,15 +20,15 @@ class NonFiniteLossError(UserError):
 class StopOnNonFiniteLoss(keras.callbacks.Callback):
     """Raises `NonFiniteLossError` when the logged loss is not finite.
 
-    Keras' `loss` log is the running mean of the epoch, so it turns
-    non-finite at the first step whose loss does; with steps_per_execution
-    k, at the end of the execution holding that step.
+    Keras' `loss` log is the epoch's running mean: it turns non-finite at
+    the first such step (with steps_per_execution k, at the end of the
+    execution holding it).
 
     Args:
         optimizer: the run's optimizer (its `iterations` is the step).
         output_dir: for the message (where the last good checkpoint is).
-        loss_scaled: the optimizer is a float16 `LossScaleOptimizer` (only
-            log: the step is skipped, not applied).
+        loss_scaled: the optimizer is a float16 `LossScaleOptimizer` (then
+            only log).
     """
 
     def __init__(self, optimizer, output_dir, loss_scaled=False):

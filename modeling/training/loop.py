@@ -1,21 +1,11 @@
 """The training loop shared by the scripts: `model.fit` with TF1 checkpoints.
 
-What it keeps from the original Estimator setup: checkpoints named
-`model.ckpt-<global_step>` plus a `checkpoint` state file in `output_dir`
-(every `save_checkpoints_steps` and at the end, the newest
-`keep_checkpoint_max` kept), with the optimizer state under the original names
-(`<var>/adam_m`, `<var>/adam_v`, `global_step`); a rerun of the same command
-resumes from the newest one; every `log_steps` steps a line
-`loss = <mean since the last line>, step = N (... sec), global_step/sec: ...,
-examples/sec: ...` through absl logging (`step_logs.StepLogger`), whatever
-stdout is. What it adds: a Keras progress bar on a terminal, TensorBoard
-scalars at the global step in `output_dir` (`summaries`), and
-`output_dir/training_curves.png` (`curves`).
-
-Where Keras 3 `fit` cannot run (multi-worker, or XLA over several local
-replicas) the same callbacks drive `modeling.training.strategy_loop` instead.
-Only the chief writes checkpoints and summaries. A float16 run's loss scale is
-saved with its checkpoints (`loss_scale`, `good_steps`) and restored on resume.
+As the original Estimator: `model.ckpt-<global_step>` + the `checkpoint`
+state file in `output_dir` (optimizer state under the original names), a
+rerun resumes from the newest, and `loss = ..., step = N` log lines
+(`step_logs`). Added: a progress bar on a terminal, TensorBoard scalars
+(`summaries`) and `training_curves.png` (`curves`). Where `fit` cannot run,
+the same callbacks drive `strategy_loop`. Only the chief writes.
 """
 import sys
 import time
@@ -26,8 +16,7 @@ from absl import logging
 
 from data.io.errors import UserError
 from modeling.training import strategy_loop
-from modeling.training.callbacks import (ExamplesPerSecond, LastStepClock,
-                                         TF1CheckpointSaver)
+from modeling.training.callbacks import ExamplesPerSecond, TF1CheckpointSaver
 from modeling.training.checkpoint_state import (latest_training_checkpoint,
                                                 restore_loss_scale)
 from modeling.training.curves import write_training_curves
@@ -74,48 +63,33 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
                  guard=None):
     """Trains `model` to `num_train_steps` global steps.
 
-    With `model.fit`, or where fit cannot run (several workers; XLA over
-    several local replicas) with `modeling.training.strategy_loop`: same loss,
+    With `model.fit`, or `strategy_loop` where fit cannot run: same loss,
     optimizer, callbacks and checkpoints. Under a multi-worker strategy the
     dataset is DATA-sharded (`runtime.shard_for_workers`) unless its options
-    chose a policy, every worker must see the same `output_dir` (a shared
-    folder, as for the original Estimator), and only the chief writes there.
+    chose a policy, all workers share `output_dir`, and only the chief writes.
 
     Args:
-        model: a task model whose `compute_loss` takes the dataset's labels;
-            built (with `optimizer`) under `strategy.scope()`.
-        optimizer: a Keras optimizer with `slot_variables` (see
-            `modeling.optimization.create_optimizer`).
+        model: a task model built with `optimizer` under `strategy.scope()`.
+        optimizer: a Keras optimizer with `slot_variables`
+            (`modeling.optimization.create_optimizer`).
         dataset: a repeating `tf.data.Dataset` of `(features, labels)` global
             batches of `batch_size`.
         num_train_steps: int, the total number of optimizer steps.
         output_dir: where checkpoints and TensorBoard logs go.
         options: `modeling.training.runtime.RuntimeOptions`.
-        batch_size: int, global examples per batch (for examples/sec).
-        strategy: the `tf.distribute.Strategy` (decides who writes files).
-        start_from: the `resume.CheckpointChoice` to restore (a task passes
-            the one its `prepare()` checked and logged).
-        init_checkpoint: without `start_from`, the choice is made here by
-            the same rule (`resume.choose_start`): output_dir's newest
-            checkpoint, else this one.
-        verbose: Keras `fit` verbosity; "auto" shows a progress bar on a
-            terminal. The step logs (every `options.log_steps`) are written
-            whatever it is, as absl INFO lines: a Python program sees them
-            after `absl.logging.set_verbosity(absl.logging.INFO)` (nothing
-            here configures logging).
-        callbacks: extra Keras callbacks (e.g.
-            `evaluation.EvaluateDuringTraining`), run after the project's own
-            (checkpoint saver, step logs) at each step. One that sets
-            `model.stop_training` ends training normally: the final
-            checkpoint is written and the result returned.
-        guard: set by `preemption.stop_on_signals`: SIGTERM/SIGINT while
-            this runs stop training after the current step.
+        batch_size: int, global examples per batch.
+        strategy: the `tf.distribute.Strategy`.
+        start_from: the `resume.CheckpointChoice` to restore; default
+            `resume.choose_start(output_dir, init_checkpoint)`.
+        verbose: Keras `fit` verbosity; "auto": a progress bar on a terminal.
+            The step logs are absl INFO lines whatever it is.
+        callbacks: extra Keras callbacks, run after the project's own; one
+            that sets `model.stop_training` ends training normally.
+        guard: set by `preemption.stop_on_signals`.
 
     Returns:
-        dict with `loss` (mean training loss of this run, or None when there
-        was nothing left to do) and `global_step`. Nothing is trained (the
-        checkpoint is restored, `loss` None) once early stopping ended
-        training in `output_dir` (`evaluation.stopped_early`).
+        dict with `loss` (mean training loss of this run, or None when
+        nothing was trained, e.g. after early stopping) and `global_step`.
 
     Raises:
         ValueError: `batch_size` does not split evenly over the replicas of a
@@ -124,11 +98,9 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             the workers resume from different steps.
         checkpoints.CheckpointMismatchError: output_dir holds another model's
             checkpoint.
-        finite_check.NonFiniteLossError: the loss became NaN/Inf (names the
-            step; no checkpoint of those weights is written).
-        preemption.TrainingInterrupted: SIGTERM/SIGINT arrived; the current
-            step was finished and a checkpoint written (see
-            `modeling.training.preemption`).
+        finite_check.NonFiniteLossError: the loss became NaN/Inf.
+        preemption.TrainingInterrupted: SIGTERM/SIGINT arrived; a checkpoint
+            of the current step was written.
     """
     strategy = strategy or tf.distribute.get_strategy()
     tf.io.gfile.makedirs(output_dir)
@@ -176,8 +148,7 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     extra = list(callbacks or ())
     callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
                            initial_step, chief, verbose, guard)
-    clock = LastStepClock()
-    callbacks.append(clock)
+    clock = next(c for c in callbacks if isinstance(c, ExamplesPerSecond))
     callbacks.extend(extra)
     batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
     logging.info("Training from step %d to %d%s.", initial_step, num_train_steps,

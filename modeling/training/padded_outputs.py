@@ -1,10 +1,6 @@
-"""Per-token outputs of a cut batch padded back to max_seq_length.
-
-With dynamic padding (`data/io/dynamic_padding.py`) each inference batch
-has its own sequence length; `model.predict` concatenates batches, so
-per-token outputs ([batch, seq] or [batch, seq, ...]) are padded back to
-the fixed length inside the predict step, where each replica pads its own
-part of the batch.
+"""Per-token outputs of a cut batch padded back to max_seq_length (dynamic
+padding gives each inference batch its own length; `model.predict`
+concatenates batches), inside the predict step, per replica.
 """
 import keras
 import tensorflow as tf
@@ -13,18 +9,9 @@ from data.io.dynamic_padding import pad_to_length
 
 
 class PaddedOutputs(keras.Model):
-    """Inference wrapper: `model(inputs)` with every output padded along
-    axis 1 to `seq_length` (zeros after the real positions).
-
-    Shares `model`'s weights; build it under the strategy's scope so that
-    `predict` distributes as `model.predict` would.
-
-    Args:
-        model: a task model whose outputs (a tensor or a dict of tensors)
-            all have the sequence axis at axis 1.
-        seq_length: int, the length to pad to.
-        value: the padded positions' value (0; SQuAD's logits a very low
-            score, so that no padded position outranks a real one).
+    """Inference wrapper: `model(inputs)` with every output padded along axis 1
+    to `seq_length` with `value` (SQuAD's logits: a very low score). Shares
+    `model`'s weights; build it under the strategy's scope.
 
     Call returns:
         the model's outputs, each [batch, seq_length, ...].

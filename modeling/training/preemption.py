@@ -1,26 +1,15 @@
 """SIGTERM and SIGINT during training: finish the step, checkpoint, exit 143.
 
-Kubernetes, Slurm and cloud preemption stop a job with SIGTERM (then, after
-a grace period, SIGKILL). Python's default is to die at once, losing every
-step since the last `--save_checkpoints_steps`. While training runs,
-`PreemptionGuard` turns the first SIGTERM or SIGINT (Ctrl-C) into a request:
-the current step finishes, the usual final checkpoint is written in the
-TF1 layout (`TF1CheckpointSaver.on_train_end`), and `run_training` raises
-`TrainingInterrupted`, which the scripts report as one line saying where the
-checkpoint is and how to resume, with exit status 128 + the signal's number
-(143 for SIGTERM, 130 for SIGINT), what schedulers expect of a terminated
-job. A second signal ends the process at once (status 128 + signal).
+While training runs, `PreemptionGuard` turns the first SIGTERM or SIGINT into
+a request: the current step finishes, the final checkpoint is written
+(`TF1CheckpointSaver.on_train_end`) and `run_training` raises
+`TrainingInterrupted` (exit status 128 + signal). A second signal ends the
+process at once. Under several workers the request is agreed on by a
+collective (`strategy_loop`). User view: docs/troubleshooting.md.
 
 Why a watcher thread: Python runs signal handlers in the main thread only,
-between bytecodes, so while the main thread waits inside TensorFlow (a long
-step, a checkpoint write) a handler would not run. Python's C-level handler
-does write the signal number to the "wakeup fd" at once; a thread reading
-that pipe sees each signal immediately, which is what lets the second one
-end the process without waiting.
-
-Under a multi-worker strategy the request is agreed on at each step by a
-collective (`strategy_loop`), so every worker stops after the same step; the
-chief writes the checkpoint.
+between bytecodes, so not while it waits inside TensorFlow; a thread
+reading the signal wakeup fd sees each signal at once.
 """
 import functools
 import os
@@ -37,10 +26,9 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class TrainingInterrupted(Exception):
-    """Training stopped on a signal, after writing a checkpoint.
-
-    Not a `UserError` (nothing was wrong) and not a bug: scripts print
-    `str(self)` as one line and exit with `exit_status`.
+    """Training stopped on a signal, after writing a checkpoint (not a
+    `UserError`, not a bug: scripts print `str(self)` as one line and exit
+    with `exit_status`).
 
     Attributes:
         signal_number: the signal that asked to stop (e.g. 15).
@@ -72,11 +60,9 @@ def signal_name(number):
 class PreemptionGuard:
     """Catches SIGTERM/SIGINT while training (a context manager).
 
-    Inside the `with` block the first signal sets `signal_number` (training
-    stops after the current step); the second ends the process at once with
-    status 128 + signal. Outside it, or when not entered from the main thread
-    (signal handlers can only be set there), signals keep their previous
-    handling.
+    Inside the block the first signal sets `signal_number`; the second ends
+    the process at once (status 128 + signal). Outside it, or when not
+    entered from the main thread, signals keep their previous handling.
 
     Attributes:
         signal_number: int or None, the signal that asked training to stop.
@@ -172,14 +158,9 @@ def _ignore(signum, frame):
 
 
 def stop_on_signals(function):
-    """Decorator: runs `function` inside a `PreemptionGuard`, passed as `guard=`.
-
-    The training loop (`modeling.training.run_training`) reads
-    `guard.requested` between steps and raises `TrainingInterrupted` after
-    the checkpoint is written; the handlers are back as they were when the
-    function returns or raises. A signal that arrived while `function` did
-    no step (e.g. there was nothing left to train) is sent again once the
-    handlers are restored, so it is not lost.
+    """Decorator: runs `function` inside a `PreemptionGuard`, passed as
+    `guard=`. A signal that arrived while `function` did no step is sent
+    again once the handlers are restored, so it is not lost.
     """
     @functools.wraps(function)
     def guarded(*args, **kwargs):
@@ -192,12 +173,8 @@ def stop_on_signals(function):
 
 
 class StopOnRequest(keras.callbacks.Callback):
-    """Stops `fit` after the current optimizer step once a stop is requested.
-
-    With gradient accumulation a step spans several batches; training stops
-    only at a step boundary, so no accumulated gradient is lost. The
-    checkpoint is written by `TF1CheckpointSaver.on_train_end` as at the end
-    of any run.
+    """Stops `fit` at the next optimizer-step boundary (no accumulated
+    gradient lost) once a stop is requested.
     """
 
     def __init__(self, guard, optimizer):

@@ -1,11 +1,8 @@
 """Which checkpoint a run starts from, and restoring exactly that one.
 
-The rule is the Estimator's: the newest `model.ckpt-N` in output_dir (a rerun
-resumes; evaluation and prediction use the fine-tuned weights), else
+The Estimator's rule: output_dir's newest `model.ckpt-N`, else
 `--init_checkpoint`, else random initialisation. `choose_start` applies it
-once; the `CheckpointChoice` it returns is what the task checks and logs in
-`prepare()`, and what `restore_for_training` / `restore_for_inference`
-restore, so the choice stated is the one used.
+once; the task logs the returned `CheckpointChoice` and restores that one.
 """
 import dataclasses
 import os
@@ -29,14 +26,11 @@ class CheckpointChoice:
 
     Attributes:
         path: the checkpoint prefix, or None (random initialisation).
-        source: "output_dir" (a training checkpoint of this run's folder:
-            resume, or the fine-tuned weights), "init_checkpoint" (weights
-            only, step 0), or "none".
-        listed: False for an output_dir checkpoint that is complete but not
-            yet in the `checkpoint` state file (a run stopped between the
-            two writes): a training run lists it before resuming from it.
-        allow_non_finite: load it even if tensors hold NaN/Inf
-            (--allow_non_finite_checkpoint; checked and warned about once).
+        source: "output_dir" (this run's training checkpoint),
+            "init_checkpoint" (weights only, step 0), or "none".
+        listed: False for an output_dir checkpoint not yet in the
+            `checkpoint` state file (listed before training resumes).
+        allow_non_finite: load it even if tensors hold NaN/Inf.
     """
     path: str
     source: str
@@ -66,16 +60,13 @@ class CheckpointChoice:
 
 
 def choose_start(output_dir, init_checkpoint=None, allow_non_finite=False):
-    """The Estimator's rule: output_dir's newest checkpoint, else init, else none.
-
-    output_dir's newest is the one its state file lists last, or a complete
-    newer `model.ckpt-N` it does not list yet (adopted; see
-    `checkpoint_state.newest_training_checkpoint`).
+    """The Estimator's rule: output_dir's newest checkpoint (a complete
+    unlisted newer one adopted), else init, else none.
 
     Args:
         output_dir: the run's folder (may not exist yet), or None.
         init_checkpoint: a checkpoint prefix or folder, or None.
-        allow_non_finite: carried in the choice (see `CheckpointChoice`).
+        allow_non_finite: carried in the choice.
 
     Returns:
         CheckpointChoice.
@@ -97,11 +88,8 @@ def choose_start(output_dir, init_checkpoint=None, allow_non_finite=False):
 
 
 class _AccumulatingStepView:
-    """The optimizer as `load_tf1_checkpoint` sees it under accumulation.
-
-    With Keras' gradient accumulation, `optimizer.iterations` is computed
-    (batches // k) from a private batch counter; restoring `global_step`
-    sets that counter to `global_step * k`.
+    """The optimizer as `load_tf1_checkpoint` sees it under gradient
+    accumulation: `global_step` sets Keras' batch counter to step * k.
     """
 
     def __init__(self, optimizer):
@@ -130,15 +118,13 @@ def _another_model(error, path, what):
 def restore_for_training(model, optimizer, choice, chief=True):
     """Restores `choice` before training; returns the step training starts at.
 
-    From output_dir: weights, Adam slots and `global_step` (a resume); from
-    `--init_checkpoint`: weights only; "none": nothing. The optimizer's
-    variables are built first so its slots and step can be restored. `chief`
-    removes checkpoint files that output_dir's state file does not list.
+    From output_dir: weights, Adam slots and `global_step` (a resume; on the
+    chief an unlisted checkpoint is listed first and unlisted leftovers
+    removed); from `--init_checkpoint`: weights only; "none": nothing.
 
     Args:
         model: the task model (built).
-        optimizer: its `TF1StyleOptimizer`, possibly with gradient
-            accumulation.
+        optimizer: its `TF1StyleOptimizer`.
         choice: CheckpointChoice (see `choose_start`).
         chief: bool, this process may delete files in output_dir.
 
@@ -179,12 +165,9 @@ class NoCheckpointError(UserError):
 
 
 def restore_for_inference(model, choice, allow_random_weights=False):
-    """Loads `choice` for evaluation or prediction; returns the step to report.
-
-    A training checkpoint reports its `global_step`; `--init_checkpoint`
-    reports 0 (only model weights come from it); "none" is an error unless
-    `allow_random_weights` (then the model keeps its random initial values,
-    with a warning): predictions of random weights look like results.
+    """Loads `choice` for evaluation or prediction; returns the step to report
+    (a training checkpoint's `global_step`, else 0). "none" is an error
+    unless `allow_random_weights` (then a warning).
 
     Raises:
         NoCheckpointError: no checkpoint and not `allow_random_weights`.
@@ -204,17 +187,17 @@ def restore_for_inference(model, choice, allow_random_weights=False):
                         "(--allow_random_weights).")
         return 0
     logging.info("Restoring %s", choice.path)
-    if choice.source == "init_checkpoint":
-        checkpoints.load_tf1_checkpoint(
-            model, choice.path, allow_non_finite=choice.allow_non_finite)
-        return 0
     try:
         checkpoints.load_tf1_checkpoint(
             model, choice.path, allow_non_finite=choice.allow_non_finite)
     except checkpoints.CheckpointMismatchError as error:
+        if choice.source == "init_checkpoint":
+            raise
         raise _another_model(error, choice.path,
                              "it takes precedence over --init_checkpoint"
                              ) from None
+    if choice.source == "init_checkpoint":
+        return 0
     reader = tf.train.load_checkpoint(choice.path)
     if reader.has_tensor(checkpoints.GLOBAL_STEP):
         return int(reader.get_tensor(checkpoints.GLOBAL_STEP))

@@ -1,11 +1,9 @@
 """Where and how a run executes: devices, strategy, precision, workers.
 
-`RuntimeOptions` holds the switches the original scripts' shared TPU flags
-and this project's runtime flags set (`tasks/runtime_flags.py` defines those
-flags and fills the options). `setup` makes the `tf.distribute` strategy and
-sets the Keras precision policy before any other TensorFlow work. Decisions
-that depend on the hardware (precision, steps per execution, padding eval
-batches) follow the strategy `setup` returned, not `--use_tpu`.
+`RuntimeOptions` holds what the runtime flags set (`tasks/runtime_flags.py`);
+`setup` makes the `tf.distribute` strategy and sets the Keras precision
+policy before any other TensorFlow work. Hardware-dependent decisions
+follow the strategy `setup` returned, not `--use_tpu`.
 """
 import contextlib
 import dataclasses
@@ -19,7 +17,6 @@ from absl import logging
 from data.io.errors import UserError
 from modeling import keras_internals
 from modeling.training import tpu_connection
-from modeling.training.tpu_connection import TPUConnectionError  # noqa: F401 (re-export)
 
 STRATEGIES = ("auto", "one_device", "mirrored", "multi_worker_mirrored", "tpu")
 PRECISIONS = ("float32", "bfloat16", "float16")
@@ -85,16 +82,9 @@ def _strategy_name(options):
 
 
 def apply_seed(seed):
-    """Makes a run repeatable: seeds every generator, deterministic ops.
-
-    Sets the Python, NumPy, TensorFlow and Keras seeds
-    (`keras.utils.set_random_seed`: weight initialisation, dropout masks,
-    tf.data shuffles without their own seed) and turns on TensorFlow's op
-    determinism (`tf.config.experimental.enable_op_determinism`: kernels
-    that sum in a fixed order, tf.data run deterministically). Two runs with
-    the same seed on the same machine and strategy then give bit-identical
-    weights; it costs some speed (multi-threaded reductions, parallel
-    tf.data), which is why it is off without `--seed`.
+    """Makes a run repeatable: seeds Python, NumPy, TensorFlow and Keras
+    (`keras.utils.set_random_seed`) and turns on
+    `tf.config.experimental.enable_op_determinism`.
 
     Args:
         seed: int.
@@ -224,11 +214,8 @@ def setup(options):
 
 @contextlib.contextmanager
 def worker_output_dir(strategy, output_dir):
-    """Where this worker writes: `output_dir` on the chief, else a temp folder.
-
-    Non-chief workers of a multi-worker run write their intermediate files
-    (e.g. their own `train.tf_record`) into a private temporary folder that is
-    removed when the block ends, so only the chief's files reach output_dir.
+    """Where this worker writes: `output_dir` on the chief, else a private
+    temporary folder removed when the block ends.
     """
     if is_chief(strategy):
         yield output_dir
@@ -241,12 +228,9 @@ def worker_output_dir(strategy, output_dir):
 
 
 def shard_for_workers(dataset):
-    """`dataset` with DATA auto-sharding unless its options chose a policy.
-
-    DATA sharding works for one input file or many: every worker reads the
-    same (identically shuffled, see `MULTI_WORKER_SEED`) stream of global
-    batches and keeps its slice of each. A dataset over at least as many files
-    as workers may set `AutoShardPolicy.FILE` itself to read less.
+    """`dataset` with DATA auto-sharding unless its options chose a policy
+    (every worker reads the same shuffled stream, see `MULTI_WORKER_SEED`,
+    and keeps its slice of each global batch).
     """
     policy = dataset.options().experimental_distribute.auto_shard_policy
     if policy != tf.data.experimental.AutoShardPolicy.AUTO:

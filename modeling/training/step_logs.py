@@ -1,23 +1,10 @@
 """Step logs as the original's Estimator wrote them: `loss = ..., step = N`.
 
-The Estimator logged, every `log_step_count_steps` (100), the loss and the
-global step (`LoggingTensorHook`), and `global_step/sec` (`StepCounterHook`;
-TPUEstimator adds `examples/sec`). Keras reports `logs["loss"]`, the running
-mean since the epoch began, and only to the progress bar. Here:
-
-- `StepLogger` logs one line every `log_steps` global steps through absl:
-  `loss = 0.693147, step = 100 (4.213 sec), global_step/sec: 23.7,
-  examples/sec: 759`, where the loss is the mean over the batches since the
-  previous line, derived from Keras' running mean (a deliberate difference:
-  the Estimator logged the last step's loss; see docs/differences.md), and
-  hands the same numbers (plus the learning rate) to a summary writer
-  (`modeling.training.summaries`).
-
-The lines are absl INFO lines. Nothing here configures logging (no handler,
-no level): the scripts set absl's verbosity to INFO (`tasks/cli.py`, as the
-original's `tf.logging.set_verbosity(tf.logging.INFO)`); a Python program
-calls `absl.logging.set_verbosity(absl.logging.INFO)` to see them (absl's
-first log call adds a stderr handler to a root logger that has none).
+`StepLogger` logs through absl (INFO; nothing here configures logging), every
+`log_steps` global steps: `loss = 0.693147, step = 100 (4.213 sec),
+global_step/sec: 23.7, examples/sec: 759`, where the loss is the mean over
+the batches since the previous line, derived from Keras' running mean (the
+Estimator logged the last step's loss: docs/differences.md).
 """
 import sys
 import time
@@ -29,16 +16,10 @@ from modeling import keras_internals
 
 
 def window_mean(mean_now, batches_now, mean_before, batches_before):
-    """Mean over the batches between two readings of a running mean.
+    """Mean over the batches between two readings of a running mean:
+    `(mean_now * batches_now - mean_before * batches_before) /
+    (batches_now - batches_before)` (0 batches before: any mean).
 
-    Args:
-        mean_now, batches_now: the running mean after `batches_now` batches.
-        mean_before, batches_before: the same at an earlier reading
-            (0 batches: any mean).
-    Returns:
-        float, `(mean_now * batches_now - mean_before * batches_before) /
-        (batches_now - batches_before)`: the mean of the batches in between
-        (batches weighted alike, as Keras' `loss` weights equal batches).
     Raises:
         ValueError: no batch in between.
     """
@@ -53,9 +34,8 @@ def learning_rate_of_step(optimizer, step):
     """The learning rate the update that produced global step `step` used.
 
     Our optimizers evaluate their schedule at `iterations +
-    schedule_step_offset` (the original's rule: the update from step s uses
-    the rate of step s + 1), so the update to `step` used
-    `schedule(step - 1 + offset)`. A constant rate is returned as is.
+    schedule_step_offset` (the original: the update from step s uses the
+    rate of step s + 1), so that update used `schedule(step - 1 + offset)`.
 
     Returns:
         float.
@@ -70,17 +50,12 @@ def learning_rate_of_step(optimizer, step):
 class StepLogger(keras.callbacks.Callback):
     """Logs `loss = L, step = N` every `every` global steps, as the Estimator.
 
-    The line, through absl logging (INFO):
-    `loss = 0.693147, step = 100 (4.213 sec), global_step/sec: 23.7,
-    examples/sec: 759`, where the loss is the mean over the batches since the
-    previous line (`window_mean` of the logs' running mean `loss`; with
-    gradient accumulation every batch of those updates), the seconds are
-    those since the previous line (or since training started), and the
-    rates are measured over them. With `steps_per_execution` > 1 the
-    callback sees every k-th step; a line is due whenever a multiple of
-    `every` was passed. The last step is always logged. Each line's numbers
-    and the learning rate also go to `summaries.write_step(step, scalars)`
-    when a writer is given.
+    The loss is `window_mean` of the logs' running mean `loss` (with
+    gradient accumulation, every batch of those updates); the seconds and
+    rates are measured since the previous line. With `steps_per_execution`
+    > 1 a line is due whenever a multiple of `every` was passed; the last
+    step is always logged. Each line's numbers and the learning rate also go
+    to `summaries.write_step(step, scalars)` when a writer is given.
 
     Args:
         optimizer: the optimizer whose `iterations` is the global step.
@@ -88,8 +63,8 @@ class StepLogger(keras.callbacks.Callback):
         every: int, global steps between lines (`--log_steps`).
         batches_per_step: int, batches per update (gradient accumulation).
         summaries: optional `summaries.TrainingSummaries`.
-        progress_bar: bool, a Keras progress bar shares the terminal; each
-            line then starts on a new line of its own.
+        progress_bar: bool, a Keras progress bar shares the terminal (each
+            line then starts on a new line).
     """
 
     def __init__(self, optimizer, batch_size, every=100, batches_per_step=1,

@@ -1,20 +1,12 @@
 """A training loop on `strategy.run`, for the cases Keras 3 `fit` cannot run.
 
-Keras 3.15 `fit` fails under MultiWorkerMirroredStrategy before step 1: its
-symbolic build reduces the whole dict batch with one `strategy.reduce` call
-("Attempt to convert a value ({'input_ids': PerReplica...})"), and its log
-reduction asks a collective MEAN over axis 0 of scalars. And with several
-local replicas, `fit(jit_compile=True)` compiles the optimizer's cross-replica
-update into one replica's XLA cluster, which then touches the other replicas'
-variables ("Trying to access resource .../replica_1 ... from device CPU:0").
-
-This loop does what `fit`'s train step does, with the same pieces: per replica
-the model's forward pass, `model.compute_loss` and the gradients (XLA-compiled
-when asked: only this part, which touches the replica's own variables), then
-`model.optimizer.apply` (the same optimizer, loss scaling included, whose
-merge call sums the gradients over all replicas of all workers). The same
-Keras callbacks (checkpoints, step logs, progress bar, TensorBoard) are driven
-by hand, so logs and checkpoints are those of the `fit` path.
+Keras 3 `fit` fails under MultiWorkerMirroredStrategy before step 1 (its
+symbolic build reduces the dict batch with one `strategy.reduce`), and with
+several local replicas `fit(jit_compile=True)` compiles the cross-replica
+update into one replica's XLA cluster. This loop does what `fit`'s train
+step does with the same pieces (forward pass, `model.compute_loss`,
+gradients, optionally XLA-compiled per replica, then `model.optimizer.apply`)
+and drives the same Keras callbacks by hand.
 """
 import keras
 import numpy as np
@@ -69,29 +61,30 @@ def make_train_function(model, strategy, jit_compile=False):
     return train
 
 
-def check_same_step(strategy, step):
-    """Raises unless every worker resumes from the same global step.
-
-    Each worker restores the checkpoint it finds in output_dir; a folder that
-    is not shared between the workers would let them start apart.
-
-    Raises:
-        RuntimeError: the workers' global steps differ.
-    """
+def _sum_over_replicas(strategy):
+    """A tf.function: `value` summed over every replica of every worker."""
     @tf.function
-    def spread(value):
+    def total(value):
         def replica_fn(value):
-            # A copy on the replica's device (collectives need one).
-            value = tf.identity(value)
-            context = tf.distribute.get_replica_context()
-            mean = context.all_reduce(tf.distribute.ReduceOp.MEAN, value)
-            return context.all_reduce(tf.distribute.ReduceOp.SUM,
-                                      tf.abs(value - mean))
-        # Every replica holds the same all-reduced number; take this worker's.
+            value = tf.identity(value)  # A copy on the replica's device.
+            return tf.distribute.get_replica_context().all_reduce(
+                tf.distribute.ReduceOp.SUM, value)
         return strategy.experimental_local_results(
             strategy.run(replica_fn, args=(value,)))[0]
+    return total
 
-    if float(spread(tf.constant(float(step), tf.float64))) != 0.0:
+
+def check_same_step(strategy, step):
+    """Raises unless every worker resumes from the same global step (each
+    restores the checkpoint it finds: output_dir must be shared).
+
+    Raises:
+        UserError: the workers' global steps differ.
+    """
+    total = _sum_over_replicas(strategy)
+    mean = float(total(tf.constant(float(step), tf.float64))
+                 ) / strategy.num_replicas_in_sync
+    if float(total(tf.constant(abs(step - mean), tf.float64))) != 0.0:
         raise UserError(
             f"The workers resume from different global steps (this one from "
             f"{step}): output_dir must be one folder shared by all workers.")
@@ -100,25 +93,14 @@ def check_same_step(strategy, step):
 def make_stop_agreement(strategy, signals=None):
     """`agree(signal_number) -> int`: the stop signal some worker got (0: none).
 
-    A collective: every worker calls it once per execution, so all of them
-    stop after the same step when any one was asked to (SIGTERM reaches the
-    workers of a preempted job at different moments, or only some of them).
-    Each worker contributes a one-hot vector over `signals` (the first of
-    them that any worker got wins: SIGTERM before SIGINT). Made once per
-    loop, so the collective is traced once.
+    A collective every worker calls once per execution, so all stop after
+    the same step. Each contributes a one-hot vector over `signals` (the
+    first any worker got wins: SIGTERM before SIGINT).
     """
     from modeling.training.preemption import STOP_SIGNALS
 
     signals = tuple(signals or STOP_SIGNALS)
-
-    @tf.function
-    def sum_over_workers(value):
-        def replica_fn(value):
-            value = tf.identity(value)  # A copy on the replica's device.
-            return tf.distribute.get_replica_context().all_reduce(
-                tf.distribute.ReduceOp.SUM, value)
-        return strategy.experimental_local_results(
-            strategy.run(replica_fn, args=(value,)))[0]
+    sum_over_workers = _sum_over_replicas(strategy)
 
     def agree(signal_number):
         counts = sum_over_workers(tf.constant(
@@ -137,21 +119,17 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
 
     Args:
         model: compiled (its `optimizer` built) under `strategy.scope()`.
-        dataset: a repeating `tf.data.Dataset` of global batches; distributed
-            here with `strategy.experimental_distribute_dataset`.
+        dataset: a repeating `tf.data.Dataset` of global batches.
         num_batches: int, batches to run.
         strategy: the `tf.distribute.Strategy`.
-        callbacks: a `keras.callbacks.CallbackList` (the same callbacks the
-            `fit` path uses); given, as `fit` gives them, `loss` (the
-            running mean of the batches' losses) in the logs.
+        callbacks: a `keras.callbacks.CallbackList` (those of the `fit`
+            path), given `loss` (the running mean) in the logs as by `fit`.
         steps_per_execution: int, batches per compiled call.
         jit_compile: bool, XLA-compile each replica's gradient computation.
         guard: a `preemption.PreemptionGuard`, or None. A stop it requests
-            (or `model.stop_training` set by a callback) ends the loop after
-            the current execution; under several workers the request is
-            agreed on by a collective after every execution
-            (`make_stop_agreement`), so all workers stop together and the
-            chief's `on_train_end` writes the checkpoint.
+            (or `model.stop_training`) ends the loop after the current
+            execution; under several workers all agree on it
+            (`make_stop_agreement`).
 
     Returns:
         float, the mean loss over the batches run.
@@ -178,7 +156,7 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
         for loss in train(iterator, tf.constant(count, tf.int32)).numpy():
             tracker.update_state(loss, sample_weight=1.0)
         done += count
-        logs = _logs(tracker)
+        logs = {"loss": float(tracker.result())}
         callbacks.on_train_batch_end(done - 1, logs)
         if agree is not None:
             local = guard.signal_number if model.stop_training else 0
@@ -188,22 +166,15 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
                 model.stop_training = True
         if model.stop_training:
             break
-    logs = _logs(tracker)
+    logs = {"loss": float(tracker.result())}
     callbacks.on_epoch_end(0, logs)
     callbacks.on_train_end(logs)
     return logs["loss"]
 
 
-def _logs(tracker):
-    return {"loss": float(tracker.result())}
-
-
 def predict_on_this_worker(model, dataset):
-    """`model.predict` run by this worker alone, on all of `dataset`.
-
-    Keras 3 `predict` under a multi-worker strategy gathers outputs across
-    workers (so every worker must call it, on a shardable dataset); here each
-    worker reads the model's (mirrored, identical) weights locally instead.
+    """`model.predict` run by this worker alone, on all of `dataset` (Keras 3
+    `predict` under a multi-worker strategy gathers across workers).
 
     Args:
         model: a built Keras model.
@@ -212,6 +183,9 @@ def predict_on_this_worker(model, dataset):
     Returns:
         numpy arrays in the structure of the model's outputs, batches
         concatenated along axis 0.
+
+    Raises:
+        ValueError: the dataset is empty.
     """
     @tf.function(reduce_retracing=True)
     def step(inputs):

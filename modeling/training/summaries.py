@@ -1,31 +1,14 @@
-"""TensorBoard summaries where the original's Estimator put them.
+"""TensorBoard summaries where the original's Estimator put them: training
+scalars (`loss`, `learning_rate`, `global_step/sec`, `examples/sec`, every
+`--log_steps`) in `output_dir`, evaluation scalars in `output_dir/eval/`,
+against the global step.
 
-Training scalars go to event files in `output_dir` itself, evaluation
-scalars to `output_dir/eval/` (the Estimator's layout), so
-`tensorboard --logdir output_dir` shows both runs, against the global step:
-
-- training, every `--log_steps` steps (`TrainingSummaries`, written by
-  `step_logs.StepLogger`): `loss` (the mean over the steps since the
-  previous line), `learning_rate` (the
-  rate of that step's update), `global_step/sec`, `examples/sec`;
-- evaluation, after each evaluation (`write_eval_summaries`): every number
-  of `eval_results.txt` / `eval_results.json` at the checkpoint's step.
-
-A step is never drawn twice. A resumed run starts again from its
-checkpoint's step S, but a killed run may have logged steps after S: those
-events are removed from output_dir's event files (rewritten atomically)
-before the new run writes its own, so the curve is the one of the weights
-that continued. An evaluation at step S replaces an earlier evaluation's
-events at S in the same way.
-
-Why a rewrite of our own, not the Estimator's `SessionLog(status=START)` at
-S: TensorBoard's default loader (its Rust data server, `--load_fast=auto`)
-ignores START; it only drops old points at or after the first new step it
-reads, so a killed run's steps between S and the resumed run's first logged
-step stay on the curve (tensorboard 2.21, tensorboard-data-server 0.7.2;
-tests/modeling/training/test_tensorboard_resume.py). Its Python loader
-(`--load_fast=false`) honours START only after a first START in the same
-folder, and then drops step S itself too.
+A step is never drawn twice: a resumed run at step S first removes the
+events of steps after S (a killed run's) from the event files, rewritten
+atomically; an evaluation at S replaces earlier events at S. Our own
+rewrite, not the Estimator's `SessionLog(status=START)`, because
+TensorBoard's default loader (the Rust data server) ignores START
+(tests/modeling/training/test_tensorboard_resume.py).
 """
 import os
 
@@ -41,8 +24,9 @@ _EVENTS_MARK = "tfevents"
 
 
 def event_files(logdir):
-    """The event files directly in `logdir` (not in subfolders), sorted by
-    name (TensorBoard's order: by creation time)."""
+    """The event files directly in `logdir`, sorted by name (TensorBoard's
+    order).
+    """
     if not tf.io.gfile.isdir(logdir):
         return []
     return sorted(os.path.join(logdir, name)
@@ -58,8 +42,7 @@ def _events(path):
 
 
 def _scalar_values(event):
-    """(tag, float) pairs of an event's scalar summaries (TF2 tensor
-    summaries and TF1 simple values)."""
+    """(tag, float) of an event's scalar summaries (TF2 tensor and TF1 simple)."""
     for value in event.summary.value:
         if value.HasField("tensor"):
             array = tf.make_ndarray(value.tensor)
@@ -84,9 +67,8 @@ def read_scalars(logdir):
 
 
 def purge_events(logdir, first_step, last_step=None):
-    """Removes the summaries of global steps `first_step`..`last_step`
-    (inclusive; None: no end) from `logdir`'s event files, each rewritten
-    atomically (other events are kept).
+    """Removes the summaries of steps `first_step`..`last_step` (inclusive;
+    None: no end) from `logdir`'s event files, each rewritten atomically.
 
     Returns:
         int, the number of events removed.
@@ -145,16 +127,9 @@ class TrainingSummaries:
 
 
 def write_eval_summaries(output_dir, results, global_step):
-    """Writes an evaluation's numbers to `output_dir/eval/` at `global_step`.
-
-    Args:
-        output_dir: the run's folder.
-        results: dict name -> number (eval_results.txt's); `global_step`
-            and non-numbers are left out.
-        global_step: int, the step of the evaluated weights.
-
-    Returns:
-        the eval folder.
+    """Writes an evaluation's numbers (dict name -> number; `global_step` and
+    non-numbers left out) to `output_dir/eval/` at `global_step`, replacing
+    earlier events at that step; returns the eval folder.
     """
     logdir = os.path.join(output_dir, EVAL_SUBDIR)
     tf.io.gfile.makedirs(logdir)

@@ -1,11 +1,9 @@
 """Connecting to a Cloud TPU with a bounded wait and a one-line error.
 
-TensorFlow's own path fails badly when no TPU answers: a TPU *name* that
-cannot be resolved ends in a `urllib` `URLError` traceback (the resolver asks
-the GCE metadata server), and a `grpc://host:port` address with nothing
-listening makes `initialize_tpu_system` wait forever. Here the address is
-checked first (a TCP connect, retried until `timeout_s`), and the TPU
-initialisation itself runs in a daemon thread that is given the time left.
+TensorFlow's own path ends in a `URLError` traceback for a TPU name it cannot
+resolve, and waits forever in `initialize_tpu_system` when nothing listens at
+a `grpc://` address. Here the address is checked first (TCP connect, retried
+until `timeout_s`) and the initialisation runs in a daemon thread.
 """
 import socket
 import threading
@@ -18,10 +16,8 @@ from data.io.errors import UserError
 
 
 class TPUConnectionError(UserError, ConnectionError):
-    """No TPU answered at the address given (message: one line, what to do).
-
-    A `ConnectionError` (an `OSError`), so the scripts report it as a user
-    error: one line, exit status 1, no traceback.
+    """No TPU answered at the address given (a `ConnectionError`, reported
+    by the scripts as a one-line user error).
     """
 
 
@@ -83,15 +79,9 @@ def _run_with_timeout(function, timeout_s, what):
 
 
 def connect_tpu(tpu_name, zone=None, project=None, timeout_s=120.0):
-    """Resolves, connects to and initialises a Cloud TPU; returns the resolver.
-
-    Args:
-        tpu_name: a Cloud TPU name, or `grpc://host:port`.
-        zone, project: optional GCE zone and project (as the original flags).
-        timeout_s: float, the longest wait for the TPU to answer.
-
-    Returns:
-        `tf.distribute.cluster_resolver.TPUClusterResolver`, connected.
+    """Resolves, connects to and initialises a Cloud TPU (a name or
+    `grpc://host:port`) within `timeout_s`; returns the connected
+    `TPUClusterResolver`.
 
     Raises:
         TPUConnectionError: the name cannot be resolved, or nothing answers
