@@ -4,6 +4,7 @@ import math
 import keras
 from keras import ops
 
+from modeling.layers.dropout import Dropout
 from modeling.layers.initializers import create_initializer
 from modeling.layers.serialization import BertConfigSerializable, register
 
@@ -66,8 +67,10 @@ class SelfAttention(BertConfigSerializable, keras.layers.Layer):
             width, kernel_initializer=initializer, name="key", dtype=dtype)
         self.value = keras.layers.Dense(
             width, kernel_initializer=initializer, name="value", dtype=dtype)
-        self.dropout = keras.layers.Dropout(
-            config.attention_probs_dropout_prob, dtype=dtype)
+        # Kept probabilities stay unscaled; the context, [.., seq, head_size]
+        # instead of [.., seq, seq], is scaled by 1 / (1 - rate) below.
+        self.dropout = Dropout(
+            config.attention_probs_dropout_prob, scale=False, dtype=dtype)
 
     def build(self, input_shape):
         for dense in (self.query, self.key, self.value):
@@ -97,6 +100,8 @@ class SelfAttention(BertConfigSerializable, keras.layers.Layer):
         probs = ops.softmax(scores, axis=-1)
         probs = self.dropout(probs, training=training)
         context = ops.matmul(probs, value)
+        if training and self.dropout.rate > 0:
+            context = context * (1.0 / (1.0 - self.dropout.rate))
         context = ops.transpose(context, (0, 2, 1, 3))
         width = self.num_heads * self.head_size
         if len(hidden_states.shape) == 3:

@@ -2,6 +2,7 @@
 import keras
 from keras import ops
 
+from modeling.layers.dropout import Dropout
 from modeling.layers.initializers import create_initializer
 from modeling.layers.serialization import BertConfigSerializable, register
 
@@ -40,7 +41,7 @@ class BertEmbeddings(BertConfigSerializable, keras.layers.Layer):
         self.config = config
         self.layer_norm = keras.layers.LayerNormalization(
             epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
-        self.dropout = keras.layers.Dropout(
+        self.dropout = Dropout(
             config.hidden_dropout_prob, dtype=self.dtype_policy)
 
     def build(self, input_shape=None):

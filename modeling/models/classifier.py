@@ -1,6 +1,7 @@
 """The sentence (pair) classifier of the original `run_classifier.py`."""
 import keras
 
+from modeling.layers.dropout import Dropout
 from modeling.layers.heads import transposed_dense
 from modeling.layers.initializers import create_initializer
 from modeling.layers.serialization import BertConfigSerializable, register
@@ -44,7 +45,7 @@ class BertClassifier(TaskModel, BertConfigSerializable, keras.Model):
         if num_labels is None:
             raise TypeError("BertClassifier needs num_labels.")
         self.num_labels = positive_count(num_labels, "num_labels")
-        self.dropout = keras.layers.Dropout(
+        self.dropout = Dropout(
             CLASSIFIER_DROPOUT, dtype=self.dtype_policy)
         self.build()
 

@@ -5,6 +5,7 @@ shipped it): N rows `[CLS] context [SEP] ending [SEP]` per example run as
 import keras
 
 from modeling.layers.choices import flatten_choices
+from modeling.layers.dropout import Dropout
 from modeling.layers.heads import TransposedDense
 from modeling.layers.input_checks import ENCODER_INPUTS, require_input_dict
 from modeling.layers.serialization import BertConfigSerializable, register
@@ -46,7 +47,7 @@ class BertMultipleChoice(TaskModel, BertConfigSerializable, keras.Model):
         super().__init__(name=name, **kwargs)
         self._init_encoder(config, encoder, preprocessor)
         config = self.config
-        self.dropout = keras.layers.Dropout(CLASSIFIER_DROPOUT,
+        self.dropout = Dropout(CLASSIFIER_DROPOUT,
                                             dtype=self.dtype_policy)
         self.multiple_choice = TransposedDense(
             1, config.hidden_size, config.initializer_range,

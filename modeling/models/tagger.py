@@ -5,6 +5,7 @@ word piece (the features in `data/tagging` choose the scored pieces).
 """
 import keras
 
+from modeling.layers.dropout import Dropout
 from modeling.layers.heads import TransposedDense
 from modeling.layers.input_checks import encoder_inputs, positive_count
 from modeling.layers.serialization import BertConfigSerializable, register
@@ -54,7 +55,7 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
         # Tags read the sequence output only: as BertSquad's, the pooler is
         # not trained (no gradient, no adam slots).
         self.bert.pooler.trainable = False
-        self.dropout = keras.layers.Dropout(config.hidden_dropout_prob,
+        self.dropout = Dropout(config.hidden_dropout_prob,
                                             dtype=self.dtype_policy)
         self.tagging = TransposedDense(
             self.num_labels, config.hidden_size, config.initializer_range,
