@@ -2,16 +2,10 @@
 
 Same flags, defaults and output as google-research/bert
 `create_pretraining_data.py`: for the same input, vocab and --random_seed the
-records hold the same instances in the same order. Added:
-  --num_workers: processes for a corpus cut into shards;
-  --shard_size_mb: cut the corpus into shards of about this size, so input
-    larger than memory works (0: one shard, the original's behaviour). Input
-    of up to one shard (16 MB by default) gives the original's output; larger
-    input is split, with a seed per shard, and so differs from it.
-  --runner, --beam_pipeline_options: run on Apache Beam (DirectRunner here,
-    DataflowRunner/FlinkRunner/SparkRunner on a cluster; needs
-    `pip install -e .[beam]`), with output byte-identical to the default
-    local process pool (data/pretraining/runners.py).
+records hold the same instances in the same order (input of up to one
+--shard_size_mb shard; larger input is split, a seed per shard). Added:
+--num_workers, --shard_size_mb, and --runner/--beam_pipeline_options (Apache
+Beam, `pip install -e .[beam]`, byte-identical output).
 
 Example:
   python create_pretraining_data.py \\
@@ -34,8 +28,6 @@ if __name__ == "__mp_main__":
 from absl import flags  # noqa: E402
 
 from tasks import cli, script_flags  # noqa: E402
-
-FLAGS = flags.FLAGS
 
 flags.DEFINE_string(
     "input_file", None,
@@ -102,7 +94,5 @@ def main():
 
 
 if __name__ == "__main__":
-    flags.mark_flag_as_required("input_file")
-    flags.mark_flag_as_required("output_file")
-    flags.mark_flag_as_required("vocab_file")
+    flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
     cli.main(main)

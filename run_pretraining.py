@@ -14,24 +14,17 @@ defaults, input pipeline, loss and `eval_results.txt`), with Keras
 Writes TF1 checkpoints `model.ckpt-N` in output_dir (a rerun resumes from the
 newest) and, with --do_eval, `eval_results.txt`. Added: --dynamic_masking
 (new masks each time an instance is read) and --optimizer_type (adamw or
-lamb; an alias of the runtime flag --optimizer). The work is
-`tasks.pretraining`; every check (input files, their sequence length,
-checkpoint vs config) runs before training, and an error is
-one line on stderr (--verbose_errors for the traceback).
+lamb; an alias of the runtime flag --optimizer).
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
 from tasks import cli, script_flags  # noqa: E402
 from tasks.pretraining import PretrainingConfig, PretrainingTask  # noqa: E402
-
-FLAGS = flags.FLAGS
 
 # The original's flags (shared ones with its defaults and wording).
 script_flags.define_model_flags(
@@ -69,8 +62,7 @@ flags.DEFINE_enum("optimizer_type", "adamw", ["adamw", "lamb"],
                   "Alias of --optimizer (adamw: the original's "
                   "AdamWeightDecayOptimizer; lamb: LAMB).")
 
-for _name in ("bert_config_file", "input_file", "output_dir"):
-    flags.mark_flag_as_required(_name)
+flags.mark_flags_as_required(["bert_config_file", "input_file", "output_dir"])
 
 
 def main():

@@ -1,8 +1,8 @@
 """Serving a `BertModel` encoder from raw text."""
-import tensorflow as tf
 
 from modeling.pooling import pool_sequence
-from serving.text_module import TextServing, ids_signature
+from serving.text_module import (TextServing, ids_features, ids_signature,
+                                 pair_signature, text_signature)
 
 
 class EncoderServing(TextServing):
@@ -31,19 +31,17 @@ class EncoderServing(TextServing):
         return {"pooled_output": outputs["pooled_output"],
                 "sequence_output": outputs["sequence_output"]}
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    @text_signature
     def encode_text(self, text):
         features = self._pack(text)
         return dict(self._outputs(features), **features)
 
-    @tf.function(input_signature=[
-        tf.TensorSpec([None], tf.string, name="text_a"),
-        tf.TensorSpec([None], tf.string, name="text_b")])
+    @pair_signature
     def encode_pair(self, text_a, text_b):
         features = self._pack(text_a, text_b)
         return dict(self._outputs(features), **features)
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    @text_signature
     def embed_text(self, text):
         features = self._pack(text)
         outputs = self.model(features, training=False)
@@ -53,8 +51,7 @@ class EncoderServing(TextServing):
 
     @ids_signature
     def encode_ids(self, input_ids, input_mask, segment_ids):
-        return self._outputs({"input_ids": input_ids, "input_mask": input_mask,
-                              "segment_ids": segment_ids})
+        return self._outputs(ids_features(input_ids, input_mask, segment_ids))
 
     def signatures(self):
         return {"serving_default": self.encode_text,

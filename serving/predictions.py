@@ -18,10 +18,6 @@ What each model type takes (one tuple of strings per example) and gives:
   * multiple_choice: (context, ending_1, ..., ending_n) -> `choice`,
     `probabilities` (list over the endings); examples with different
     numbers of endings may be mixed.
-
-An export uses TF Text ops, so `import tensorflow_text` must come before
-`tf.saved_model.load` (`load_export` does it); that is also why a bare
-`saved_model_cli run` fails on these exports.
 """
 import math
 
@@ -81,14 +77,9 @@ def _float(value):
 
 
 class Predictor:
-    """Runs one model type's signatures on rows of strings, in batches.
-
-    Args:
-        model_type: "classifier", "squad", "tagger" or "multiple_choice".
-        signatures: mapping signature name -> callable taking the tensors by
-            keyword (a loaded export's `.signatures`, or a serving module's
-            `.signatures()`).
-        label_names: list of str (the classifier's labels), or None.
+    """Runs one model type's `signatures` (name -> callable taking tensors
+    by keyword) on rows of strings, in batches; `label_names`: the
+    classifier's labels, or None.
 
     Raises:
         UserError: an encoder (nothing to predict) or an unknown type.
@@ -107,17 +98,11 @@ class Predictor:
 
     @classmethod
     def for_served(cls, served, where="the export", model_type=None):
-        """A Predictor for a loaded export or an in-memory serving module.
-
-        Args:
-            served: `load_export(...)`'s object, or a serving module
-                (`serving.build_serving_module`).
-            where: how to name it in errors.
-            model_type: the type the caller expects, or None.
+        """A Predictor for `served`, a `load_export` object or a serving
+        module (`serving.build_serving_module`), named `where` in errors.
 
         Raises:
-            UserError: the export serves another model type than
-                `model_type`.
+            UserError: it serves another model type than `model_type`.
         """
         signatures = (served.signatures() if callable(served.signatures)
                       else served.signatures)
@@ -130,12 +115,8 @@ class Predictor:
         return cls(found, signatures, names)
 
     def predict(self, rows, batch_size=32):
-        """Yields one dict per row, in order (see the module docstring).
-
-        Args:
-            rows: list of tuples of str.
-            batch_size: int >= 1, rows per signature call.
-        """
+        """One dict per row of `rows` (tuples of str), in order (module
+        docstring), `batch_size` rows per signature call."""
         groups = {}
         for index, row in enumerate(rows):
             groups.setdefault(self._group(row), []).append(index)

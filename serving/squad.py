@@ -3,17 +3,19 @@ import keras_hub
 import tensorflow as tf
 
 from serving.squad_span import best_spans, span_text
-from serving.text_module import TextServing, ids_signature
+from serving.text_module import TextServing, ids_features, ids_signature
+
+_question_signature = tf.function(input_signature=[
+    tf.TensorSpec([None], tf.string, name="question"),
+    tf.TensorSpec([None], tf.string, name="context")])
 
 
 class SquadServing(TextServing):
     """Signatures of a `BertSquad` (run_squad.py), one window per question.
 
     The features are the original's first window: `[CLS] question [SEP]
-    context [SEP]` with the question cut to `max_query_length` tokens and
-    the context to what is left of `max_seq_length` (the original slides
-    further windows over longer contexts with `doc_stride`; a served context
-    gets only the first).
+    context [SEP]`, the question cut to `max_query_length` tokens and the
+    context to what is left (no further `doc_stride` windows).
 
     - `squad(question, context)`: tf.string [batch] -> `start_logits`,
       `end_logits` float32 [batch, max_seq_length] and the packed
@@ -22,10 +24,8 @@ class SquadServing(TextServing):
       `serving.squad_span.best_spans`): `start_position`, `end_position`
       int32 [batch] (token positions in the packed sequence), `score`
       float32 [batch] and `answer_text` tf.string [batch], the span's
-      WordPiece tokens joined as the original's `tok_text` (lower-cased for
-      uncased models; the original's `get_final_text` maps it back to the
-      context's own characters, which needs offsets the in-graph tokenizer
-      does not give);
+      WordPiece tokens joined as the original's `tok_text` (not mapped back
+      to the context's characters by `get_final_text`);
     - `squad_ids(input_ids, input_mask, segment_ids)`: the logits.
     """
 
@@ -37,8 +37,7 @@ class SquadServing(TextServing):
         self.max_answer_length = int(max_answer_length)
         self.n_best_size = int(n_best_size)
         self.vocab_tokens = tf.constant(vocab_tokens, tf.string)
-        # Question first in full (already cut to max_query_length), then
-        # the context gets what is left: the original's budget rule.
+        # The question in full (cut to max_query_length), then the context.
         self.squad_packer = keras_hub.layers.MultiSegmentPacker(
             sequence_length=max_seq_length, start_value=cls_id,
             end_value=sep_id, pad_value=-1, truncate="waterfall",
@@ -56,16 +55,12 @@ class SquadServing(TextServing):
     def _logits(self, features):
         return self.model(features, training=False)
 
-    @tf.function(input_signature=[
-        tf.TensorSpec([None], tf.string, name="question"),
-        tf.TensorSpec([None], tf.string, name="context")])
+    @_question_signature
     def squad(self, question, context):
         features = self._pack_squad(question, context)
         return dict(self._logits(features), **features)
 
-    @tf.function(input_signature=[
-        tf.TensorSpec([None], tf.string, name="question"),
-        tf.TensorSpec([None], tf.string, name="context")])
+    @_question_signature
     def squad_answer(self, question, context):
         features = self._pack_squad(question, context)
         logits = self._logits(features)
@@ -83,8 +78,7 @@ class SquadServing(TextServing):
 
     @ids_signature
     def squad_ids(self, input_ids, input_mask, segment_ids):
-        return self._logits({"input_ids": input_ids, "input_mask": input_mask,
-                             "segment_ids": segment_ids})
+        return self._logits(ids_features(input_ids, input_mask, segment_ids))
 
     def signatures(self):
         return {"serving_default": self.squad, "squad": self.squad,

@@ -1,12 +1,9 @@
 """The best answer span of one SQuAD window, in-graph.
 
-Source: `write_predictions` in the original run_squad.py: a span (start, end)
-is a candidate when its start is among the `n_best_size` largest start
-logits of the whole sequence and its end among the `n_best_size` largest end
-logits, both are context tokens, end >= start and
-end - start + 1 <= max_answer_length; the best candidate has the largest
-start_logit + end_logit. With no candidate the original answers "empty"; here
-the text is "".
+Source: `write_predictions` in the original run_squad.py: candidates start
+among the `n_best_size` largest start logits and end among the largest end
+logits, on context tokens, at most max_answer_length long; the best has the
+largest start_logit + end_logit ("" when there is none).
 """
 import tensorflow as tf
 

@@ -1,16 +1,7 @@
 """In-graph sliding windows over each text's word pieces, and the
-max-context window of every word: the rules of `data/tagging` (features.py,
-windows.py), which are those of the original run_squad.py.
-
-  * a text's pieces (every word's pieces, in order) are cut into windows of
-    at most `max_seq_length - 2` pieces; the first starts at 0, each next one
-    `min(length, doc_stride)` further, the last is the first that reaches
-    the end; a window is `[CLS] pieces [SEP]`, segment 0, mask 1, padded
-    with 0;
-  * a word is read at its first piece in the window where that piece has
-    the most context: score `min(left, right) + 0.01 * length`, the earlier
-    window winning a tie (`_check_is_max_context`). The scores are computed
-    in float64 as Python computes them, so ties break the same way.
+max-context window of every word: the rules of `data/tagging` (those of the
+original run_squad.py's windows and `_check_is_max_context`), scores in
+float64 as Python computes them so ties break the same way.
 """
 import tensorflow as tf
 
@@ -20,12 +11,8 @@ __all__ = ["window_features", "max_context_positions"]
 def _window_spans(num_pieces, max_pieces, doc_stride):
     """Windows of each text: (window_rows, window_starts, window_lengths)
     int32 [num_windows], texts in order, windows in order within a text;
-    plus first_window int32 [batch] (index of each text's first window).
-
-    A text of n pieces has no window when n == 0, one when n <= max_pieces,
-    else 1 + ceil((n - max_pieces) / stride) with stride
-    min(doc_stride, max_pieces) (every window but the last is full, so the
-    original's `min(length, doc_stride)` is that stride)."""
+    plus first_window, counts int32 [batch]; every window but the last is
+    full, so the original's stride `min(length, doc_stride)` is constant."""
     stride = min(int(doc_stride), int(max_pieces))
     extra = tf.maximum(num_pieces - max_pieces, 0)
     counts = tf.where(num_pieces > 0, 1 + (extra + stride - 1) // stride, 0)

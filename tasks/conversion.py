@@ -5,11 +5,9 @@
         output_format="huggingface", output_path="/tmp/bert_hf"))
     task.run()
 
-The work is `modeling.interop.convert`; here every check before anything is
-written, and the tokenizer: a Hugging Face folder with `tokenizer.json` and
-no `vocab.txt` gets its WordPiece vocab written as `vocab.txt`, and a TF1
-output records `do_lower_case` beside its vocab
-(`data.tokenization.lower_case_record`).
+The work is `modeling.interop.convert`; here the checks before anything is
+written, the vocab of a `tokenizer.json`-only folder, and the
+`do_lower_case` record of a TF1 output.
 """
 import dataclasses
 import os
@@ -21,16 +19,11 @@ from tasks.errors import UserError
 
 @dataclasses.dataclass(kw_only=True)
 class ConversionConfig:
-    """The flags of convert_checkpoint.py (see `modeling.interop.FORMATS`).
+    """The flags of convert_checkpoint.py (`modeling.interop.FORMATS`).
 
-    `label_list_file`: a tagger's tags (run_ner.py's label_list.txt); by
-    default the `label_list.txt` beside a TF1 input, if there is one. They
-    go to Hugging Face's `id2label`, or to `label_list.txt` in a TF1 output.
-
-    `do_lower_case`: None (the flag not given) takes what the input's
-    tokenizer says (a Hugging Face `tokenizer.json` normaliser, or the
-    `tokenizer_config.json` record beside the vocab), else True; a value
-    that contradicts the input's tokenizer is an error.
+    `label_list_file`: a tagger's tags (default: label_list.txt beside a TF1
+    input). `do_lower_case`: None takes what the input's tokenizer says,
+    else True; a value that contradicts it is an error.
     """
     input_format: str = "tf1"
     input_path: str = None
@@ -113,17 +106,12 @@ class ConversionTask:
             return config.label_list_file
         if config.input_format != "tf1" or not config.input_path:
             return None
-        path = os.fspath(config.input_path)
-        folder = path if os.path.isdir(path) else os.path.dirname(path)
-        beside = os.path.join(folder, "label_list.txt")
+        beside = os.path.join(self._input_folder(), "label_list.txt")
         return beside if os.path.isfile(beside) else None
 
     def prepare(self):
-        """Checks the files named by flags, before anything is written.
-
-        The formats, the input and an existing output are checked by
-        `modeling.interop.convert` itself, before it reads any weight.
-        """
+        """Checks the files named by flags, before anything is written
+        (`convert` checks the formats, the input and the output itself)."""
         config = self.config
         for flag in ("bert_config_file", "vocab_file"):
             if getattr(config, flag):

@@ -6,9 +6,8 @@
         export_dir="export/mrpc", task_name="MRPC"))
     task.run()
 
-The work is `serving.export_saved_model`; here the flags' rules: which label
-list a classifier or tagger gets, the casing check, and every check before
-anything is written.
+The work is `serving.export_saved_model`; here the label rules and every
+check before anything is written.
 """
 import dataclasses
 import os
@@ -19,22 +18,10 @@ from tasks.errors import UserError
 
 @dataclasses.dataclass(kw_only=True)
 class ServedModelConfig:
-    """What a served model is built from (export_saved_model.py's and
-    predict_text.py's flags of the same names).
-
-    Attributes:
-        model_type: one of `serving.MODEL_TYPES`.
-        bert_config_file, vocab_file, do_lower_case, max_seq_length: as the
-            model was trained.
-        init_checkpoint: a checkpoint prefix or an output_dir.
-        task_name, label_list, num_labels: a classifier's labels (exactly one
-            of them).
-        label_list_file: a tagger's tags (run_ner.py's label_list.txt);
-            default: `label_list` if given, else the label_list.txt in
-            init_checkpoint's folder.
-        max_query_length, max_answer_length, n_best_size: SQuAD.
-        doc_stride: tagger windows over long texts, as run_ner.py.
-    """
+    """What a served model is built from: the flags of the same names of
+    export_saved_model.py and predict_text.py (`serving.build_serving_module`
+    arguments; a classifier's labels from exactly one of task_name,
+    label_list, num_labels; a tagger's from `tagger_labels`)."""
     model_type: str = "classifier"
     bert_config_file: str = None
     vocab_file: str = None
@@ -54,8 +41,7 @@ class ServedModelConfig:
 @dataclasses.dataclass(kw_only=True)
 class ExportConfig(ServedModelConfig):
     """The flags of export_saved_model.py: the served model, `export_dir`
-    (the SavedModel folder to create; must not exist), `quantize`
-    (None or "int8", see `serving.build_serving_module`), and an encoder's
+    (must not exist), `quantize` (None or "int8"), and an encoder's
     `embed_text` pooling (None: "mean") and `l2_normalize`."""
     export_dir: str = None
     quantize: str = None
@@ -81,8 +67,7 @@ class ExportTask:
         """(label_list, num_labels) from task_name, label_list or num_labels.
 
         Raises:
-            UserError: none or more than one of them is given, or the task
-                is unknown.
+            UserError: not exactly one of them, or num_labels < 1.
         """
         config = self.config
         given = [name for name in ("task_name", "label_list", "num_labels")
@@ -130,7 +115,6 @@ class ExportTask:
         beside = os.path.join(folder, "label_list.txt")
         if not os.path.isfile(beside) and os.path.basename(
                 os.path.normpath(folder)) == "best":
-            # output_dir/best/ (--keep_best_checkpoint): the run's list.
             beside = os.path.join(os.path.dirname(os.path.normpath(folder)),
                                   "label_list.txt")
         if not os.path.isfile(beside):
@@ -160,7 +144,6 @@ class ExportTask:
             raise UserError("--pooling and --l2_normalize set the embed_text "
                             "signature of --model_type=encoder; this export "
                             f"is --model_type={config.model_type}.")
-        # An existing export_dir is refused by `export_saved_model` itself.
         checks.check_output_dir_writable(config.export_dir, "--export_dir")
 
     def serving_arguments(self):

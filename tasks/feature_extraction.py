@@ -10,6 +10,7 @@ a `.npy` output file holds float32 [number of input lines, hidden] in input
 order, any other name JSON lines `{"linex_index": N, "values": [...]}`.
 """
 import dataclasses
+import json
 import os
 
 import numpy as np
@@ -23,7 +24,7 @@ from data.extraction.features import (compute_layer_outputs,
 from data.io.atomic import atomic_output
 from data.io.results import NonFiniteResultError
 from modeling import BertModel, checkpoints
-from modeling.training import runtime as runtime_lib
+from modeling.pooling import POOLINGS, pool_sequence
 from tasks import checks
 from tasks.base import Task, TaskConfig
 from tasks.errors import UserError
@@ -94,8 +95,6 @@ class FeatureExtractionTask(Task):
 
     def check_pooling(self):
         """Pooling, normalisation and output name fit together."""
-        from modeling.pooling import POOLINGS
-
         config = self.config
         if config.pooling not in ("none", *POOLINGS):
             raise UserError(f"--pooling={config.pooling}: expected none, "
@@ -118,22 +117,15 @@ class FeatureExtractionTask(Task):
                                             self.config.max_seq_length,
                                             self.tokenizer)
 
-    def dynamic_padding(self):
-        """True when batches are cut (`TaskConfig.dynamic_padding`)."""
-        config = self.config
-        return bool(config.dynamic_padding) and not (
-            config.runtime.use_xla
-            or runtime_lib.is_tpu_strategy(self.strategy))
-
     def predict(self):
-        """Writes output_file; returns the number of examples written.
+        """Writes output_file (chief only); returns the number of examples.
 
         Each line: `{"linex_index": N, "features": [{"token": ...,
-        "layers": [{"index": -1, "values": [...]}, ...]}, ...]}`. Under a
-        multi-worker strategy the chief alone runs the model and writes (the
-        others only build the model with it, which the strategy needs).
-        Batches stream to the file (as `training.predict` would run them on
-        one worker) rather than holding every example's layers in memory.
+        "layers": [{"index": -1, "values": [...]}, ...]}, ...]}`, batches
+        streamed to the file.
+
+        Raises:
+            NonFiniteResultError: a value is NaN/Inf (nothing written).
         """
         self.prepare()
         config = self.config
@@ -153,7 +145,6 @@ class FeatureExtractionTask(Task):
                 for feature, layer_outputs in compute_layer_outputs(
                         self.model, features, self.layer_indexes,
                         config.batch_size, self.dynamic_padding()):
-                    # NaN is not JSON: refused (the temp file is removed).
                     if not all(np.isfinite(v).all() for v in layer_outputs):
                         raise NonFiniteResultError(
                             f"{config.output_file} not written: the layer "
@@ -169,11 +160,6 @@ class FeatureExtractionTask(Task):
     def pooled_vectors(self, features):
         """float32 [len(features), hidden]: `config.pooling` of the chosen
         layer over each feature's input_mask, in order."""
-        import numpy as np
-        import tensorflow as tf
-
-        from modeling.pooling import pool_sequence
-
         config = self.config
         model, layer = self.model, self.layer_indexes[0]
 
@@ -199,14 +185,6 @@ class FeatureExtractionTask(Task):
     def write_pooled(self, features):
         """Writes the pooled vectors (`.npy` or JSON lines); returns their
         number."""
-        import json
-
-        import numpy as np
-        import tensorflow as tf
-
-        from data.io.atomic import atomic_output
-        from data.io.results import NonFiniteResultError
-
         config = self.config
         vectors = self.pooled_vectors(features)
         bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))

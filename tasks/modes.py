@@ -1,14 +1,8 @@
 """The modes a task runs (train, eval, predict): one table for every task.
 
-Each mode has its `do_<mode>` flag/config field, its `<mode>_batch_size`
-flag with the original run_classifier.py's default and help, the task method
-that runs it, the key of its result in `Task.run()`, and the data split it
-reads (GLUE's file names). `tasks/script_flags.py` defines the flags from it,
-`Task.run()` runs the modes from it, and tasks that read one file per split
-look the split up here.
-
-Source: the flag blocks of google-research/bert run_classifier.py (run_squad.py
-words do_predict and predict_batch_size differently; its callers pass theirs).
+Each mode has its `do_<mode>` flag, its `<mode>_batch_size` flag (default and
+help of the original run_classifier.py's flag blocks), the task method that
+runs it, and the data split it reads (GLUE's file names).
 """
 import dataclasses
 

@@ -6,44 +6,25 @@
         init_checkpoint=..., output_dir=..., do_train=True, do_eval=True))
     task.run()   # train / evaluate / predict as the do_* fields say
 
-The original repository never shipped SWAG; its author's recipe, which this
-follows: each example becomes num_choices rows `[CLS] context [SEP] ending
-[SEP]` (data/multiple_choice), a batch [batch, num_choices, seq] runs
-through the encoder as [batch * num_choices, seq], one vector scores each
-row's pooled output, and a softmax over an example's num_choices scores
-gives its choice probabilities (`modeling.BertMultipleChoice`). The
-defaults are the paper's SWAG fine-tuning: 3 epochs, learning rate 2e-5,
-batch size 16.
-
-Files in output_dir, as run_classifier.py's: train.tf_record,
-eval.tf_record, predict.tf_record, model.ckpt-N, eval_results.txt
-(eval_accuracy, eval_loss, global_step, loss) and test_results.tsv (one
-line of num_choices probabilities per example of predict_file, in input
-order).
+Each example is num_choices rows `[CLS] context [SEP] ending [SEP]`
+(data/multiple_choice) scored by `modeling.BertMultipleChoice`; the
+defaults are the paper's SWAG fine-tuning. Files in output_dir, as
+run_classifier.py's: *.tf_record, model.ckpt-N, eval_results.txt and
+test_results.tsv (num_choices probabilities per predict_file example).
 """
 import dataclasses
-import os
 
 import numpy as np
-from absl import logging
-from keras import ops
 
 from data.multiple_choice import records
 from data.multiple_choice.examples import PaddingExample
 from data.multiple_choice.readers import DATA_FORMATS
 from data.multiple_choice.readers import read_examples as read_file
-from data.multiple_choice.results import write_test_results
 from modeling import BertMultipleChoice
 from modeling.models import losses
 from tasks import checks
-from tasks.base import EvaluatingConfig, FineTuningTask
-from tasks.classification import batch_mean_loss
+from tasks.base import SHUFFLE_SEED, EvaluatingConfig, FineTuningTask
 from tasks.errors import UserError
-
-#: The training examples are shuffled once with this seed before they are
-#: written (as run_squad.py does): tf.data's shuffle buffer of 100 would
-#: otherwise see one stretch of a file (SWAG rows come video by video).
-TRAIN_SHUFFLE_SEED = 12345
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -81,7 +62,7 @@ class MultipleChoiceTask(FineTuningTask):
             unwritable output_dir.
     """
 
-    train_shuffle_seed = TRAIN_SHUFFLE_SEED
+    train_shuffle_seed = SHUFFLE_SEED  # SWAG rows come video by video
     records_name = "multiple-choice"
 
     def build_model(self):
@@ -134,28 +115,14 @@ class MultipleChoiceTask(FineTuningTask):
             include_is_real_example=mode != "train")
 
     def compute_results(self, logits, labels, weights, num_actual):
-        """eval_accuracy (share of examples whose highest-scoring choice is
-        the label), eval_loss (mean softmax cross-entropy over the
-        choices), global_step, and loss (`batch_mean_loss`)."""
+        """eval_accuracy, eval_loss (softmax cross-entropy over the
+        choices), global_step and loss (`tasks.base.batch_mean_loss`)."""
         per_example = np.asarray(
             losses.per_example_classifier_loss(logits, labels), np.float64)
-        total = weights.sum()
-        return {
-            "eval_accuracy": float(
-                ((logits.argmax(-1) == labels) * weights).sum() / total),
-            "eval_loss": float((per_example * weights).sum() / total),
-            "global_step": self.global_step,
-            "loss": batch_mean_loss(per_example, self.config.eval_batch_size),
-        }
+        return self.classification_results(per_example, logits, labels,
+                                           weights)
 
     def write_outputs(self, logits, num_actual):
         """test_results.tsv: the softmax over each example's choice scores,
-        in input order (`str(float32)` values, tab-separated); returns
-        them, float32 [num_examples, num_choices]."""
-        rows = np.asarray(ops.softmax(logits, axis=-1),
-                          np.float32)[:num_actual]
-        if self.is_chief:
-            path = os.path.join(self.config.output_dir, "test_results.tsv")
-            write_test_results(path, rows)
-            logging.info("Wrote %d predictions to %s", len(rows), path)
-        return rows
+        in input order; returns it, float32 [num_examples, num_choices]."""
+        return self.write_test_results(logits[:num_actual])

@@ -5,31 +5,24 @@
     for result in task.run():
         print(result)
 
-Input: `text` (each string one example), else `input_file`, else standard
-input; one example per line, TAB between the fields:
-  * classifier: `text` or `text_a<TAB>text_b`;
-  * squad: `question<TAB>context`;
-  * tagger: the whole line is the text (a TAB is a space to BERT);
-  * multiple_choice: `context<TAB>ending_1<TAB>...<TAB>ending_n`.
-Blank lines are skipped; each result names its `line` (1-based, of the
-file, stdin or the `text` list), echoes the input fields and adds the
-model's outputs (`serving.predictions`). The whole input is read and every
-line checked before anything is predicted (an export is loaded first only
-to learn its model type).
-
-The model: `export_dir` (a SavedModel of export_saved_model.py; its type
-is read from its signatures), or a checkpoint (`init_checkpoint` with
-`bert_config_file`, `vocab_file`, `model_type` and the labels, as for
-export_saved_model.py), from which the same serving module is built in
-memory, nothing written.
+One example per line of `text`, `input_file` or standard input, TAB between
+the fields (`parse_rows`); each result names its `line`, echoes the fields
+and adds the model's outputs (`serving.predictions`). Every line is checked
+before anything is predicted. The model: `export_dir` (a SavedModel of
+export_saved_model.py), or a checkpoint with the `ServedModelConfig` fields,
+from which the same serving module is built in memory.
 """
 import dataclasses
 import json
+import os
 import sys
 
+from data.io.atomic import write_text_atomically
+from data.io.text_files import read_utf8_text
 from tasks import checks
 from tasks.errors import UserError
-from tasks.export import ServedModelConfig
+from tasks.export import ExportConfig, ExportTask, ServedModelConfig
+from tasks.quiet_start import tensorflow_noise_filtered
 
 MODEL_TYPES = ("classifier", "squad", "tagger", "multiple_choice")
 # The names of the fields of a line, per model type.
@@ -38,20 +31,10 @@ _FIELDS = {"squad": ("question", "context"), "tagger": ("text",)}
 
 @dataclasses.dataclass(kw_only=True)
 class PredictTextConfig(ServedModelConfig):
-    """The flags of predict_text.py.
-
-    Attributes:
-        export_dir: a SavedModel of export_saved_model.py; or else
-            init_checkpoint, bert_config_file, vocab_file, model_type, the
-            labels, ...: the `ServedModelConfig` fields, as for
-            export_saved_model.py (model_type None: read from the export).
-        text: list of str, examples given directly.
-        input_file: one example per line (when `text` is empty); neither:
-            standard input.
-        output_file: write the JSON lines there (atomically) instead of
-            standard output.
-        batch_size: examples per model call.
-    """
+    """The flags of predict_text.py: `export_dir`, or the
+    `ServedModelConfig` fields (model_type None: read from the export);
+    `text` (list of str), else `input_file`, else standard input;
+    `output_file` (else standard output); `batch_size` per model call."""
     model_type: str = None
     export_dir: str = None
     text: list = None
@@ -66,8 +49,6 @@ def _lines(config, stdin):
     if config.text:
         return list(enumerate(config.text, start=1)), "--text"
     if config.input_file:
-        from data.io.text_files import read_utf8_text
-
         checks.check_data_file(config.input_file, "--input_file")
         text, where = read_utf8_text(config.input_file), config.input_file
     else:
@@ -84,14 +65,13 @@ def _lines(config, stdin):
 
 
 def parse_rows(numbered_lines, model_type, where):
-    """The examples of each non-blank line as tuples of fields.
-
-    Returns:
-        list of (line number, tuple of str).
+    """(line number, tuple of fields) of each non-blank line: classifier
+    `text` or `text_a<TAB>text_b`; squad `question<TAB>context`; tagger the
+    whole line; multiple_choice `context<TAB>ending_1<TAB>...`.
 
     Raises:
-        UserError: a line with the wrong number of fields for the model
-            type, naming `where` and the line.
+        UserError: a line with the wrong number of fields, naming `where`
+            and the line; no line at all.
     """
     rows = []
     for number, line in numbered_lines:
@@ -144,8 +124,6 @@ class PredictTextTask:
         self.model_type = None
 
     def _export_config(self):
-        from tasks.export import ExportConfig
-
         fields = {field.name for field in dataclasses.fields(ExportConfig)}
         values = {name: getattr(self.config, name) for name in fields
                   if hasattr(self.config, name)}
@@ -170,7 +148,8 @@ class PredictTextTask:
             raise UserError("Give --text or --input_file, not both.")
         if config.output_file:
             checks.check_output_dir_writable(
-                _folder(config.output_file), "--output_file")
+                os.path.dirname(os.path.abspath(config.output_file)),
+                "--output_file")
         numbered, where = _lines(config, self.stdin)
         if config.export_dir:
             from serving.predictions import load_export, model_type_of
@@ -187,8 +166,6 @@ class PredictTextTask:
         self.rows = parse_rows(numbered, self.model_type, where)
 
     def _prepare_checkpoint(self):
-        from tasks.export import ExportTask
-
         config = self.config
         self.model_type = config.model_type
         for flag in ("bert_config_file", "vocab_file"):
@@ -218,8 +195,6 @@ class PredictTextTask:
 
     def results(self):
         """The result dicts, in input order (`prepare()` first)."""
-        from tasks.quiet_start import tensorflow_noise_filtered
-
         predictor = self._predictor()
         with tensorflow_noise_filtered():  # TF's oneDNN "E" line, not ours
             outputs = predictor.predict([fields for _, fields in self.rows],
@@ -235,8 +210,6 @@ class PredictTextTask:
         text = "".join(json.dumps(result, ensure_ascii=False) + "\n"
                        for result in results)
         if self.config.output_file:
-            from data.io.atomic import write_text_atomically
-
             write_text_atomically(self.config.output_file, text)
         else:
             stream = stdout or sys.stdout
@@ -249,8 +222,3 @@ class PredictTextTask:
                 stream.flush()
         return results
 
-
-def _folder(path):
-    import os
-
-    return os.path.dirname(os.path.abspath(path))

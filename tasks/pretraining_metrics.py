@@ -1,11 +1,6 @@
-"""Evaluation metrics of pre-training, as the original's eval_results.txt.
-
-Reproduces the metric_fn of google-research/bert `run_pretraining.py` plus
-the Estimator's `loss`, accumulated over evaluation batches in float64 with
-numpy (the values are sums and means, no library metric needed). The
-per-example losses are the training loss's own (`modeling.models.losses`), applied
-to float64 log-probabilities.
-"""
+"""Evaluation metrics of pre-training, as the original's eval_results.txt:
+run_pretraining.py's metric_fn plus the Estimator's `loss`, accumulated in
+float64 with the training loss's per-example losses."""
 import numpy as np
 
 from modeling.models.losses import per_example_log_prob_loss

@@ -1,13 +1,6 @@
-"""The runtime flags every training script shares, and `RuntimeOptions` from them.
-
-The original scripts share a block of TPU flags (`use_tpu`, `tpu_name`, ...,
-`save_checkpoints_steps`, `iterations_per_loop`); `define_runtime_flags`
-defines them with the same names and defaults, plus this project's switches
-(`distribution_strategy`, `mixed_precision`, `use_xla`, `keep_checkpoint_max`,
-`gradient_accumulation_steps`, `steps_per_execution`, `optimizer`,
-`tpu_timeout_s`, `log_steps`, `seed`). `runtime_options_from_flags` fills
-`modeling.training.runtime.RuntimeOptions`, which is all the layers below see:
-flags stop here.
+"""The runtime flags every training script shares, and `RuntimeOptions` from
+them: the original's TPU flags (same names and defaults) plus this project's
+switches. The layers below see only `modeling.training.runtime.RuntimeOptions`.
 """
 import dataclasses
 
@@ -19,11 +12,7 @@ from tasks.errors import UserError
 
 
 def define_runtime_flags(flag_values=None):
-    """Defines the original's shared TPU flags plus this project's switches.
-
-    Args:
-        flag_values: the `absl.flags.FlagValues` to define them in (FLAGS).
-    """
+    """Defines the flags in `flag_values` (default `flags.FLAGS`)."""
     flag_values = flag_values if flag_values is not None else flags.FLAGS
     flags.DEFINE_bool("use_tpu", False, "Whether to use TPU or GPU/CPU.", flag_values=flag_values)
     flags.DEFINE_string(

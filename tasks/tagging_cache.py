@@ -1,31 +1,14 @@
 """The feature-based tagger's frozen activations, computed once and cached.
 
-BERT paper §5.3: in the feature-based approach the encoder is not trained,
-so its activations for a window never change. They are computed once per
-(inputs, encoder weights, feature choice) and stored in output_dir as
-`<split>_features.<key>.tf_record`; every epoch, a resumed run and a later
-eval/predict run read that file instead of running the encoder again.
-
-The key (`cache_key`) is a SHA-256 over the feature choice, the BertConfig,
-every encoder weight (by TF1 name) and the windows' input_ids, input_mask
-and segment_ids, so another checkpoint, vocab, max_seq_length, doc_stride
-or input file gives another file; an older file of the same split is then
-removed. Files are written atomically (data.io.tfrecord.RecordFileWriter):
-a file under the final name is complete.
-
-Training batches are bucketed by length here (`bucket_by_sequence_length`
-over the stream, buckets of BUCKET_WIDTH positions): the cached rows are
-already cut to their real length, so batches of similar length cost the
-BiLSTM least. The fine-tuning path's `--group_by_length`
-(`data.io.dynamic_padding.group_by_length`) sorts stretches of the stream
-instead, which guarantees every window once per epoch; here a window of a
-rare length may wait in its bucket across epochs, and `--group_by_length`
-and `--dynamic_padding` do not apply (this data path is already cut).
-
-Record k holds window k: `features` (raw little-endian float32 of
-[length, width], the rows of its real positions, length = sum(input_mask))
-and `length`. Labels are not cached (they are not encoder inputs): the
-datasets zip the records with the windows' label arrays.
+BERT paper §5.3: the encoder is not trained, so a window's activations never
+change. They are stored as `<split>_features.<key>.tf_record` in output_dir
+(written atomically) and read by every epoch, resumed run and later
+eval/predict run. The key (`cache_key`) hashes everything they depend on;
+another key replaces the split's older file. Record k holds window k:
+`features` (raw little-endian float32 [length, width], the rows of its real
+positions) and `length`; labels are zipped in from the windows. Training
+batches are bucketed by length (`--group_by_length` and `--dynamic_padding`
+do not apply to this already cut data path).
 """
 import glob
 import hashlib
@@ -49,8 +32,7 @@ CACHE_VERSION = "1"
 ENCODER_KEYS = ("input_ids", "input_mask", "segment_ids")
 LABEL_KEYS = ("input_mask", "label_ids", "label_weights")
 #: Training batches hold windows of similar length (buckets of this many
-#: positions), each padded only to its longest window: the BiLSTM's cost
-#: grows with the padded length.
+#: positions), each padded only to its longest window.
 BUCKET_WIDTH = 16
 
 
@@ -72,13 +54,9 @@ def window_arrays(features):
 
 
 def cache_key(model, arrays):
-    """Hex SHA-256 of what the cached activations depend on.
-
-    Args:
-      model: modeling.BertFeatureTagger (its feature_layers, config and
-        encoder weights).
-      arrays: dict from window_arrays.
-    """
+    """Hex SHA-256 of what the cached activations depend on: `model`'s
+    (a modeling.BertFeatureTagger) feature_layers, config and encoder
+    weights, and the encoder inputs of `arrays` (from window_arrays)."""
     digest = hashlib.sha256()
     digest.update(json.dumps({"version": CACHE_VERSION,
                               "feature_layers": model.feature_layers,
@@ -142,16 +120,9 @@ class FeatureCache:
         return self._encode
 
     def ensure(self, folder, split, arrays):
-        """The cache file of `arrays`, computed unless already there.
-
-        Args:
-          folder: where cache files live (output_dir on the chief).
-          split: "train", "eval" or "predict" (part of the file name).
-          arrays: dict from window_arrays.
-
-        Returns:
-          str, the path of a complete cache file with one record per window.
-        """
+        """The path of the complete cache file of `arrays` (from
+        window_arrays) for `split` ("train", "eval", "predict") in `folder`,
+        computed unless already there."""
         key = cache_key(self.model, arrays)
         path = cache_path(folder, split, key)
         count = len(arrays["input_ids"])
@@ -178,6 +149,15 @@ class FeatureCache:
                      "%.1f s -> %s.", count, time.perf_counter() - started,
                      path)
         return path
+
+
+    def dataset(self, folder, split, windows, batch_size):
+        """(`cached_dataset` of `windows`' activations, its path), the
+        cache file computed first unless already there (`ensure`)."""
+        arrays = window_arrays(windows)
+        path = self.ensure(folder, split, arrays)
+        return cached_dataset(path, arrays, self.model.feature_width,
+                              split == "train", batch_size), path
 
 
 def cached_dataset(path, arrays, width, is_training, batch_size, seed=None):
