@@ -13,11 +13,7 @@ r"""Converts BERT weights between the TF1 layout, keras-hub and Hugging Face.
     python convert_checkpoint.py --input_format=tf1 --input_path=$BERT_BASE_DIR \
       --output_format=keras_hub --output_path=/tmp/bert_keras_hub
 
-Formats: `tf1` (a checkpoint prefix or directory; `bert_config.json` beside
-it or --bert_config_file), `keras_hub` (a BertBackbone preset folder, or a
-`.weights.h5` file plus --bert_config_file), `huggingface` (config.json,
-model.safetensors, vocab.txt or tokenizer.json). Heads and a tagger's tags go
-along where the target has them (docs/moving_weights.md). An existing
+Formats and what goes along: docs/moving_weights.md. An existing
 --output_path is never overwritten.
 """
 

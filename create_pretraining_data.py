@@ -1,11 +1,8 @@
 """Creates masked-LM / next-sentence pre-training TFRecords from raw text.
 
 Same flags, defaults and output as google-research/bert
-`create_pretraining_data.py`: for the same input, vocab and --random_seed the
-records hold the same instances in the same order (input of up to one
---shard_size_mb shard; larger input is split, a seed per shard). Added:
---num_workers, --shard_size_mb, and --runner/--beam_pipeline_options (Apache
-Beam, `pip install -e .[beam]`, byte-identical output).
+`create_pretraining_data.py` (up to one --shard_size_mb of input). Added:
+--num_workers, --shard_size_mb, --runner and --beam_pipeline_options.
 
 Example:
   python create_pretraining_data.py \\

@@ -8,12 +8,8 @@ Give it the same vocab, case rule, config and max_seq_length as training:
       --init_checkpoint=/tmp/mrpc_output --max_seq_length=128 \
       --export_dir=/tmp/mrpc_export
 
-`--init_checkpoint` is an output_dir of a fine-tuning script (its newest
-`model.ckpt-N`), a checkpoint prefix, or a released model's directory (for
-`--model_type=encoder`). The signatures of each model type are listed in
-docs/serving.md (and by `saved_model_cli show --all --dir <export_dir>`).
-An existing `--export_dir` is never overwritten. Load an export with
-`import tensorflow_text` first (the in-graph tokenizer uses its ops).
+Signatures: docs/serving.md. An existing `--export_dir` is never
+overwritten. Load an export with `import tensorflow_text` first.
 """
 
 from tasks.quiet_start import start_tensorflow

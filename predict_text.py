@@ -10,12 +10,8 @@ r"""Predicts from raw text in one line: JSON lines on standard output.
       --vocab_file=$BERT_BASE_DIR/vocab.txt --model_type=classifier \
       --task_name=MRPC --input_file=pairs.txt
 
-Input: every --text (repeatable), else --input_file, else standard input;
-one example per line, TAB between the fields: classifier `text` or
-`text_a<TAB>text_b`; squad `question<TAB>context`; tagger the whole line;
-multiple_choice `context<TAB>ending_1<TAB>...`. Output: one JSON object per
-example with its `line`, the input fields and the predictions
-(docs/serving.md).
+Input: every --text, else --input_file, else standard input; one example per
+line, TAB between the fields. Output: docs/serving.md.
 """
 
 from tasks.quiet_start import start_tensorflow

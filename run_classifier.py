@@ -10,15 +10,10 @@ checks, same files in `output_dir`), with Keras `model.fit` underneath:
       --train_batch_size=32 --learning_rate=2e-5 --num_train_epochs=3.0 \
       --output_dir=/tmp/mrpc_output/
 
-Writes `train.tf_record`/`eval.tf_record`/`predict.tf_record`, TF1 checkpoints
-`model.ckpt-N` (loadable by `--init_checkpoint` and by the original code),
-`eval_results.txt` and `test_results.tsv`; training also copies
-`bert_config.json`, `vocab.txt` and the lower-casing record
-(`tokenizer_config.json`) there, so `output_dir` is a model folder. Batches
-are cut to their longest example (--dynamic_padding; see
-docs/fine_tuning_speed.md for it, --group_by_length and evaluation during
-training). Rerunning a command resumes from the
-newest checkpoint in `output_dir`.
+Writes `*.tf_record`, TF1 checkpoints `model.ckpt-N`, `eval_results.txt` and
+`test_results.tsv`, and makes `output_dir` a model folder. Batches are cut to
+their longest example (docs/fine_tuning_speed.md). Rerunning a command
+resumes from the newest checkpoint in `output_dir`.
 """
 
 from tasks.quiet_start import start_tensorflow

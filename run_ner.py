@@ -12,11 +12,8 @@ paper and the flag style of `run_classifier.py` / `run_squad.py`:
       --max_seq_length=128 --doc_stride=64 --train_batch_size=32 \
       --learning_rate=5e-5 --num_train_epochs=3.0 --output_dir=/tmp/ner/
 
-Whole documents are cut into windows of --max_seq_length word pieces that
-advance by --doc_stride; no word is dropped (docs/tagging.md).
---feature_layers picks the paper's feature-based approach. Writes
-label_list.txt, model.ckpt-N, eval_results.txt + eval_predictions.txt and
-predictions.txt. Rerunning a command resumes training.
+Windows, formats and files: docs/tagging.md. Rerunning a command resumes
+training.
 """
 
 from tasks.quiet_start import start_tensorflow

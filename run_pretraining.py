@@ -11,10 +11,8 @@ defaults, input pipeline, loss and `eval_results.txt`), with Keras
       --train_batch_size=32 --max_seq_length=128 --max_predictions_per_seq=20 \\
       --num_train_steps=20 --num_warmup_steps=10 --learning_rate=2e-5
 
-Writes TF1 checkpoints `model.ckpt-N` in output_dir (a rerun resumes from the
-newest) and, with --do_eval, `eval_results.txt`. Added: --dynamic_masking
-(new masks each time an instance is read) and --optimizer_type (adamw or
-lamb; an alias of the runtime flag --optimizer).
+A rerun resumes from the newest `model.ckpt-N`. Added: --dynamic_masking and
+--optimizer_type (an alias of --optimizer).
 """
 
 from tasks.quiet_start import start_tensorflow

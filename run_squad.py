@@ -11,13 +11,9 @@ checks, same files in `output_dir`), with Keras `model.fit` underneath:
       --train_batch_size=12 --learning_rate=3e-5 --num_train_epochs=2.0 \
       --max_seq_length=384 --doc_stride=128 --output_dir=/tmp/squad_base/
 
-Writes `train.tf_record`, `eval.tf_record`, TF1 checkpoints `model.ckpt-N`,
-`predictions.json`, `nbest_predictions.json` and (SQuAD 2.0)
-`null_odds.json`, exactly as the original. When the predict file carries gold
-answers (a dev set), it also writes `eval_results.json`: the official
-evaluation's numbers (evaluate-v2.0.py keys; with null odds the best
-threshold for --null_score_diff_threshold). Rerunning a command resumes
-training from the newest checkpoint in `output_dir`.
+Writes the original's files, and `eval_results.json` (the official
+evaluation) when the predict file has gold answers. Rerunning a command
+resumes training from the newest checkpoint in `output_dir`.
 """
 
 from tasks.quiet_start import start_tensorflow

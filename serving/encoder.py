@@ -8,16 +8,13 @@ from serving.text_module import (TextServing, ids_features, ids_signature,
 class EncoderServing(TextServing):
     """Signatures of a `BertModel`.
 
-    - `encode_text(text)`, `encode_pair(text_a, text_b)`: tf.string [batch];
-    - `encode_ids(input_ids, input_mask, segment_ids)`.
-    Outputs: `pooled_output` float32 [batch, hidden_size], `sequence_output`
-    float32 [batch, max_seq_length, hidden_size], and (text signatures) the
-    packed `input_ids`, `input_mask`, `segment_ids` int32
-    [batch, max_seq_length], so padding rows can be told apart.
+    - `encode_text(text)`, `encode_pair(text_a, text_b)`, `encode_ids(...)`:
+      `pooled_output` float32 [batch, hidden_size], `sequence_output`
+      float32 [batch, max_seq_length, hidden_size] (text signatures: and
+      the packed ids int32 [batch, max_seq_length]);
     - `embed_text(text)`: `embedding` float32 [batch, hidden_size], the last
-      layer pooled as fixed at export (`pooling`: "mean", "cls" or "max"
-      over the real tokens, `modeling.pooling.pool_sequence`; then L2
-      normalised if `l2_normalize`): sentence embeddings.
+      layer pooled (`modeling.pooling.pool_sequence`, `pooling` and
+      `l2_normalize` fixed at export).
     """
 
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,

@@ -8,14 +8,8 @@ tagger (NER) and multiple choice.
         init_checkpoint="/tmp/mrpc_output", do_lower_case=True,
         max_seq_length=128, label_list=["0", "1"])
 
-    import tensorflow as tf, tensorflow_text  # registers the tokenizer ops
-    served = tf.saved_model.load("export/mrpc")
-    served.signatures["classify_pair"](text_a=tf.constant([...]),
-                                       text_b=tf.constant([...]))
-
-Tokenizing and packing run inside the graph (`serving.text_module`); each
-export also has a signature over already-tokenized ids. Loading needs
-`import tensorflow_text` first.
+Tokenizing and packing run inside the graph (`serving.text_module`); loading
+an export needs `import tensorflow_text` first (`serving.predictions`).
 """
 import os
 
@@ -220,15 +214,8 @@ def track_captured_variables(module, signatures):
 
 
 def export_saved_model(export_dir, **kwargs):
-    """Writes a SavedModel serving raw text (`build_serving_module`),
-    atomically, the vocab file in its `assets/`.
-
-    Args:
-        export_dir: the SavedModel directory to create; must not exist.
-        **kwargs: `build_serving_module` arguments.
-
-    Returns:
-        str, export_dir.
+    """Writes `build_serving_module(**kwargs)` as a SavedModel at
+    `export_dir` (atomically, the vocab in `assets/`); returns export_dir.
 
     Raises:
         ExportExistsError: export_dir already exists (never overwritten).

@@ -13,13 +13,10 @@ from serving.text_module import (TextServing, choices_ids_signature,
 class MultipleChoiceServing(TextServing):
     """Signatures of a `BertMultipleChoice`.
 
-    - `multiple_choice(context, endings)` (= serving_default): `context`
-      tf.string [batch], `endings` tf.string [batch, num_choices] (any
-      number of choices, the same for the whole batch) -> `logits`,
-      `probabilities` float32 [batch, num_choices] (softmax over the
-      choices), `choice` int32 [batch] (argmax), and the packed
-      `input_ids`, `input_mask`, `segment_ids` int32 [batch, num_choices,
-      max_seq_length];
+    - `multiple_choice(context, endings)`: `context` tf.string [batch],
+      `endings` tf.string [batch, num_choices] -> `logits`, `probabilities`
+      float32 [batch, num_choices], `choice` int32 [batch], and the packed
+      ids int32 [batch, num_choices, max_seq_length];
     - `multiple_choice_ids(input_ids, input_mask, segment_ids)` int32
       [batch, num_choices, seq_length]: `logits`, `probabilities`, `choice`.
     """

@@ -1,5 +1,5 @@
-"""Calling a served model from Python: an export (or the same module built in
-memory) plus rows of raw text in, JSON-ready dicts out, batched.
+"""Calling a served model (an export, or the module built in memory) on rows
+of raw text: JSON-ready dicts out, batched.
 
     from serving.predictions import load_export, Predictor
     served = load_export("export/mrpc")          # imports tensorflow_text
@@ -7,17 +7,14 @@ memory) plus rows of raw text in, JSON-ready dicts out, batched.
     for result in predictor.predict([("text a", "text b"), ("text",)]):
         print(result)   # {"label": "1", "probabilities": {"0": .., "1": ..}}
 
-What each model type takes (one tuple of strings per example) and gives:
+Each model type takes one tuple of strings per example and gives:
   * classifier: (text,) or (text_a, text_b) -> `label`, `probabilities`
-    ({label: p} in label-id order; a list for exports without label names)
-    or, regression, `score`;
-  * squad: (question, context) -> `answer` (the in-graph `tok_text`, see
-    serving/squad.py), `score` (None when no span is valid);
+    ({label: p}, or a list without label names) or, regression, `score`;
+  * squad: (question, context) -> `answer`, `score` (None: no valid span);
   * tagger: (text,) -> `words`, `tags`, `entities` (`start`, `end` code
-    point offsets into the text, `type`, `text`);
+    point offsets, `type`, `text`);
   * multiple_choice: (context, ending_1, ..., ending_n) -> `choice`,
-    `probabilities` (list over the endings); examples with different
-    numbers of endings may be mixed.
+    `probabilities`.
 """
 import math
 

@@ -18,14 +18,11 @@ class SquadServing(TextServing):
     context to what is left (no further `doc_stride` windows).
 
     - `squad(question, context)`: tf.string [batch] -> `start_logits`,
-      `end_logits` float32 [batch, max_seq_length] and the packed
-      `input_ids`, `input_mask`, `segment_ids`;
-    - `squad_answer(question, context)`: the best span (see
-      `serving.squad_span.best_spans`): `start_position`, `end_position`
-      int32 [batch] (token positions in the packed sequence), `score`
-      float32 [batch] and `answer_text` tf.string [batch], the span's
-      WordPiece tokens joined as the original's `tok_text` (not mapped back
-      to the context's characters by `get_final_text`);
+      `end_logits` float32 [batch, max_seq_length] and the packed ids;
+    - `squad_answer(question, context)`: the best span
+      (`serving.squad_span.best_spans`): `start_position`, `end_position`
+      int32 [batch] (packed positions), `score` float32 [batch] and
+      `answer_text` tf.string [batch] (`serving.squad_span.span_text`);
     - `squad_ids(input_ids, input_mask, segment_ids)`: the logits.
     """
 

@@ -4,12 +4,8 @@
     task = ClassificationTask(ClassificationConfig(task_name="MRPC", ...))
     results = task.run()            # or task.train() / evaluate() / predict()
 
-One module per script; the fine-tuning tasks declare hooks for the one
-train / evaluate / predict of `tasks.base.FineTuningTask`; `tasks.cli` is the
-scripts' skeleton and `tasks.checks` the checks run before any work.
-
-Names are imported on first use, so `import tasks.cli` (every script's first
-import) stays free of TensorFlow and `--help` answers at once.
+One module per script (docs/architecture.md). Names are imported on first
+use, so `import tasks.cli` stays free of TensorFlow.
 """
 import importlib
 

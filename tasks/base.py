@@ -235,11 +235,10 @@ class Task:
                 optimizer_type=config.runtime.optimizer, model=optimizer_model,
                 gradient_accumulation_steps=(
                     config.runtime.gradient_accumulation_steps))
-        extra = {"callbacks": list(callbacks)} if callbacks else {}
         result = training.run_training(
             self.model, optimizer, dataset, num_train_steps, config.output_dir,
             config.runtime, batch_size, strategy=self.strategy,
-            start_from=self.checkpoint, **extra)
+            start_from=self.checkpoint, callbacks=list(callbacks))
         self.global_step = result["global_step"]
         self._weights_ready = True
         # Named, not read back: another worker may not see the state file yet.
@@ -488,14 +487,11 @@ class FineTuningTask(Task):
         return examples, num_actual
 
     def predict_logits(self, mode, batch_size):
-        """The model's outputs on every example of `mode`.
-
-        Returns:
-            (outputs, label_ids, weights, num_actual): outputs in the model's
-            structure (per-token ones padded back to max_seq_length), one
-            row per record, TPU padding after the real examples; label_ids
-            and weights as the dataset holds them (None when it has none, or
-            for `token_outputs`); outputs None when there is no record.
+        """(outputs, label_ids, weights, num_actual) of every example of
+        `mode`: one row per record (per-token outputs padded back to
+        max_seq_length), TPU padding after the num_actual real examples;
+        label_ids, weights None for `token_outputs` or an unlabelled
+        dataset; outputs None when there is no record.
 
         Raises:
             RuntimeError: the model returned another number of rows than

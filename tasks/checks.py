@@ -164,13 +164,9 @@ def record_init_checkpoint(output_dir, init_checkpoint):
 
 
 def choose_checkpoint(output_dir, init_checkpoint, allow_non_finite=False):
-    """The checkpoint a run will use (`modeling.training.choose_start`: one
-    in `output_dir` wins), checked against `--init_checkpoint`: given as
-    well, it must be the one that output_dir's training started from
-    (init_checkpoint.txt) or name the newest training checkpoint itself.
-
-    Returns:
-        `modeling.training.CheckpointChoice`.
+    """The `modeling.training.CheckpointChoice` of a run
+    (`modeling.training.choose_start`); an `--init_checkpoint` given as well
+    must be the one output_dir's training started from, or its newest.
 
     Raises:
         UserError: `--init_checkpoint` names no checkpoint or conflicts with

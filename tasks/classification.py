@@ -1,14 +1,6 @@
 """Sentence (pair) classification on GLUE/XNLI: the original run_classifier.py.
 
-    task = ClassificationTask(ClassificationConfig(
-        task_name="MRPC", data_dir=".../MRPC", vocab_file=..., output_dir=...,
-        bert_config_file=..., init_checkpoint=..., do_train=True))
-    task.run()   # train / evaluate / predict as the do_* fields say
-
-Files in output_dir, as the original: train.tf_record, eval.tf_record,
-predict.tf_record, model.ckpt-N, eval_results.txt, test_results.tsv; and
-eval_predictions.tsv (each dev example's gold and predicted label and the
-class probabilities).
+Files in output_dir: the original's, and eval_predictions.tsv.
 """
 import dataclasses
 import os

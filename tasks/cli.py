@@ -1,14 +1,10 @@
 """The skeleton every script shares: flags -> config -> task, one error path.
 
-A script defines its flags, calls `define_common_flags()`, and ends with
-`cli.main(run)`, where `run()` builds the task's config with
-`config_from_flags` and calls `task.run()`. A flag parsing error or a
-`UserError` ends in ONE line on stderr, `<script>: error: <message>` (at
-most `MAX_LINE` characters), exit status 1, no traceback
-(`--verbose_errors` or BERT_VERBOSE_ERRORS=1 shows it); any other exception
-is a bug: its traceback, then one line saying so. Training stopped by a
-signal (`modeling.training.preemption`) ends in one line on how to resume,
-exit status 128 + the signal.
+A flag parsing error or a `UserError` ends in ONE line on stderr,
+`<script>: error: <message>`, exit status 1, no traceback (unless
+`--verbose_errors` or BERT_VERBOSE_ERRORS=1); any other exception is a bug:
+its traceback, then one line saying so. Training stopped by a signal ends in
+one line on how to resume, exit status 128 + the signal.
 """
 import dataclasses
 import os
@@ -64,11 +60,9 @@ def verbose_errors():
 
 
 def config_from_flags(config_class, flag_values=None, **overrides):
-    """Builds a task config dataclass from the flags of the same names.
-
-    Fields without a flag keep their default; `runtime` is
-    `tasks.runtime_flags.runtime_options_from_flags` (when those flags are
-    defined); `do_lower_case` is `lower_case_from_flags`; `overrides` win.
+    """A task config dataclass from the flags of the same names (`runtime`:
+    `runtime_flags.runtime_options_from_flags`; `do_lower_case`:
+    `lower_case_from_flags`); `overrides` win.
 
     Raises:
         UserError: --do_lower_case contradicts the vocab's record.
@@ -90,12 +84,8 @@ def config_from_flags(config_class, flag_values=None, **overrides):
 
 
 def lower_case_from_flags(flag_values=None):
-    """--do_lower_case, with the record beside --vocab_file
-    (`data.tokenization.lower_case_record`) as its default; without a record
-    (or for a remote --vocab_file) the flag's value stands.
-
-    Returns:
-        bool.
+    """--do_lower_case (bool), with the record beside --vocab_file
+    (`data.tokenization.lower_case_record`) as its default.
 
     Raises:
         UserError: the flag contradicts the record, or the record is not
@@ -197,12 +187,8 @@ def call_reporting_user_errors(function, *args, **kwargs):
 
 
 def main(run):
-    """Runs a script: parses flags, then `run()` under the one error path.
-
-    Args:
-        run: callable without arguments (reads the parsed flags, builds the
-            config, runs the task). Its return value is ignored.
-    """
+    """Runs a script: parses flags, then `run()` (no arguments) under the
+    one error path."""
     def absl_main(argv):
         logging.set_verbosity(logging.INFO)
 

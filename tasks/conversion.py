@@ -1,18 +1,15 @@
 """Converting BERT weights between the TF1 layout, keras-hub and Hugging Face.
 
-    task = ConversionTask(ConversionConfig(
-        input_format="tf1", input_path="uncased_L-12_H-768_A-12",
-        output_format="huggingface", output_path="/tmp/bert_hf"))
-    task.run()
-
-The work is `modeling.interop.convert`; here the checks before anything is
-written, the vocab of a `tokenizer.json`-only folder, and the
-`do_lower_case` record of a TF1 output.
+The work is `modeling.interop.convert`; here the checks and the tokenizer.
 """
 import dataclasses
 import os
 import tempfile
 
+from data.tagging.outputs import read_label_list
+from data.tokenization import lower_case_record, tokenizer_json
+from modeling.interop import convert
+from modeling.interop.convert import vocab_beside
 from tasks import checks
 from tasks.errors import UserError
 
@@ -58,9 +55,6 @@ class ConversionTask:
     def _case_source(self):
         """(do_lower_case the input's tokenizer says or None, where it says
         it); reads the vocab of a `tokenizer.json`-only folder on the way."""
-        from data.tokenization import lower_case_record, tokenizer_json
-        from modeling.interop.convert import vocab_beside
-
         config = self.config
         if config.vocab_file:
             self.has_vocab = True
@@ -120,16 +114,11 @@ class ConversionTask:
         self.do_lower_case = self._resolve_lower_case()
         label_list_file = self._label_list_file()
         if label_list_file:
-            from data.tagging.outputs import read_label_list
-
             self.label_names = read_label_list(label_list_file)
 
     def run(self):
         """Writes the converted model; returns its path (a TF1 output: its
         checkpoint prefix)."""
-        from data.tokenization import lower_case_record, tokenizer_json
-        from modeling.interop import convert
-
         self.prepare()
         config = self.config
         finish = None

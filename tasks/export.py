@@ -1,17 +1,16 @@
 """Exporting a checkpoint as a SavedModel that serves raw text.
 
-    task = ExportTask(ExportConfig(
-        model_type="classifier", bert_config_file="bert_config.json",
-        vocab_file="vocab.txt", init_checkpoint="/tmp/mrpc_output",
-        export_dir="export/mrpc", task_name="MRPC"))
-    task.run()
-
 The work is `serving.export_saved_model`; here the label rules and every
 check before anything is written.
 """
 import dataclasses
 import os
 
+from data.glue.processors import get_processor
+from data.tagging.outputs import read_label_list
+from data.tokenization import full_tokenizer
+from modeling import checkpoints
+from serving import export_saved_model
 from tasks import checks
 from tasks.errors import UserError
 
@@ -53,9 +52,8 @@ class ExportTask:
     """Checks the export's inputs (`prepare`), then writes it (`run`).
 
     Raises (from `prepare()`):
-        UserError: no or several label sources for a classifier or tagger,
-            an unknown task, a case flag that contradicts the checkpoint's
-            name, a missing config/vocab, an existing export_dir.
+        UserError: the label errors below, a case flag that contradicts the
+            checkpoint's name, a missing config/vocab.
     """
 
     def __init__(self, config):
@@ -77,8 +75,6 @@ class ExportTask:
                 "--model_type=classifier needs exactly one of --task_name, "
                 f"--label_list, --num_labels; got {given or 'none'}.")
         if config.task_name is not None:
-            from data.glue.processors import get_processor
-
             processor = get_processor(config.task_name)
             if processor.is_regression:
                 return None, 1
@@ -92,15 +88,13 @@ class ExportTask:
 
     def tagger_labels(self):
         """A tagger's tags: --label_list_file, --label_list, or the
-        label_list.txt beside the checkpoint (what run_ner.py writes into
-        its output_dir; for output_dir/best/, the one in output_dir).
+        label_list.txt beside the checkpoint (for output_dir/best/: in
+        output_dir).
 
         Raises:
-            UserError: both flags given, none given and no label_list.txt
-                beside the checkpoint, or a malformed file (names its line).
+            UserError: both flags, or none and no label_list.txt; a
+                malformed file (names its line).
         """
-        from data.tagging.outputs import read_label_list
-
         config = self.config
         if config.label_list_file and config.label_list:
             raise UserError("Give --label_list_file or --label_list for a "
@@ -126,17 +120,12 @@ class ExportTask:
 
     def prepare(self):
         """Every check that needs no model, before anything is written."""
-        from data.tokenization import full_tokenizer
-
         config = self.config
         checks.check_data_file(config.bert_config_file, "--bert_config_file")
         checks.check_data_file(config.vocab_file, "--vocab_file")
         full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
                                                         config.init_checkpoint)
-        if config.model_type == "classifier":
-            self.label_list, self.num_labels = self.classifier_labels()
-        elif config.model_type == "tagger":
-            self.label_list = self.tagger_labels()
+        self.resolve_labels()
         if config.model_type == "tagger":
             checks.check_positive(doc_stride=config.doc_stride)
         if config.model_type != "encoder" and (
@@ -146,33 +135,29 @@ class ExportTask:
                             f"is --model_type={config.model_type}.")
         checks.check_output_dir_writable(config.export_dir, "--export_dir")
 
+    def resolve_labels(self):
+        """Sets `label_list` and `num_labels` of a classifier or tagger."""
+        if self.config.model_type == "classifier":
+            self.label_list, self.num_labels = self.classifier_labels()
+        elif self.config.model_type == "tagger":
+            self.label_list = self.tagger_labels()
+
     def serving_arguments(self):
         """The keyword arguments of `serving.build_serving_module` for this
         config, labels resolved (after `prepare()`)."""
-        config = self.config
-        return dict(
-            model_type=config.model_type,
-            bert_config_file=config.bert_config_file,
-            vocab_file=config.vocab_file,
-            init_checkpoint=config.init_checkpoint,
-            do_lower_case=config.do_lower_case,
-            max_seq_length=config.max_seq_length,
-            label_list=self.label_list, num_labels=self.num_labels,
-            max_query_length=config.max_query_length,
-            max_answer_length=config.max_answer_length,
-            n_best_size=config.n_best_size, doc_stride=config.doc_stride)
+        values = {field.name: getattr(self.config, field.name)
+                  for field in dataclasses.fields(ServedModelConfig)
+                  if field.name not in ("task_name", "label_list_file")}
+        return dict(values, label_list=self.label_list,
+                    num_labels=self.num_labels)
 
     def run(self):
         """Writes the SavedModel; returns its directory.
 
         Raises:
-            UserError: the config does not fit the checkpoint (names the
-                config, the checkpoint and a few of the mismatches), and
-                the errors of `serving.export_saved_model`.
+            UserError: the config does not fit the checkpoint, and the
+                errors of `serving.export_saved_model`.
         """
-        from modeling import checkpoints
-        from serving import export_saved_model
-
         self.prepare()
         config = self.config
         try:

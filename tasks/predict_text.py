@@ -1,16 +1,7 @@
 """Predicting from raw text with an export or a checkpoint: JSON lines out.
 
-    task = PredictTextTask(PredictTextConfig(
-        export_dir="/tmp/mrpc_export", text=["A sentence.\\tAnother one."]))
-    for result in task.run():
-        print(result)
-
-One example per line of `text`, `input_file` or standard input, TAB between
-the fields (`parse_rows`); each result names its `line`, echoes the fields
-and adds the model's outputs (`serving.predictions`). Every line is checked
-before anything is predicted. The model: `export_dir` (a SavedModel of
-export_saved_model.py), or a checkpoint with the `ServedModelConfig` fields,
-from which the same serving module is built in memory.
+Every line (`parse_rows`) is checked before anything is predicted; the
+model is an export or built in memory from a checkpoint.
 """
 import dataclasses
 import json
@@ -19,6 +10,8 @@ import sys
 
 from data.io.atomic import write_text_atomically
 from data.io.text_files import read_utf8_text
+from serving import build_serving_module
+from serving.predictions import Predictor, load_export
 from tasks import checks
 from tasks.errors import UserError
 from tasks.export import ExportConfig, ExportTask, ServedModelConfig
@@ -124,10 +117,9 @@ class PredictTextTask:
         self.model_type = None
 
     def _export_config(self):
-        fields = {field.name for field in dataclasses.fields(ExportConfig)}
-        values = {name: getattr(self.config, name) for name in fields
-                  if hasattr(self.config, name)}
-        return ExportConfig(**values)
+        return ExportConfig(**{
+            field.name: getattr(self.config, field.name)
+            for field in dataclasses.fields(ServedModelConfig)})
 
     def prepare(self):
         """Every check, and the input read, before any model is loaded."""
@@ -152,15 +144,10 @@ class PredictTextTask:
                 "--output_file")
         numbered, where = _lines(config, self.stdin)
         if config.export_dir:
-            from serving.predictions import load_export, model_type_of
-
-            self.served = load_export(config.export_dir)
-            self.model_type = model_type_of(set(self.served.signatures),
-                                            config.export_dir)
-            if config.model_type and config.model_type != self.model_type:
-                raise UserError(f"{config.export_dir} serves a "
-                                f"{self.model_type} model, not "
-                                f"--model_type={config.model_type}.")
+            self.predictor = Predictor.for_served(
+                load_export(config.export_dir), config.export_dir,
+                config.model_type)
+            self.model_type = self.predictor.model_type
         else:
             self._prepare_checkpoint()
         self.rows = parse_rows(numbered, self.model_type, where)
@@ -171,34 +158,19 @@ class PredictTextTask:
         for flag in ("bert_config_file", "vocab_file"):
             checks.check_data_file(getattr(config, flag), "--" + flag)
         self.export = ExportTask(self._export_config())
-        self.label_list, self.num_labels = None, None
-        if self.model_type == "classifier":
-            self.label_list, self.num_labels = self.export.classifier_labels()
-        elif self.model_type == "tagger":
-            self.label_list = self.export.tagger_labels()
-        self.export.label_list = self.label_list
-        self.export.num_labels = self.num_labels
-        self.served = None
-
-    def _predictor(self):
-        from serving.predictions import Predictor
-
-        config = self.config
-        if self.served is None:
-            from serving import build_serving_module
-
-            arguments = dict(self.export.serving_arguments(),
-                             model_type=self.model_type)
-            self.served = build_serving_module(**arguments)
-        where = config.export_dir or config.init_checkpoint
-        return Predictor.for_served(self.served, where, self.model_type)
+        self.export.resolve_labels()
+        self.predictor = None
 
     def results(self):
         """The result dicts, in input order (`prepare()` first)."""
-        predictor = self._predictor()
+        if self.predictor is None:  # a checkpoint: built in memory
+            self.predictor = Predictor.for_served(
+                build_serving_module(**self.export.serving_arguments()),
+                self.config.init_checkpoint, self.model_type)
         with tensorflow_noise_filtered():  # TF's oneDNN "E" line, not ours
-            outputs = predictor.predict([fields for _, fields in self.rows],
-                                        batch_size=self.config.batch_size)
+            outputs = self.predictor.predict(
+                [fields for _, fields in self.rows],
+                batch_size=self.config.batch_size)
         return [dict({"line": number}, **_named(self.model_type, fields),
                      **output)
                 for (number, fields), output in zip(self.rows, outputs)]

@@ -1,14 +1,6 @@
 """Pre-training data from raw text: the original create_pretraining_data.py.
 
-    task = PretrainingDataTask(PretrainingDataConfig(
-        input_file="sample_text.txt", output_file="/tmp/tf_examples.tfrecord",
-        vocab_file="vocab.txt"))
-    task.run()
-
-Same instances as the original for the same input, vocab and random_seed
-(`data.pretraining.pipeline`); larger input is cut into shards, each with a
-seed of its own, built in a process pool or on Apache Beam (`--runner`,
-`data.pretraining.beam_pipeline`), byte-identical either way.
+The work is `data.pretraining.runners`; here the checks.
 """
 import dataclasses
 import os

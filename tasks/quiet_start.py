@@ -1,12 +1,9 @@
 """Start TensorFlow without its start-up noise on stderr.
 
-TensorFlow prints start-up lines from C++ before its logging is set up, so
-`TF_CPP_MIN_LOG_LEVEL` does not silence them, and they bury a script's
-one-line error. `start_tensorflow` imports TensorFlow with file descriptor 2
-captured, then replays every line that is not start-up noise (C++ info
-lines, absl's pre-initialisation notice, known warnings of machines without
-a GPU or TensorRT); warnings and errors reach the user. Nothing is filtered
-when the user set `TF_CPP_MIN_LOG_LEVEL` to 0 or 1.
+TensorFlow's C++ start-up lines come before `TF_CPP_MIN_LOG_LEVEL` applies
+and bury a script's one-line error: they are captured and every line but the
+known noise (`_STARTUP_NOISE`) is replayed; nothing is filtered with
+`TF_CPP_MIN_LOG_LEVEL` 0 or 1.
 """
 import contextlib
 import os
@@ -35,13 +32,8 @@ _VERBOSE_LEVELS = ("0", "1")
 
 def start_tensorflow():
     """Sets `TF_CPP_MIN_LOG_LEVEL=2`, `KERAS_BACKEND=tensorflow` and
-    `TF_ENABLE_ONEDNN_OPTS=1` unless set, imports TensorFlow and lists the
-    physical devices (CUDA is probed then) quietly. Call it at the top of a
-    script, before anything imports TensorFlow.
-
-    Returns:
-        the `tensorflow` module.
-    """
+    `TF_ENABLE_ONEDNN_OPTS=1` unless set, then imports and returns
+    TensorFlow and lists the devices quietly (before any other import)."""
     wants_tf_lines = (os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip()
                       in _VERBOSE_LEVELS)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

@@ -96,10 +96,8 @@ def define_runtime_flags(flag_values=None):
 
 
 def runtime_options_from_flags(flag_values=None):
-    """Reads the flags of `define_runtime_flags` into `RuntimeOptions`.
-
-    `--optimizer_type` (run_pretraining.py's name), when defined and given,
-    sets `optimizer`.
+    """`RuntimeOptions` of the flags of `define_runtime_flags` (and
+    run_pretraining.py's `--optimizer_type`, an alias of `--optimizer`).
 
     Raises:
         UserError: `--optimizer` and `--optimizer_type` disagree, or

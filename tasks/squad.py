@@ -1,13 +1,10 @@
 """SQuAD 1.1 / 2.0 fine-tuning and prediction: the original run_squad.py.
 
-Files in output_dir, as the original: train.tf_record, eval.tf_record,
-model.ckpt-N, predictions.json, nbest_predictions.json, null_odds.json
-(SQuAD 2.0), plus eval_results.json when the predict file has gold answers.
-
-Batches keep the fixed layout by default: the original's training loss and
-n-best search read padded positions too. With `dynamic_padding=True`
-prediction batches are cut and the logits padded back with -10000
-(docs/fine_tuning_speed.md); training never cuts.
+Files in output_dir: the original's, and eval_results.json when the predict
+file has gold answers. Batches keep the fixed layout by default (the
+original's loss and n-best search read padded positions); with
+`dynamic_padding=True` prediction batches are cut and the logits padded back
+with -10000 (docs/fine_tuning_speed.md).
 """
 import dataclasses
 import math
@@ -123,12 +120,8 @@ class SquadTask(FineTuningTask):
 
     def write_outputs(self, outputs, num_actual):
         """Answers for predict_file, written as the original's JSON files
-        (chief only).
-
-        Returns:
-            dict with "predictions" ({qas_id: answer text}), "null_odds"
-            (SQuAD 2.0, else empty) and "eval" (`write_eval_results`); None
-            on a non-chief worker.
+        (chief only): {"predictions": {qas_id: text}, "null_odds": (SQuAD
+        2.0), "eval": `write_eval_results`}; None on other workers.
 
         Raises:
             NonFiniteResultError: NaN/Inf logits (on every worker).

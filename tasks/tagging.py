@@ -1,21 +1,8 @@
 """Sequence tagging (NER, BERT paper §5.3): run_ner.py's task.
 
-    task = TaggingTask(TaggingConfig(
-        train_file="train.conll", eval_file="dev.conll", data_format="conll",
-        tag_scheme="iob2", vocab_file=..., bert_config_file=...,
-        init_checkpoint=..., output_dir=..., do_train=True, do_eval=True))
-    task.run()   # train / evaluate / predict as the do_* fields say
-
-Whole documents in windows of max_seq_length advancing by doc_stride, each
-word labelled and predicted at its first word piece in the window where it
-has the most context (data/tagging). Fine-tuning: `BertTokenClassifier`;
-feature-based (`feature_layers`, paper Table 7): `BertFeatureTagger` over
-frozen activations cached once (tasks/tagging_cache.py).
-
-Files in output_dir: label_list.txt (written by training, read by later
-eval/predict runs), *.tf_record, model.ckpt-N, eval_results.txt and
-eval_predictions.txt, predictions.txt (tags in --tag_scheme; training uses
-IOB2), and the feature cache <split>_features.<key>.tf_record.
+Fine-tuning: `BertTokenClassifier`; feature-based (`feature_layers`, paper
+Table 7): `BertFeatureTagger` over activations cached once
+(tasks/tagging_cache.py). Data: tasks/tagging_data.py; files: docs/tagging.md.
 """
 import dataclasses
 import os
@@ -36,19 +23,9 @@ from tasks.tagging_data import TaggingData
 
 @dataclasses.dataclass(kw_only=True)
 class TaggingConfig(EvaluatingConfig):
-    """run_ner.py's flags (do_lower_case defaults to false: cased model).
-
-    Attributes (beyond EvaluatingConfig):
-        train_file, eval_file, predict_file: tagged files (predict_file's
-            tags, if any, are ignored).
-        data_format: "conll", "uner" or "chinese_bio" (data.tagging.readers).
-        tag_scheme: the files' scheme: "iob1", "iob2"/"bio", "bioes".
-        doc_stride: pieces between window starts.
-        feature_layers: None or "" to fine-tune; else one of
-            modeling.FEATURE_LAYERS for the feature-based tagger.
-        lstm_units: units per direction of its BiLSTM (None: see
-            `TaggingTask.lstm_units`).
-    """
+    """run_ner.py's flags (do_lower_case defaults to false: cased model);
+    `feature_layers` None or "" fine-tunes, else one of
+    modeling.FEATURE_LAYERS; `lstm_units` None: `TaggingTask.lstm_units`."""
     do_lower_case: bool = False
     train_file: str = None
     eval_file: str = None
@@ -65,12 +42,9 @@ class TaggingTask(FineTuningTask):
     are its windows (`self.features[mode]`).
 
     Raises (from `prepare()`, before anything is written):
-        UserError: no do_* field; a bad --data_format, --tag_scheme,
-            --feature_layers or window size; a file missing, empty
-            or with a bad line (file and line named); a tag outside the
-            label list; no label_list.txt for eval/predict without
-            training, or one from another training; no training step; a
-            vocab or checkpoint that does not fit the config.
+        UserError: no do_* field, the errors of `TaggingData`, a tag outside
+            the label list, no training step, a vocab or checkpoint that
+            does not fit the config.
     """
 
     records_name = "tagging"

@@ -1,14 +1,9 @@
 """The feature-based tagger's frozen activations, computed once and cached.
 
-BERT paper §5.3: the encoder is not trained, so a window's activations never
-change. They are stored as `<split>_features.<key>.tf_record` in output_dir
-(written atomically) and read by every epoch, resumed run and later
-eval/predict run. The key (`cache_key`) hashes everything they depend on;
-another key replaces the split's older file. Record k holds window k:
-`features` (raw little-endian float32 [length, width], the rows of its real
-positions) and `length`; labels are zipped in from the windows. Training
-batches are bucketed by length (`--group_by_length` and `--dynamic_padding`
-do not apply to this already cut data path).
+Stored as `<split>_features.<key>.tf_record` in output_dir (`cache_key`
+hashes what they depend on; a new key replaces the split's older file).
+Record k holds window k: `features` (raw little-endian float32 [length,
+width], its real positions) and `length`; labels come from the windows.
 """
 import glob
 import hashlib
@@ -37,15 +32,9 @@ BUCKET_WIDTH = 16
 
 
 def window_arrays(features):
-    """The model inputs and labels of TaggingFeatures as NumPy arrays.
-
-    Args:
-      features: non-empty list of data.tagging.features.TaggingFeatures.
-
-    Returns:
-      dict: int32 [N, max_seq_length] input_ids, input_mask, segment_ids,
-      label_ids; float32 [N, max_seq_length] label_weights.
-    """
+    """dict of int32 [N, max_seq_length] input_ids, input_mask,
+    segment_ids, label_ids and float32 label_weights of a non-empty list of
+    data.tagging.features.TaggingFeatures."""
     arrays = {key: np.asarray([getattr(f, key) for f in features], np.int32)
               for key in ENCODER_KEYS + ("label_ids",)}
     arrays["label_weights"] = np.asarray(
@@ -92,16 +81,9 @@ def _example(rows):
 
 
 class FeatureCache:
-    """Computes (once) and finds the cached activations of a split.
-
-    Args:
-      model: modeling.BertFeatureTagger with its encoder weights loaded.
-      batch_size: windows per encoder call.
-
-    Attributes:
-      encoder_batches: int, how many batches the encoder has run on through
-        this object (0 when every split was found in the cache).
-    """
+    """Computes (once) and finds the cached activations of a split, with
+    `model` (modeling.BertFeatureTagger, encoder weights loaded) running
+    `batch_size` windows per call; `encoder_batches` counts those calls."""
 
     def __init__(self, model, batch_size):
         self.model = model
@@ -161,26 +143,11 @@ class FeatureCache:
 
 
 def cached_dataset(path, arrays, width, is_training, batch_size, seed=None):
-    """Batches of cached activations with the windows' masks and labels.
-
-    Args:
-      path: a file from FeatureCache.ensure for these `arrays`.
-      arrays: dict from window_arrays (same windows, same order).
-      width: int, the features' width (BertFeatureTagger.feature_width).
-      is_training: True: repeat, shuffle (buffer 100, as the record
-        readers), batch windows of similar length (buckets of BUCKET_WIDTH
-        positions) padded to the longest in the batch, drop partial
-        batches. False: once, in order, every window, padded to
-        max_seq_length, so row k of the predictions is window k.
-      batch_size: int.
-      seed: optional shuffle seed.
-
-    Returns:
-      tf.data.Dataset of ({"features": float32 [B, T, width], "input_mask":
-      int32 [B, T], "label_weights": float32 [B, T]}, label_ids int32
-      [B, T]),
-      T <= max_seq_length (== for evaluation).
-    """
+    """Batches ({"features": float32 [B, T, width], "input_mask": int32
+    [B, T], "label_weights": float32 [B, T]}, label_ids int32 [B, T]) of the
+    activations at `path` (`FeatureCache.ensure` of `arrays`): training
+    repeats, shuffles (buffer 100) and buckets by length (BUCKET_WIDTH);
+    else every window once, in order, T = max_seq_length."""
     seq_length = arrays["input_ids"].shape[1]
     labels = tf.data.Dataset.from_tensor_slices(
         {key: arrays[key] for key in LABEL_KEYS})

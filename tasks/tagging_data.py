@@ -22,15 +22,8 @@ from tasks.tagging_cache import window_arrays
 
 
 def check_tagging_flags(config, num_hidden_layers):
-    """Checks --data_format, --tag_scheme, --feature_layers, --lstm_units and
-    the window flags of a `TaggingConfig`.
-
-    Args:
-        config: `tasks.tagging.TaggingConfig`.
-        num_hidden_layers: the encoder's layers (for --feature_layers).
-
-    Returns:
-        the normalized tag scheme of the files (`normalize_scheme`).
+    """Checks the flags of a `TaggingConfig` (--feature_layers against
+    `num_hidden_layers`); returns the files' normalized tag scheme.
 
     Raises:
         UserError: naming the flag, its value and what was expected.
@@ -55,18 +48,9 @@ def check_tagging_flags(config, num_hidden_layers):
 
 
 class TaggingData:
-    """The documents of a `TaggingConfig`'s files, read once, and their
-    windows (`data.tagging.features.TaggingFeatures`).
-
-    Args:
-        config: `tasks.tagging.TaggingConfig`.
-        modes: the requested mode names; their files are read here.
-        num_hidden_layers: the encoder's layers (for --feature_layers).
-
-    Attributes:
-        scheme: the files' tag scheme; label_list: the tags, id order
-            (`data.tagging.outputs.choose_label_list`); documents, windows:
-            dict mode -> list.
+    """The documents of a `TaggingConfig`'s files for `modes`, read once,
+    their windows (`data.tagging.features.TaggingFeatures`), the files' tag
+    `scheme` and the `label_list` (`data.tagging.outputs.choose_label_list`).
 
     Raises:
         UserError: a bad flag, a file missing, empty or with a bad line
@@ -135,16 +119,10 @@ class TaggingData:
         return float((per_position * weights).sum() / max(weights.sum(), 1.0))
 
     def eval_results(self, logits):
-        """Scores float32 `logits` [num_windows, seq, num_labels] of the eval
-        windows against eval_file (conlleval).
-
-        Returns:
-            (results, tags, scores): results eval_precision, eval_recall,
-            eval_f1, eval_f1_<type> for every type in gold or predictions,
-            eval_accuracy (token accuracy), eval_loss (mean cross-entropy
-            over scored words); tags as `file_tags`; scores
-            `data.tagging.metric.conll_scores`.
-        """
+        """(results, tags, scores) of the eval windows' float32 `logits`
+        against eval_file (`data.tagging.metric.conll_scores`): results
+        eval_precision, eval_recall, eval_f1, eval_f1_<type>, eval_accuracy
+        (per token), eval_loss (`mean_scored_loss`); tags: `file_tags`."""
         tags = self.file_tags("eval", logits)
         scores = conll_scores(
             [s.tags for d in self.read_documents("eval") for s in d.sentences],
