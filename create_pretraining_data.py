@@ -11,14 +11,8 @@ Example:
     --max_seq_length=128 --max_predictions_per_seq=20 --masked_lm_prob=0.15 \\
     --random_seed=12345 --dupe_factor=5
 """
-import os
-
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
 if __name__ == "__mp_main__":
-    # A --num_workers process (spawned: it imports this file under this
-    # name, then the pipeline, which imports TensorFlow): its start-up
-    # lines are filtered as the parent's are.
+    # A spawned --num_workers process: TF's start-up lines filtered too.
     from tasks.quiet_start import start_tensorflow
     start_tensorflow()
 
@@ -61,7 +55,6 @@ flags.DEFINE_float(
     "dupe_factor=10 (about 1.1 GB at 16 MB), plus TensorFlow. Input up to "
     "this size is one shard, whose output equals the original's; 0 keeps "
     "any input in one shard.")
-
 flags.DEFINE_string(
     "runner", "local",
     "Where to run (not in the original): 'local' (this machine's process "

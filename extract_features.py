@@ -49,8 +49,7 @@ flags.DEFINE_bool(
     "use_one_hot_embeddings", False,
     "Accepted for the original's command lines; the embedding lookup is "
     "the same either way.")
-# The original's use_tpu, master and num_tpu_cores come with the runtime
-# flags (devices, precision), which build FeatureExtractionConfig.runtime.
+# The original's use_tpu, master and num_tpu_cores: the runtime flags.
 script_flags.define_padding_flags(group_by_length=False)
 script_flags.define_runtime_and_error_flags()
 

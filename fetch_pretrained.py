@@ -33,10 +33,7 @@ def run():
     from tasks.quiet_start import start_tensorflow
 
     if not is_complete(FLAGS.output_dir or default_folder(FLAGS.model)):
-        # Only converting needs TensorFlow (a cached folder is found in a
-        # fraction of a second); its start-up lines would bury the one-line
-        # errors (see tasks/quiet_start.py).
-        start_tensorflow()
+        start_tensorflow()  # only converting needs TensorFlow
     print(fetch_pretrained(FLAGS.model, FLAGS.output_dir))
 
 

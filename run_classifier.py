@@ -30,7 +30,6 @@ from tasks.classification import (  # noqa: E402
 # --help prints this docstring: name the tasks --task_name knows.
 __doc__ += "\nKnown --task_name values: %s.\n" % ", ".join(sorted(PROCESSORS))
 
-# The original's flags (the shared ones from tasks/script_flags.py).
 flags.DEFINE_string(
     "data_dir", None,
     "The input data dir. Should contain the .tsv files (or other data files) "

@@ -27,9 +27,7 @@ from modeling.models.feature_tagger import FEATURE_LAYERS  # noqa: E402
 from tasks import cli, script_flags  # noqa: E402
 from tasks.tagging import TaggingConfig, TaggingTask  # noqa: E402
 
-# The shared flags; do_lower_case defaults to false here (the paper's NER
-# runs use the cased model).
-script_flags.define_model_flags(do_lower_case=False)
+script_flags.define_model_flags(do_lower_case=False)  # a cased model
 script_flags.define_output_dir_flag()
 flags.DEFINE_string("train_file", None,
                     "Tagged file for training, e.g. train.txt (CoNLL).")

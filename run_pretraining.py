@@ -24,7 +24,6 @@ from absl import flags  # noqa: E402
 from tasks import cli, script_flags  # noqa: E402
 from tasks.pretraining import PretrainingConfig, PretrainingTask  # noqa: E402
 
-# The original's flags (shared ones with its defaults and wording).
 script_flags.define_model_flags(
     max_seq_length_help=script_flags.MAX_SEQ_LENGTH_HELP
     + " Must match data generation.",
@@ -44,7 +43,6 @@ flags.DEFINE_integer("num_warmup_steps", 10000, "Number of warmup steps.")
 flags.DEFINE_integer("max_eval_steps", 100, "Maximum number of eval steps.")
 script_flags.define_runtime_and_error_flags()
 
-# This project's additions.
 flags.DEFINE_bool(
     "dynamic_masking", False,
     "Draw new masked-LM masks each time a training instance is read "

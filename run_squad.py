@@ -25,7 +25,6 @@ from absl import flags  # noqa: E402
 from tasks import cli, script_flags  # noqa: E402
 from tasks.squad import SquadConfig, SquadTask  # noqa: E402
 
-# The original's flags (shared ones with its defaults and wording).
 script_flags.define_model_flags(max_seq_length=384)
 script_flags.define_output_dir_flag()
 flags.DEFINE_string("train_file", None,

@@ -8,13 +8,9 @@ from serving.text_module import (TextServing, ids_features, ids_signature,
 class ClassifierServing(TextServing):
     """Signatures of a `BertClassifier` (run_classifier.py).
 
-    - `classify_text(text)`, `classify_pair(text_a, text_b)`: tf.string [batch];
-    - `classify_ids(input_ids, input_mask, segment_ids)`: int32
-      [batch, seq_length].
-    Outputs (classification): `logits`, `probabilities` float32
-    [batch, num_labels] (softmax, the values of `test_results.tsv`),
-    `label_id` int32 [batch] (argmax) and `label` tf.string [batch].
-    Outputs (regression, num_labels 1): `score` float32 [batch].
+    `classify_text(text)`, `classify_pair(text_a, text_b)`, `classify_ids`
+    -> `logits`, `probabilities` float32 [batch, num_labels], `label_id`
+    int32 and `label` tf.string [batch]; regression: `score` float32 [batch].
     """
 
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,

@@ -43,16 +43,9 @@ def label_tables(label_list):
 
 
 def entity_spans(tag_ids, prefixes, types):
-    """Entities of each row of tag ids.
-
-    Args:
-        tag_ids: tf.RaggedTensor int32 [batch, (words)].
-        prefixes, types: int32 tensors [num_labels] (`label_tables`).
-
-    Returns:
-        (starts, ends, type_ids): tf.RaggedTensor int32 [batch, (entities)];
-        an entity covers words [start, end) of its row.
-    """
+    """(starts, ends, type_ids) ragged int32 [batch, (entities)] of
+    ragged `tag_ids` int32 [batch, (words)], by `label_tables`' `prefixes`
+    and `types`; an entity covers words [start, end) of its row."""
     dense_prefix = tf.gather(prefixes, tag_ids).to_tensor(default_value=_O)
     dense_type = tf.gather(types, tag_ids).to_tensor(default_value=0)
     batch = tf.shape(dense_prefix)[0]

@@ -108,14 +108,12 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
     Args:
         model_type: one of `MODEL_TYPES`.
         bert_config_file, vocab_file, do_lower_case, max_seq_length: as used
-            for training.
-        init_checkpoint: a checkpoint prefix, an output_dir (its newest
-            `model.ckpt-N`), or a directory holding `bert_model.ckpt`.
+            for training; init_checkpoint: a prefix or folder.
         label_list: classifier labels in id order (None with `num_labels` 1:
             regression; else `num_labels` names them "0", "1", ...); a
             tagger's tags in id order (required).
-        max_query_length, max_answer_length, n_best_size: SQuAD's.
-        doc_stride: a tagger's window stride over long texts.
+        max_query_length, max_answer_length, n_best_size, doc_stride: as
+            run_squad.py's and run_ner.py's flags.
         quantize: None, or "int8" (`modeling.inference.int8`).
         pooling, l2_normalize: an encoder's `embed_text` (`modeling.pooling`).
 
@@ -179,11 +177,10 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
         return ClassifierServing(model, tokenizer, max_seq_length,
                                  label_list=label_list, **special)
     if model_type == "squad":
-        vocab_tokens = [""] * (max(vocab.values()) + 1)
-        for token, index in vocab.items():
-            vocab_tokens[index] = token
+        inverse = python_tokenizer.inv_vocab  # id -> token
         return SquadServing(model, tokenizer, max_seq_length,
-                            vocab_tokens=vocab_tokens,
+                            vocab_tokens=[inverse.get(i, "")
+                                          for i in range(max(inverse) + 1)],
                             max_query_length=max_query_length,
                             max_answer_length=max_answer_length,
                             n_best_size=n_best_size, **special)

@@ -142,7 +142,7 @@ class Predictor:
             else:
                 out = self.signatures["classify_pair"](text_a=columns[0],
                                                        text_b=columns[1])
-            return self._classifications(out, len(rows))
+            return self._classifications(out)
         if self.model_type == "squad":
             out = self.signatures["squad_answer"](question=columns[0],
                                                   context=columns[1])
@@ -158,7 +158,7 @@ class Predictor:
                 for choice, probabilities in zip(out["choice"].numpy(),
                                                  out["probabilities"].numpy())]
 
-    def _classifications(self, out, count):
+    def _classifications(self, out):
         if "score" in out:
             return [{"score": float(s)} for s in out["score"].numpy()]
         results = []

@@ -49,18 +49,15 @@ class SquadServing(TextServing):
                 "input_mask": tf.cast(real, tf.int32),
                 "segment_ids": tf.where(real, tf.cast(segment_ids, tf.int32), 0)}
 
-    def _logits(self, features):
-        return self.model(features, training=False)
-
     @_question_signature
     def squad(self, question, context):
         features = self._pack_squad(question, context)
-        return dict(self._logits(features), **features)
+        return dict(self.model(features, training=False), **features)
 
     @_question_signature
     def squad_answer(self, question, context):
         features = self._pack_squad(question, context)
-        logits = self._logits(features)
+        logits = self.model(features, training=False)
         # Context tokens: segment 1 before the final [SEP].
         last = tf.reduce_sum(features["input_mask"], axis=1, keepdims=True) - 1
         is_context = tf.logical_and(
@@ -75,7 +72,8 @@ class SquadServing(TextServing):
 
     @ids_signature
     def squad_ids(self, input_ids, input_mask, segment_ids):
-        return self._logits(ids_features(input_ids, input_mask, segment_ids))
+        return self.model(ids_features(input_ids, input_mask, segment_ids),
+                          training=False)
 
     def signatures(self):
         return {"serving_default": self.squad, "squad": self.squad,

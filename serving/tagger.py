@@ -1,9 +1,7 @@
 """Serving a `BertTokenClassifier` (run_ner.py) from raw text or words.
 
-Everything runs in the graph: words (`InGraphWordSplitter`, BERT's
-BasicTokenizer cuts, with offsets), each word's pieces (`[UNK]` when none),
-windows and each word's max-context position (`serving.tagging_windows`),
-entities (`serving.entity_spans`). Given the same words, the tags equal
+Everything runs in the graph (`serving.tagging_windows`,
+`serving.entity_spans`); given the same words, the tags equal
 `run_ner.py --do_predict`'s.
 """
 import tensorflow as tf
@@ -34,12 +32,9 @@ class TaggerServing(TextServing):
     - `tag_ids(input_ids, input_mask, segment_ids)` int32 [batch,
       seq_length]: `logits`, `probabilities`, `tag_id`, `tag` per position.
 
-    Args:
-        model: a `BertTokenClassifier` with its weights.
-        tokenizer: `InGraphFullTokenizer` of the training vocab and case.
-        max_seq_length, doc_stride: the windows (run_ner.py's flags).
-        cls_id, sep_id, unk_id: ids of [CLS], [SEP], [UNK].
-        label_list: list of str, tag id k is label_list[k].
+    Args: a `BertTokenClassifier`, the `InGraphFullTokenizer` of its vocab
+    and case, run_ner.py's window flags, the ids of [CLS], [SEP], [UNK], and
+    the `label_list` (tag id k is label_list[k]).
 
     Raises:
         ValueError: label_list does not fit the model's outputs.
@@ -100,16 +95,14 @@ class TaggerServing(TextServing):
         return features, windows, positions
 
     def _word_logits(self, words):
-        """words: ragged tf.string [batch, (words)] -> ragged float32 logits
-        [batch, (words), num_labels] at each word's first piece."""
+        """Ragged logits [batch, (words), labels] at first pieces."""
         features, windows, positions = self.tagging_features(words)
         logits = self.model(features, training=False)
         word_logits = tf.gather_nd(logits, tf.stack([windows, positions], 1))
         return words.with_flat_values(word_logits)
 
     def _tags(self, logits):
-        """Ragged logits [batch, (words), labels] -> (ragged `tag_id`, `tag`,
-        `tag_probability`; entity starts, ends, type names [batch, (entities)])."""
+        """(ragged tag outputs, entity starts, ends, type names)."""
         flat = logits.flat_values
         tag_id = logits.with_flat_values(
             tf.argmax(flat, axis=-1, output_type=tf.int32))
@@ -149,14 +142,8 @@ class TaggerServing(TextServing):
             "word_end": split["end"].to_tensor(),
             "num_words": tf.cast(words.row_lengths(), tf.int32),
             "logits": logits.to_tensor(),
-            "entity_type": types.to_tensor(default_value=""),
-            "entity_start": starts.with_flat_values(
-                word_value("start", starts)).to_tensor(),
-            "entity_end": starts.with_flat_values(
-                word_value("end", ends, -1)).to_tensor(),
-            "entity_text": starts.with_flat_values(entity_text).to_tensor(
-                default_value=""),
-            "num_entities": tf.cast(starts.row_lengths(), tf.int32)}
+            **_entities(starts, types, word_value("start", starts),
+                        word_value("end", ends, -1), entity_text)}
         outputs.update({name: value.to_tensor(
             default_value="" if value.dtype == tf.string else 0)
             for name, value in tags.items()})
@@ -198,13 +185,8 @@ class TaggerServing(TextServing):
         outputs["logits"] = tf.scatter_nd(
             scatter_at, logits.flat_values,
             tf.concat([shape, [num_labels]], 0))
-        outputs.update({
-            "entity_type": types.to_tensor(default_value=""),
-            "entity_start": starts.with_flat_values(start_column).to_tensor(),
-            "entity_end": starts.with_flat_values(end_column).to_tensor(),
-            "entity_text": starts.with_flat_values(entity_text).to_tensor(
-                default_value=""),
-            "num_entities": tf.cast(starts.row_lengths(), tf.int32)})
+        outputs.update(_entities(starts, types, start_column, end_column,
+                                 entity_text))
         return outputs
 
     @ids_signature
@@ -218,3 +200,13 @@ class TaggerServing(TextServing):
     def signatures(self):
         return {"serving_default": self.tag_text, "tag_text": self.tag_text,
                 "tag_words": self.tag_words, "tag_ids": self.tag_ids}
+
+
+def _entities(starts, types, start, end, text):
+    """The dense entity outputs [batch, max_entities] of their values."""
+    return {"entity_type": types.to_tensor(default_value=""),
+            "entity_start": starts.with_flat_values(start).to_tensor(),
+            "entity_end": starts.with_flat_values(end).to_tensor(),
+            "entity_text": starts.with_flat_values(text).to_tensor(
+                default_value=""),
+            "num_entities": tf.cast(starts.row_lengths(), tf.int32)}

@@ -1,10 +1,6 @@
-"""What every serving module shares: the in-graph tokenizer, the packer, the
-model, and the signature over already-tokenized ids.
-
-The tokenizer (`InGraphFullTokenizer`, the original `FullTokenizer`'s ids)
-and packing (`[CLS] A [SEP] B [SEP]`, the original's truncation) run inside
-the graph, so a served text gets the same input_ids as the scripts give it.
-"""
+"""What every serving module shares: the in-graph tokenizer (the original
+`FullTokenizer`'s ids), the packer (its truncation), the model and the
+signature decorators."""
 import tensorflow as tf
 
 from data.tokenization.packing import InGraphPacker

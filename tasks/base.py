@@ -1,10 +1,8 @@
 """What every task shares: config, checks, strategy, model, checkpoint, training.
 
-A task (Model Garden's `Task` shape) is built from a dataclass config, runs
-every check in `prepare()` before it writes anything, then trains, evaluates
-or predicts in-process. No absl FLAGS are read here. `FineTuningTask` holds
-the one train / evaluate / predict of the fine-tuning tasks; their modules
-only declare hooks (see the class).
+A task (Model Garden's `Task` shape) is built from a dataclass config and
+runs every check in `prepare()` before it writes anything; `FineTuningTask`
+holds the one train / evaluate / predict whose hooks the task modules fill.
 """
 import dataclasses
 import functools
@@ -153,8 +151,7 @@ class Task:
         if self._prepared:
             return
         config = self.config
-        # First: a multi-worker strategy can only be made before any other
-        # TensorFlow work, and a TPU that does not answer fails here.
+        # First: a multi-worker strategy must come before other TF work.
         self.strategy  # noqa: B018 (property: sets up the strategy once)
         self.bert_config.check_sequence_length(
             config.max_seq_length, "--max_seq_length", config.bert_config_file,
@@ -297,23 +294,15 @@ class Task:
 
 class FineTuningTask(Task):
     """One train / evaluate / predict for every fine-tuning task; a subclass
-    declares:
-        build_model(): the Keras task model.
-        read_examples(mode) -> list: the examples of a mode's data, read
-            and checked (raise UserError naming file and line); cached here.
-        write_features(examples, path, mode) -> int: writes the features
-            file, returns its number of records.
-        read_dataset(path, mode, batch_size): tf.data batches of the file,
-            fixed layout: training `(features, labels[, weights])` as the
-            model trains on them; inference `(features, labels, weights)`,
-            or `features` alone, every record once in order.
-        compute_results(outputs, labels, weights, num_actual) -> dict:
-            the eval_results.txt values (global_step included).
-        write_eval_outputs(outputs, labels, num_actual): files beside
-            eval_results.txt (chief only; optional).
-        write_outputs(outputs, num_actual): prediction files; returns what
-            `predict()` returns.
-    Optional: the hooks with a default and the class attributes below.
+    declares `build_model()`, `read_examples(mode)` (checked, UserError
+    naming file and line), `write_features(examples, path, mode)` -> number
+    of records, `read_dataset(path, mode, batch_size)` (fixed layout:
+    training `(features, labels[, weights])`; inference `(features, labels,
+    weights)` or `features`, every record once in order),
+    `compute_results(outputs, labels, weights, num_actual)` -> the
+    eval_results.txt dict, `write_outputs(outputs, num_actual)` -> what
+    `predict()` returns; optionally the hooks with a default and the class
+    attributes below.
     """
 
     modes = ("train", "eval", "predict")
@@ -322,8 +311,7 @@ class FineTuningTask(Task):
                     "predict": "predict.tf_record"}
     #: What the records are, for read errors.
     records_name = "records"
-    #: Outputs per position ([batch, seq, ...]): padded back to
-    #: max_seq_length after cut batches; labels are not read back.
+    #: Outputs per position, padded back after cut batches (no labels read).
     token_outputs = False
     #: The value of those padded positions.
     token_output_padding = 0.0
@@ -361,8 +349,6 @@ class FineTuningTask(Task):
 
     def read_examples(self, mode):
         raise NotImplementedError
-
-    # -- shared by the task modules -------------------------------------------
 
     def examples_of(self, mode):
         """`read_examples(mode)`, read once (cached by the mode's split)."""

@@ -53,8 +53,7 @@ class ConversionTask:
         return path if os.path.isdir(path) else os.path.dirname(path)
 
     def _case_source(self):
-        """(do_lower_case the input's tokenizer says or None, where it says
-        it); reads the vocab of a `tokenizer.json`-only folder on the way."""
+        """(do_lower_case of the input's tokenizer or None, its source)."""
         config = self.config
         if config.vocab_file:
             self.has_vocab = True
@@ -93,8 +92,7 @@ class ConversionTask:
         return True if given is None else bool(given)
 
     def _label_list_file(self):
-        """The label list to carry over: the flag's, or label_list.txt
-        beside a TF1 input (None if neither)."""
+        """The flag's label list, or label_list.txt beside a TF1 input."""
         config = self.config
         if config.label_list_file:
             return config.label_list_file

@@ -61,11 +61,7 @@ class MultipleChoiceTask(FineTuningTask):
                             "an integer >= 2")
 
     def read_examples(self, mode):
-        """The MultipleChoiceExamples of a mode's file, checked.
-
-        Raises:
-            UserError: see the class docstring.
-        """
+        """The MultipleChoiceExamples of a mode's file, checked."""
         config = self.config
         path, flag, do_flag = self.data_file(mode), f"--{mode}_file", \
             f"--do_{mode}"

@@ -20,6 +20,11 @@ from tasks.quiet_start import tensorflow_noise_filtered
 MODEL_TYPES = ("classifier", "squad", "tagger", "multiple_choice")
 # The names of the fields of a line, per model type.
 _FIELDS = {"squad": ("question", "context"), "tagger": ("text",)}
+# The fields a line may have: (fewest, most, as the message says it).
+_ARITY = {"classifier": (1, 2, "1 or 2 (text, or text_a<TAB>text_b)"),
+          "squad": (2, 2, "2 (question<TAB>context)"),
+          "multiple_choice": (2, float("inf"),
+                              "at least 2 (context<TAB>ending_1<TAB>...)")}
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -37,8 +42,7 @@ class PredictTextConfig(ServedModelConfig):
 
 
 def _lines(config, stdin):
-    """[(line number, str)] of the input, blank lines left out, and where
-    it came from (for messages)."""
+    """([(line number, str)] of the input, where it came from)."""
     if config.text:
         return list(enumerate(config.text, start=1)), "--text"
     if config.input_file:
@@ -74,13 +78,8 @@ def parse_rows(numbered_lines, model_type, where):
             rows.append((number, (line,)))
             continue
         fields = tuple(line.split("\t"))
-        expected = {"classifier": "1 or 2 (text, or text_a<TAB>text_b)",
-                    "squad": "2 (question<TAB>context)",
-                    "multiple_choice": "at least 2 (context<TAB>ending_1"
-                    "<TAB>...)"}[model_type]
-        if ((model_type == "classifier" and len(fields) > 2)
-                or (model_type == "squad" and len(fields) != 2)
-                or (model_type == "multiple_choice" and len(fields) < 2)):
+        low, high, expected = _ARITY[model_type]
+        if not low <= len(fields) <= high:
             raise UserError(f"{where}, line {number}: {len(fields)} "
                             f"TAB-separated field(s); a {model_type} takes "
                             f"{expected}.")
@@ -104,10 +103,8 @@ class PredictTextTask:
     """Checks everything (`prepare`), then predicts every row (`run`).
 
     Raises (from `prepare()`):
-        UserError: neither or both of export_dir and init_checkpoint, an
-            unknown or missing model_type, missing files, a bad input line,
-            labels missing for a classifier or tagger checkpoint, an export
-            of another type than model_type.
+        UserError: not one of export_dir and init_checkpoint, a bad
+            model_type, missing files or labels, a bad input line.
     """
 
     def __init__(self, config, stdin=None):

@@ -114,13 +114,8 @@ class PretrainingTask(Task):
                 optimizer_model=self.model)
 
     def evaluate(self):
-        """The original's eval metrics over max_eval_steps batches.
-
-        Returns:
-            dict: loss, masked_lm_accuracy, masked_lm_loss,
-            next_sentence_accuracy, next_sentence_loss, global_step; written
-            to eval_results.txt.
-        """
+        """The original's eval metrics over max_eval_steps batches
+        (`PretrainingMetrics` and global_step), written to eval_results.txt."""
         self.prepare()
         self.restore_weights()
         config = self.config

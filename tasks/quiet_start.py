@@ -34,14 +34,12 @@ def start_tensorflow():
     """Sets `TF_CPP_MIN_LOG_LEVEL=2`, `KERAS_BACKEND=tensorflow` and
     `TF_ENABLE_ONEDNN_OPTS=1` unless set, then imports and returns
     TensorFlow and lists the devices quietly (before any other import)."""
-    wants_tf_lines = (os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip()
-                      in _VERBOSE_LEVELS)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     # oneDNN kernels on every x86 CPU, not only with AVX-512 (measured
     # faster; TF_ENABLE_ONEDNN_OPTS=0 keeps TF's default).
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
-    if wants_tf_lines or "tensorflow" in sys.modules:
+    if "tensorflow" in sys.modules:
         import tensorflow as tf
         return tf
     with tensorflow_noise_filtered(_STARTUP_NOISE):

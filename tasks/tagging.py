@@ -62,20 +62,17 @@ class TaggingTask(FineTuningTask):
 
     @property
     def lstm_units(self):
-        """`config.lstm_units`, default the encoder's hidden size when
-        feature-based, else 768."""
+        """`config.lstm_units`, else feature-based: hidden size; else 768."""
         if self.config.lstm_units is not None:
             return self.config.lstm_units
         return self.bert_config.hidden_size if self.feature_based else 768
 
     def build_model(self):
-        num_labels = len(self.label_list)
-        config = self.config
         if self.feature_based:
-            return BertFeatureTagger(self.bert_config, num_labels,
-                                     config.feature_layers,
+            return BertFeatureTagger(self.bert_config, len(self.label_list),
+                                     self.config.feature_layers,
                                      lstm_units=self.lstm_units)
-        return BertTokenClassifier(self.bert_config, num_labels)
+        return BertTokenClassifier(self.bert_config, len(self.label_list))
 
     def check_task(self):
         """The flags, then every requested file read and the label list
@@ -117,8 +114,7 @@ class TaggingTask(FineTuningTask):
         return self.feature_cache.dataset(folder, mode, windows, batch_size)
 
     def window_logits(self, mode, batch_size):
-        """float32 logits [num_windows, max_seq_length, num_labels] of
-        every real window of a mode, in window order."""
+        """float32 logits [num_windows, max_seq_length, num_labels]."""
         logits, _, _, num_actual = self.predict_logits(mode, batch_size)
         return logits[:num_actual]
 

@@ -66,11 +66,6 @@ def cache_path(folder, split, key):
     return os.path.join(folder, "%s_features.%s.tf_record" % (split, key[:16]))
 
 
-def _count_records(path):
-    return int(tf.data.TFRecordDataset(path).reduce(
-        tf.constant(0, tf.int64), lambda count, _: count + 1).numpy())
-
-
 def _example(rows):
     return tf.train.Example(features=tf.train.Features(feature={
         "features": tf.train.Feature(bytes_list=tf.train.BytesList(
@@ -108,7 +103,8 @@ class FeatureCache:
         key = cache_key(self.model, arrays)
         path = cache_path(folder, split, key)
         count = len(arrays["input_ids"])
-        if tf.io.gfile.exists(path) and _count_records(path) == count:
+        if tf.io.gfile.exists(path) and count == int(
+                tf.data.TFRecordDataset(path).reduce(0, lambda n, _: n + 1)):
             logging.info("Feature cache: reusing %s (%d windows, "
                          "feature_layers=%s).", path, count,
                          self.model.feature_layers)
