@@ -141,9 +141,10 @@ class PredictTextTask:
                 "--output_file")
         numbered, where = _lines(config, self.stdin)
         if config.export_dir:
+            # Kept: the signatures hold only a weak reference to the module.
+            self.served = load_export(config.export_dir)
             self.predictor = Predictor.for_served(
-                load_export(config.export_dir), config.export_dir,
-                config.model_type)
+                self.served, config.export_dir, config.model_type)
             self.model_type = self.predictor.model_type
         else:
             self._prepare_checkpoint()
@@ -160,10 +161,11 @@ class PredictTextTask:
 
     def results(self):
         """The result dicts, in input order (`prepare()` first)."""
-        if self.predictor is None:  # a checkpoint: built in memory
+        if self.predictor is None:  # a checkpoint: built in memory, kept
+            self.served = build_serving_module(
+                **self.export.serving_arguments())
             self.predictor = Predictor.for_served(
-                build_serving_module(**self.export.serving_arguments()),
-                self.config.init_checkpoint, self.model_type)
+                self.served, self.config.init_checkpoint, self.model_type)
         with tensorflow_noise_filtered():  # TF's oneDNN "E" line, not ours
             outputs = self.predictor.predict(
                 [fields for _, fields in self.rows],

@@ -26,9 +26,6 @@ _STARTUP_NOISE = re.compile(
 RUNTIME_NOISE = re.compile(
     r"^E\d{4} .*oneDNN supports DT_\w+ only on platforms with AVX-512")
 
-#: Values of TF_CPP_MIN_LOG_LEVEL that ask for TensorFlow's own lines.
-_VERBOSE_LEVELS = ("0", "1")
-
 
 def start_tensorflow():
     """Sets `TF_CPP_MIN_LOG_LEVEL=2`, `KERAS_BACKEND=tensorflow` and
@@ -53,7 +50,7 @@ def tensorflow_noise_filtered(noise=RUNTIME_NOISE):
     """Runs the block with file descriptor 2 captured, then replays on
     stderr every captured line that `noise` does not match (nothing is
     captured with TF_CPP_MIN_LOG_LEVEL=0 or 1)."""
-    if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() in _VERBOSE_LEVELS:
+    if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() in ("0", "1"):
         yield
         return
     sys.stderr.flush()
