@@ -13,26 +13,13 @@ r"""Converts BERT weights between the TF1 layout, keras-hub and Hugging Face.
     python convert_checkpoint.py --input_format=tf1 --input_path=$BERT_BASE_DIR \
       --output_format=keras_hub --output_path=/tmp/bert_keras_hub
 
-Formats: `tf1` (a checkpoint prefix or directory; `bert_config.json` beside
-it or --bert_config_file), `keras_hub` (a BertBackbone preset folder, or a
-`.weights.h5` file plus --bert_config_file), `huggingface` (a directory with
-config.json and model.safetensors; its WordPiece vocab from vocab.txt, or
-from tokenizer.json when it has no vocab.txt, and lower-casing from the
-tokenizer.json normaliser). A tf1 output records do_lower_case beside its
-vocab.txt (tokenizer_config.json), which the other scripts read. Heads go
-along where the target has them (Hugging Face: pretraining, classifier, SQuAD, token-classification and
-multiple-choice heads; keras-hub: none). A tagger's tags travel with it
-(label_list.txt <-> id2label).
-Nothing is downloaded; the output is written to a temporary name and renamed,
-and an existing --output_path is never overwritten. Name tables:
-modeling/interop/keras_hub.py and modeling/interop/huggingface.py.
+Formats and what goes along: docs/moving_weights.md. An existing
+--output_path is never overwritten.
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
@@ -67,8 +54,7 @@ flags.DEFINE_string(
     "Face id2label, or as label_list.txt beside a tf1 output.")
 cli.define_common_flags(checkpoint_flags=False)
 
-for _name in ("input_path", "output_format", "output_path"):
-    flags.mark_flag_as_required(_name)
+flags.mark_flags_as_required(["input_path", "output_format", "output_path"])
 
 
 def run():

@@ -1,17 +1,8 @@
 """Creates masked-LM / next-sentence pre-training TFRecords from raw text.
 
 Same flags, defaults and output as google-research/bert
-`create_pretraining_data.py`: for the same input, vocab and --random_seed the
-records hold the same instances in the same order. Added:
-  --num_workers: processes for a corpus cut into shards;
-  --shard_size_mb: cut the corpus into shards of about this size, so input
-    larger than memory works (0: one shard, the original's behaviour). Input
-    of up to one shard (16 MB by default) gives the original's output; larger
-    input is split, with a seed per shard, and so differs from it.
-  --runner, --beam_pipeline_options: run on Apache Beam (DirectRunner here,
-    DataflowRunner/FlinkRunner/SparkRunner on a cluster; needs
-    `pip install -e .[beam]`), with output byte-identical to the default
-    local process pool (data/pretraining/runners.py).
+`create_pretraining_data.py` (up to one --shard_size_mb of input). Added:
+--num_workers, --shard_size_mb, --runner and --beam_pipeline_options.
 
 Example:
   python create_pretraining_data.py \\
@@ -20,22 +11,14 @@ Example:
     --max_seq_length=128 --max_predictions_per_seq=20 --masked_lm_prob=0.15 \\
     --random_seed=12345 --dupe_factor=5
 """
-import os
-
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
 if __name__ == "__mp_main__":
-    # A --num_workers process (spawned: it imports this file under this
-    # name, then the pipeline, which imports TensorFlow): its start-up
-    # lines are filtered as the parent's are.
+    # A spawned --num_workers process: TF's start-up lines filtered too.
     from tasks.quiet_start import start_tensorflow
     start_tensorflow()
 
 from absl import flags  # noqa: E402
 
 from tasks import cli, script_flags  # noqa: E402
-
-FLAGS = flags.FLAGS
 
 flags.DEFINE_string(
     "input_file", None,
@@ -72,7 +55,6 @@ flags.DEFINE_float(
     "dupe_factor=10 (about 1.1 GB at 16 MB), plus TensorFlow. Input up to "
     "this size is one shard, whose output equals the original's; 0 keeps "
     "any input in one shard.")
-
 flags.DEFINE_string(
     "runner", "local",
     "Where to run (not in the original): 'local' (this machine's process "
@@ -102,7 +84,5 @@ def main():
 
 
 if __name__ == "__main__":
-    flags.mark_flag_as_required("input_file")
-    flags.mark_flag_as_required("output_file")
-    flags.mark_flag_as_required("vocab_file")
+    flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
     cli.main(main)

@@ -8,48 +8,17 @@ Give it the same vocab, case rule, config and max_seq_length as training:
       --init_checkpoint=/tmp/mrpc_output --max_seq_length=128 \
       --export_dir=/tmp/mrpc_export
 
-`--init_checkpoint` is an output_dir of run_classifier.py / run_squad.py /
-run_ner.py / run_multiple_choice.py (its newest `model.ckpt-N`), a checkpoint
-prefix, or a released model's directory (`bert_model.ckpt`, for
-`--model_type=encoder`). Signatures (list them with
-`saved_model_cli show --all --dir <export_dir>`):
-
-- classifier: `classify_text(text)` (= serving_default),
-  `classify_pair(text_a, text_b)`, `classify_ids(input_ids, input_mask,
-  segment_ids)` -> probabilities, logits, label_id, label (regression tasks
-  such as STS-B: score);
-- squad: `squad(question, context)` (= serving_default) -> start_logits,
-  end_logits; `squad_answer(question, context)` -> answer_text, score,
-  start_position, end_position; `squad_ids(...)`;
-- encoder: `encode_text(text)` (= serving_default), `encode_pair`,
-  `encode_ids` -> pooled_output, sequence_output; `embed_text(text)` ->
-  embedding [batch, hidden] (sentence embeddings: --pooling of the last
-  layer, default mean, and --l2_normalize, fixed in the export);
-- tagger (tags: the label_list.txt run_ner.py wrote beside the checkpoint,
-  or --label_list_file): `tag_text(text)` (= serving_default) -> words with
-  their offsets, tag, tag_probability, logits, entities (entity_type,
-  entity_text, entity_start, entity_end: code point offsets);
-  `tag_words(words)` for already split words; `tag_ids(...)`;
-- multiple_choice: `multiple_choice(context, endings)` (= serving_default;
-  endings [batch, num_choices]) -> probabilities, logits, choice;
-  `multiple_choice_ids(...)`.
-
-The export is written to a temporary directory and renamed; an existing
-`--export_dir` is never overwritten. Load it with `import tensorflow_text`
-first (the in-graph tokenizer uses its ops).
+Signatures: docs/serving.md. An existing `--export_dir` is never
+overwritten. Load an export with `import tensorflow_text` first.
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
 from tasks import cli, script_flags  # noqa: E402
-
-FLAGS = flags.FLAGS
 
 flags.DEFINE_enum("model_type", "classifier",
                   ["classifier", "squad", "encoder", "tagger",
@@ -104,8 +73,8 @@ flags.DEFINE_bool("l2_normalize", False,
                   "Encoder: embed_text divides each embedding by its L2 norm.")
 cli.define_common_flags(checkpoint_flags=False)
 
-for _name in ("bert_config_file", "vocab_file", "init_checkpoint", "export_dir"):
-    flags.mark_flag_as_required(_name)
+flags.mark_flags_as_required(["bert_config_file", "vocab_file",
+                             "init_checkpoint", "export_dir"])
 
 
 def run():

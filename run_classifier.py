@@ -10,24 +10,15 @@ checks, same files in `output_dir`), with Keras `model.fit` underneath:
       --train_batch_size=32 --learning_rate=2e-5 --num_train_epochs=3.0 \
       --output_dir=/tmp/mrpc_output/
 
-Writes `train.tf_record`/`eval.tf_record`/`predict.tf_record`, TF1 checkpoints
-`model.ckpt-N` (loadable by `--init_checkpoint` and by the original code),
-`eval_results.txt` and `test_results.tsv`; training also copies
-`bert_config.json`, `vocab.txt` and the lower-casing record
-(`tokenizer_config.json`) there, so `output_dir` is a model folder. Batches
-are cut to their longest example (--dynamic_padding; see
-docs/fine_tuning_speed.md for it, --group_by_length and evaluation during
-training). Rerunning a command resumes from the
-newest checkpoint in `output_dir`. The work is `tasks.classification`; every
-check runs before anything is written, and an error is one line on stderr
-(--verbose_errors for the traceback).
+Writes `*.tf_record`, TF1 checkpoints `model.ckpt-N`, `eval_results.txt` and
+`test_results.tsv`, and makes `output_dir` a model folder. Batches are cut to
+their longest example (docs/fine_tuning_speed.md). Rerunning a command
+resumes from the newest checkpoint in `output_dir`.
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
@@ -39,9 +30,6 @@ from tasks.classification import (  # noqa: E402
 # --help prints this docstring: name the tasks --task_name knows.
 __doc__ += "\nKnown --task_name values: %s.\n" % ", ".join(sorted(PROCESSORS))
 
-FLAGS = flags.FLAGS
-
-# The original's flags (the shared ones from tasks/script_flags.py).
 flags.DEFINE_string(
     "data_dir", None,
     "The input data dir. Should contain the .tsv files (or other data files) "
@@ -55,9 +43,8 @@ script_flags.define_padding_flags()
 script_flags.define_evaluation_flags()
 script_flags.define_runtime_and_error_flags()
 
-for _name in ("data_dir", "task_name", "vocab_file", "bert_config_file",
-              "output_dir"):
-    flags.mark_flag_as_required(_name)
+flags.mark_flags_as_required(["data_dir", "task_name", "vocab_file",
+                             "bert_config_file", "output_dir"])
 
 
 def main():

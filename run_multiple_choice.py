@@ -1,11 +1,7 @@
 """BERT fine-tuning for multiple choice: SWAG, HellaSwag or your own TSV.
 
-The BERT paper's SWAG task (§4.4), which the original repository never
-shipped, with its recipe: each example becomes --num_choices rows
-`[CLS] context [SEP] ending [SEP]`, one vector scores each row's pooled
-output and a softmax over an example's scores gives the choice
-probabilities. Flags, checks and files in the style of run_classifier.py,
-with the files named as run_squad.py names them:
+The BERT paper's SWAG task (§4.4), with its recipe and defaults, flags and
+files in the style of run_classifier.py (docs/multiple_choice.md):
 
     python run_multiple_choice.py --data_format=swag \
       --do_train=true --train_file=$SWAG_DIR/train.csv \
@@ -15,28 +11,14 @@ with the files named as run_squad.py names them:
       --init_checkpoint=$BERT_BASE_DIR/bert_model.ckpt --max_seq_length=128 \
       --output_dir=/tmp/swag_output/
 
-Defaults are the paper's: 3 epochs, learning rate 2e-5, batch size 16.
---data_format: swag (the released CSV: sent1 is segment A, sent2 + " " +
-ending<k> segment B of choice k), hellaswag (JSON Lines: ctx_a; ctx_b + " " +
-endings[k]) or tsv (a header `id context ending0 .. ending{N-1} label`;
-id and label optional). Every row must have --num_choices endings and a
-label in 0..num_choices-1 (train and eval files; a predict file may have
-none).
-
-Writes `train.tf_record`/`eval.tf_record`/`predict.tf_record`, TF1
-checkpoints `model.ckpt-N`, `eval_results.txt` (eval_accuracy, eval_loss,
-global_step, loss) and `test_results.tsv` (one line of per-choice
-probabilities per example of --predict_file, in input order). Rerunning a
-command resumes from the newest checkpoint in `output_dir`. The work is
-`tasks.multiple_choice`; every check runs before anything is written, and an
-error is one line on stderr (--verbose_errors for the traceback).
+Writes `*.tf_record`, TF1 checkpoints `model.ckpt-N`, `eval_results.txt` and
+`test_results.tsv` (per-choice probabilities of each --predict_file example).
+Rerunning a command resumes from the newest checkpoint in `output_dir`.
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
@@ -44,8 +26,6 @@ from data.multiple_choice.readers import DATA_FORMATS  # noqa: E402
 from tasks import cli, script_flags  # noqa: E402
 from tasks.multiple_choice import (  # noqa: E402
     MultipleChoiceConfig, MultipleChoiceTask)
-
-FLAGS = flags.FLAGS
 
 script_flags.define_model_flags()
 script_flags.define_output_dir_flag()
@@ -76,8 +56,7 @@ script_flags.define_padding_flags()
 script_flags.define_evaluation_flags()
 script_flags.define_runtime_and_error_flags()
 
-for _name in ("vocab_file", "bert_config_file", "output_dir"):
-    flags.mark_flag_as_required(_name)
+flags.mark_flags_as_required(["vocab_file", "bert_config_file", "output_dir"])
 
 
 def main():

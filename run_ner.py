@@ -12,26 +12,13 @@ paper and the flag style of `run_classifier.py` / `run_squad.py`:
       --max_seq_length=128 --doc_stride=64 --train_batch_size=32 \
       --learning_rate=5e-5 --num_train_epochs=3.0 --output_dir=/tmp/ner/
 
-Whole documents (`-DOCSTART-` in conll files, `# newdoc` in uner files,
-else each sentence) are cut into windows of --max_seq_length word pieces
-that advance by --doc_stride; each word is labelled and predicted at its
-first piece, in the window where it has the most context. No word is
-dropped: predictions.txt has one `token<TAB>tag` line per input token.
---feature_layers picks the paper's feature-based approach instead of
-fine-tuning (frozen encoder, activations cached in output_dir, a two-layer
-BiLSTM). Writes label_list.txt, TF1 checkpoints model.ckpt-N,
-eval_results.txt + eval_predictions.txt (--do_eval) and predictions.txt
-(--do_predict). Rerunning a command resumes training from the newest
-checkpoint in `output_dir`. The work is `tasks.tagging`; every check runs
-before anything is written, and an error is one line on stderr
-(--verbose_errors for the traceback).
+Windows, formats and files: docs/tagging.md. Rerunning a command resumes
+training.
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
@@ -40,11 +27,7 @@ from modeling.models.feature_tagger import FEATURE_LAYERS  # noqa: E402
 from tasks import cli, script_flags  # noqa: E402
 from tasks.tagging import TaggingConfig, TaggingTask  # noqa: E402
 
-FLAGS = flags.FLAGS
-
-# The shared flags; do_lower_case defaults to false here (the paper's NER
-# runs use the cased model).
-script_flags.define_model_flags(do_lower_case=False)
+script_flags.define_model_flags(do_lower_case=False)  # a cased model
 script_flags.define_output_dir_flag()
 flags.DEFINE_string("train_file", None,
                     "Tagged file for training, e.g. train.txt (CoNLL).")
@@ -82,8 +65,7 @@ script_flags.define_padding_flags()
 script_flags.define_evaluation_flags()
 script_flags.define_runtime_and_error_flags()
 
-for _name in ("vocab_file", "bert_config_file", "output_dir"):
-    flags.mark_flag_as_required(_name)
+flags.mark_flags_as_required(["vocab_file", "bert_config_file", "output_dir"])
 
 
 def main():

@@ -11,29 +11,19 @@ defaults, input pipeline, loss and `eval_results.txt`), with Keras
       --train_batch_size=32 --max_seq_length=128 --max_predictions_per_seq=20 \\
       --num_train_steps=20 --num_warmup_steps=10 --learning_rate=2e-5
 
-Writes TF1 checkpoints `model.ckpt-N` in output_dir (a rerun resumes from the
-newest) and, with --do_eval, `eval_results.txt`. Added: --dynamic_masking
-(new masks each time an instance is read) and --optimizer_type (adamw or
-lamb; an alias of the runtime flag --optimizer). The work is
-`tasks.pretraining`; every check (input files, their sequence length,
-checkpoint vs config) runs before training, and an error is
-one line on stderr (--verbose_errors for the traceback).
+A rerun resumes from the newest `model.ckpt-N`. Added: --dynamic_masking and
+--optimizer_type (an alias of --optimizer).
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
 from tasks import cli, script_flags  # noqa: E402
 from tasks.pretraining import PretrainingConfig, PretrainingTask  # noqa: E402
 
-FLAGS = flags.FLAGS
-
-# The original's flags (shared ones with its defaults and wording).
 script_flags.define_model_flags(
     max_seq_length_help=script_flags.MAX_SEQ_LENGTH_HELP
     + " Must match data generation.",
@@ -53,7 +43,6 @@ flags.DEFINE_integer("num_warmup_steps", 10000, "Number of warmup steps.")
 flags.DEFINE_integer("max_eval_steps", 100, "Maximum number of eval steps.")
 script_flags.define_runtime_and_error_flags()
 
-# This project's additions.
 flags.DEFINE_bool(
     "dynamic_masking", False,
     "Draw new masked-LM masks each time a training instance is read "
@@ -69,8 +58,7 @@ flags.DEFINE_enum("optimizer_type", "adamw", ["adamw", "lamb"],
                   "Alias of --optimizer (adamw: the original's "
                   "AdamWeightDecayOptimizer; lamb: LAMB).")
 
-for _name in ("bert_config_file", "input_file", "output_dir"):
-    flags.mark_flag_as_required(_name)
+flags.mark_flags_as_required(["bert_config_file", "input_file", "output_dir"])
 
 
 def main():

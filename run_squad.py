@@ -11,31 +11,20 @@ checks, same files in `output_dir`), with Keras `model.fit` underneath:
       --train_batch_size=12 --learning_rate=3e-5 --num_train_epochs=2.0 \
       --max_seq_length=384 --doc_stride=128 --output_dir=/tmp/squad_base/
 
-Writes `train.tf_record`, `eval.tf_record`, TF1 checkpoints `model.ckpt-N`,
-`predictions.json`, `nbest_predictions.json` and (SQuAD 2.0)
-`null_odds.json`, exactly as the original. When the predict file carries gold
-answers (a dev set), it also writes `eval_results.json`: the official
-evaluation's numbers (evaluate-v2.0.py keys; with null odds the best
-threshold for --null_score_diff_threshold). Rerunning a command resumes
-training from the newest checkpoint in `output_dir`. The work is
-`tasks.squad`; every check runs before anything is written, and an error is
-one line on stderr (--verbose_errors for the traceback).
+Writes the original's files, and `eval_results.json` (the official
+evaluation) when the predict file has gold answers. Rerunning a command
+resumes training from the newest checkpoint in `output_dir`.
 """
 
-from tasks.quiet_start import start_tensorflow  # noqa: E402
+from tasks.quiet_start import start_tensorflow
 
-# Before anything else imports TensorFlow: its start-up lines would bury
-# the one-line errors (see tasks/quiet_start.py).
-start_tensorflow()
+start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
 from tasks import cli, script_flags  # noqa: E402
 from tasks.squad import SquadConfig, SquadTask  # noqa: E402
 
-FLAGS = flags.FLAGS
-
-# The original's flags (shared ones with its defaults and wording).
 script_flags.define_model_flags(max_seq_length=384)
 script_flags.define_output_dir_flag()
 flags.DEFINE_string("train_file", None,
@@ -81,8 +70,7 @@ script_flags.define_padding_flags(dynamic_padding=False,
                                  group_by_length=False)
 script_flags.define_runtime_and_error_flags()
 
-for _name in ("vocab_file", "bert_config_file", "output_dir"):
-    flags.mark_flag_as_required(_name)
+flags.mark_flags_as_required(["vocab_file", "bert_config_file", "output_dir"])
 
 
 def main():

@@ -1,8 +1,5 @@
-"""Installable package for the Keras 3 reimplementation of BERT.
-
-`pip install -e .` installs the `modeling` and `data` packages; the `run_*.py`
-scripts stay at the repository root, as in google-research/bert.
-"""
+"""The `modeling`, `data`, `serving` and `tasks` packages; the scripts stay at
+the repository root, as in google-research/bert."""
 from setuptools import find_packages, setup
 
 setup(
@@ -32,13 +29,10 @@ setup(
             "pytest-xdist>=3.5",  # run_tests.sh: two test processes
             "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
         ],
-        # create_pretraining_data.py --runner=DirectRunner/DataflowRunner/...
-        # Every apache-beam release caps protobuf below 7, so this extra
-        # resolves protobuf to 6.x (TF 2.21 accepts >=6.31.1,<8). gs://
-        # paths and DataflowRunner need "apache-beam[gcp]" instead.
+        # create_pretraining_data.py --runner (gs:// and DataflowRunner:
+        # "apache-beam[gcp]").
         "beam": ["apache-beam>=2.77,<2.78"],
-        # Only for benchmarks/compare.py's peers (never imported by the
-        # package). torch pinned: a plain `torch` pulls a multi-GB CUDA build.
+        # benchmarks/compare.py's peers; torch pinned (not a CUDA build).
         "bench": ["torch==2.13.0", "transformers>=4.48", "onnxruntime>=1.20",
                   "onnx>=1.17"],
         # output_dir/training_curves.png after training (skipped without it)

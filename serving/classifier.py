@@ -1,27 +1,23 @@
 """Serving a `BertClassifier` (run_classifier.py) from raw text."""
 import tensorflow as tf
 
-from serving.text_module import TextServing, ids_signature
+from serving.text_module import (TextServing, ids_features, ids_signature,
+                                 pair_signature, text_signature)
 
 
 class ClassifierServing(TextServing):
     """Signatures of a `BertClassifier` (run_classifier.py).
 
-    - `classify_text(text)`, `classify_pair(text_a, text_b)`: tf.string [batch];
-    - `classify_ids(input_ids, input_mask, segment_ids)`: int32
-      [batch, seq_length].
-    Outputs (classification): `logits`, `probabilities` float32
-    [batch, num_labels] (softmax, the values of `test_results.tsv`),
-    `label_id` int32 [batch] (argmax) and `label` tf.string [batch].
-    Outputs (regression, num_labels 1): `score` float32 [batch].
+    `classify_text(text)`, `classify_pair(text_a, text_b)`, `classify_ids`
+    -> `logits`, `probabilities` float32 [batch, num_labels], `label_id`
+    int32 and `label` tf.string [batch]; regression: `score` float32 [batch].
     """
 
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,
                  label_list):
         super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
         self.label_list = tf.constant(list(label_list or []), tf.string)
-        # Readable after tf.saved_model.load (constants are not): the label
-        # of each column of `probabilities` (empty for regression).
+        # Readable after tf.saved_model.load (constants are not).
         self.label_names = tf.Variable(list(label_list or []), trainable=False,
                                        dtype=tf.string, shape=[None],
                                        name="label_names")
@@ -36,20 +32,17 @@ class ClassifierServing(TextServing):
                 "label_id": label_id,
                 "label": tf.gather(self.label_list, label_id)}
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    @text_signature
     def classify_text(self, text):
         return self._outputs(self._pack(text))
 
-    @tf.function(input_signature=[
-        tf.TensorSpec([None], tf.string, name="text_a"),
-        tf.TensorSpec([None], tf.string, name="text_b")])
+    @pair_signature
     def classify_pair(self, text_a, text_b):
         return self._outputs(self._pack(text_a, text_b))
 
     @ids_signature
     def classify_ids(self, input_ids, input_mask, segment_ids):
-        return self._outputs({"input_ids": input_ids, "input_mask": input_mask,
-                              "segment_ids": segment_ids})
+        return self._outputs(ids_features(input_ids, input_mask, segment_ids))
 
     def signatures(self):
         return {"serving_default": self.classify_text,

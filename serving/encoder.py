@@ -1,23 +1,20 @@
 """Serving a `BertModel` encoder from raw text."""
-import tensorflow as tf
 
 from modeling.pooling import pool_sequence
-from serving.text_module import TextServing, ids_signature
+from serving.text_module import (TextServing, ids_features, ids_signature,
+                                 pair_signature, text_signature)
 
 
 class EncoderServing(TextServing):
     """Signatures of a `BertModel`.
 
-    - `encode_text(text)`, `encode_pair(text_a, text_b)`: tf.string [batch];
-    - `encode_ids(input_ids, input_mask, segment_ids)`.
-    Outputs: `pooled_output` float32 [batch, hidden_size], `sequence_output`
-    float32 [batch, max_seq_length, hidden_size], and (text signatures) the
-    packed `input_ids`, `input_mask`, `segment_ids` int32
-    [batch, max_seq_length], so padding rows can be told apart.
+    - `encode_text(text)`, `encode_pair(text_a, text_b)`, `encode_ids(...)`:
+      `pooled_output` float32 [batch, hidden_size], `sequence_output`
+      float32 [batch, max_seq_length, hidden_size] (text signatures: and
+      the packed ids int32 [batch, max_seq_length]);
     - `embed_text(text)`: `embedding` float32 [batch, hidden_size], the last
-      layer pooled as fixed at export (`pooling`: "mean", "cls" or "max"
-      over the real tokens, `modeling.pooling.pool_sequence`; then L2
-      normalised if `l2_normalize`): sentence embeddings.
+      layer pooled (`modeling.pooling.pool_sequence`, `pooling` and
+      `l2_normalize` fixed at export).
     """
 
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,
@@ -31,19 +28,17 @@ class EncoderServing(TextServing):
         return {"pooled_output": outputs["pooled_output"],
                 "sequence_output": outputs["sequence_output"]}
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    @text_signature
     def encode_text(self, text):
         features = self._pack(text)
         return dict(self._outputs(features), **features)
 
-    @tf.function(input_signature=[
-        tf.TensorSpec([None], tf.string, name="text_a"),
-        tf.TensorSpec([None], tf.string, name="text_b")])
+    @pair_signature
     def encode_pair(self, text_a, text_b):
         features = self._pack(text_a, text_b)
         return dict(self._outputs(features), **features)
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    @text_signature
     def embed_text(self, text):
         features = self._pack(text)
         outputs = self.model(features, training=False)
@@ -53,8 +48,7 @@ class EncoderServing(TextServing):
 
     @ids_signature
     def encode_ids(self, input_ids, input_mask, segment_ids):
-        return self._outputs({"input_ids": input_ids, "input_mask": input_mask,
-                              "segment_ids": segment_ids})
+        return self._outputs(ids_features(input_ids, input_mask, segment_ids))
 
     def signatures(self):
         return {"serving_default": self.encode_text,

@@ -1,11 +1,8 @@
 """Entities from tag ids, in-graph, with conlleval's chunk rules.
 
-The same rules as `data.tagging.schemes.entity_spans` (the CoNLL shared
-tasks' `conlleval` startOfChunk/endOfChunk, with seqeval's E-/S- extension):
-an entity starts at `B-X`/`S-X`, or at an `I-X`/`E-X` after `O`, after
-another type, or after `E-`/`S-`; it ends before `O`, `B-`, `S-` or another
-type, and after `E-`/`S-`. IOB1, IOB2 and BIOES tags are read alike, and
-sequences that break a scheme (model predictions) still decode.
+The rules of `data.tagging.schemes.entity_spans` (conlleval's
+startOfChunk/endOfChunk with seqeval's E-/S- extension); IOB1, IOB2 and
+BIOES tags are read alike.
 """
 import tensorflow as tf
 
@@ -20,15 +17,9 @@ _O, _B, _I, _E, _S = range(len(PREFIXES))
 
 
 def label_tables(label_list):
-    """(prefix codes, type ids, type names) of a label list.
-
-    Args:
-        label_list: list of str, label id k is label_list[k]; each "O" or
-            "<B|I|E|S>-<TYPE>".
-
-    Returns:
-        (prefixes, types, type_names): lists of int [num_labels] (type id 0
-        for "O") and the list of type names (index 0: "").
+    """(prefixes, types, type_names) of `label_list` (each "O" or
+    "<B|I|E|S>-<TYPE>"): lists of int [num_labels] (type 0 for "O") and the
+    type names (index 0: "").
 
     Raises:
         ValueError: a label of another form.
@@ -52,16 +43,9 @@ def label_tables(label_list):
 
 
 def entity_spans(tag_ids, prefixes, types):
-    """Entities of each row of tag ids.
-
-    Args:
-        tag_ids: tf.RaggedTensor int32 [batch, (words)].
-        prefixes, types: int32 tensors [num_labels] (`label_tables`).
-
-    Returns:
-        (starts, ends, type_ids): tf.RaggedTensor int32 [batch, (entities)];
-        an entity covers words [start, end) of its row.
-    """
+    """(starts, ends, type_ids) ragged int32 [batch, (entities)] of
+    ragged `tag_ids` int32 [batch, (words)], by `label_tables`' `prefixes`
+    and `types`; an entity covers words [start, end) of its row."""
     dense_prefix = tf.gather(prefixes, tag_ids).to_tensor(default_value=_O)
     dense_type = tf.gather(types, tag_ids).to_tensor(default_value=0)
     batch = tf.shape(dense_prefix)[0]
@@ -93,18 +77,9 @@ def entity_spans(tag_ids, prefixes, types):
 
 
 def iob2_tables(label_list, type_names):
-    """Ids to write entities back as IOB2 tags, or None.
-
-    Args:
-        label_list: list of str (as `label_tables`).
-        type_names: `label_tables`' third value.
-
-    Returns:
-        (outside_id, begin_ids, inside_ids): int, lists of int
-        [len(type_names)] (index 0 unused), when the list holds "O" and
-        "B-X", "I-X" for every type X (the labels run_ner.py trains on);
-        else None.
-    """
+    """(outside_id, begin_ids, inside_ids) to write entities back as IOB2
+    tags (lists indexed by `type_names` of `label_tables`), or None unless
+    `label_list` holds "O" and "B-X", "I-X" for every type X."""
     if "O" not in label_list:
         return None
     begin_ids, inside_ids = [0], [0]
@@ -118,19 +93,9 @@ def iob2_tables(label_list, type_names):
 
 def render_iob2(tag_ids, starts, ends, type_ids, outside_id, begin_ids,
                 inside_ids):
-    """The IOB2 tag ids of the entities `entity_spans` found.
-
-    This is `data.tagging.schemes.convert_tags(tags, "iob2")` in-graph
-    (what run_ner.py writes): an `I-X` that starts an entity becomes `B-X`.
-
-    Args:
-        tag_ids: tf.RaggedTensor int32 [batch, (words)] (for the shape).
-        starts, ends, type_ids: `entity_spans`' outputs.
-        outside_id, begin_ids, inside_ids: `iob2_tables`' values.
-
-    Returns:
-        tf.RaggedTensor int32 [batch, (words)].
-    """
+    """The IOB2 tag ids, ragged int32 [batch, (words)] like `tag_ids`, of
+    the entities `entity_spans` found (`iob2_tables` ids): in-graph
+    `data.tagging.schemes.convert_tags(tags, "iob2")`."""
     row_start = tf.gather(tf.cast(tag_ids.row_splits, tf.int32),
                           tf.cast(starts.value_rowids(), tf.int32))
     first = row_start + starts.flat_values

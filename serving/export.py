@@ -8,20 +8,8 @@ tagger (NER) and multiple choice.
         init_checkpoint="/tmp/mrpc_output", do_lower_case=True,
         max_seq_length=128, label_list=["0", "1"])
 
-    import tensorflow as tf, tensorflow_text  # registers the tokenizer ops
-    served = tf.saved_model.load("export/mrpc")
-    served.signatures["classify_pair"](text_a=tf.constant([...]),
-                                       text_b=tf.constant([...]))
-
-The tokenizer (`InGraphFullTokenizer`, the original `FullTokenizer`'s ids) and
-packing (`[CLS] A [SEP] B [SEP]`, the original's truncation) run inside the
-graph, so a served text gets the same input_ids as `run_classifier.py` /
-`run_squad.py` give it; a tagger also splits words and keeps their offsets
-in-graph, and slides windows over long texts (serving/tagger.py). Each
-export also has a signature taking already-tokenized `input_ids`/
-`input_mask`/`segment_ids` int32 [batch_size, seq_length] ([batch_size,
-num_choices, seq_length] for multiple choice). Loading needs
-`import tensorflow_text` first (the tokenizer uses its ops).
+Tokenizing and packing run inside the graph (`serving.text_module`); loading
+an export needs `import tensorflow_text` first (`serving.predictions`).
 """
 import os
 
@@ -56,8 +44,7 @@ class ExportExistsError(OutputExistsError):
 
 
 def _restore(model, init_checkpoint, head_name):
-    """Loads every weight of `model`; a missing one is an error here (a
-    served model with a freshly initialised head would answer at random)."""
+    """Loads every weight of `model`; a missing one is a UserError."""
     status = checkpoints.load_tf1_checkpoint(model, init_checkpoint,
                                              verbose=False)
     if status.missing:
@@ -77,8 +64,7 @@ def _restore(model, init_checkpoint, head_name):
 
 
 def _check_tagger_labels(label_list, init_checkpoint):
-    """A tagger's label list must be given and fit the checkpoint's head,
-    before any model is built (a clearer error than a shape mismatch)."""
+    """A tagger's label list is given and fits the checkpoint's head."""
     if not label_list:
         raise UserError("A tagger export needs its label list (the "
                         "label_list.txt run_ner.py writes; "
@@ -111,18 +97,6 @@ def _task_model(model_type, config, label_list):
 QUANTIZATIONS = ("int8",)
 
 
-def _quantized(model, quantize):
-    """`model`, or its int8 inference copy (`quantize="int8"`)."""
-    if not quantize:
-        return model
-    if quantize not in QUANTIZATIONS:
-        raise UserError(f"--quantize={quantize}: expected one of "
-                        f"{', '.join(QUANTIZATIONS)}")
-    from modeling.inference.int8 import quantize_int8
-
-    return quantize_int8(model)
-
-
 def build_serving_module(model_type, bert_config_file, vocab_file,
                          init_checkpoint, do_lower_case=True,
                          max_seq_length=128, label_list=None, num_labels=None,
@@ -134,37 +108,24 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
     Args:
         model_type: one of `MODEL_TYPES`.
         bert_config_file, vocab_file, do_lower_case, max_seq_length: as used
-            for training (the flags of run_classifier.py / run_squad.py /
-            run_ner.py / run_multiple_choice.py).
-        init_checkpoint: a checkpoint prefix, an output_dir (its newest
-            `model.ckpt-N`), or a directory holding `bert_model.ckpt`.
-        label_list: classifier labels, index = label id (e.g. ["0", "1"]);
-            None with `num_labels` 1 means regression. Tagger: the tags of
-            run_ner.py's label_list.txt, in id order (required).
-        num_labels: classifier, used when `label_list` is None; labels are
-            then "0", "1", ...
-        max_query_length, max_answer_length, n_best_size: SQuAD, as
-            run_squad.py.
-        doc_stride: tagger, how far windows over a long text advance (in
-            word pieces), as run_ner.py's --doc_stride.
-        quantize: None, or "int8": the encoder's Dense layers in int8
-            (`modeling.inference.int8`: Keras's int8 quantization, run under
-            XLA).
-        pooling, l2_normalize: encoder, its `embed_text` signature's pooling
-            ("mean", "cls" or "max", `modeling.pooling`) and normalisation.
+            for training; init_checkpoint: a prefix or folder.
+        label_list: classifier labels in id order (None with `num_labels` 1:
+            regression; else `num_labels` names them "0", "1", ...); a
+            tagger's tags in id order (required).
+        max_query_length, max_answer_length, n_best_size, doc_stride: as
+            run_squad.py's and run_ner.py's flags.
+        quantize: None, or "int8" (`modeling.inference.int8`).
+        pooling, l2_normalize: an encoder's `embed_text` (`modeling.pooling`).
 
     Returns:
         ClassifierServing, SquadServing, EncoderServing, TaggerServing or
-        MultipleChoiceServing; `.signatures()` maps signature names to
-        tf.functions.
+        MultipleChoiceServing; `.signatures()` maps names to tf.functions.
 
     Raises:
-        UserError: unknown model_type, no labels for a classifier or
-            tagger, a tagger label list that does not fit the checkpoint,
-            max_seq_length above max_position_embeddings (or, SQuAD, not
-            above max_query_length + 3), doc_stride below 1, the checkpoint
-            lacks weights the model needs, the vocab does not fit the config.
-        (all `UserError`s) vocab, config or checkpoint missing;
+        UserError: unknown model_type or pooling, missing or unfitting
+            labels, max_seq_length out of range, doc_stride < 1, a missing
+            vocab, config or checkpoint, a checkpoint lacking weights, a
+            vocab that does not fit the config.
         modeling.checkpoints.CheckpointMismatchError: shapes differ.
     """
     if model_type not in MODEL_TYPES:
@@ -200,22 +161,26 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
                       if num_labels > 1 else None)
     if model_type == "tagger":
         _check_tagger_labels(label_list, init_checkpoint)
-    # The model first: a checkpoint that does not fit fails in a second,
-    # before the tokenizer's tables are built.
+    # The model first: a checkpoint that does not fit fails fast.
     model = _task_model(model_type, config, label_list)
     _restore(model, init_checkpoint, HEADS[model_type])
-    model = _quantized(model, quantize)
+    if quantize:
+        if quantize not in QUANTIZATIONS:
+            raise UserError(f"--quantize={quantize}: expected one of "
+                            f"{', '.join(QUANTIZATIONS)}")
+        from modeling.inference.int8 import quantize_int8
+
+        model = quantize_int8(model)
 
     tokenizer = InGraphFullTokenizer(vocab_file, do_lower_case=do_lower_case)
     if model_type == "classifier":
         return ClassifierServing(model, tokenizer, max_seq_length,
                                  label_list=label_list, **special)
     if model_type == "squad":
-        vocab_tokens = [""] * (max(vocab.values()) + 1)
-        for token, index in vocab.items():
-            vocab_tokens[index] = token
+        inverse = python_tokenizer.inv_vocab  # id -> token
         return SquadServing(model, tokenizer, max_seq_length,
-                            vocab_tokens=vocab_tokens,
+                            vocab_tokens=[inverse.get(i, "")
+                                          for i in range(max(inverse) + 1)],
                             max_query_length=max_query_length,
                             max_answer_length=max_answer_length,
                             n_best_size=n_best_size, **special)
@@ -232,16 +197,10 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
 
 
 def track_captured_variables(module, signatures):
-    """Tracks the tf.Variables the signatures capture on `module`.
-
-    tf.saved_model.save tracks Keras 3 weights as their Keras wrappers. The
-    Python loader (`tf.saved_model.load`) restores them, but loaders that run
-    the TF1 graph (`saved_model_cli run`, TensorFlow Serving's C++ loader)
-    then find no variable behind the functions' captured handles ("Could not
-    find variable bert_model/bert/pooler/dense/bias", tensorflow/tensorflow
-    issue 72963). Tracking the underlying variables, as
-    `keras.export.ExportArchive` does, makes both work.
-    """
+    """Tracks the tf.Variables the signatures capture on `module`, as
+    `keras.export.ExportArchive` does, so loaders that run the TF1 graph
+    (`saved_model_cli run`, TensorFlow Serving) find them (tensorflow/tensorflow
+    issue 72963)."""
     seen, captured = set(), []
     for function in signatures.values():
         for variable in function.get_concrete_function().variables:
@@ -252,18 +211,8 @@ def track_captured_variables(module, signatures):
 
 
 def export_saved_model(export_dir, **kwargs):
-    """Writes a SavedModel serving raw text (see `build_serving_module`).
-
-    Written to a temporary sibling directory, then renamed, so `export_dir`
-    is either complete or absent. The vocab file is stored in the export's
-    `assets/`.
-
-    Args:
-        export_dir: the SavedModel directory to create; must not exist.
-        **kwargs: `build_serving_module` arguments.
-
-    Returns:
-        str, export_dir.
+    """Writes `build_serving_module(**kwargs)` as a SavedModel at
+    `export_dir` (atomically, the vocab in `assets/`); returns export_dir.
 
     Raises:
         ExportExistsError: export_dir already exists (never overwritten).

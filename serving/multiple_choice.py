@@ -1,36 +1,22 @@
 """Serving a `BertMultipleChoice` (run_multiple_choice.py) from raw text.
 
 Choice k of an example is packed as `[CLS] context [SEP] ending_k [SEP]`
-with the original's `_truncate_seq_pair` (the longer segment loses its last
-token, the ending on a tie; an ending without tokens packs as
-`[CLS] context [SEP]`), exactly as `data/multiple_choice/features.py`
-packs it: the context is tokenized once and shared by every choice.
+with the original's `_truncate_seq_pair`, as `data/multiple_choice/features.py`
+packs it.
 """
 import tensorflow as tf
 
-from serving.text_module import TextServing
-
-
-def choices_ids_signature(function):
-    """Wraps `function(self, input_ids, input_mask, segment_ids)` as a
-    tf.function over int32 [batch_size, num_choices, seq_length] ids."""
-    return tf.function(input_signature=[
-        tf.TensorSpec([None, None, None], tf.int32, name="input_ids"),
-        tf.TensorSpec([None, None, None], tf.int32, name="input_mask"),
-        tf.TensorSpec([None, None, None], tf.int32, name="segment_ids")])(
-            function)
+from serving.text_module import (TextServing, choices_ids_signature,
+                                 ids_features)
 
 
 class MultipleChoiceServing(TextServing):
     """Signatures of a `BertMultipleChoice`.
 
-    - `multiple_choice(context, endings)` (= serving_default): `context`
-      tf.string [batch], `endings` tf.string [batch, num_choices] (any
-      number of choices, the same for the whole batch) -> `logits`,
-      `probabilities` float32 [batch, num_choices] (softmax over the
-      choices), `choice` int32 [batch] (argmax), and the packed
-      `input_ids`, `input_mask`, `segment_ids` int32 [batch, num_choices,
-      max_seq_length];
+    - `multiple_choice(context, endings)`: `context` tf.string [batch],
+      `endings` tf.string [batch, num_choices] -> `logits`, `probabilities`
+      float32 [batch, num_choices], `choice` int32 [batch], and the packed
+      ids int32 [batch, num_choices, max_seq_length];
     - `multiple_choice_ids(input_ids, input_mask, segment_ids)` int32
       [batch, num_choices, seq_length]: `logits`, `probabilities`, `choice`.
     """
@@ -62,8 +48,7 @@ class MultipleChoiceServing(TextServing):
 
     @choices_ids_signature
     def multiple_choice_ids(self, input_ids, input_mask, segment_ids):
-        return self._outputs({"input_ids": input_ids, "input_mask": input_mask,
-                              "segment_ids": segment_ids})
+        return self._outputs(ids_features(input_ids, input_mask, segment_ids))
 
     def signatures(self):
         return {"serving_default": self.multiple_choice,

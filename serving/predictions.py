@@ -1,5 +1,5 @@
-"""Calling a served model from Python: an export (or the same module built in
-memory) plus rows of raw text in, JSON-ready dicts out, batched.
+"""Calling a served model (an export, or the module built in memory) on rows
+of raw text: JSON-ready dicts out, batched.
 
     from serving.predictions import load_export, Predictor
     served = load_export("export/mrpc")          # imports tensorflow_text
@@ -7,21 +7,14 @@ memory) plus rows of raw text in, JSON-ready dicts out, batched.
     for result in predictor.predict([("text a", "text b"), ("text",)]):
         print(result)   # {"label": "1", "probabilities": {"0": .., "1": ..}}
 
-What each model type takes (one tuple of strings per example) and gives:
+Each model type takes one tuple of strings per example and gives:
   * classifier: (text,) or (text_a, text_b) -> `label`, `probabilities`
-    ({label: p} in label-id order; a list for exports without label names)
-    or, regression, `score`;
-  * squad: (question, context) -> `answer` (the in-graph `tok_text`, see
-    serving/squad.py), `score` (None when no span is valid);
+    ({label: p}, or a list without label names) or, regression, `score`;
+  * squad: (question, context) -> `answer`, `score` (None: no valid span);
   * tagger: (text,) -> `words`, `tags`, `entities` (`start`, `end` code
-    point offsets into the text, `type`, `text`);
+    point offsets, `type`, `text`);
   * multiple_choice: (context, ending_1, ..., ending_n) -> `choice`,
-    `probabilities` (list over the endings); examples with different
-    numbers of endings may be mixed.
-
-An export uses TF Text ops, so `import tensorflow_text` must come before
-`tf.saved_model.load` (`load_export` does it); that is also why a bare
-`saved_model_cli run` fails on these exports.
+    `probabilities`.
 """
 import math
 
@@ -81,14 +74,9 @@ def _float(value):
 
 
 class Predictor:
-    """Runs one model type's signatures on rows of strings, in batches.
-
-    Args:
-        model_type: "classifier", "squad", "tagger" or "multiple_choice".
-        signatures: mapping signature name -> callable taking the tensors by
-            keyword (a loaded export's `.signatures`, or a serving module's
-            `.signatures()`).
-        label_names: list of str (the classifier's labels), or None.
+    """Runs one model type's `signatures` (name -> callable taking tensors
+    by keyword) on rows of strings, in batches; `label_names`: the
+    classifier's labels, or None.
 
     Raises:
         UserError: an encoder (nothing to predict) or an unknown type.
@@ -107,17 +95,11 @@ class Predictor:
 
     @classmethod
     def for_served(cls, served, where="the export", model_type=None):
-        """A Predictor for a loaded export or an in-memory serving module.
-
-        Args:
-            served: `load_export(...)`'s object, or a serving module
-                (`serving.build_serving_module`).
-            where: how to name it in errors.
-            model_type: the type the caller expects, or None.
+        """A Predictor for `served`, a `load_export` object or a serving
+        module (`serving.build_serving_module`), named `where` in errors.
 
         Raises:
-            UserError: the export serves another model type than
-                `model_type`.
+            UserError: it serves another model type than `model_type`.
         """
         signatures = (served.signatures() if callable(served.signatures)
                       else served.signatures)
@@ -130,12 +112,8 @@ class Predictor:
         return cls(found, signatures, names)
 
     def predict(self, rows, batch_size=32):
-        """Yields one dict per row, in order (see the module docstring).
-
-        Args:
-            rows: list of tuples of str.
-            batch_size: int >= 1, rows per signature call.
-        """
+        """One dict per row of `rows` (tuples of str), in order (module
+        docstring), `batch_size` rows per signature call."""
         groups = {}
         for index, row in enumerate(rows):
             groups.setdefault(self._group(row), []).append(index)
@@ -164,7 +142,7 @@ class Predictor:
             else:
                 out = self.signatures["classify_pair"](text_a=columns[0],
                                                        text_b=columns[1])
-            return self._classifications(out, len(rows))
+            return self._classifications(out)
         if self.model_type == "squad":
             out = self.signatures["squad_answer"](question=columns[0],
                                                   context=columns[1])
@@ -180,7 +158,7 @@ class Predictor:
                 for choice, probabilities in zip(out["choice"].numpy(),
                                                  out["probabilities"].numpy())]
 
-    def _classifications(self, out, count):
+    def _classifications(self, out):
         if "score" in out:
             return [{"score": float(s)} for s in out["score"].numpy()]
         results = []

@@ -3,29 +3,26 @@ import keras_hub
 import tensorflow as tf
 
 from serving.squad_span import best_spans, span_text
-from serving.text_module import TextServing, ids_signature
+from serving.text_module import TextServing, ids_features, ids_signature
+
+_question_signature = tf.function(input_signature=[
+    tf.TensorSpec([None], tf.string, name="question"),
+    tf.TensorSpec([None], tf.string, name="context")])
 
 
 class SquadServing(TextServing):
     """Signatures of a `BertSquad` (run_squad.py), one window per question.
 
     The features are the original's first window: `[CLS] question [SEP]
-    context [SEP]` with the question cut to `max_query_length` tokens and
-    the context to what is left of `max_seq_length` (the original slides
-    further windows over longer contexts with `doc_stride`; a served context
-    gets only the first).
+    context [SEP]`, the question cut to `max_query_length` tokens and the
+    context to what is left (no further `doc_stride` windows).
 
     - `squad(question, context)`: tf.string [batch] -> `start_logits`,
-      `end_logits` float32 [batch, max_seq_length] and the packed
-      `input_ids`, `input_mask`, `segment_ids`;
-    - `squad_answer(question, context)`: the best span (see
-      `serving.squad_span.best_spans`): `start_position`, `end_position`
-      int32 [batch] (token positions in the packed sequence), `score`
-      float32 [batch] and `answer_text` tf.string [batch], the span's
-      WordPiece tokens joined as the original's `tok_text` (lower-cased for
-      uncased models; the original's `get_final_text` maps it back to the
-      context's own characters, which needs offsets the in-graph tokenizer
-      does not give);
+      `end_logits` float32 [batch, max_seq_length] and the packed ids;
+    - `squad_answer(question, context)`: the best span
+      (`serving.squad_span.best_spans`): `start_position`, `end_position`
+      int32 [batch] (packed positions), `score` float32 [batch] and
+      `answer_text` tf.string [batch] (`serving.squad_span.span_text`);
     - `squad_ids(input_ids, input_mask, segment_ids)`: the logits.
     """
 
@@ -37,8 +34,7 @@ class SquadServing(TextServing):
         self.max_answer_length = int(max_answer_length)
         self.n_best_size = int(n_best_size)
         self.vocab_tokens = tf.constant(vocab_tokens, tf.string)
-        # Question first in full (already cut to max_query_length), then
-        # the context gets what is left: the original's budget rule.
+        # The question in full (cut to max_query_length), then the context.
         self.squad_packer = keras_hub.layers.MultiSegmentPacker(
             sequence_length=max_seq_length, start_value=cls_id,
             end_value=sep_id, pad_value=-1, truncate="waterfall",
@@ -53,22 +49,15 @@ class SquadServing(TextServing):
                 "input_mask": tf.cast(real, tf.int32),
                 "segment_ids": tf.where(real, tf.cast(segment_ids, tf.int32), 0)}
 
-    def _logits(self, features):
-        return self.model(features, training=False)
-
-    @tf.function(input_signature=[
-        tf.TensorSpec([None], tf.string, name="question"),
-        tf.TensorSpec([None], tf.string, name="context")])
+    @_question_signature
     def squad(self, question, context):
         features = self._pack_squad(question, context)
-        return dict(self._logits(features), **features)
+        return dict(self.model(features, training=False), **features)
 
-    @tf.function(input_signature=[
-        tf.TensorSpec([None], tf.string, name="question"),
-        tf.TensorSpec([None], tf.string, name="context")])
+    @_question_signature
     def squad_answer(self, question, context):
         features = self._pack_squad(question, context)
-        logits = self._logits(features)
+        logits = self.model(features, training=False)
         # Context tokens: segment 1 before the final [SEP].
         last = tf.reduce_sum(features["input_mask"], axis=1, keepdims=True) - 1
         is_context = tf.logical_and(
@@ -83,8 +72,8 @@ class SquadServing(TextServing):
 
     @ids_signature
     def squad_ids(self, input_ids, input_mask, segment_ids):
-        return self._logits({"input_ids": input_ids, "input_mask": input_mask,
-                             "segment_ids": segment_ids})
+        return self.model(ids_features(input_ids, input_mask, segment_ids),
+                          training=False)
 
     def signatures(self):
         return {"serving_default": self.squad, "squad": self.squad,

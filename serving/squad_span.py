@@ -1,19 +1,15 @@
 """The best answer span of one SQuAD window, in-graph.
 
-Source: `write_predictions` in the original run_squad.py: a span (start, end)
-is a candidate when its start is among the `n_best_size` largest start
-logits of the whole sequence and its end among the `n_best_size` largest end
-logits, both are context tokens, end >= start and
-end - start + 1 <= max_answer_length; the best candidate has the largest
-start_logit + end_logit. With no candidate the original answers "empty"; here
-the text is "".
+Source: `write_predictions` in the original run_squad.py: candidates start
+among the `n_best_size` largest start logits and end among the largest end
+logits, on context tokens, at most max_answer_length long; the best has the
+largest start_logit + end_logit ("" when there is none).
 """
 import tensorflow as tf
 
 
 def _in_top_k(logits, k):
-    """bool [batch_size, seq_length]: position among the k largest logits
-    (ties: the lower position first, as the original's stable sort)."""
+    """bool [batch, seq]: among the k largest (ties: lower position first)."""
     k = tf.minimum(k, tf.shape(logits)[1])
     _, top = tf.math.top_k(logits, k=k)
     return tf.reduce_any(
@@ -24,19 +20,10 @@ def _in_top_k(logits, k):
 
 def best_spans(start_logits, end_logits, is_context, max_answer_length,
                n_best_size=20):
-    """Best candidate span of each row (rule: module docstring).
-
-    Args:
-        start_logits, end_logits: float32 [batch_size, seq_length].
-        is_context: bool [batch_size, seq_length], True on context tokens.
-        max_answer_length: int, the longest span in tokens.
-        n_best_size: int, how many top start and end logits are candidates.
-
-    Returns:
-        (start_position, end_position) int32 [batch_size] and score float32
-        [batch_size]; a row without any valid span gets positions 0, 0 and
-        score -inf.
-    """
+    """(start_position, end_position) int32 [batch_size] and score float32
+    [batch_size] of each row's best span (rule: module docstring) of
+    float32 [batch_size, seq_length] logits, context tokens where
+    `is_context` (bool, same shape); no valid span: 0, 0 and -inf."""
     seq_length = tf.shape(start_logits)[1]
     positions = tf.range(seq_length)
     length = positions[tf.newaxis, :] - positions[:, tf.newaxis] + 1
@@ -58,20 +45,11 @@ def best_spans(start_logits, end_logits, is_context, max_answer_length,
 
 
 def span_text(input_ids, start, end, vocab_tokens):
-    """The span's WordPiece tokens joined as the original's `tok_text`.
-
-    Args:
-        input_ids: int32 [batch_size, seq_length].
-        start, end: int32 [batch_size], inclusive token positions; a row
-            whose score was -inf (start = end = 0, the [CLS]) gives "".
-        vocab_tokens: tf.string [vocab_size], token of each id.
-
-    Returns:
-        tf.string [batch_size]: tokens joined by spaces, " ##" removed.
-
-    Source: run_squad.py write_predictions (`tok_text`, before
-    `get_final_text`).
-    """
+    """tf.string [batch_size]: the tokens of `input_ids` int32
+    [batch_size, seq_length] from `start` to `end` (int32 [batch_size],
+    inclusive; 0, 0 gives "") by `vocab_tokens` (tf.string [vocab_size]),
+    joined as the original's `tok_text` (run_squad.py write_predictions,
+    before `get_final_text`)."""
     positions = tf.range(tf.shape(input_ids)[1])[tf.newaxis, :]
     inside = tf.logical_and(positions >= start[:, tf.newaxis],
                             positions <= end[:, tf.newaxis])

@@ -1,23 +1,8 @@
 """Serving a `BertTokenClassifier` (run_ner.py) from raw text or words.
 
-Everything runs in the graph, text in, entities with character offsets out:
-
-  1. words: `InGraphWordSplitter` cuts each text where BERT's BasicTokenizer
-     cuts it (whitespace, punctuation, each CJK ideograph) and keeps each
-     word's offsets in the input string;
-  2. pieces: each word is tokenized on its own by the in-graph tokenizer
-     (the ids of `FullTokenizer.tokenize(word)`, as `data/tagging` tokenizes
-     every CoNLL token); a word without pieces gets `[UNK]`;
-  3. windows: a text's pieces are cut into windows of max_seq_length - 2
-     that advance by doc_stride, and each word is read at its first piece in
-     its max-context window (`serving.tagging_windows`, the rules of
-     `data/tagging`), so no word is ever dropped, whatever the length;
-  4. entities: conlleval's chunk rules on the predicted tags
-     (`serving.entity_spans`).
-
-Given the same words, the ids, windows and scored positions are those of
-`data.tagging.features.convert_documents_to_features` for a document of one
-sentence, so the tags equal `run_ner.py --do_predict`'s.
+Everything runs in the graph (`serving.tagging_windows`,
+`serving.entity_spans`); given the same words, the tags equal
+`run_ner.py --do_predict`'s.
 """
 import tensorflow as tf
 
@@ -25,42 +10,34 @@ from data.tokenization.in_graph_words import InGraphWordSplitter
 from serving.entity_spans import (entity_spans, iob2_tables, label_tables,
                                    render_iob2)
 from serving.tagging_windows import max_context_positions, window_features
-from serving.text_module import TextServing, ids_signature
+from serving.text_module import (TextServing, ids_features, ids_signature,
+                                 text_signature)
 
 
 class TaggerServing(TextServing):
     """Signatures of a `BertTokenClassifier`.
 
-    - `tag_text(text)` tf.string [batch] (= serving_default): per text,
-      `words` tf.string [batch, max_words] (substrings of the text, "" as
-      padding), `word_start`, `word_end` int32 [batch, max_words] (code point
-      offsets, end exclusive: Python's `text[start:end]`), `num_words` int32
-      [batch]; `tag` tf.string and `tag_id` int32 [batch, max_words] (with
-      an IOB2 label list, as run_ner.py trains, the entities written back
-      as IOB2, as run_ner.py writes predictions.txt: an `I-X` that starts
-      an entity reads `B-X`; other label lists: the argmax),
-      `tag_probability` float32 [batch, max_words] (softmax of that
-      tag), `logits` float32 [batch, max_words, num_labels] (read at each
-      word's first piece); `entity_type`, `entity_text` tf.string and
-      `entity_start`, `entity_end` int32 (code points) [batch,
-      max_entities], `num_entities` int32 [batch];
-    - `tag_words(words)` tf.string [batch, max_words], already split words
-      ("" entries are padding and get tag ""): the same tag outputs aligned
-      with the input, and entities with `entity_start`/`entity_end` as word
-      indices of the input (end exclusive) and `entity_text` the words
+    - `tag_text(text)` tf.string [batch] (= serving_default): `words`
+      tf.string, `word_start`, `word_end` int32 (code point offsets, end
+      exclusive) [batch, max_words], `num_words` int32 [batch]; the tag
+      outputs `tag` tf.string, `tag_id` int32, `tag_probability` float32
+      [batch, max_words] (IOB2 label lists: entities written back as IOB2,
+      as run_ner.py's predictions.txt; else the argmax), `logits` float32
+      [batch, max_words, num_labels]; `entity_type`, `entity_text`
+      tf.string, `entity_start`, `entity_end` int32 [batch, max_entities],
+      `num_entities` int32 [batch];
+    - `tag_words(words)` tf.string [batch, max_words] ("" is padding): the
+      same, entity bounds as word indices and `entity_text` the words
       joined by " ";
     - `tag_ids(input_ids, input_mask, segment_ids)` int32 [batch,
-      seq_length]: `logits` [batch, seq_length, num_labels],
-      `probabilities`, `tag_id` int32 and `tag` tf.string [batch,
-      seq_length], for every position (the caller knows where words start).
+      seq_length]: `logits`, `probabilities`, `tag_id`, `tag` per position.
 
-    Args:
-        model: a `BertTokenClassifier` with its weights.
-        tokenizer: `InGraphFullTokenizer` of the training vocab and case.
-        max_seq_length, doc_stride: the windows (as run_ner.py's flags).
-        cls_id, sep_id, unk_id: ids of [CLS], [SEP], [UNK].
-        label_list: list of str, tag id k is label_list[k] ("O" or
-            "<B|I|E|S>-<TYPE>").
+    Args: a `BertTokenClassifier`, the `InGraphFullTokenizer` of its vocab
+    and case, run_ner.py's window flags, the ids of [CLS], [SEP], [UNK], and
+    the `label_list` (tag id k is label_list[k]).
+
+    Raises:
+        ValueError: label_list does not fit the model's outputs.
     """
 
     def __init__(self, model, tokenizer, max_seq_length, doc_stride, cls_id,
@@ -80,9 +57,7 @@ class TaggerServing(TextServing):
         self._prefixes = tf.constant(prefixes, tf.int32)
         self._types = tf.constant(types, tf.int32)
         self._type_names = tf.constant(type_names, tf.string)
-        # The tags are written back from the entities, as run_ner.py writes
-        # predictions.txt, when the labels are IOB2 (they are after
-        # run_ner.py's training); other label lists give the argmax as is.
+        # IOB2 labels: tags written back from the entities, as run_ner.py.
         self._iob2 = iob2_tables(list(label_list), type_names)
 
     # -- the shared path: ragged words -> per-word logits --------------------
@@ -97,19 +72,10 @@ class TaggerServing(TextServing):
         return tf.concat([pieces, unk], axis=1)
 
     def tagging_features(self, words):
-        """The model inputs of every window and where each word is read.
-
-        Args:
-            words: tf.RaggedTensor tf.string [batch, (words)].
-
-        Returns:
-            (features, windows, positions): features a dict of int32
-            [num_windows, max_seq_length] `input_ids`, `input_mask`,
-            `segment_ids` (texts in order, windows in order); windows,
-            positions int32 [num_words] (words in order, flattened): the
-            window and position of each word's first piece in its
-            max-context window (`data.tagging.features`' `scored`).
-        """
+        """(features, windows, positions) of ragged `words` tf.string
+        [batch, (words)]: int32 [num_windows, max_seq_length] model inputs,
+        and int32 [num_words] the window and position where each word is
+        read (`serving.tagging_windows`)."""
         pieces = self._word_pieces(words.flat_values)
         counts = tf.cast(pieces.row_lengths(), tf.int32)
         first_piece = tf.cumsum(counts, exclusive=True)
@@ -129,17 +95,14 @@ class TaggerServing(TextServing):
         return features, windows, positions
 
     def _word_logits(self, words):
-        """words: ragged tf.string [batch, (words)] -> ragged float32 logits
-        [batch, (words), num_labels] at each word's first piece."""
+        """Ragged logits [batch, (words), labels] at first pieces."""
         features, windows, positions = self.tagging_features(words)
         logits = self.model(features, training=False)
         word_logits = tf.gather_nd(logits, tf.stack([windows, positions], 1))
         return words.with_flat_values(word_logits)
 
     def _tags(self, logits):
-        """Ragged logits [batch, (words), labels] -> dict of ragged
-        `tag_id`, `tag`, `tag_probability` (of the tag given), and the
-        entities (starts, ends, type names) ragged [batch, (entities)]."""
+        """(ragged tag outputs, entity starts, ends, type names)."""
         flat = logits.flat_values
         tag_id = logits.with_flat_values(
             tf.argmax(flat, axis=-1, output_type=tf.int32))
@@ -157,7 +120,7 @@ class TaggerServing(TextServing):
 
     # -- signatures -----------------------------------------------------------
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    @text_signature
     def tag_text(self, text):
         split = self.words(text)
         words = split["words"]
@@ -179,14 +142,8 @@ class TaggerServing(TextServing):
             "word_end": split["end"].to_tensor(),
             "num_words": tf.cast(words.row_lengths(), tf.int32),
             "logits": logits.to_tensor(),
-            "entity_type": types.to_tensor(default_value=""),
-            "entity_start": starts.with_flat_values(
-                word_value("start", starts)).to_tensor(),
-            "entity_end": starts.with_flat_values(
-                word_value("end", ends, -1)).to_tensor(),
-            "entity_text": starts.with_flat_values(entity_text).to_tensor(
-                default_value=""),
-            "num_entities": tf.cast(starts.row_lengths(), tf.int32)}
+            **_entities(starts, types, word_value("start", starts),
+                        word_value("end", ends, -1), entity_text)}
         outputs.update({name: value.to_tensor(
             default_value="" if value.dtype == tf.string else 0)
             for name, value in tags.items()})
@@ -228,19 +185,14 @@ class TaggerServing(TextServing):
         outputs["logits"] = tf.scatter_nd(
             scatter_at, logits.flat_values,
             tf.concat([shape, [num_labels]], 0))
-        outputs.update({
-            "entity_type": types.to_tensor(default_value=""),
-            "entity_start": starts.with_flat_values(start_column).to_tensor(),
-            "entity_end": starts.with_flat_values(end_column).to_tensor(),
-            "entity_text": starts.with_flat_values(entity_text).to_tensor(
-                default_value=""),
-            "num_entities": tf.cast(starts.row_lengths(), tf.int32)})
+        outputs.update(_entities(starts, types, start_column, end_column,
+                                 entity_text))
         return outputs
 
     @ids_signature
     def tag_ids(self, input_ids, input_mask, segment_ids):
-        logits = self.model({"input_ids": input_ids, "input_mask": input_mask,
-                             "segment_ids": segment_ids}, training=False)
+        logits = self.model(ids_features(input_ids, input_mask, segment_ids),
+                            training=False)
         tag_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
         return {"logits": logits, "probabilities": tf.nn.softmax(logits),
                 "tag_id": tag_id, "tag": tf.gather(self.label_list, tag_id)}
@@ -248,3 +200,13 @@ class TaggerServing(TextServing):
     def signatures(self):
         return {"serving_default": self.tag_text, "tag_text": self.tag_text,
                 "tag_words": self.tag_words, "tag_ids": self.tag_ids}
+
+
+def _entities(starts, types, start, end, text):
+    """The dense entity outputs [batch, max_entities] of their values."""
+    return {"entity_type": types.to_tensor(default_value=""),
+            "entity_start": starts.with_flat_values(start).to_tensor(),
+            "entity_end": starts.with_flat_values(end).to_tensor(),
+            "entity_text": starts.with_flat_values(text).to_tensor(
+                default_value=""),
+            "num_entities": tf.cast(starts.row_lengths(), tf.int32)}

@@ -1,16 +1,7 @@
 """In-graph sliding windows over each text's word pieces, and the
-max-context window of every word: the rules of `data/tagging` (features.py,
-windows.py), which are those of the original run_squad.py.
-
-  * a text's pieces (every word's pieces, in order) are cut into windows of
-    at most `max_seq_length - 2` pieces; the first starts at 0, each next one
-    `min(length, doc_stride)` further, the last is the first that reaches
-    the end; a window is `[CLS] pieces [SEP]`, segment 0, mask 1, padded
-    with 0;
-  * a word is read at its first piece in the window where that piece has
-    the most context: score `min(left, right) + 0.01 * length`, the earlier
-    window winning a tie (`_check_is_max_context`). The scores are computed
-    in float64 as Python computes them, so ties break the same way.
+max-context window of every word: the rules of `data/tagging` (those of the
+original run_squad.py's windows and `_check_is_max_context`), scores in
+float64 as Python computes them so ties break the same way.
 """
 import tensorflow as tf
 
@@ -18,14 +9,8 @@ __all__ = ["window_features", "max_context_positions"]
 
 
 def _window_spans(num_pieces, max_pieces, doc_stride):
-    """Windows of each text: (window_rows, window_starts, window_lengths)
-    int32 [num_windows], texts in order, windows in order within a text;
-    plus first_window int32 [batch] (index of each text's first window).
-
-    A text of n pieces has no window when n == 0, one when n <= max_pieces,
-    else 1 + ceil((n - max_pieces) / stride) with stride
-    min(doc_stride, max_pieces) (every window but the last is full, so the
-    original's `min(length, doc_stride)` is that stride)."""
+    """(rows, starts, lengths [num_windows], first_window, counts [batch])."""
+    # Every window but the last is full: the original's stride is constant.
     stride = min(int(doc_stride), int(max_pieces))
     extra = tf.maximum(num_pieces - max_pieces, 0)
     counts = tf.where(num_pieces > 0, 1 + (extra + stride - 1) // stride, 0)
@@ -39,20 +24,11 @@ def _window_spans(num_pieces, max_pieces, doc_stride):
 
 
 def window_features(pieces, max_seq_length, doc_stride, cls_id, sep_id):
-    """The model inputs of every window of every text.
-
-    Args:
-        pieces: tf.RaggedTensor int32 [batch, (pieces)], each text's pieces.
-        max_seq_length: int >= 3.
-        doc_stride: int >= 1.
-        cls_id, sep_id: int.
-
-    Returns:
-        (features, spans): features a dict of int32 [num_windows,
-        max_seq_length] `input_ids`, `input_mask`, `segment_ids`; spans a
-        dict of int32 tensors: `rows`, `starts`, `lengths` [num_windows],
-        `first_window`, `num_windows` [batch].
-    """
+    """(features, spans) of every window of every text of `pieces`
+    (ragged int32 [batch, (pieces)]): features int32 [num_windows,
+    max_seq_length] `input_ids`, `input_mask`, `segment_ids`; spans int32
+    `rows`, `starts`, `lengths` [num_windows], `first_window`,
+    `num_windows` [batch]."""
     max_pieces = max_seq_length - 2
     num_pieces = tf.cast(pieces.row_lengths(), tf.int32)
     rows, starts, lengths, first_window, counts = _window_spans(
@@ -78,19 +54,10 @@ def window_features(pieces, max_seq_length, doc_stride, cls_id, sep_id):
 
 def max_context_positions(piece_positions, word_rows, spans, max_seq_length,
                           doc_stride):
-    """Where each word is read: its first piece in its max-context window.
-
-    Args:
-        piece_positions: int32 [num_words], the index of each word's first
-            piece among its text's pieces.
-        word_rows: int32 [num_words], the text of each word.
-        spans: the `spans` of `window_features`.
-        max_seq_length, doc_stride: as given to `window_features`.
-
-    Returns:
-        (windows, positions) int32 [num_words]: the global window index and
-        the position in it (1 + the piece's offset in the window).
-    """
+    """(windows, positions) int32 [num_words]: where each word is read,
+    its first piece (`piece_positions` int32 [num_words] among the pieces of
+    its text `word_rows`) in its max-context window of `spans`
+    (`window_features`)."""
     max_pieces = max_seq_length - 2
     stride = min(int(doc_stride), int(max_pieces))
     # The windows holding piece p start at k * stride with

@@ -1,22 +1,32 @@
-"""What every serving module shares: the in-graph tokenizer, the packer, the
-model, and the signature over already-tokenized ids.
-
-The tokenizer (`InGraphFullTokenizer`, the original `FullTokenizer`'s ids)
-and packing (`[CLS] A [SEP] B [SEP]`, the original's truncation) run inside
-the graph, so a served text gets the same input_ids as the scripts give it.
-"""
+"""What every serving module shares: the in-graph tokenizer (the original
+`FullTokenizer`'s ids), the packer (its truncation), the model and the
+signature decorators."""
 import tensorflow as tf
 
 from data.tokenization.packing import InGraphPacker
 
 
-def ids_signature(function):
-    """Wraps `function(self, input_ids, input_mask, segment_ids)` as a
-    tf.function over int32 [batch_size, seq_length] ids."""
-    return tf.function(input_signature=[
-        tf.TensorSpec([None, None], tf.int32, name="input_ids"),
-        tf.TensorSpec([None, None], tf.int32, name="input_mask"),
-        tf.TensorSpec([None, None], tf.int32, name="segment_ids")])(function)
+def _specs(dtype, rank, *names):
+    return [tf.TensorSpec([None] * rank, dtype, name=name) for name in names]
+
+
+#: Decorators of the signatures: `text` tf.string [batch]; `text_a`,
+#: `text_b` tf.string [batch]; `input_ids`, `input_mask`, `segment_ids`
+#: int32 [batch, seq_length] (multiple choice: [batch, num_choices,
+#: seq_length]).
+text_signature = tf.function(input_signature=_specs(tf.string, 1, "text"))
+pair_signature = tf.function(
+    input_signature=_specs(tf.string, 1, "text_a", "text_b"))
+ids_signature = tf.function(input_signature=_specs(
+    tf.int32, 2, "input_ids", "input_mask", "segment_ids"))
+choices_ids_signature = tf.function(input_signature=_specs(
+    tf.int32, 3, "input_ids", "input_mask", "segment_ids"))
+
+
+def ids_features(input_ids, input_mask, segment_ids):
+    """The model's input dict."""
+    return {"input_ids": input_ids, "input_mask": input_mask,
+            "segment_ids": segment_ids}
 
 
 class TextServing(tf.Module):
@@ -25,8 +35,7 @@ class TextServing(tf.Module):
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id):
         super().__init__()
         self.model = model
-        # Listed explicitly so tf.saved_model saves every weight, whatever
-        # Keras' own object tracking exposes.
+        # Listed so tf.saved_model saves every weight.
         self.model_variables = list(model.variables)
         self.tokenizer = tokenizer
         self.max_seq_length = max_seq_length

@@ -4,18 +4,8 @@
     task = ClassificationTask(ClassificationConfig(task_name="MRPC", ...))
     results = task.run()            # or task.train() / evaluate() / predict()
 
-Tasks: `classification` (run_classifier.py), `squad` (run_squad.py),
-`pretraining` (run_pretraining.py), `feature_extraction`
-(extract_features.py), `tagging` (run_ner.py; its feature cache in
-`tagging_cache`), `multiple_choice` (run_multiple_choice.py).
-The fine-tuning tasks declare hooks; their one train / evaluate / predict
-is `tasks.base.FineTuningTask`. `tasks.cli` is the scripts' shared skeleton (flags ->
-config -> task, one error path); `tasks.script_flags` defines the flags
-several scripts share; `tasks.checks` holds the checks run before
-any work; `tasks.errors.UserError` is the one user-error type.
-
-Names are imported on first use, so `import tasks.cli` (every script's first
-import) stays free of TensorFlow and `--help` answers at once.
+One module per script (docs/architecture.md). Names are imported on first
+use, so `import tasks.cli` stays free of TensorFlow.
 """
 import importlib
 

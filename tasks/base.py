@@ -1,18 +1,11 @@
 """What every task shares: config, checks, strategy, model, checkpoint, training.
 
-A task (Model Garden's `Task` shape, written our own way) is built from a
-plain dataclass config, runs every check in `prepare()` before it writes
-anything, and then trains, evaluates or predicts in-process, returning
-results and writing the original scripts' files. No absl FLAGS are read here.
-
-`FineTuningTask` holds the one train / evaluate / predict of the fine-tuning
-tasks; a task module only declares its hooks: `build_model`,
-`read_examples`, `write_features`, `read_dataset`, `compute_results`,
-`write_eval_outputs`, `write_outputs` (and a few optional ones, see the
-class). Dynamic padding and length-grouped batches are applied here, once,
-with `data.io.dynamic_padding`.
+A task (Model Garden's `Task` shape) is built from a dataclass config and
+runs every check in `prepare()` before it writes anything; `FineTuningTask`
+holds the one train / evaluate / predict whose hooks the task modules fill.
 """
 import dataclasses
+import functools
 import math
 import os
 import random
@@ -20,10 +13,13 @@ import random
 import numpy as np
 import tensorflow as tf
 from absl import logging
+from keras import ops
 
+from data.glue.outputs import test_results_text
 from data.io import dynamic_padding, output_lock
 from data.io.record_scan import naming_record_errors
-from data.io.results import check_finite_values, write_key_value_file
+from data.io.results import (check_finite_rows, check_finite_values,
+                             write_key_value_file, write_text_atomically)
 from data.tokenization import full_tokenizer
 from modeling import BertConfig, optimization, training
 from modeling.training import evaluation
@@ -33,28 +29,17 @@ from tasks import checks, model_folder, modes
 from tasks.errors import UserError
 from tasks.modes import MODES, requested
 
+#: run_squad.py's seed for its one shuffle of the training examples before
+#: they are written (tf.data's buffer of 100 sees one stretch of a file).
+SHUFFLE_SEED = 12345
+
 
 @dataclasses.dataclass(kw_only=True)
 class TaskConfig:
-    """Fields every task has; names and defaults are the original flags'.
-
-    Attributes:
-        bert_config_file: path of bert_config.json.
-        output_dir: folder for checkpoints and result files.
-        init_checkpoint: checkpoint to start from (prefix or folder), or None.
-        max_seq_length: int, tokens per sequence after WordPiece.
-        allow_partial_checkpoint: accept a checkpoint whose encoder layers
-            differ from the config's.
-        allow_non_finite_checkpoint: load a checkpoint holding NaN/Inf
-            (with a warning) instead of refusing it.
-        allow_random_weights: evaluate or predict with random weights when
-            there is no checkpoint at all (else an error).
-        dynamic_padding: cut each batch to its longest example (a multiple
-            of 8) where the task allows it; the record files keep their
-            fixed layout (`data.io.dynamic_padding`). Off under a TPU
-            strategy and with `use_xla` (fixed shapes there).
-        runtime: `modeling.training.runtime.RuntimeOptions` (devices, precision,
-            checkpoint cadence, seed).
+    """Fields every task has: the original's flags, the --allow_* flags
+    (`tasks.cli.define_common_flags`), `dynamic_padding` (cut each batch to
+    its longest example, `data.io.dynamic_padding`; not under a TPU strategy
+    or `use_xla`) and `runtime` (`modeling.training.runtime.RuntimeOptions`).
     """
     bert_config_file: str = None
     output_dir: str = None
@@ -85,22 +70,8 @@ class FineTuningConfig(TaskConfig):
 @dataclasses.dataclass(kw_only=True)
 class EvaluatingConfig(FineTuningConfig):
     """Fine-tuning with an eval mode (run_classifier.py, run_ner.py,
-    run_multiple_choice.py).
-
-    Attributes:
-        do_eval, eval_batch_size: the original run_classifier.py's.
-        group_by_length: training batches of similar length
-            (`data.io.dynamic_padding.group_by_length`); needs dynamic
-            padding.
-        eval_every_epoch: evaluate during training after each epoch
-            (ceil(train examples / train_batch_size) steps).
-        eval_steps: evaluate during training every this many steps (0: no).
-        keep_best_checkpoint: a metric of eval_results.txt (e.g.
-            "eval_accuracy"; "eval_loss" counts lower as better): keep the
-            best evaluation's weights in output_dir/best/, used by this run's
-            evaluation and prediction.
-        early_stopping_patience: stop training after this many evaluations
-            without improvement of keep_best_checkpoint (0: never).
+    run_multiple_choice.py): do_eval, eval_batch_size, and the flags of
+    `tasks.script_flags.define_padding_flags` and `define_evaluation_flags`.
     """
     do_eval: bool = False
     eval_batch_size: int = 8
@@ -111,55 +82,49 @@ class EvaluatingConfig(FineTuningConfig):
     early_stopping_patience: int = 0
 
 
+def batch_mean_loss(per_example_loss, batch_size):
+    """The Estimator's `loss`: the mean over eval batches of each batch's
+    mean loss (TPU padding included, as the original's file)."""
+    return float(np.mean([per_example_loss[i:i + batch_size].mean()
+                          for i in range(0, len(per_example_loss),
+                                         batch_size)]))
+
+
+def _first(*element):
+    return element[0]
+
+
 class Task:
-    """The common skeleton; subclasses add data, model, loss and metrics.
+    """The common skeleton: subclasses implement `build_model()`,
+    `check_inputs()`, the mode methods, and name their modes in `modes`."""
 
-    Subclasses implement `build_model()`, `check_inputs()` (their own
-    preflight checks, reading data files for every requested mode), the
-    mode methods, and name their modes in `modes` for `run()`.
-    """
-
-    #: Names of the modes this task has (`tasks.modes.MODES`), in the order
-    #: the original script runs them.
     modes = ()
 
     def __init__(self, config):
         self.config = config
-        self.bert_config = self._load_bert_config()
+        if not config.bert_config_file:
+            raise UserError("--bert_config_file is required")
+        checks.check_data_file(config.bert_config_file, "--bert_config_file")
+        self.bert_config = BertConfig.from_json_file(config.bert_config_file)
         self.global_step = None
-        self._strategy = None
-        self._model = None
         self._prepared = False
         self._weights_ready = False
         self._output_lock = None
 
-    # -- set-up -------------------------------------------------------------
-
-    def _load_bert_config(self):
-        if not self.config.bert_config_file:
-            raise UserError("--bert_config_file is required")
-        checks.check_data_file(self.config.bert_config_file,
-                               "--bert_config_file")
-        return BertConfig.from_json_file(self.config.bert_config_file)
-
-    @property
+    @functools.cached_property
     def strategy(self):
         """The `tf.distribute.Strategy` (precision policy applied first)."""
-        if self._strategy is None:
-            self._strategy = runtime_lib.setup(self.config.runtime)
-        return self._strategy
+        return runtime_lib.setup(self.config.runtime)
 
     @property
     def is_chief(self):
         return runtime_lib.is_chief(self.strategy)
 
-    @property
+    @functools.cached_property
     def model(self):
         """The task model, built once under the strategy's scope."""
-        if self._model is None:
-            with self.strategy.scope():
-                self._model = self.build_model()
-        return self._model
+        with self.strategy.scope():
+            return self.build_model()
 
     def build_model(self):
         raise NotImplementedError
@@ -168,9 +133,8 @@ class Task:
         """Task-specific checks (data files for each requested mode)."""
 
     def load_tokenizer(self, do_lower_case=None):
-        """`FullTokenizer` of `config.vocab_file`, its ids checked against the
-        config's `vocab_size` (`checks.check_vocab`); `do_lower_case`
-        defaults to the config's."""
+        """`FullTokenizer` of `config.vocab_file` (`checks.check_vocab`);
+        `do_lower_case` defaults to the config's."""
         config = self.config
         if do_lower_case is None:
             do_lower_case = config.do_lower_case
@@ -178,22 +142,16 @@ class Task:
                                   self.bert_config, config.bert_config_file)
 
     def prepare(self):
-        """Runs every check once, before any file is written.
+        """Runs every check once, before any file is written; then takes the
+        output_dir lock (`data/io/output_lock.py`) until `close()`.
 
-        Order: the strategy (devices, precision), flags and config, data
-        files, output_dir writable and not in use by another run, then the
-        model is built and the checkpoint it will use is chosen and checked
-        against it (shapes, layers, NaN/Inf), and stated in the log. Last,
-        the first write: the output_dir lock (`data/io/output_lock.py`),
-        held until `close()` (`run()` closes).
+        Raises:
+            UserError: from any of these checks.
         """
         if self._prepared:
             return
         config = self.config
-        # The strategy comes before any other TensorFlow work (record-file
-        # checks, vocab, gfile): a multi-worker strategy can only be made at
-        # program start-up. It is a check too: a TPU that does not answer
-        # fails here (bounded wait), before anything is written.
+        # First: a multi-worker strategy must come before other TF work.
         self.strategy  # noqa: B018 (property: sets up the strategy once)
         self.bert_config.check_sequence_length(
             config.max_seq_length, "--max_seq_length", config.bert_config_file,
@@ -216,21 +174,17 @@ class Task:
             checks.check_random_weights_allowed(config)
         logging.info("Checkpoint: %s.", self.checkpoint.describe())
         if config.output_dir is not None:
-            self.lock_output_dir()
+            # The chief takes the lock; the other workers only check it.
+            cluster = output_lock.cluster_fingerprint()
+            if self.is_chief:
+                self._output_lock = output_lock.OutputLock(
+                    config.output_dir, cluster=cluster).acquire()
+            else:
+                checks.check_output_dir_free(config.output_dir)
         self._prepared = True
 
     def trains(self):
-        """True when this run trains (its `do_train` is set)."""
         return bool(getattr(self.config, "do_train", False))
-
-    def lock_output_dir(self):
-        """Takes output_dir's lock (the chief; other workers only check it)."""
-        cluster = output_lock.cluster_fingerprint()
-        if not self.is_chief:
-            checks.check_output_dir_free(self.config.output_dir)
-            return
-        self._output_lock = output_lock.OutputLock(
-            self.config.output_dir, cluster=cluster).acquire()
 
     def close(self):
         """Releases the output_dir lock (`run()` does this when it ends)."""
@@ -238,63 +192,38 @@ class Task:
             self._output_lock.release()
             self._output_lock = None
 
-    def reading_records(self, paths, what="records"):
-        """Context manager: TensorFlow errors reading `paths` name the file
-        and record (`data.io.record_scan.naming_record_errors`)."""
-        return naming_record_errors(paths, what)
+    def dynamic_padding(self, mode="predict"):
+        """True when `mode`'s batches are cut to their longest example."""
+        config = self.config
+        if mode == "train" and not getattr(self, "cut_training_batches",
+                                           True):
+            return False
+        return bool(config.dynamic_padding) and not (
+            config.runtime.use_xla
+            or runtime_lib.is_tpu_strategy(self.strategy))
 
     def make_output_dir(self):
         tf.io.gfile.makedirs(self.config.output_dir)
 
-    # -- training and inference ------------------------------------------------
-
     def worker_folder(self):
-        """Context manager: where this worker writes intermediate files.
-
-        output_dir (made here) on the chief; on the other workers of a
-        multi-worker run a temporary folder, removed when the block ends, so
-        anything reading a file written there must be consumed inside it.
-        """
+        """Context manager: output_dir on the chief; on other workers a
+        temporary folder removed when the block ends
+        (`runtime.worker_output_dir`)."""
         self.make_output_dir()
         return runtime_lib.worker_output_dir(self.strategy,
                                              self.config.output_dir)
 
-    def original_train_steps(self, num_examples):
-        """The original scripts' step count: int(num_examples /
-        train_batch_size * num_train_epochs) (run_classifier.py,
-        run_squad.py)."""
-        config = self.config
-        return int(num_examples / config.train_batch_size
-                   * config.num_train_epochs)
-
     def train_model(self, dataset, num_train_steps, batch_size, learning_rate,
                     num_warmup_steps, optimizer_model=None, callbacks=()):
-        """Trains `self.model` with `modeling.training.run_training`.
-
-        Training starts from `self.checkpoint`, the choice `prepare()` checked
-        and logged. The optimizer is `modeling.optimization.create_optimizer`
-        with the runtime's --optimizer and --gradient_accumulation_steps,
-        made under the strategy's scope.
-
-        Args:
-            dataset: repeating `(features, labels)` batches.
-            num_train_steps: int, total optimizer steps.
-            batch_size: int, global examples per step.
-            learning_rate: float, peak learning rate.
-            num_warmup_steps: int, linear warm-up steps.
-            optimizer_model: the model whose variables the optimizer's
-                weight-decay rule reads (see `create_optimizer`), or None.
-            callbacks: extra Keras callbacks for `run_training`.
-
-        Returns:
-            dict with `loss` and `global_step`.
+        """Trains `self.model` from `self.checkpoint` on `dataset` (repeating
+        `(features, labels)` batches of `batch_size`) with
+        `modeling.training.run_training` and
+        `modeling.optimization.create_optimizer`; returns {loss, global_step}.
         """
         config = self.config
         self.prepare()
         self.make_output_dir()
         if self.checkpoint.source != "output_dir" and self.is_chief:
-            # A rerun resumes from output_dir; the record tells a later
-            # --init_checkpoint whether it is the one this run started from.
             checks.record_init_checkpoint(config.output_dir,
                                           config.init_checkpoint)
         with self.strategy.scope():
@@ -303,17 +232,13 @@ class Task:
                 optimizer_type=config.runtime.optimizer, model=optimizer_model,
                 gradient_accumulation_steps=(
                     config.runtime.gradient_accumulation_steps))
-        extra = {"callbacks": list(callbacks)} if callbacks else {}
         result = training.run_training(
             self.model, optimizer, dataset, num_train_steps, config.output_dir,
             config.runtime, batch_size, strategy=self.strategy,
-            start_from=self.checkpoint, **extra)
+            start_from=self.checkpoint, callbacks=list(callbacks))
         self.global_step = result["global_step"]
         self._weights_ready = True
-        # After training, inference uses the weights in memory, which are the
-        # newest checkpoint in output_dir: `model.ckpt-<global_step>`, named
-        # here rather than read back (another worker may not see the chief's
-        # state file yet).
+        # Named, not read back: another worker may not see the state file yet.
         self.checkpoint = training.CheckpointChoice(
             os.path.join(config.output_dir, "%s-%d" % (
                 training.TRAINING_CHECKPOINT_PREFIX, self.global_step)),
@@ -321,14 +246,15 @@ class Task:
             allow_non_finite=config.allow_non_finite_checkpoint)
         return result
 
-    def report_evaluation(self, results):
-        """After an evaluation: its numbers to TensorBoard (`output_dir/eval/`,
-        at `self.global_step`), then `training_curves.png` redrawn with them
-        (when output_dir holds training events). Chief only.
+    def log_results(self, result):
+        logging.info("***** Eval results *****")
+        for key in sorted(result):
+            logging.info("  %s = %s", key, result[key])
 
-        Args:
-            results: dict name -> number, as written to the results file.
-        """
+    def report_evaluation(self, results):
+        """Chief only: `results` (name -> number) to TensorBoard
+        (`output_dir/eval/`, at `self.global_step`), then
+        `training_curves.png` redrawn."""
         if not self.is_chief:
             return
         training.write_eval_summaries(self.config.output_dir, results,
@@ -336,18 +262,8 @@ class Task:
         training.write_training_curves(self.config.output_dir)
 
     def predict_outputs(self, dataset, pad_to=None, pad_value=0.0):
-        """The model's outputs on `dataset` (`modeling.training.predict`).
-
-        Under a multi-worker strategy each worker predicts all of `dataset`
-        on its own (no collective), so the chief alone can write results.
-
-        Args:
-            dataset: batches of model inputs.
-            pad_to: None, or the length every output is padded to along
-                axis 1 (per-token outputs of cut batches,
-                `modeling.training.padded_outputs.PaddedOutputs`).
-            pad_value: the padded positions' value.
-        """
+        """The model's outputs on `dataset` (`modeling.training.predict`),
+        padded along axis 1 to `pad_to` with `pad_value` unless None."""
         model = self.model
         if pad_to is not None:
             with self.strategy.scope():
@@ -355,8 +271,7 @@ class Task:
         return training.predict(model, dataset, self.strategy)
 
     def restore_weights(self):
-        """Loads `self.checkpoint` (the choice `prepare()` checked and logged)
-        for inference, once; sets global_step."""
+        """Loads `self.checkpoint` for inference, once; sets global_step."""
         if self._weights_ready:
             return self.global_step
         self.prepare()
@@ -367,12 +282,8 @@ class Task:
         return self.global_step
 
     def run(self):
-        """Checks everything, then runs the requested modes in order.
-
-        Returns:
-            dict result key -> what the mode's method returned, for the
-            modes whose config field is true.
-        """
+        """Checks everything, runs the requested modes in order; returns
+        dict mode name -> what the mode's method returned."""
         self.prepare()
         try:
             return {mode.name: getattr(self, mode.method)()
@@ -381,33 +292,17 @@ class Task:
             self.close()
 
 
-def _first(*element):
-    return element[0]
-
-
 class FineTuningTask(Task):
-    """One train / evaluate / predict for every fine-tuning task.
-
-    A subclass declares:
-        build_model(): the Keras task model.
-        read_examples(mode) -> list: the examples of a mode's data, read
-            and checked (raise UserError naming file and line); cached here.
-        write_features(examples, path, mode) -> int: writes the features
-            file, returns its number of records.
-        read_dataset(path, mode, batch_size): tf.data batches of the file,
-            fixed layout: training `(features, labels[, weights])` as the
-            model trains on them; inference `(features, labels, weights)`,
-            or `features` alone, every record once in order.
-        compute_results(outputs, labels, weights, num_actual) -> dict:
-            the eval_results.txt values (global_step included).
-        write_eval_outputs(outputs, labels, num_actual): files beside
-            eval_results.txt (chief only; optional).
-        write_outputs(outputs, num_actual): prediction files; returns what
-            `predict()` returns.
-    Optional: check_task() (flags, before the tokenizer and data),
-    data_file(mode) (for messages), padding_example() (TPU batches must be
-    full), before_training(), make_dataset() (another data path), and the
-    class attributes below.
+    """One train / evaluate / predict for every fine-tuning task; a subclass
+    declares `build_model()`, `read_examples(mode)` (checked, UserError
+    naming file and line), `write_features(examples, path, mode)` -> number
+    of records, `read_dataset(path, mode, batch_size)` (fixed layout:
+    training `(features, labels[, weights])`; inference `(features, labels,
+    weights)` or `features`, every record once in order),
+    `compute_results(outputs, labels, weights, num_actual)` -> the
+    eval_results.txt dict, `write_outputs(outputs, num_actual)` -> what
+    `predict()` returns; optionally the hooks with a default and the class
+    attributes below.
     """
 
     modes = ("train", "eval", "predict")
@@ -416,13 +311,11 @@ class FineTuningTask(Task):
                     "predict": "predict.tf_record"}
     #: What the records are, for read errors.
     records_name = "records"
-    #: Outputs per position ([batch, seq, ...]): padded back to
-    #: max_seq_length after cut batches; labels are not read back.
+    #: Outputs per position, padded back after cut batches (no labels read).
     token_outputs = False
-    #: The value of padded positions of those outputs.
+    #: The value of those padded positions.
     token_output_padding = 0.0
-    #: Shuffle the training examples once with this seed before writing
-    #: (run_squad.py's pre-shuffle), or None.
+    #: Seed of one shuffle of the training examples before writing, or None.
     train_shuffle_seed = None
     #: Cut training batches (False: the loss reads padded positions).
     cut_training_batches = True
@@ -454,13 +347,6 @@ class FineTuningTask(Task):
     def write_eval_outputs(self, outputs, labels, num_actual):
         """Files beside eval_results.txt (chief only)."""
 
-    def log_results(self, result):
-        logging.info("***** Eval results *****")
-        for key in sorted(result):
-            logging.info("  %s = %s", key, result[key])
-
-    # -- checks -----------------------------------------------------------------
-
     def read_examples(self, mode):
         raise NotImplementedError
 
@@ -472,8 +358,44 @@ class FineTuningTask(Task):
         return self.examples[split]
 
     def num_train_steps(self):
-        """The original's count: int(examples / batch size * epochs)."""
-        return self.original_train_steps(len(self.examples_of("train")))
+        """The original's int(examples / train_batch_size * epochs)."""
+        config = self.config
+        return int(len(self.examples_of("train")) / config.train_batch_size
+                   * config.num_train_epochs)
+
+    def classification_results(self, per_example, logits, labels, weights):
+        """eval_loss (weighted mean of `per_example` [N]), global_step, loss
+        (`batch_mean_loss`) and, given `logits` [N, k], eval_accuracy
+        (weighted share of argmax == `labels` [N])."""
+        total = weights.sum()
+        result = {
+            "eval_loss": float((per_example * weights).sum() / total),
+            "global_step": self.global_step,
+            "loss": batch_mean_loss(per_example, self.config.eval_batch_size),
+        }
+        if logits is not None:
+            result["eval_accuracy"] = float(
+                ((logits.argmax(-1) == labels) * weights).sum() / total)
+        return result
+
+    def write_test_results(self, rows, softmax=True):
+        """test_results.tsv (`data.glue.outputs.test_results_text`) of the
+        real examples' `rows` [num_actual, k], softmaxed unless `softmax` is
+        False; chief only. Returns the values, float32 [num_actual, k].
+
+        Raises:
+            NonFiniteResultError: a value is NaN/Inf (on every worker).
+        """
+        if softmax:
+            rows = np.asarray(ops.softmax(rows, axis=-1), np.float32)
+        path = os.path.join(self.config.output_dir, "test_results.tsv")
+        check_finite_rows(path, rows, what="test example")
+        if self.is_chief:
+            write_text_atomically(path, test_results_text(rows))
+            logging.info("Wrote %d predictions to %s", len(rows), path)
+        return rows
+
+    # -- checks -----------------------------------------------------------------
 
     def check_inputs(self):
         config = self.config
@@ -490,39 +412,40 @@ class FineTuningTask(Task):
             checks.check_train_steps(self.num_train_steps(),
                                      len(self.examples_of("train")),
                                      self.data_file("train"), config)
-        self.check_padding_flags()
-        model_folder.check_model_files(config, self.trains())
-        if self.trains() and hasattr(config, "eval_steps"):
-            self.check_evaluation_flags()
-
-    def check_padding_flags(self):
-        if getattr(self.config, "group_by_length", False) and not (
+        if getattr(config, "group_by_length", False) and not (
                 self.dynamic_padding("train")):
             raise UserError(
                 "--group_by_length needs cut batches: --dynamic_padding=true,"
                 " no TPU strategy and no --use_xla")
+        model_folder.check_model_files(config, self.trains())
+        if self.trains() and hasattr(config, "eval_steps"):
+            self.check_evaluation_flags()
+
+    def check_evaluation_flags(self):
+        """Evaluation during training needs eval data; best and patience
+        need evaluations."""
+        config = self.config
+        if config.eval_steps and config.eval_steps < 0:
+            raise UserError(f"--eval_steps={config.eval_steps}: expected a "
+                            "number of steps > 0 (or 0: no evaluation)")
+        if not self.evaluates_during_training():
+            if config.keep_best_checkpoint or config.early_stopping_patience:
+                raise UserError("--keep_best_checkpoint and "
+                                "--early_stopping_patience need "
+                                "--eval_every_epoch or --eval_steps")
+            return
+        self.examples_of("eval")
+        if config.early_stopping_patience and not config.keep_best_checkpoint:
+            raise UserError("--early_stopping_patience needs "
+                            "--keep_best_checkpoint=<metric> to compare")
 
     # -- data -------------------------------------------------------------------
 
-    def dynamic_padding(self, mode):
-        """True when `mode`'s batches are cut to their longest example."""
-        config = self.config
-        if mode == "train" and not self.cut_training_batches:
-            return False
-        return bool(config.dynamic_padding) and not (
-            config.runtime.use_xla
-            or runtime_lib.is_tpu_strategy(self.strategy))
-
     def make_dataset(self, mode, examples, folder, batch_size):
-        """Writes `examples`' features into `folder` and reads them back as
-        batches, cut (`dynamic_padding`) or grouped by length as asked.
-
-        Returns:
-            (dataset, path of the features file).
-        """
+        """(batches, path): `examples`' features written into `folder` (once)
+        and read back, cut or grouped by length."""
         path = os.path.join(folder, self.record_files[mode])
         if self._written.get(mode) != path or not tf.io.gfile.exists(path):
-            # Once per run and folder (evaluation during training reuses it).
             self.num_records[mode] = self.write_features(examples, path, mode)
             self._written[mode] = path
         dataset = self.read_dataset(path, mode, batch_size)
@@ -550,19 +473,15 @@ class FineTuningTask(Task):
         return examples, num_actual
 
     def predict_logits(self, mode, batch_size):
-        """The model's outputs on every example of `mode`.
-
-        Returns:
-            (outputs, label_ids, weights, num_actual): outputs in the model's
-            structure (per-token ones padded back to max_seq_length), one
-            row per record, TPU padding included after the real examples;
-            label_ids and weights as the dataset holds them (None when it
-            has none, or for `token_outputs`); outputs None when there is
-            no record at all.
+        """(outputs, label_ids, weights, num_actual) of every example of
+        `mode`: one row per record (per-token outputs padded back to
+        max_seq_length), TPU padding after the num_actual real examples;
+        label_ids, weights None for `token_outputs` or an unlabelled
+        dataset; outputs None when there is no record.
 
         Raises:
             RuntimeError: the model returned another number of rows than
-                the file holds (they would be paired with the wrong labels).
+                the file holds.
         """
         examples, num_actual = self.inference_examples(mode, batch_size)
         with self.worker_folder() as folder:
@@ -578,7 +497,7 @@ class FineTuningTask(Task):
             logging.info("  Batch size = %d", batch_size)
             if not num_records:
                 return None, None, None, num_actual
-            with self.reading_records([path], self.records_name):
+            with naming_record_errors([path], self.records_name):
                 labelled = isinstance(dataset.element_spec, tuple)
                 outputs = self.predict_outputs(
                     dataset.map(_first) if labelled else dataset,
@@ -602,18 +521,13 @@ class FineTuningTask(Task):
     # -- the three modes --------------------------------------------------------
 
     def train(self):
-        """Featurizes the training data and fine-tunes.
-
-        Returns:
-            dict with `loss` and `global_step` (`Task.train_model`).
-        """
+        """Featurizes the training data and fine-tunes (`Task.train_model`)."""
         self.prepare()
         config = self.config
         examples = list(self.examples_of("train"))
         if self.train_shuffle_seed is not None:
             random.Random(self.train_shuffle_seed).shuffle(examples)
         num_train_steps = self.num_train_steps()
-        num_warmup_steps = int(num_train_steps * config.warmup_proportion)
         self.make_output_dir()
         if self.is_chief:
             model_folder.write_model_files(config)
@@ -628,25 +542,21 @@ class FineTuningTask(Task):
                              self.num_records["train"])
             logging.info("  Batch size = %d", config.train_batch_size)
             logging.info("  Num steps = %d", num_train_steps)
-            with self.reading_records([path], self.records_name):
+            with naming_record_errors([path], self.records_name):
                 result = self.train_model(
                     dataset, num_train_steps, config.train_batch_size,
-                    config.learning_rate, num_warmup_steps,
+                    config.learning_rate,
+                    int(num_train_steps * config.warmup_proportion),
                     callbacks=self.training_callbacks(len(examples)))
         self.use_best_checkpoint()
         return result
 
     def evaluate(self, write=True):
-        """The eval_results.txt values over every example of the eval data.
+        """`compute_results` over every eval example, written (unless not
+        `write`: evaluation during training) to eval_results.txt.
 
-        Args:
-            write: False (evaluation during training): only compute, with
-                the weights in memory; no file written, nothing logged to
-                TensorBoard.
-
-        Returns:
-            dict of `compute_results`, also written to eval_results.txt
-            (`key = value` lines) with the task's other eval files.
+        Raises:
+            NonFiniteResultError: a value is NaN/Inf (on every worker).
         """
         config = self.config
         if write:
@@ -657,9 +567,7 @@ class FineTuningTask(Task):
         result = self.compute_results(outputs, labels, weights, num_actual)
         if not write:
             return result
-        result = self.best_results(result)
         path = os.path.join(config.output_dir, "eval_results.txt")
-        # NaN metrics are refused (NonFiniteResultError), every worker alike.
         check_finite_values(path, result)
         self.log_results(result)
         if self.is_chief:
@@ -685,32 +593,9 @@ class FineTuningTask(Task):
         return bool(getattr(config, "eval_every_epoch", False)
                     or getattr(config, "eval_steps", 0))
 
-    def check_evaluation_flags(self):
-        """Evaluation during training needs eval data; best and patience
-        need evaluations."""
-        config = self.config
-        if config.eval_steps and config.eval_steps < 0:
-            raise UserError(f"--eval_steps={config.eval_steps}: expected a "
-                            "number of steps > 0 (or 0: no evaluation)")
-        if not self.evaluates_during_training():
-            if config.keep_best_checkpoint or config.early_stopping_patience:
-                raise UserError("--keep_best_checkpoint and "
-                                "--early_stopping_patience need "
-                                "--eval_every_epoch or --eval_steps")
-            return
-        self.examples_of("eval")
-        if config.early_stopping_patience and not config.keep_best_checkpoint:
-            raise UserError("--early_stopping_patience needs "
-                            "--keep_best_checkpoint=<metric> to compare")
-
-    def eval_every_steps(self, num_examples):
-        config = self.config
-        if config.eval_steps:
-            return int(config.eval_steps)
-        return math.ceil(num_examples / config.train_batch_size)
-
     def training_callbacks(self, num_examples):
-        """The evaluation-during-training callback, when asked for."""
+        """The evaluation-during-training callback, when asked for: every
+        eval_steps steps, else every ceil(examples / train_batch_size)."""
         config = self.config
         if not self.evaluates_during_training():
             return []
@@ -719,9 +604,10 @@ class FineTuningTask(Task):
             self.global_step = int(self.model.optimizer.iterations.numpy())
             return self.evaluate(write=False)
 
+        every = int(config.eval_steps) if config.eval_steps else math.ceil(
+            num_examples / config.train_batch_size)
         return [evaluation.EvaluateDuringTraining(
-            evaluate_fn,
-            self.eval_every_steps(num_examples), config.output_dir,
+            evaluate_fn, every, config.output_dir,
             keep_best_metric=config.keep_best_checkpoint or None,
             early_stopping_patience=config.early_stopping_patience or None,
             model=self.model)]
@@ -740,8 +626,3 @@ class FineTuningTask(Task):
             allow_non_finite=config.allow_non_finite_checkpoint)
         self._weights_ready = False
         self.restore_weights()
-
-    def best_results(self, result):
-        """`result` as is (the evaluation of the weights used); a hook for
-        tasks that add to it."""
-        return result

@@ -1,15 +1,7 @@
 """Checks that run before any file is written or any training starts.
 
 Each raises `tasks.errors.UserError` with one message naming the file or flag,
-what was found and what was expected. The tasks call them from `prepare()`;
-`tests/tasks/test_checks.py` calls them directly.
-
-Checkpoint choice (the Estimator's rule, stated in the log every time): the
-newest `model.ckpt-N` in `output_dir` wins over `--init_checkpoint`. So that a
-rerun after an interruption still resumes, training records the checkpoint it
-started from in `output_dir/init_checkpoint.txt`; passing `--init_checkpoint`
-with an output_dir whose training started from something else is an error
-that says which checkpoint would be used and how to choose.
+what was found and what was expected; the tasks call them from `prepare()`.
 """
 import os
 import re
@@ -36,12 +28,8 @@ def check_positive(**values):
 
 
 def check_data_file(path, flag):
-    """The file `flag` needs exists, is a file and is not empty.
-
-    Args:
-        path: str, the data file.
-        flag: str, what needs it (e.g. "--do_train"), for the message.
-    """
+    """The file `path` that `flag` (e.g. "--do_train") needs exists, is a
+    file and is not empty."""
     if not path:
         raise UserError(f"{flag} needs a data file, but none was given")
     if not tf.io.gfile.exists(path):
@@ -54,22 +42,14 @@ def check_data_file(path, flag):
 
 
 def check_examples(examples, path, flag):
-    """A data file read for `flag` gave at least one example.
-
-    Raises:
-        UserError: no example (an empty or header-only file).
-    """
+    """A data file read for `flag` gave at least one example."""
     if not examples:
         raise UserError(f"{path}: no examples (empty or header-only file), "
                         f"expected at least one for {flag}")
 
 
 def check_train_steps(num_train_steps, num_examples, path, config):
-    """At least one training step: examples / train_batch_size * epochs.
-
-    Raises:
-        UserError: the count gives 0 steps (names the file and the flags).
-    """
+    """At least one training step: examples / train_batch_size * epochs."""
     if num_train_steps < 1:
         raise UserError(
             "%s: %d examples / --train_batch_size=%d * --num_train_epochs=%g "
@@ -79,11 +59,8 @@ def check_train_steps(num_train_steps, num_examples, path, config):
 
 
 def check_input_files(input_file, flag="--input_file"):
-    """Expands a comma-separated glob list; every match must be non-empty.
-
-    Returns:
-        list of str, the files in pattern order.
-    """
+    """The files (in pattern order) of a comma-separated glob list, each
+    one checked by `check_data_file`."""
     try:
         files = expand_input_files(input_file or "")
     except ValueError as error:
@@ -94,21 +71,16 @@ def check_input_files(input_file, flag="--input_file"):
 
 
 def check_vocab(vocab_file, do_lower_case, bert_config, bert_config_file):
-    """Loads the tokenizer and checks its ids fit the config's `vocab_size`.
-
-    Returns:
-        `FullTokenizer`.
-    """
+    """The `FullTokenizer` of `vocab_file`, its ids checked against the
+    config's `vocab_size`."""
     check_data_file(vocab_file, "--vocab_file")
     return full_tokenizer.tokenizer_for_model(
         vocab_file, do_lower_case, bert_config.vocab_size, bert_config_file)
 
 
 def check_output_dir_writable(output_dir, flag="--output_dir"):
-    """`output_dir` (or its nearest existing parent) is a writable folder.
-
-    Remote paths (`gs://...`) are not checked. Nothing is created.
-    """
+    """`output_dir` (or its nearest existing parent) is a writable folder;
+    remote paths are not checked, nothing is created."""
     if not output_dir:
         raise UserError(f"{flag} is empty; expected a folder to write to")
     if "://" in str(output_dir):
@@ -125,10 +97,8 @@ def check_output_dir_writable(output_dir, flag="--output_dir"):
 
 
 def check_output_dir_free(output_dir):
-    """No other live run writes to `output_dir` (nothing is written here).
-
-    Workers of this run's own multi-worker cluster (same `TF_CONFIG`
-    cluster) do not count; see `data/io/output_lock.py`.
+    """No other live run (workers of this run's own TF_CONFIG cluster aside,
+    `data/io/output_lock.py`) writes to `output_dir`.
 
     Raises:
         UserError (OutputDirLockedError): names the other run's pid, host,
@@ -140,15 +110,8 @@ def check_output_dir_free(output_dir):
 
 
 def check_random_weights_allowed(config):
-    """Evaluation/prediction without any checkpoint needs --allow_random_weights.
-
-    Random weights give predictions that look like results; a state file
-    pointing at a missing file, or a forgotten --init_checkpoint, used to
-    end that way with exit status 0.
-
-    Raises:
-        UserError: no checkpoint and not `config.allow_random_weights`.
-    """
+    """Evaluation/prediction without any checkpoint needs
+    `config.allow_random_weights` (then a warning), else a UserError."""
     if config.allow_random_weights:
         logging.warning("No checkpoint: evaluating/predicting with random "
                         "weights (--allow_random_weights).")
@@ -163,11 +126,8 @@ def check_random_weights_allowed(config):
 
 
 def check_checkpoint_finite(model, checkpoint, allow_non_finite=False):
-    """Every tensor of `checkpoint` the model would load is finite.
-
-    Reads those weights once, one at a time (a NaN found here stops the run
-    before anything is written; loading checks the values it reads again,
-    optimizer slots included).
+    """Every weight of `checkpoint` the model would load is finite (a
+    resume's optimizer slots are checked when they are loaded).
 
     Raises:
         UserError (CheckpointNonFiniteError): names the checkpoint and each
@@ -175,8 +135,6 @@ def check_checkpoint_finite(model, checkpoint, allow_non_finite=False):
     """
     prefix = checkpoints.resolve_checkpoint(checkpoint)
     names = checkpoints.list_checkpoint(prefix)
-    # The weights only: a resume's Adam slots (twice their size) are checked
-    # when they are loaded, before anything is assigned.
     wanted = [name for name in checkpoints.model_weights_by_name(model)
               if name in names]
     checkpoints.check_finite_checkpoint(prefix, wanted, allow_non_finite)
@@ -187,12 +145,8 @@ def _canonical(prefix):
 
 
 def read_init_checkpoint_record(output_dir):
-    """The init checkpoint recorded when training in `output_dir` started.
-
-    Returns:
-        str (a prefix, or "" for a run from random values), or None when
-        no record exists (an output_dir from before this rule).
-    """
+    """The init checkpoint recorded when training in `output_dir` started:
+    a prefix, "" (random values), or None (no record)."""
     path = os.path.join(output_dir, INIT_CHECKPOINT_RECORD)
     if not tf.io.gfile.exists(path):
         return None
@@ -210,24 +164,14 @@ def record_init_checkpoint(output_dir, init_checkpoint):
 
 
 def choose_checkpoint(output_dir, init_checkpoint, allow_non_finite=False):
-    """The checkpoint a run will use, checked against `--init_checkpoint`.
-
-    The rule is `modeling.training.choose_start` (a training checkpoint in
-    `output_dir` wins: a rerun resumes, an eval/predict run uses the
-    fine-tuned weights). With `--init_checkpoint` given as well, that is
-    only accepted when the output_dir's training was started from that same
-    checkpoint (recorded in init_checkpoint.txt) or `--init_checkpoint`
-    names the newest training checkpoint itself. The task keeps the result
-    and restores exactly it (`Task.train_model`, `Task.restore_weights`).
-
-    Returns:
-        `modeling.training.CheckpointChoice`.
+    """The `modeling.training.CheckpointChoice` of a run
+    (`modeling.training.choose_start`); an `--init_checkpoint` given as well
+    must be the one output_dir's training started from, or its newest.
 
     Raises:
-        UserError: `--init_checkpoint` names no checkpoint, or conflicts
-            with the training checkpoint in `output_dir`; output_dir's
-            `checkpoint` state file names a path outside it or a missing
-            checkpoint (`checkpoints.CheckpointStateError`).
+        UserError: `--init_checkpoint` names no checkpoint or conflicts with
+            output_dir's; a bad `checkpoint` state file
+            (`checkpoints.CheckpointStateError`).
     """
     try:
         choice = training.choose_start(output_dir, init_checkpoint,
@@ -280,13 +224,9 @@ def shorten_mismatch(message, shown=3):
 
 def check_checkpoint_fits(model, checkpoint, bert_config_file,
                           allow_partial=False):
-    """Shapes and layer count of `checkpoint` against `model`, nothing assigned.
-
-    Shapes: `modeling.checkpoints.check_compatible`. Layers: the encoder
-    layers (and any other `bert/` weight) of the checkpoint and of the model
-    must be the same set, unless `allow_partial` (--allow_partial_checkpoint).
-    A new task head (a weight outside `bert/` that the checkpoint lacks) and
-    pre-training heads the model does not use are always fine.
+    """Shapes (`modeling.checkpoints.check_compatible`) and the set of
+    `bert/` weights of `checkpoint` against `model`, nothing assigned; other
+    layers need `allow_partial`, a new task head is always fine.
 
     Raises:
         UserError: shapes differ, or the layers differ without allow_partial.
@@ -322,3 +262,23 @@ def check_checkpoint_fits(model, checkpoint, bert_config_file,
     raise UserError(f"{found}; expected the same encoder. Use the "
                     "bert_config.json that came with the checkpoint, or pass "
                     "--allow_partial_checkpoint=true if this is intended")
+
+
+def check_squad_flags(config):
+    """run_squad.py's `validate_flags_or_throw` (its messages), plus
+    n_best_size and max_answer_length > 0, of a `tasks.squad.SquadConfig`."""
+    if config.do_train and not config.train_file:
+        raise UserError(
+            "If `do_train` is True, then `train_file` must be specified.")
+    if config.do_predict and not config.predict_file:
+        raise UserError(
+            "If `do_predict` is True, then `predict_file` must be specified.")
+    if config.max_seq_length <= config.max_query_length + 3:
+        raise UserError(
+            "The max_seq_length (%d) must be greater than max_query_length "
+            "(%d) + 3" % (config.max_seq_length, config.max_query_length))
+    if config.doc_stride < 1:
+        raise UserError("doc_stride must be at least 1, got %d"
+                        % config.doc_stride)
+    check_positive(n_best_size=config.n_best_size,
+                   max_answer_length=config.max_answer_length)

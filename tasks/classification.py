@@ -1,14 +1,6 @@
 """Sentence (pair) classification on GLUE/XNLI: the original run_classifier.py.
 
-    task = ClassificationTask(ClassificationConfig(
-        task_name="MRPC", data_dir=".../MRPC", vocab_file=..., output_dir=...,
-        bert_config_file=..., init_checkpoint=..., do_train=True))
-    task.run()   # train / evaluate / predict as the do_* fields say
-
-Files in output_dir, as the original: train.tf_record, eval.tf_record,
-predict.tf_record, model.ckpt-N, eval_results.txt, test_results.tsv; and
-eval_predictions.tsv (each dev example's gold and predicted label and the
-class probabilities) beside eval_results.txt.
+Files in output_dir: the original's, and eval_predictions.tsv.
 """
 import dataclasses
 import os
@@ -19,9 +11,9 @@ from keras import ops
 
 from data.glue import features as glue_features
 from data.glue.metrics import task_metrics
-from data.glue.outputs import eval_predictions_text, test_results_text
+from data.glue.outputs import eval_predictions_text
 from data.glue.processors import PaddingInputExample, get_processor
-from data.io.results import check_finite_rows, write_text_atomically
+from data.io.results import write_text_atomically
 from modeling import BertClassifier
 from modeling.models import losses
 from tasks import checks
@@ -35,14 +27,6 @@ class ClassificationConfig(EvaluatingConfig):
     """The original run_classifier.py flags (same names and defaults)."""
     task_name: str = None
     data_dir: str = None
-
-
-def batch_mean_loss(per_example_loss, batch_size):
-    """The Estimator's `loss`: the mean over eval batches of each batch's
-    mean loss (TPU padding included, as the original's file)."""
-    return float(np.mean([per_example_loss[i:i + batch_size].mean()
-                          for i in range(0, len(per_example_loss),
-                                         batch_size)]))
 
 
 class ClassificationTask(FineTuningTask):
@@ -66,8 +50,8 @@ class ClassificationTask(FineTuningTask):
         except ValueError as error:
             raise UserError(f"--task_name: {error}") from None
         self.label_list = self.processor.get_labels()
-        self.num_labels = (1 if self.processor.is_regression
-                           else len(self.label_list))
+        self.regression = self.processor.is_regression
+        self.num_labels = 1 if self.regression else len(self.label_list)
 
     def build_model(self):
         return BertClassifier(self.bert_config, self.num_labels)
@@ -98,28 +82,18 @@ class ClassificationTask(FineTuningTask):
     def read_dataset(self, path, mode, batch_size):
         dataset = glue_features.classifier_dataset(
             path, self.config.max_seq_length, mode == "train", batch_size,
-            is_regression=self.processor.is_regression,
-            seed=self.config.runtime.seed)
+            is_regression=self.regression, seed=self.config.runtime.seed)
         if mode == "train":
             return dataset.map(lambda features, labels, weights:
                                (features, labels))
         return dataset
 
     def compute_results(self, logits, labels, weights, num_actual):
-        if self.processor.is_regression:
-            per_example = losses.per_example_regression_loss(logits, labels)
-        else:
-            per_example = losses.per_example_classifier_loss(logits, labels)
-        per_example = np.asarray(per_example)
-        total = weights.sum()
-        result = {
-            "eval_loss": float((per_example * weights).sum() / total),
-            "global_step": self.global_step,
-            "loss": batch_mean_loss(per_example, self.config.eval_batch_size),
-        }
-        if not self.processor.is_regression:
-            result["eval_accuracy"] = float(
-                ((logits.argmax(-1) == labels) * weights).sum() / total)
+        loss = (losses.per_example_regression_loss if self.regression
+                else losses.per_example_classifier_loss)
+        result = self.classification_results(
+            np.asarray(loss(logits, labels)),
+            None if self.regression else logits, labels, weights)
         result.update(task_metrics(self.config.task_name, logits, labels,
                                    weights))
         return result
@@ -130,27 +104,19 @@ class ClassificationTask(FineTuningTask):
     def write_eval_predictions(self, logits, label_ids):
         """`eval_predictions.tsv` (`data.glue.outputs.eval_predictions_text`)
         of the dev examples' logits [N, num_labels] and label_ids [N]."""
-        values = (logits if self.processor.is_regression
+        values = (logits if self.regression
                   else np.asarray(ops.softmax(logits, axis=-1)))
         path = os.path.join(self.config.output_dir, "eval_predictions.tsv")
         write_text_atomically(path, eval_predictions_text(
             [example.guid for example in self.examples_of("eval")],
-            self.label_list, label_ids, values, self.processor.is_regression))
+            self.label_list, label_ids, values, self.regression))
         logging.info("Wrote %d dev predictions to %s", len(values), path)
         return path
 
     def write_outputs(self, logits, num_actual):
         """test_results.tsv: the class probabilities (regression: the
-        score) of every test example, tab-separated `str(float32)` values
-        as the original's; returns them, float32 [N, num_labels]."""
-        if self.processor.is_regression:
-            rows = logits[:num_actual, :1]
-        else:
-            rows = np.asarray(ops.softmax(logits, axis=-1))[:num_actual]
-        path = os.path.join(self.config.output_dir, "test_results.tsv")
-        # NaN probabilities look like results: refused, every worker alike.
-        check_finite_rows(path, rows, what="test example")
-        if self.is_chief:
-            write_text_atomically(path, test_results_text(rows))
-            logging.info("Wrote %d predictions to %s", len(rows), path)
-        return rows
+        score) of every test example; returns them, float32 [N, k]."""
+        if self.regression:
+            return self.write_test_results(logits[:num_actual, :1],
+                                           softmax=False)
+        return self.write_test_results(logits[:num_actual])

@@ -1,25 +1,10 @@
 """The skeleton every script shares: flags -> config -> task, one error path.
 
-A script defines its flags (the original's names, defaults and help), calls
-`define_common_flags()`, and ends with `cli.main(run)`, where `run()` builds
-the task's config with `config_from_flags` and calls `task.run()`. Here:
-
-- flag parsing errors and user errors (`UserError`: a bad flag value, a
-  missing or malformed file, a config that does not fit the checkpoint) end
-  in ONE line on stderr, `<script>: error: <message>`, and exit status 1: no
-  traceback, no usage text. `--verbose_errors` (or the environment variable
-  BERT_VERBOSE_ERRORS=1) shows the traceback instead;
-- any other exception is a bug in this project: its traceback is printed,
-  then one line saying so and where to report it (exit status 1, as for
-  any uncaught exception);
-- training stopped by SIGTERM/SIGINT (`modeling.training.preemption`) ends
-  in one line saying where the checkpoint is and how to resume, with exit
-  status 128 + the signal (143 for SIGTERM);
-- no error line is longer than `MAX_LINE` characters (lists inside
-  messages are cut with a count where they are made; this is the backstop);
-- TensorFlow's C++ log noise is off unless the user set TF_CPP_MIN_LOG_LEVEL
-  (the scripts also set it before their first import, which is what counts);
-- `--help` lists the project's runtime flags with the script's own.
+A flag parsing error or a `UserError` ends in ONE line on stderr,
+`<script>: error: <message>`, exit status 1, no traceback (unless
+`--verbose_errors` or BERT_VERBOSE_ERRORS=1); any other exception is a bug:
+its traceback, then one line saying so. Training stopped by a signal ends in
+one line on how to resume, exit status 128 + the signal.
 """
 import dataclasses
 import os
@@ -34,22 +19,14 @@ from absl import app, flags, logging  # noqa: E402
 from tasks.errors import UserError, one_line, user_error_types  # noqa: E402
 
 VERBOSE_ERRORS_ENV = "BERT_VERBOSE_ERRORS"
-# At most about half a terminal screen for one error line.
 MAX_LINE = 1000
 
 
 def define_common_flags(checkpoint_flags=True):
-    """Defines `--verbose_errors` (and `--allow_partial_checkpoint`).
-
-    absl's `--help` lists only the main module's flags: a script that wants
-    these and the runtime flags listed calls
-    `flags.adopt_module_key_flags(cli)` (and `(runtime_flags)`) itself, since
-    adoption counts for the module that calls it.
-
-    Args:
-        checkpoint_flags: also define `--allow_partial_checkpoint` (scripts
-            that load a checkpoint into a model).
-    """
+    """Defines `--verbose_errors` and, with `checkpoint_flags`,
+    `--allow_partial_checkpoint`, `--allow_non_finite_checkpoint` and
+    `--allow_random_weights`. For `--help` to list them the script calls
+    `flags.adopt_module_key_flags(cli)` itself."""
     flags.DEFINE_bool(
         "verbose_errors", False,
         "Show the Python traceback of an error instead of one line (also: "
@@ -83,12 +60,9 @@ def verbose_errors():
 
 
 def config_from_flags(config_class, flag_values=None, **overrides):
-    """Builds a task config dataclass from the flags of the same names.
-
-    Fields without a flag keep their default; a `runtime` field is filled by
-    `tasks.runtime_flags.runtime_options_from_flags` when the runtime flags
-    are defined; `do_lower_case` follows the record beside --vocab_file
-    (`lower_case_from_flags`). `overrides` win over flags.
+    """A task config dataclass from the flags of the same names (`runtime`:
+    `runtime_flags.runtime_options_from_flags`; `do_lower_case`:
+    `lower_case_from_flags`); `overrides` win.
 
     Raises:
         UserError: --do_lower_case contradicts the vocab's record.
@@ -110,19 +84,8 @@ def config_from_flags(config_class, flag_values=None, **overrides):
 
 
 def lower_case_from_flags(flag_values=None):
-    """--do_lower_case, with the record beside --vocab_file as its default.
-
-    A converted or fetched model folder records `do_lower_case` in the
-    `tokenizer_config.json` beside its `vocab.txt`
-    (`data.tokenization.lower_case_record`). When the folder has one, it is
-    the value unless the flag was given on the command line; a given flag
-    that contradicts it is an error (as the original's
-    `validate_case_matches_checkpoint` is for Google's model names). Without
-    a record (or for a remote --vocab_file) the flag's value, default
-    included, stands.
-
-    Returns:
-        bool.
+    """--do_lower_case (bool), with the record beside --vocab_file
+    (`data.tokenization.lower_case_record`) as its default.
 
     Raises:
         UserError: the flag contradicts the record, or the record is not
@@ -194,12 +157,9 @@ BUG_REPORT_HINT = (
 
 
 def mark_as_bug(error):
-    """Attaches the one line saying `error` is a bug and where to report it.
-
-    Python prints it after the traceback (an exception note); on Python
-    3.10, which has no notes, it is written to stderr at once, before the
-    traceback.
-    """
+    """Attaches the one line saying `error` is a bug and where to report it
+    (an exception note, printed after the traceback; Python 3.10: written to
+    stderr at once)."""
     program = os.path.basename(sys.argv[0]) if sys.argv else "bert"
     line = (f"{program}: internal error: {type(error).__name__}: "
             f"{one_line(error)[:500]}; {BUG_REPORT_HINT}")
@@ -210,20 +170,11 @@ def mark_as_bug(error):
 
 
 def call_reporting_user_errors(function, *args, **kwargs):
-    """Calls `function`; a user error becomes one line on stderr and exit 1.
-
-    Any other exception is a bug: it propagates (Python prints its
-    traceback and exits with 1) with one last line saying so
-    (`mark_as_bug`). With `verbose_errors()` user errors keep their
-    traceback too. Training stopped by a signal exits with its status (143
-    for SIGTERM) after one line saying how to resume.
-    """
+    """Calls `function` under the one error path (module docstring)."""
     try:
         return function(*args, **kwargs)
     except Exception as error:
-        # Looked up, not imported: importing `modeling` here would load
-        # TensorFlow before the script's quiet start (a TrainingInterrupted
-        # comes from that module, so it is loaded whenever one is raised).
+        # Looked up, not imported: importing it would load TensorFlow.
         preemption = sys.modules.get("modeling.training.preemption")
         if preemption and isinstance(error, preemption.TrainingInterrupted):
             fail(str(error), status=error.exit_status, label=None)
@@ -236,12 +187,8 @@ def call_reporting_user_errors(function, *args, **kwargs):
 
 
 def main(run):
-    """Runs a script: parses flags, then `run()` under the one error path.
-
-    Args:
-        run: callable without arguments (reads the parsed flags, builds the
-            config, runs the task). Its return value is ignored.
-    """
+    """Runs a script: parses flags, then `run()` (no arguments) under the
+    one error path."""
     def absl_main(argv):
         logging.set_verbosity(logging.INFO)
 

@@ -1,36 +1,26 @@
 """Converting BERT weights between the TF1 layout, keras-hub and Hugging Face.
 
-    task = ConversionTask(ConversionConfig(
-        input_format="tf1", input_path="uncased_L-12_H-768_A-12",
-        output_format="huggingface", output_path="/tmp/bert_hf"))
-    task.run()
-
-The work is `modeling.interop.convert`; here every check before anything is
-written, and the tokenizer: a Hugging Face folder with `tokenizer.json` and
-no `vocab.txt` gets its WordPiece vocab written as `vocab.txt`, and a TF1
-output records `do_lower_case` beside its vocab
-(`data.tokenization.lower_case_record`).
+The work is `modeling.interop.convert`; here the checks and the tokenizer.
 """
 import dataclasses
 import os
 import tempfile
 
+from data.tagging.outputs import read_label_list
+from data.tokenization import lower_case_record, tokenizer_json
+from modeling.interop import convert
+from modeling.interop.convert import vocab_beside
 from tasks import checks
 from tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
 class ConversionConfig:
-    """The flags of convert_checkpoint.py (see `modeling.interop.FORMATS`).
+    """The flags of convert_checkpoint.py (`modeling.interop.FORMATS`).
 
-    `label_list_file`: a tagger's tags (run_ner.py's label_list.txt); by
-    default the `label_list.txt` beside a TF1 input, if there is one. They
-    go to Hugging Face's `id2label`, or to `label_list.txt` in a TF1 output.
-
-    `do_lower_case`: None (the flag not given) takes what the input's
-    tokenizer says (a Hugging Face `tokenizer.json` normaliser, or the
-    `tokenizer_config.json` record beside the vocab), else True; a value
-    that contradicts the input's tokenizer is an error.
+    `label_list_file`: a tagger's tags (default: label_list.txt beside a TF1
+    input). `do_lower_case`: None takes what the input's tokenizer says,
+    else True; a value that contradicts it is an error.
     """
     input_format: str = "tf1"
     input_path: str = None
@@ -63,11 +53,7 @@ class ConversionTask:
         return path if os.path.isdir(path) else os.path.dirname(path)
 
     def _case_source(self):
-        """(do_lower_case the input's tokenizer says or None, where it says
-        it); reads the vocab of a `tokenizer.json`-only folder on the way."""
-        from data.tokenization import lower_case_record, tokenizer_json
-        from modeling.interop.convert import vocab_beside
-
+        """(do_lower_case of the input's tokenizer or None, its source)."""
         config = self.config
         if config.vocab_file:
             self.has_vocab = True
@@ -106,24 +92,18 @@ class ConversionTask:
         return True if given is None else bool(given)
 
     def _label_list_file(self):
-        """The label list to carry over: the flag's, or label_list.txt
-        beside a TF1 input (None if neither)."""
+        """The flag's label list, or label_list.txt beside a TF1 input."""
         config = self.config
         if config.label_list_file:
             return config.label_list_file
         if config.input_format != "tf1" or not config.input_path:
             return None
-        path = os.fspath(config.input_path)
-        folder = path if os.path.isdir(path) else os.path.dirname(path)
-        beside = os.path.join(folder, "label_list.txt")
+        beside = os.path.join(self._input_folder(), "label_list.txt")
         return beside if os.path.isfile(beside) else None
 
     def prepare(self):
-        """Checks the files named by flags, before anything is written.
-
-        The formats, the input and an existing output are checked by
-        `modeling.interop.convert` itself, before it reads any weight.
-        """
+        """Checks the files named by flags, before anything is written
+        (`convert` checks the formats, the input and the output itself)."""
         config = self.config
         for flag in ("bert_config_file", "vocab_file"):
             if getattr(config, flag):
@@ -132,16 +112,11 @@ class ConversionTask:
         self.do_lower_case = self._resolve_lower_case()
         label_list_file = self._label_list_file()
         if label_list_file:
-            from data.tagging.outputs import read_label_list
-
             self.label_names = read_label_list(label_list_file)
 
     def run(self):
         """Writes the converted model; returns its path (a TF1 output: its
         checkpoint prefix)."""
-        from data.tokenization import lower_case_record, tokenizer_json
-        from modeling.interop import convert
-
         self.prepare()
         config = self.config
         finish = None

@@ -1,33 +1,18 @@
-"""The one exception type for mistakes a user can fix, and how it is printed.
-
-Scripts print a user error as one line (what, where, what was expected) and
-exit with status 1; any other exception is a bug and keeps its traceback.
-`UserError` itself lives in `data/io/errors.py`, the bottom of the import
-graph, so every layer can derive its errors from it.
-"""
+"""The one exception type for mistakes a user can fix (`UserError`, from
+`data/io/errors.py`, the bottom of the import graph), and its one line."""
 import re
 
 from data.io.errors import UserError  # noqa: F401 (the one base, re-exported)
 
 
 def user_error_types():
-    """Exception classes that mean "bad input", not "bug": `UserError` only.
-
-    Every check for bad input raises a `UserError` subclass (they are
-    `ValueError`s; a few are also `FileNotFoundError`, `KeyError`, ...), and
-    TensorFlow or OS errors are translated into one where the file is known.
-    Anything else reaching a script is a bug in this project and keeps its
-    traceback (`tasks.cli.mark_as_bug`).
-    """
+    """Exception classes that mean "bad input", not "bug": `UserError`."""
     return (UserError,)
 
 
 def one_line(error):
-    """`error`'s message on a single line (newlines become "; ").
-
-    A `KeyError`'s repr quotes are dropped; TensorFlow op errors keep only
-    their message, not the op trace.
-    """
+    """`error`'s message on one line (newlines become "; "), without a
+    KeyError's quotes or a TensorFlow op trace."""
     message = getattr(error, "message", None)
     if not isinstance(message, str) or not message:
         message = str(error)

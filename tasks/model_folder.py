@@ -1,13 +1,7 @@
-"""A fine-tuned output_dir is itself a model folder.
-
-Training copies `bert_config.json` and `vocab.txt` into output_dir and
-records `do_lower_case` beside them
-(`data.tokenization.lower_case_record`), so the folder can be passed as
-`--bert_config_file=<dir>/bert_config.json --vocab_file=<dir>/vocab.txt
---init_checkpoint=<dir>` (or to export_saved_model.py) without the
-pre-trained folder. Only the chief writes, each file atomically; a file
-already there with other contents is an error found before anything is
-written (output_dir then belongs to another model).
+"""A fine-tuned output_dir is itself a model folder: training copies
+`bert_config.json` and `vocab.txt` there and records `do_lower_case`
+(`data.tokenization.lower_case_record`); a different file already there is
+an error found before anything is written.
 """
 import json
 import os

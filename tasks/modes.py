@@ -1,15 +1,5 @@
-"""The modes a task runs (train, eval, predict): one table for every task.
-
-Each mode has its `do_<mode>` flag/config field, its `<mode>_batch_size`
-flag with the original run_classifier.py's default and help, the task method
-that runs it, the key of its result in `Task.run()`, and the data split it
-reads (GLUE's file names). `tasks/script_flags.py` defines the flags from it,
-`Task.run()` runs the modes from it, and tasks that read one file per split
-look the split up here.
-
-Source: the flag blocks of google-research/bert run_classifier.py (run_squad.py
-words do_predict and predict_batch_size differently; its callers pass theirs).
-"""
+"""The modes a task runs (train, eval, predict): one table for every task,
+its flags' defaults and helps from the original run_classifier.py."""
 import dataclasses
 
 from data.io.errors import UserError
@@ -17,16 +7,9 @@ from data.io.errors import UserError
 
 @dataclasses.dataclass(frozen=True)
 class Mode:
-    """One mode of a task.
-
-    Attributes:
-        name: "train", "eval" or "predict" (also the result key).
-        method: the `Task` method that runs it.
-        split: the data split it reads ("train", "dev", "test").
-        do_help: help of `--do_<name>`.
-        batch_size: default of `--<name>_batch_size`.
-        batch_size_help: its help.
-    """
+    """One mode: its `name` (also the result key), the `Task` `method`
+    that runs it, the data `split` it reads, and its flags' helps and
+    default batch size."""
     name: str
     method: str
     split: str

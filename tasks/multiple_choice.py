@@ -1,63 +1,28 @@
 """Multiple choice (SWAG, HellaSwag, your own TSV): BERT paper §4.4.
 
-    task = MultipleChoiceTask(MultipleChoiceConfig(
-        train_file="swag/train.csv", eval_file="swag/val.csv",
-        data_format="swag", vocab_file=..., bert_config_file=...,
-        init_checkpoint=..., output_dir=..., do_train=True, do_eval=True))
-    task.run()   # train / evaluate / predict as the do_* fields say
-
-The original repository never shipped SWAG; its author's recipe, which this
-follows: each example becomes num_choices rows `[CLS] context [SEP] ending
-[SEP]` (data/multiple_choice), a batch [batch, num_choices, seq] runs
-through the encoder as [batch * num_choices, seq], one vector scores each
-row's pooled output, and a softmax over an example's num_choices scores
-gives its choice probabilities (`modeling.BertMultipleChoice`). The
-defaults are the paper's SWAG fine-tuning: 3 epochs, learning rate 2e-5,
-batch size 16.
-
-Files in output_dir, as run_classifier.py's: train.tf_record,
-eval.tf_record, predict.tf_record, model.ckpt-N, eval_results.txt
-(eval_accuracy, eval_loss, global_step, loss) and test_results.tsv (one
-line of num_choices probabilities per example of predict_file, in input
-order).
+Each example is num_choices rows `[CLS] context [SEP] ending [SEP]` scored by
+`modeling.BertMultipleChoice`; files as run_classifier.py's.
 """
 import dataclasses
-import os
 
 import numpy as np
-from absl import logging
-from keras import ops
 
 from data.multiple_choice import records
 from data.multiple_choice.examples import PaddingExample
 from data.multiple_choice.readers import DATA_FORMATS
 from data.multiple_choice.readers import read_examples as read_file
-from data.multiple_choice.results import write_test_results
 from modeling import BertMultipleChoice
 from modeling.models import losses
 from tasks import checks
-from tasks.base import EvaluatingConfig, FineTuningTask
-from tasks.classification import batch_mean_loss
+from tasks.base import SHUFFLE_SEED, EvaluatingConfig, FineTuningTask
 from tasks.errors import UserError
-
-#: The training examples are shuffled once with this seed before they are
-#: written (as run_squad.py does): tf.data's shuffle buffer of 100 would
-#: otherwise see one stretch of a file (SWAG rows come video by video).
-TRAIN_SHUFFLE_SEED = 12345
 
 
 @dataclasses.dataclass(kw_only=True)
 class MultipleChoiceConfig(EvaluatingConfig):
     """run_multiple_choice.py's flags; the paper's SWAG defaults (§4.4).
-
-    Attributes:
-        train_file, eval_file, predict_file: the data of each mode, in
-            `data_format` (predict_file may be unlabelled).
-        data_format: "swag" (CSV), "hellaswag" (JSON Lines) or "tsv" (see
-            `data.multiple_choice.readers`).
-        num_choices: int >= 2; every row of every file must have exactly
-            this many endings.
-    """
+    `data_format`: `data.multiple_choice.readers.DATA_FORMATS`; every row
+    must have `num_choices` (>= 2) endings."""
     train_file: str = None
     eval_file: str = None
     predict_file: str = None
@@ -72,16 +37,13 @@ class MultipleChoiceTask(FineTuningTask):
     """BertMultipleChoice fine-tuning, evaluation and prediction.
 
     Raises (from `prepare()`, before anything is written):
-        UserError: no do_* field; a mode without its file; an unknown
-            data_format; num_choices < 2; a data file that is missing,
-            empty or malformed (a row with another number of choices, a
-            label outside 0..num_choices-1: the message names file and
-            line); a train or eval file without labels; no training step;
-            a vocab or checkpoint that does not fit the config; an
-            unwritable output_dir.
+        UserError: no do_* field; a mode without its file; a bad
+            data_format or num_choices; a data file missing, empty or
+            malformed (file and line named), or without labels for train or
+            eval; no training step; a vocab or checkpoint that does not fit.
     """
 
-    train_shuffle_seed = TRAIN_SHUFFLE_SEED
+    train_shuffle_seed = SHUFFLE_SEED  # SWAG rows come video by video
     records_name = "multiple-choice"
 
     def build_model(self):
@@ -99,11 +61,7 @@ class MultipleChoiceTask(FineTuningTask):
                             "an integer >= 2")
 
     def read_examples(self, mode):
-        """The MultipleChoiceExamples of a mode's file, checked.
-
-        Raises:
-            UserError: see the class docstring.
-        """
+        """The MultipleChoiceExamples of a mode's file, checked."""
         config = self.config
         path, flag, do_flag = self.data_file(mode), f"--{mode}_file", \
             f"--do_{mode}"
@@ -134,28 +92,14 @@ class MultipleChoiceTask(FineTuningTask):
             include_is_real_example=mode != "train")
 
     def compute_results(self, logits, labels, weights, num_actual):
-        """eval_accuracy (share of examples whose highest-scoring choice is
-        the label), eval_loss (mean softmax cross-entropy over the
-        choices), global_step, and loss (`batch_mean_loss`)."""
+        """eval_accuracy, eval_loss (softmax cross-entropy over the
+        choices), global_step and loss (`tasks.base.batch_mean_loss`)."""
         per_example = np.asarray(
             losses.per_example_classifier_loss(logits, labels), np.float64)
-        total = weights.sum()
-        return {
-            "eval_accuracy": float(
-                ((logits.argmax(-1) == labels) * weights).sum() / total),
-            "eval_loss": float((per_example * weights).sum() / total),
-            "global_step": self.global_step,
-            "loss": batch_mean_loss(per_example, self.config.eval_batch_size),
-        }
+        return self.classification_results(per_example, logits, labels,
+                                           weights)
 
     def write_outputs(self, logits, num_actual):
         """test_results.tsv: the softmax over each example's choice scores,
-        in input order (`str(float32)` values, tab-separated); returns
-        them, float32 [num_examples, num_choices]."""
-        rows = np.asarray(ops.softmax(logits, axis=-1),
-                          np.float32)[:num_actual]
-        if self.is_chief:
-            path = os.path.join(self.config.output_dir, "test_results.tsv")
-            write_test_results(path, rows)
-            logging.info("Wrote %d predictions to %s", len(rows), path)
-        return rows
+        in input order; returns it, float32 [num_examples, num_choices]."""
+        return self.write_test_results(logits[:num_actual])

@@ -1,57 +1,38 @@
 """Predicting from raw text with an export or a checkpoint: JSON lines out.
 
-    task = PredictTextTask(PredictTextConfig(
-        export_dir="/tmp/mrpc_export", text=["A sentence.\\tAnother one."]))
-    for result in task.run():
-        print(result)
-
-Input: `text` (each string one example), else `input_file`, else standard
-input; one example per line, TAB between the fields:
-  * classifier: `text` or `text_a<TAB>text_b`;
-  * squad: `question<TAB>context`;
-  * tagger: the whole line is the text (a TAB is a space to BERT);
-  * multiple_choice: `context<TAB>ending_1<TAB>...<TAB>ending_n`.
-Blank lines are skipped; each result names its `line` (1-based, of the
-file, stdin or the `text` list), echoes the input fields and adds the
-model's outputs (`serving.predictions`). The whole input is read and every
-line checked before anything is predicted (an export is loaded first only
-to learn its model type).
-
-The model: `export_dir` (a SavedModel of export_saved_model.py; its type
-is read from its signatures), or a checkpoint (`init_checkpoint` with
-`bert_config_file`, `vocab_file`, `model_type` and the labels, as for
-export_saved_model.py), from which the same serving module is built in
-memory, nothing written.
+Every line (`parse_rows`) is checked before anything is predicted; the
+model is an export or built in memory from a checkpoint.
 """
 import dataclasses
 import json
+import os
 import sys
 
+from data.io.atomic import write_text_atomically
+from data.io.text_files import read_utf8_text
+from serving import build_serving_module
+from serving.predictions import Predictor, load_export
 from tasks import checks
 from tasks.errors import UserError
-from tasks.export import ServedModelConfig
+from tasks.export import ExportConfig, ExportTask, ServedModelConfig
+from tasks.quiet_start import tensorflow_noise_filtered
 
 MODEL_TYPES = ("classifier", "squad", "tagger", "multiple_choice")
 # The names of the fields of a line, per model type.
 _FIELDS = {"squad": ("question", "context"), "tagger": ("text",)}
+# The fields a line may have: (fewest, most, as the message says it).
+_ARITY = {"classifier": (1, 2, "1 or 2 (text, or text_a<TAB>text_b)"),
+          "squad": (2, 2, "2 (question<TAB>context)"),
+          "multiple_choice": (2, float("inf"),
+                              "at least 2 (context<TAB>ending_1<TAB>...)")}
 
 
 @dataclasses.dataclass(kw_only=True)
 class PredictTextConfig(ServedModelConfig):
-    """The flags of predict_text.py.
-
-    Attributes:
-        export_dir: a SavedModel of export_saved_model.py; or else
-            init_checkpoint, bert_config_file, vocab_file, model_type, the
-            labels, ...: the `ServedModelConfig` fields, as for
-            export_saved_model.py (model_type None: read from the export).
-        text: list of str, examples given directly.
-        input_file: one example per line (when `text` is empty); neither:
-            standard input.
-        output_file: write the JSON lines there (atomically) instead of
-            standard output.
-        batch_size: examples per model call.
-    """
+    """The flags of predict_text.py: `export_dir`, or the
+    `ServedModelConfig` fields (model_type None: read from the export);
+    `text` (list of str), else `input_file`, else standard input;
+    `output_file` (else standard output); `batch_size` per model call."""
     model_type: str = None
     export_dir: str = None
     text: list = None
@@ -61,13 +42,10 @@ class PredictTextConfig(ServedModelConfig):
 
 
 def _lines(config, stdin):
-    """[(line number, str)] of the input, blank lines left out, and where
-    it came from (for messages)."""
+    """([(line number, str)] of the input, where it came from)."""
     if config.text:
         return list(enumerate(config.text, start=1)), "--text"
     if config.input_file:
-        from data.io.text_files import read_utf8_text
-
         checks.check_data_file(config.input_file, "--input_file")
         text, where = read_utf8_text(config.input_file), config.input_file
     else:
@@ -84,14 +62,13 @@ def _lines(config, stdin):
 
 
 def parse_rows(numbered_lines, model_type, where):
-    """The examples of each non-blank line as tuples of fields.
-
-    Returns:
-        list of (line number, tuple of str).
+    """(line number, tuple of fields) of each non-blank line: classifier
+    `text` or `text_a<TAB>text_b`; squad `question<TAB>context`; tagger the
+    whole line; multiple_choice `context<TAB>ending_1<TAB>...`.
 
     Raises:
-        UserError: a line with the wrong number of fields for the model
-            type, naming `where` and the line.
+        UserError: a line with the wrong number of fields, naming `where`
+            and the line; no line at all.
     """
     rows = []
     for number, line in numbered_lines:
@@ -101,13 +78,8 @@ def parse_rows(numbered_lines, model_type, where):
             rows.append((number, (line,)))
             continue
         fields = tuple(line.split("\t"))
-        expected = {"classifier": "1 or 2 (text, or text_a<TAB>text_b)",
-                    "squad": "2 (question<TAB>context)",
-                    "multiple_choice": "at least 2 (context<TAB>ending_1"
-                    "<TAB>...)"}[model_type]
-        if ((model_type == "classifier" and len(fields) > 2)
-                or (model_type == "squad" and len(fields) != 2)
-                or (model_type == "multiple_choice" and len(fields) < 2)):
+        low, high, expected = _ARITY[model_type]
+        if not low <= len(fields) <= high:
             raise UserError(f"{where}, line {number}: {len(fields)} "
                             f"TAB-separated field(s); a {model_type} takes "
                             f"{expected}.")
@@ -131,10 +103,8 @@ class PredictTextTask:
     """Checks everything (`prepare`), then predicts every row (`run`).
 
     Raises (from `prepare()`):
-        UserError: neither or both of export_dir and init_checkpoint, an
-            unknown or missing model_type, missing files, a bad input line,
-            labels missing for a classifier or tagger checkpoint, an export
-            of another type than model_type.
+        UserError: not one of export_dir and init_checkpoint, a bad
+            model_type, missing files or labels, a bad input line.
     """
 
     def __init__(self, config, stdin=None):
@@ -144,12 +114,9 @@ class PredictTextTask:
         self.model_type = None
 
     def _export_config(self):
-        from tasks.export import ExportConfig
-
-        fields = {field.name for field in dataclasses.fields(ExportConfig)}
-        values = {name: getattr(self.config, name) for name in fields
-                  if hasattr(self.config, name)}
-        return ExportConfig(**values)
+        return ExportConfig(**{
+            field.name: getattr(self.config, field.name)
+            for field in dataclasses.fields(ServedModelConfig)})
 
     def prepare(self):
         """Every check, and the input read, before any model is loaded."""
@@ -170,60 +137,39 @@ class PredictTextTask:
             raise UserError("Give --text or --input_file, not both.")
         if config.output_file:
             checks.check_output_dir_writable(
-                _folder(config.output_file), "--output_file")
+                os.path.dirname(os.path.abspath(config.output_file)),
+                "--output_file")
         numbered, where = _lines(config, self.stdin)
         if config.export_dir:
-            from serving.predictions import load_export, model_type_of
-
+            # Kept: the signatures hold only a weak reference to the module.
             self.served = load_export(config.export_dir)
-            self.model_type = model_type_of(set(self.served.signatures),
-                                            config.export_dir)
-            if config.model_type and config.model_type != self.model_type:
-                raise UserError(f"{config.export_dir} serves a "
-                                f"{self.model_type} model, not "
-                                f"--model_type={config.model_type}.")
+            self.predictor = Predictor.for_served(
+                self.served, config.export_dir, config.model_type)
+            self.model_type = self.predictor.model_type
         else:
             self._prepare_checkpoint()
         self.rows = parse_rows(numbered, self.model_type, where)
 
     def _prepare_checkpoint(self):
-        from tasks.export import ExportTask
-
         config = self.config
         self.model_type = config.model_type
         for flag in ("bert_config_file", "vocab_file"):
             checks.check_data_file(getattr(config, flag), "--" + flag)
         self.export = ExportTask(self._export_config())
-        self.label_list, self.num_labels = None, None
-        if self.model_type == "classifier":
-            self.label_list, self.num_labels = self.export.classifier_labels()
-        elif self.model_type == "tagger":
-            self.label_list = self.export.tagger_labels()
-        self.export.label_list = self.label_list
-        self.export.num_labels = self.num_labels
-        self.served = None
-
-    def _predictor(self):
-        from serving.predictions import Predictor
-
-        config = self.config
-        if self.served is None:
-            from serving import build_serving_module
-
-            arguments = dict(self.export.serving_arguments(),
-                             model_type=self.model_type)
-            self.served = build_serving_module(**arguments)
-        where = config.export_dir or config.init_checkpoint
-        return Predictor.for_served(self.served, where, self.model_type)
+        self.export.resolve_labels()
+        self.predictor = None
 
     def results(self):
         """The result dicts, in input order (`prepare()` first)."""
-        from tasks.quiet_start import tensorflow_noise_filtered
-
-        predictor = self._predictor()
+        if self.predictor is None:  # a checkpoint: built in memory, kept
+            self.served = build_serving_module(
+                **self.export.serving_arguments())
+            self.predictor = Predictor.for_served(
+                self.served, self.config.init_checkpoint, self.model_type)
         with tensorflow_noise_filtered():  # TF's oneDNN "E" line, not ours
-            outputs = predictor.predict([fields for _, fields in self.rows],
-                                        batch_size=self.config.batch_size)
+            outputs = self.predictor.predict(
+                [fields for _, fields in self.rows],
+                batch_size=self.config.batch_size)
         return [dict({"line": number}, **_named(self.model_type, fields),
                      **output)
                 for (number, fields), output in zip(self.rows, outputs)]
@@ -235,8 +181,6 @@ class PredictTextTask:
         text = "".join(json.dumps(result, ensure_ascii=False) + "\n"
                        for result in results)
         if self.config.output_file:
-            from data.io.atomic import write_text_atomically
-
             write_text_atomically(self.config.output_file, text)
         else:
             stream = stdout or sys.stdout
@@ -249,8 +193,3 @@ class PredictTextTask:
                 stream.flush()
         return results
 
-
-def _folder(path):
-    import os
-
-    return os.path.dirname(os.path.abspath(path))

@@ -9,7 +9,7 @@ import os
 import tensorflow as tf
 from absl import logging
 
-from data.io.record_scan import scan_record_files
+from data.io.record_scan import naming_record_errors, scan_record_files
 from data.io.record_specs import pretraining_record_spec
 from data.io.results import write_key_value_file
 from data.pretraining.dataset import (pretraining_dataset,
@@ -77,8 +77,7 @@ class PretrainingTask(Task):
         pretraining_record_spec(config.max_seq_length,
                                 config.max_predictions_per_seq).check_files(
                                     self.input_files)
-        # Every record's framing and CRCs (files under 1 GB in all): a file
-        # cut in its middle is otherwise read without an error, short.
+        # A file cut in its middle is otherwise read short, without an error.
         scan_record_files(self.input_files)
         self.tokenizer = None
         if config.dynamic_masking:
@@ -108,20 +107,15 @@ class PretrainingTask(Task):
                 self.tokenizer, config.max_predictions_per_seq,
                 config.masked_lm_prob), num_parallel_calls=tf.data.AUTOTUNE)
         dataset = dataset.map(split_inputs_and_labels)
-        with self.reading_records(self.input_files, "pre-training"):
+        with naming_record_errors(self.input_files, "pre-training"):
             return self.train_model(
                 dataset, config.num_train_steps, config.train_batch_size,
                 config.learning_rate, config.num_warmup_steps,
                 optimizer_model=self.model)
 
     def evaluate(self):
-        """The original's eval metrics over max_eval_steps batches.
-
-        Returns:
-            dict: loss, masked_lm_accuracy, masked_lm_loss,
-            next_sentence_accuracy, next_sentence_loss, global_step; written
-            to eval_results.txt.
-        """
+        """The original's eval metrics over max_eval_steps batches
+        (`PretrainingMetrics` and global_step), written to eval_results.txt."""
         self.prepare()
         self.restore_weights()
         config = self.config
@@ -129,13 +123,11 @@ class PretrainingTask(Task):
         logging.info("  Batch size = %d", config.eval_batch_size)
         dataset = self._dataset(config.eval_batch_size, is_training=False)
         model = self.model
-        # Batch by batch, as `training.predict` runs a worker's own
-        # inference (no collective): all outputs at once would hold
-        # max_eval_steps x [batch, max_predictions_per_seq, vocab_size]
-        # log-probabilities.
+        # Batch by batch: all outputs at once would hold max_eval_steps x
+        # [batch, max_predictions_per_seq, vocab_size] log-probabilities.
         predict = tf.function(lambda inputs: model(inputs, training=False))
         metrics = PretrainingMetrics()
-        with self.reading_records(self.input_files, "pre-training"):
+        with naming_record_errors(self.input_files, "pre-training"):
             for features in dataset.take(config.max_eval_steps):
                 inputs, labels = split_inputs_and_labels(features)
                 outputs = predict(inputs)
@@ -146,9 +138,7 @@ class PretrainingTask(Task):
                                labels["next_sentence_labels"].numpy())
         result = metrics.result()
         result["global_step"] = self.global_step
-        logging.info("***** Eval results *****")
-        for key in sorted(result):
-            logging.info("  %s = %s", key, result[key])
+        self.log_results(result)
         if self.is_chief:
             self.make_output_dir()
             write_key_value_file(

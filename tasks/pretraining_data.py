@@ -1,14 +1,6 @@
 """Pre-training data from raw text: the original create_pretraining_data.py.
 
-    task = PretrainingDataTask(PretrainingDataConfig(
-        input_file="sample_text.txt", output_file="/tmp/tf_examples.tfrecord",
-        vocab_file="vocab.txt"))
-    task.run()
-
-Same instances as the original for the same input, vocab and random_seed
-(`data.pretraining.pipeline`); larger input is cut into shards, each with a
-seed of its own, built in a process pool or on Apache Beam (`--runner`,
-`data.pretraining.beam_pipeline`), byte-identical either way.
+The work is `data.pretraining.runners`; here the checks.
 """
 import dataclasses
 import os
@@ -59,13 +51,9 @@ class PretrainingDataTask:
         from data.pretraining.pipeline import PretrainingOptions
 
         config = self.config
-        self.options = PretrainingOptions(
-            max_seq_length=config.max_seq_length,
-            max_predictions_per_seq=config.max_predictions_per_seq,
-            dupe_factor=config.dupe_factor,
-            masked_lm_prob=config.masked_lm_prob,
-            short_seq_prob=config.short_seq_prob,
-            do_whole_word_mask=config.do_whole_word_mask)
+        self.options = PretrainingOptions(**{
+            field.name: getattr(config, field.name)
+            for field in dataclasses.fields(PretrainingOptions)})
         self.options.validate()
         if config.num_workers < 1:
             raise UserError("--num_workers must be at least 1, got %d"

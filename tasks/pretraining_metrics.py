@@ -1,11 +1,6 @@
-"""Evaluation metrics of pre-training, as the original's eval_results.txt.
-
-Reproduces the metric_fn of google-research/bert `run_pretraining.py` plus
-the Estimator's `loss`, accumulated over evaluation batches in float64 with
-numpy (the values are sums and means, no library metric needed). The
-per-example losses are the training loss's own (`modeling.models.losses`), applied
-to float64 log-probabilities.
-"""
+"""Evaluation metrics of pre-training, as the original's eval_results.txt:
+run_pretraining.py's metric_fn plus the Estimator's `loss`, accumulated in
+float64 with the training loss's per-example losses."""
 import numpy as np
 
 from modeling.models.losses import per_example_log_prob_loss
@@ -16,15 +11,10 @@ def _per_example_loss(log_probs, labels):
 
 
 class PretrainingMetrics:
-    """Accumulates the original's pre-training evaluation metrics.
-
-    `update` once per batch, then `result()`:
-      masked_lm_accuracy: sum(w * [argmax == id]) / sum(w);
-      masked_lm_loss: sum(w * -log p(id)) / sum(w);
-      next_sentence_accuracy: mean([argmax == label]);
-      next_sentence_loss: mean(-log p(label));
-      loss: mean over batches of each batch's total loss, the masked-LM part
-        being sum(w * -log p) / (sum(w) + 1e-5) (the training loss).
+    """Accumulates the original's pre-training evaluation metrics (`update`
+    per batch, then `result()`): masked_lm_accuracy and masked_lm_loss
+    weighted by masked_lm_weights, next_sentence_accuracy and
+    next_sentence_loss, and loss (the mean of each batch's training loss).
 
     Source: run_pretraining.py, model_fn (metric_fn) and the Estimator's loss.
     """
@@ -40,14 +30,9 @@ class PretrainingMetrics:
 
     def update(self, masked_lm_log_probs, masked_lm_ids, masked_lm_weights,
                next_sentence_log_probs, next_sentence_labels):
-        """Adds one batch.
-
-        Args:
-          masked_lm_log_probs: float [B, P, V] (or [B * P, V]).
-          masked_lm_ids: int [B, P]; masked_lm_weights: float [B, P].
-          next_sentence_log_probs: float [B, 2].
-          next_sentence_labels: int [B] or [B, 1].
-        """
+        """Adds one batch: log-probs float [B, P, V] (or [B * P, V]), ids
+        int and weights float [B, P]; next-sentence log-probs float [B, 2]
+        and labels int [B] (or [B, 1])."""
         log_probs = np.asarray(masked_lm_log_probs, np.float64)
         log_probs = log_probs.reshape(-1, log_probs.shape[-1])
         ids = np.asarray(masked_lm_ids).reshape(-1)

@@ -1,15 +1,7 @@
-"""The flags several scripts share, defined once (the original's names,
-defaults and help strings).
-
-Each `define_*` function defines its flags for the script that calls it: this
-module disclaims its flag definitions (`flags.disclaim_key_flags`), so absl
-lists them under the script's own name in `--help`, exactly as when the
-script defined them itself. Where the original scripts differ (run_squad.py's
-max_seq_length of 384, its do_predict help) the caller passes the difference.
-Scripts still mark their required flags themselves.
-
-Sources: google-research/bert run_classifier.py, run_squad.py,
-run_pretraining.py, extract_features.py (flag blocks).
+"""The flags several scripts share, defined once with the original's names,
+defaults and help (run_classifier.py, run_squad.py, run_pretraining.py,
+extract_features.py). This module disclaims its flags, so `--help` lists
+them under the calling script; scripts mark required flags themselves.
 """
 from absl import flags
 
@@ -37,18 +29,9 @@ LOWER_CASE_RECORD_HELP = (
 
 def define_vocab_flags(vocab_help=None, do_lower_case=True,
                        do_lower_case_help=None, flag_values=flags.FLAGS):
-    """Defines --vocab_file and --do_lower_case (the one definition of each).
-
-    Args:
-        vocab_help: the --vocab_file help, default the original's
-            (`VOCAB_FILE_HELP`).
-        do_lower_case: the --do_lower_case default (True as the original
-            scripts; a cased model's script, e.g. run_ner.py, passes False).
-        do_lower_case_help: its help, default `DO_LOWER_CASE_HELP` plus
-            `LOWER_CASE_RECORD_HELP` (the record beside the vocab is the
-            default; `tasks.cli.config_from_flags` reads it).
-        flag_values: where to define them (tests pass a fresh FlagValues).
-    """
+    """Defines --vocab_file and --do_lower_case (default `do_lower_case`;
+    run_ner.py: False); helps default to the original's, plus
+    `LOWER_CASE_RECORD_HELP`. `flag_values`: where (tests pass their own)."""
     flags.DEFINE_string("vocab_file", None, vocab_help or VOCAB_FILE_HELP,
                         flag_values=flag_values)
     help_text = do_lower_case_help or DO_LOWER_CASE_HELP
@@ -62,18 +45,9 @@ def define_model_flags(max_seq_length=128, max_seq_length_help=None,
                        vocab_file=True, do_lower_case=True,
                        init_checkpoint_help=INIT_CHECKPOINT_HELP,
                        flag_values=flags.FLAGS):
-    """Defines bert_config_file, init_checkpoint, max_seq_length and (unless
-    turned off) vocab_file and do_lower_case.
-
-    Args:
-        max_seq_length: its default (run_squad.py: 384).
-        max_seq_length_help: its help, default `MAX_SEQ_LENGTH_HELP`.
-        vocab_file: define --vocab_file and --do_lower_case
-            (`define_vocab_flags`); False: the script has no vocab.
-        do_lower_case: the --do_lower_case default (True as the original).
-        init_checkpoint_help: the --init_checkpoint help.
-        flag_values: where to define them (tests pass a fresh FlagValues).
-    """
+    """Defines bert_config_file, init_checkpoint, max_seq_length (default
+    `max_seq_length`; run_squad.py: 384) and, with `vocab_file`,
+    `define_vocab_flags(do_lower_case=do_lower_case)`."""
     flags.DEFINE_string(
         "bert_config_file", None,
         "The config json file corresponding to the pre-trained BERT model. "
@@ -99,16 +73,9 @@ def define_output_dir_flag(flag_values=flags.FLAGS):
 def define_mode_flags(modes, do_predict_help=None,
                       predict_batch_size_help=None, batch_sizes=None,
                       flag_values=flags.FLAGS):
-    """Defines do_<mode> and <mode>_batch_size for each mode.
-
-    Args:
-        modes: some of "train", "eval", "predict" (`tasks.modes.MODES`).
-        do_predict_help, predict_batch_size_help: run_squad.py's wording
-            (default: run_classifier.py's).
-        batch_sizes: dict mode name -> default batch size, for scripts whose
-            paper recipe differs (run_multiple_choice.py: train 16); other
-            modes keep run_classifier.py's.
-    """
+    """Defines do_<mode> and <mode>_batch_size for each of `modes`
+    (`tasks.modes.MODES`); run_squad.py passes its predict helps, and
+    `batch_sizes` (mode -> default) overrides run_classifier.py's defaults."""
     batch_sizes = batch_sizes or {}
     for name in modes:
         mode = MODES[name]
@@ -124,13 +91,8 @@ def define_mode_flags(modes, do_predict_help=None,
 
 def define_learning_rate_flags(epochs=True, learning_rate=5e-5,
                                flag_values=flags.FLAGS):
-    """Defines --learning_rate and, for fine-tuning, --num_train_epochs and
-    --warmup_proportion (pre-training counts steps instead).
-
-    Args:
-        learning_rate: the --learning_rate default (the original's 5e-5;
-            run_multiple_choice.py: the paper's SWAG 2e-5).
-    """
+    """Defines --learning_rate (default `learning_rate`) and, with
+    `epochs`, --num_train_epochs and --warmup_proportion."""
     flags.DEFINE_float("learning_rate", learning_rate,
                        "The initial learning rate for Adam.",
                        flag_values=flag_values)
@@ -151,20 +113,14 @@ def define_runtime_and_error_flags():
 
     runtime_flags.define_runtime_flags()
     cli.define_common_flags()
-    # Adoption counts for the calling script (this module is disclaimed).
     flags.adopt_module_key_flags(runtime_flags)
     flags.adopt_module_key_flags(cli)
 
 
 def define_padding_flags(dynamic_padding=True, group_by_length=True,
                          flag_values=flags.FLAGS):
-    """Defines --dynamic_padding and (training scripts) --group_by_length.
-
-    Args:
-        dynamic_padding: the --dynamic_padding default (run_squad.py: False,
-            see tasks/squad.py).
-        group_by_length: also define --group_by_length.
-    """
+    """Defines --dynamic_padding (default `dynamic_padding`; run_squad.py:
+    False) and, with `group_by_length`, --group_by_length."""
     flags.DEFINE_bool(
         "dynamic_padding", dynamic_padding,
         "Cut each batch to its longest example (rounded up to a multiple of "
@@ -182,8 +138,7 @@ def define_padding_flags(dynamic_padding=True, group_by_length=True,
 
 
 def define_evaluation_flags(flag_values=flags.FLAGS):
-    """Defines the evaluation-during-training flags (--eval_every_epoch,
-    --eval_steps, --keep_best_checkpoint, --early_stopping_patience)."""
+    """Defines the evaluation-during-training flags."""
     flags.DEFINE_bool(
         "eval_every_epoch", False,
         "With --do_train: evaluate on the eval data after every epoch "

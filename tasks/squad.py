@@ -1,18 +1,10 @@
 """SQuAD 1.1 / 2.0 fine-tuning and prediction: the original run_squad.py.
 
-Files in output_dir, as the original: train.tf_record, eval.tf_record,
-model.ckpt-N, predictions.json, nbest_predictions.json, null_odds.json
-(SQuAD 2.0), plus eval_results.json when the predict file has gold answers.
-
-Batches keep the fixed max_seq_length layout by default. In training the
-original's loss is a softmax over every position, padded ones included, so
-cutting a batch would change it (training never cuts). In prediction the
-original's n-best search ranks the logits of every position, padded ones
-included, before it drops those outside the context: with
-`dynamic_padding=True` (`--dynamic_padding`) prediction batches are cut and
-the logits padded back with -10000, so the real positions' logits are the
-same (to float rounding) but a padded position can no longer take an n-best
-slot, and where it did in the fixed layout the answers may differ.
+Files in output_dir: the original's, and eval_results.json when the predict
+file has gold answers. Batches keep the fixed layout by default (the
+original's loss and n-best search read padded positions); with
+`dynamic_padding=True` prediction batches are cut and the logits padded back
+with -10000 (docs/fine_tuning_speed.md).
 """
 import dataclasses
 import math
@@ -24,7 +16,6 @@ from absl import logging
 
 from data.io.results import check_finite_rows
 from data.squad import evaluate as squad_evaluate
-from data.squad.evaluate import split_by_gold_answers  # noqa: F401
 from data.squad.examples import load_squad_json, read_squad_examples
 from data.squad.features import (FeatureWriter, convert_examples_to_features,
                                  squad_dataset)
@@ -32,11 +23,8 @@ from data.squad.postprocess import RawResult, write_json_atomic, \
     write_predictions
 from modeling import BertSquad
 from tasks import checks
-from tasks.base import FineTuningConfig, FineTuningTask
-from tasks.errors import UserError
+from tasks.base import SHUFFLE_SEED, FineTuningConfig, FineTuningTask
 
-# The original's pre-shuffle of the training examples.
-TRAIN_SHUFFLE_SEED = 12345
 _LABEL_KEYS = ("start_positions", "end_positions")
 
 
@@ -53,7 +41,7 @@ class SquadConfig(FineTuningConfig):
     verbose_logging: bool = False
     version_2_with_negative: bool = False
     null_score_diff_threshold: float = 0.0
-    #: Off by default, unlike the other tasks: see the module docstring.
+    #: Off by default, unlike the other tasks (module docstring).
     dynamic_padding: bool = False
 
 
@@ -75,11 +63,10 @@ class SquadTask(FineTuningTask):
     record_files = {"train": "train.tf_record", "predict": "eval.tf_record"}
     records_name = "SQuAD"
     token_outputs = True
-    #: Padded positions of cut batches score lowest: the n-best search
-    #: (over all positions, as the original's) then meets real ones first.
+    #: Padded positions of cut batches score lowest in the n-best search.
     token_output_padding = -10000.0
     cut_training_batches = False
-    train_shuffle_seed = TRAIN_SHUFFLE_SEED
+    train_shuffle_seed = SHUFFLE_SEED
 
     def __init__(self, config):
         super().__init__(config)
@@ -89,25 +76,7 @@ class SquadTask(FineTuningTask):
         return BertSquad(self.bert_config)
 
     def check_task(self):
-        """The original's validate_flags_or_throw."""
-        config = self.config
-        if config.do_train and not config.train_file:
-            raise UserError(
-                "If `do_train` is True, then `train_file` must be specified.")
-        if config.do_predict and not config.predict_file:
-            raise UserError(
-                "If `do_predict` is True, then `predict_file` must be "
-                "specified.")
-        if config.max_seq_length <= config.max_query_length + 3:
-            raise UserError(
-                "The max_seq_length (%d) must be greater than "
-                "max_query_length (%d) + 3" % (config.max_seq_length,
-                                               config.max_query_length))
-        if config.doc_stride < 1:
-            raise UserError("doc_stride must be at least 1, got %d"
-                            % config.doc_stride)
-        checks.check_positive(n_best_size=config.n_best_size,
-                              max_answer_length=config.max_answer_length)
+        checks.check_squad_flags(self.config)
 
     def read_examples(self, mode):
         """SquadExamples of train_file ("train") or predict_file."""
@@ -132,11 +101,9 @@ class SquadTask(FineTuningTask):
                 writer.process_feature(feature)
 
             convert_examples_to_features(
-                examples=examples, tokenizer=self.tokenizer,
-                max_seq_length=config.max_seq_length,
-                doc_stride=config.doc_stride,
-                max_query_length=config.max_query_length,
-                is_training=is_training, output_fn=output)
+                examples, self.tokenizer, config.max_seq_length,
+                config.doc_stride, config.max_query_length, is_training,
+                output)
         return writer.num_features
 
     def read_dataset(self, path, mode, batch_size):
@@ -145,22 +112,19 @@ class SquadTask(FineTuningTask):
             return squad_dataset(path, config.max_seq_length, is_training=True,
                                  batch_size=batch_size,
                                  seed=config.runtime.seed).map(_split_labels)
-        # drop_remainder=False: every window gets logits.
+        # Every window once (no dropped remainder), its count known.
         dataset = squad_dataset(path, config.max_seq_length,
                                 is_training=False, batch_size=batch_size)
         return dataset.apply(tf.data.experimental.assert_cardinality(
             math.ceil(self.num_records[mode] / batch_size)))
 
     def write_outputs(self, outputs, num_actual):
-        """Answers for predict_file, written as the original's JSON files.
+        """Answers for predict_file, written as the original's JSON files
+        (chief only): {"predictions": {qas_id: text}, "null_odds": (SQuAD
+        2.0), "eval": `write_eval_results`}; None on other workers.
 
-        Every worker runs the model on all of predict_file by itself; only
-        the chief writes.
-
-        Returns:
-            dict with "predictions" ({qas_id: answer text}), "null_odds"
-            (SQuAD 2.0, else empty) and "eval" (the official metrics when the
-            file has gold answers, else None); None on a non-chief worker.
+        Raises:
+            NonFiniteResultError: NaN/Inf logits (on every worker).
         """
         config = self.config
         features = self.features["predict"]
@@ -168,7 +132,6 @@ class SquadTask(FineTuningTask):
         if outputs is not None:
             start = np.asarray(outputs["start_logits"], np.float32)
             end = np.asarray(outputs["end_logits"], np.float32)
-            # NaN logits would give arbitrary answers that look real.
             check_finite_rows(
                 os.path.join(config.output_dir, "predictions.json"),
                 np.concatenate([start, end], axis=-1), what="SQuAD window")
@@ -177,13 +140,12 @@ class SquadTask(FineTuningTask):
                        for f, s, e in zip(features, start, end)]
         if not self.is_chief:
             return None
-        output_dir = config.output_dir
         predictions, _, null_odds = write_predictions(
             self.examples_of("predict"), features, results, config.n_best_size,
             config.max_answer_length, config.do_lower_case,
-            os.path.join(output_dir, "predictions.json"),
-            os.path.join(output_dir, "nbest_predictions.json"),
-            os.path.join(output_dir, "null_odds.json"),
+            *(os.path.join(config.output_dir, name) for name in (
+                "predictions.json", "nbest_predictions.json",
+                "null_odds.json")),
             version_2_with_negative=config.version_2_with_negative,
             null_score_diff_threshold=config.null_score_diff_threshold,
             verbose_logging=config.verbose_logging)
@@ -192,18 +154,18 @@ class SquadTask(FineTuningTask):
 
     def write_eval_results(self, predictions, null_odds):
         """eval_results.json with the official metrics of the questions
-        that have gold answers (`data.squad.evaluate.evaluate_graded`)."""
+        that have gold answers (`data.squad.evaluate.evaluate_graded`), or
+        None when there are none."""
         config = self.config
         result = squad_evaluate.evaluate_graded(
             load_squad_json(config.predict_file), predictions,
             null_odds if config.version_2_with_negative else None,
             config.predict_file)
-        if result is None:
-            return None
-        logging.info("***** Eval results *****")
-        for key, value in result.items():
-            logging.info("  %s = %s", key, value)
-        write_json_atomic(result, os.path.join(config.output_dir,
-                                               "eval_results.json"))
-        self.report_evaluation(result)
+        if result is not None:
+            logging.info("***** Eval results *****")
+            for key, value in result.items():
+                logging.info("  %s = %s", key, value)
+            write_json_atomic(result, os.path.join(config.output_dir,
+                                                   "eval_results.json"))
+            self.report_evaluation(result)
         return result

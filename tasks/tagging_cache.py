@@ -1,31 +1,9 @@
 """The feature-based tagger's frozen activations, computed once and cached.
 
-BERT paper §5.3: in the feature-based approach the encoder is not trained,
-so its activations for a window never change. They are computed once per
-(inputs, encoder weights, feature choice) and stored in output_dir as
-`<split>_features.<key>.tf_record`; every epoch, a resumed run and a later
-eval/predict run read that file instead of running the encoder again.
-
-The key (`cache_key`) is a SHA-256 over the feature choice, the BertConfig,
-every encoder weight (by TF1 name) and the windows' input_ids, input_mask
-and segment_ids, so another checkpoint, vocab, max_seq_length, doc_stride
-or input file gives another file; an older file of the same split is then
-removed. Files are written atomically (data.io.tfrecord.RecordFileWriter):
-a file under the final name is complete.
-
-Training batches are bucketed by length here (`bucket_by_sequence_length`
-over the stream, buckets of BUCKET_WIDTH positions): the cached rows are
-already cut to their real length, so batches of similar length cost the
-BiLSTM least. The fine-tuning path's `--group_by_length`
-(`data.io.dynamic_padding.group_by_length`) sorts stretches of the stream
-instead, which guarantees every window once per epoch; here a window of a
-rare length may wait in its bucket across epochs, and `--group_by_length`
-and `--dynamic_padding` do not apply (this data path is already cut).
-
-Record k holds window k: `features` (raw little-endian float32 of
-[length, width], the rows of its real positions, length = sum(input_mask))
-and `length`. Labels are not cached (they are not encoder inputs): the
-datasets zip the records with the windows' label arrays.
+Stored as `<split>_features.<key>.tf_record` in output_dir (`cache_key`
+hashes what they depend on; a new key replaces the split's older file).
+Record k holds window k: `features` (raw little-endian float32 [length,
+width], its real positions) and `length`; labels come from the windows.
 """
 import glob
 import hashlib
@@ -49,21 +27,14 @@ CACHE_VERSION = "1"
 ENCODER_KEYS = ("input_ids", "input_mask", "segment_ids")
 LABEL_KEYS = ("input_mask", "label_ids", "label_weights")
 #: Training batches hold windows of similar length (buckets of this many
-#: positions), each padded only to its longest window: the BiLSTM's cost
-#: grows with the padded length.
+#: positions), each padded only to its longest window.
 BUCKET_WIDTH = 16
 
 
 def window_arrays(features):
-    """The model inputs and labels of TaggingFeatures as NumPy arrays.
-
-    Args:
-      features: non-empty list of data.tagging.features.TaggingFeatures.
-
-    Returns:
-      dict: int32 [N, max_seq_length] input_ids, input_mask, segment_ids,
-      label_ids; float32 [N, max_seq_length] label_weights.
-    """
+    """dict of int32 [N, max_seq_length] input_ids, input_mask,
+    segment_ids, label_ids and float32 label_weights of a non-empty list of
+    data.tagging.features.TaggingFeatures."""
     arrays = {key: np.asarray([getattr(f, key) for f in features], np.int32)
               for key in ENCODER_KEYS + ("label_ids",)}
     arrays["label_weights"] = np.asarray(
@@ -72,13 +43,9 @@ def window_arrays(features):
 
 
 def cache_key(model, arrays):
-    """Hex SHA-256 of what the cached activations depend on.
-
-    Args:
-      model: modeling.BertFeatureTagger (its feature_layers, config and
-        encoder weights).
-      arrays: dict from window_arrays.
-    """
+    """Hex SHA-256 of what the cached activations depend on: `model`'s
+    (a modeling.BertFeatureTagger) feature_layers, config and encoder
+    weights, and the encoder inputs of `arrays` (from window_arrays)."""
     digest = hashlib.sha256()
     digest.update(json.dumps({"version": CACHE_VERSION,
                               "feature_layers": model.feature_layers,
@@ -99,11 +66,6 @@ def cache_path(folder, split, key):
     return os.path.join(folder, "%s_features.%s.tf_record" % (split, key[:16]))
 
 
-def _count_records(path):
-    return int(tf.data.TFRecordDataset(path).reduce(
-        tf.constant(0, tf.int64), lambda count, _: count + 1).numpy())
-
-
 def _example(rows):
     return tf.train.Example(features=tf.train.Features(feature={
         "features": tf.train.Feature(bytes_list=tf.train.BytesList(
@@ -114,16 +76,9 @@ def _example(rows):
 
 
 class FeatureCache:
-    """Computes (once) and finds the cached activations of a split.
-
-    Args:
-      model: modeling.BertFeatureTagger with its encoder weights loaded.
-      batch_size: windows per encoder call.
-
-    Attributes:
-      encoder_batches: int, how many batches the encoder has run on through
-        this object (0 when every split was found in the cache).
-    """
+    """Computes (once) and finds the cached activations of a split, with
+    `model` (modeling.BertFeatureTagger, encoder weights loaded) running
+    `batch_size` windows per call; `encoder_batches` counts those calls."""
 
     def __init__(self, model, batch_size):
         self.model = model
@@ -142,20 +97,14 @@ class FeatureCache:
         return self._encode
 
     def ensure(self, folder, split, arrays):
-        """The cache file of `arrays`, computed unless already there.
-
-        Args:
-          folder: where cache files live (output_dir on the chief).
-          split: "train", "eval" or "predict" (part of the file name).
-          arrays: dict from window_arrays.
-
-        Returns:
-          str, the path of a complete cache file with one record per window.
-        """
+        """The path of the complete cache file of `arrays` (from
+        window_arrays) for `split` ("train", "eval", "predict") in `folder`,
+        computed unless already there."""
         key = cache_key(self.model, arrays)
         path = cache_path(folder, split, key)
         count = len(arrays["input_ids"])
-        if tf.io.gfile.exists(path) and _count_records(path) == count:
+        if tf.io.gfile.exists(path) and count == int(
+                tf.data.TFRecordDataset(path).reduce(0, lambda n, _: n + 1)):
             logging.info("Feature cache: reusing %s (%d windows, "
                          "feature_layers=%s).", path, count,
                          self.model.feature_layers)
@@ -180,27 +129,21 @@ class FeatureCache:
         return path
 
 
+    def dataset(self, folder, split, windows, batch_size):
+        """(`cached_dataset` of `windows`' activations, its path), the
+        cache file computed first unless already there (`ensure`)."""
+        arrays = window_arrays(windows)
+        path = self.ensure(folder, split, arrays)
+        return cached_dataset(path, arrays, self.model.feature_width,
+                              split == "train", batch_size), path
+
+
 def cached_dataset(path, arrays, width, is_training, batch_size, seed=None):
-    """Batches of cached activations with the windows' masks and labels.
-
-    Args:
-      path: a file from FeatureCache.ensure for these `arrays`.
-      arrays: dict from window_arrays (same windows, same order).
-      width: int, the features' width (BertFeatureTagger.feature_width).
-      is_training: True: repeat, shuffle (buffer 100, as the record
-        readers), batch windows of similar length (buckets of BUCKET_WIDTH
-        positions) padded to the longest in the batch, drop partial
-        batches. False: once, in order, every window, padded to
-        max_seq_length, so row k of the predictions is window k.
-      batch_size: int.
-      seed: optional shuffle seed.
-
-    Returns:
-      tf.data.Dataset of ({"features": float32 [B, T, width], "input_mask":
-      int32 [B, T], "label_weights": float32 [B, T]}, label_ids int32
-      [B, T]),
-      T <= max_seq_length (== for evaluation).
-    """
+    """Batches ({"features": float32 [B, T, width], "input_mask": int32
+    [B, T], "label_weights": float32 [B, T]}, label_ids int32 [B, T]) of the
+    activations at `path` (`FeatureCache.ensure` of `arrays`): training
+    repeats, shuffles (buffer 100) and buckets by length (BUCKET_WIDTH);
+    else every window once, in order, T = max_seq_length."""
     seq_length = arrays["input_ids"].shape[1]
     labels = tf.data.Dataset.from_tensor_slices(
         {key: arrays[key] for key in LABEL_KEYS})

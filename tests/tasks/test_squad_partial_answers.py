@@ -2,7 +2,8 @@
 are still scored (it used to skip evaluation for all), and the log says so."""
 import json
 
-from tasks.squad import SquadConfig, SquadTask, split_by_gold_answers
+from data.squad.evaluate import split_by_gold_answers
+from tasks.squad import SquadConfig, SquadTask
 
 DATA = [{"title": "T", "paragraphs": [
     {"context": "The cat sat on the mat.", "qas": [
