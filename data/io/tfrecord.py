@@ -1,11 +1,7 @@
 """TFRecord files from one feature spec: the writer and the reader of a task.
 
-A `RecordSpec` lists a task's `tf.train.Example` features; from it come
-`serialize` (writing, sorted map keys), `parsing_spec`/`decode` (reading,
-int64 cast to int32 as the original's `_decode_record`) and `check_files`
-(a `RecordFormatError` naming file, feature and both lengths when records
-were written at another max_seq_length). `RecordFileWriter` writes
-atomically. The per-task specs are in data.io.record_specs.
+A `RecordSpec` lists a task's `tf.train.Example` features (the per-task specs
+are in data.io.record_specs); `RecordFileWriter` writes atomically.
 """
 import dataclasses
 import os
@@ -86,7 +82,6 @@ class RecordSpec:
         raise KeyError("%s records have no feature %r (they have %s)" % (
             self.task, name, ", ".join(self.keys)))
 
-    # ---- writing ----------------------------------------------------------
 
     def to_example(self, values):
         """A tf.train.Example of `values` (dict name -> list of numbers).
@@ -115,17 +110,11 @@ class RecordSpec:
                     int64_list=tf.train.Int64List(value=value))
         return tf.train.Example(features=tf.train.Features(feature=feature))
 
-    def serialize_example(self, example):
-        """The bytes of a tf.train.Example with sorted map keys (the same
-        bytes on every run; protobuf's default order is seeded per process).
-        """
-        return example.SerializeToString(deterministic=True)
-
     def serialize(self, values):
-        """`to_example` then `serialize_example`."""
-        return self.serialize_example(self.to_example(values))
+        """The bytes of `to_example(values)`, map keys sorted (the same bytes
+        on every run)."""
+        return self.to_example(values).SerializeToString(deterministic=True)
 
-    # ---- reading ----------------------------------------------------------
 
     def parsing_spec(self):
         """dict name -> tf.io.FixedLenFeature of the parsed fields."""
@@ -156,11 +145,9 @@ class RecordSpec:
 
     def batched_dataset(self, input_files, is_training, batch_size, unpack,
                         seed=None, drop_remainder=None, shuffle_buffer=100):
-        """The fine-tuning scripts' reader: records of this spec, batched.
-
-        Training repeats, shuffles (buffer 100, run_classifier.py's
-        `input_fn_builder`) and drops the last partial batch; evaluation
-        reads every record once, in order, with a known cardinality.
+        """The fine-tuning scripts' reader (`input_fn_builder`): training
+        repeats, shuffles and drops the last partial batch; evaluation reads
+        every record once, in order, with a known cardinality.
 
         Args:
           input_files: a path or list of paths (`check_files` first).
@@ -285,9 +272,7 @@ def usable_record_files(paths):
 
 
 class RecordFileWriter:
-    """Writes serialized records round-robin over TFRecord files, atomically.
-
-    Record k goes to output_files[k % len(output_files)] (the original
+    """Writes record k to output_files[k % len(output_files)] (the original
     pre-training writer's rule), into temp files that `commit()` moves into
     place; leaving the `with` block without commit deletes them.
 
@@ -321,7 +306,6 @@ class RecordFileWriter:
         return self
 
     def _failed(self, error, path):
-        # Disk full and the like: the temp files go at once.
         self._discard()
         atomic.raise_write_error(path, error)
         raise error
