@@ -272,7 +272,7 @@ _TSV_LAYOUT = ("a TSV with a header line naming the columns context, "
 def read_choice_tsv(path, num_choices=None):
     """Reads the plain TSV layout: a header `id context ending0 ..
     ending{N-1} label` in any order (`id`, `label` optional), tabs, no
-    quoting (written by tsv_writer.write_choice_tsv).
+    quoting.
 
     Returns:
       list of MultipleChoiceExample, in file order.
