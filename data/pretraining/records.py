@@ -17,16 +17,6 @@ FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids",
                 "next_sentence_labels")
 
 
-def pretraining_feature_spec(max_seq_length, max_predictions_per_seq):
-    """The `tf.io.parse_single_example` spec of a pre-training record.
-
-    Source: run_pretraining.py, input_fn_builder (name_to_features);
-    data.io.record_specs.pretraining_record_spec.
-    """
-    return pretraining_record_spec(
-        max_seq_length, max_predictions_per_seq).parsing_spec()
-
-
 def instance_to_features(instance, tokenizer, max_seq_length,
                          max_predictions_per_seq):
     """Converts a TrainingInstance to the original's feature lists.

@@ -11,6 +11,7 @@ import random
 import pytest
 import tensorflow as tf
 
+from data.io.record_specs import pretraining_record_spec
 from data.pretraining import instances as instances_lib
 from data.pretraining import records as pretraining_records
 from tests.helpers.pretraining_data import (
@@ -66,7 +67,7 @@ def test_our_records_parse_with_original_spec_and_fixture_with_ours(
     out = str(tmp_path / "ours.tfrecord")
     pretraining_records.write_instances(instances, uncased_tokenizer, [out],
                                         128, 20)
-    ours = pretraining_records.pretraining_feature_spec(128, 20)
+    ours = pretraining_record_spec(128, 20).parsing_spec()
     assert {k: (v.shape, v.dtype) for k, v in ours.items()} == {
         k: (v.shape, v.dtype) for k, v in ORIGINAL_SPEC.items()}
     fixture = str(fixtures_dir / "pretraining_data" / FIXTURES[0][0])
