@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.io.errors import UserError
 from data.io.record_specs import multiple_choice_record_spec
 from data.io.tfrecord import RecordFormatError
 from data.multiple_choice import features as mcf
