@@ -144,7 +144,7 @@ class RecordSpec:
                 else value for name, value in parsed.items()}
 
     def batched_dataset(self, input_files, is_training, batch_size, unpack,
-                        seed=None, drop_remainder=None, shuffle_buffer=100):
+                        seed=None):
         """The fine-tuning scripts' reader (`input_fn_builder`): training
         repeats, shuffles and drops the last partial batch; evaluation reads
         every record once, in order, with a known cardinality.
@@ -155,9 +155,7 @@ class RecordSpec:
           batch_size: int.
           unpack: function from the parsed dict to the element, e.g.
             `(features, label_ids, weights)`.
-          seed: optional shuffle seed.
-          drop_remainder: bool, or None for `is_training`.
-          shuffle_buffer: int.
+          seed: optional shuffle seed (buffer 100, as the original).
 
         Returns:
           tf.data.Dataset of `unpack`'s elements, prefetched.
@@ -169,17 +167,14 @@ class RecordSpec:
             input_files = [input_files]
         input_files = [os.fspath(path) for path in input_files]
         self.check_files(input_files)
-        if drop_remainder is None:
-            drop_remainder = is_training
         dataset = tf.data.TFRecordDataset(input_files)
         if is_training:
-            dataset = dataset.repeat().shuffle(buffer_size=shuffle_buffer,
-                                               seed=seed)
+            dataset = dataset.repeat().shuffle(buffer_size=100, seed=seed)
         else:
             count = dataset.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
             dataset = dataset.apply(
                 tf.data.experimental.assert_cardinality(count))
-        dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+        dataset = dataset.batch(batch_size, drop_remainder=is_training)
         dataset = dataset.map(
             lambda records: unpack(self.decode(records, batched=True)),
             num_parallel_calls=tf.data.AUTOTUNE)
