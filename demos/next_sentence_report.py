@@ -24,7 +24,7 @@ from demos.next_sentence import next_sentence_analysis as analysis  # noqa: E402
 from demos.next_sentence.next_sentence_task import (  # noqa: E402
     read_shared_documents)
 from data.multiple_choice.readers import read_examples  # noqa: E402
-from data.multiple_choice.results import read_test_results  # noqa: E402
+from demos.next_sentence.results_reader import read_test_results  # noqa: E402
 
 
 def _parse_args(argv):

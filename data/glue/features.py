@@ -5,6 +5,7 @@ Source: run_classifier.py `InputFeatures`, `convert_single_example`,
 `file_based_input_fn_builder` (here `classifier_dataset`). Regression tasks
 (STS-B) pass `label_list=None` and store float labels.
 """
+import dataclasses
 import os
 
 from absl import logging
@@ -30,7 +31,8 @@ FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids", "label_ids",
                 "is_real_example")
 
 
-class InputFeatures(object):
+@dataclasses.dataclass
+class InputFeatures:
     """The model inputs of one example.
 
     Source: run_classifier.py `InputFeatures`.
@@ -41,13 +43,11 @@ class InputFeatures(object):
       is_real_example: False for `PaddingInputExample` rows.
     """
 
-    def __init__(self, input_ids, input_mask, segment_ids, label_id,
-                 is_real_example=True):
-        self.input_ids = input_ids
-        self.input_mask = input_mask
-        self.segment_ids = segment_ids
-        self.label_id = label_id
-        self.is_real_example = is_real_example
+    input_ids: list
+    input_mask: list
+    segment_ids: list
+    label_id: object
+    is_real_example: bool = True
 
 
 def _label_id(example, label_list):
@@ -122,13 +122,16 @@ def convert_examples_to_features(examples, label_list, max_seq_length,
     Source: run_classifier.py `convert_examples_to_features` (in memory).
     Same arguments and errors as `convert_single_example`.
     """
-    features = []
+    return list(_each_feature(examples, label_list, max_seq_length,
+                              tokenizer))
+
+
+def _each_feature(examples, label_list, max_seq_length, tokenizer):
     for ex_index, example in enumerate(examples):
         if ex_index % 10000 == 0:
             logging.info("Writing example %d of %d", ex_index, len(examples))
-        features.append(convert_single_example(
-            ex_index, example, label_list, max_seq_length, tokenizer))
-    return features
+        yield convert_single_example(ex_index, example, label_list,
+                                     max_seq_length, tokenizer)
 
 
 def _feature_values(feature):
@@ -158,12 +161,8 @@ def file_based_convert_examples_to_features(examples, label_list,
     spec = classifier_record_spec(max_seq_length,
                                   is_regression=label_list is None)
     with RecordFileWriter(os.fspath(output_file)) as writer:
-        for ex_index, example in enumerate(examples):
-            if ex_index % 10000 == 0:
-                logging.info("Writing example %d of %d", ex_index,
-                             len(examples))
-            feature = convert_single_example(
-                ex_index, example, label_list, max_seq_length, tokenizer)
+        for feature in _each_feature(examples, label_list, max_seq_length,
+                                     tokenizer):
             writer.write(spec.serialize(_feature_values(feature)))
         writer.commit()
     return len(examples)

@@ -5,6 +5,7 @@ Source: run_classifier.py (`InputExample`, `PaddingInputExample`,
 data.glue.processors, which re-exports these names.
 """
 import csv
+import dataclasses
 import os
 
 import tensorflow as tf
@@ -22,7 +23,8 @@ __all__ = [
 ]
 
 
-class InputExample(object):
+@dataclasses.dataclass
+class InputExample:
     """One example for sequence(-pair) classification or regression.
 
     Source: run_classifier.py `InputExample`.
@@ -33,21 +35,10 @@ class InputExample(object):
       label: str in `get_labels()`, float for regression, or None.
     """
 
-    def __init__(self, guid, text_a, text_b=None, label=None):
-        self.guid = guid
-        self.text_a = text_a
-        self.text_b = text_b
-        self.label = label
-
-    def __repr__(self):
-        return "InputExample(guid=%r, text_a=%r, text_b=%r, label=%r)" % (
-            self.guid, self.text_a, self.text_b, self.label)
-
-    def __eq__(self, other):
-        if not isinstance(other, InputExample):
-            return NotImplemented
-        return ((self.guid, self.text_a, self.text_b, self.label) ==
-                (other.guid, other.text_a, other.text_b, other.label))
+    guid: str
+    text_a: str
+    text_b: str = None
+    label: object = None
 
 
 class PaddingInputExample(object):
@@ -74,9 +65,8 @@ def _line_error(input_file, line_number, message):
 class DataProcessor(object):
     """Base class of the readers of sequence classification data sets.
 
-    Source: run_classifier.py `DataProcessor`. `get_*_examples(data_dir)`
-    return lists of `InputExample`; `get_labels()` the label strings in id
-    order (None for regression tasks, which set `is_regression = True`).
+    Source: run_classifier.py `DataProcessor`. `get_labels()` returns None
+    for regression tasks, which set `is_regression = True`.
     """
 
     #: True for tasks whose label is a real number (one model output).
@@ -119,7 +109,6 @@ class DataProcessor(object):
                 "GLUE download layout)" % (input_file,
                                            os.path.basename(input_file)))
         rows = []
-        # tf.io.gfile, as the original's tf.gfile, so gs:// paths work too.
         with tf.io.gfile.GFile(input_file, "r") as f:
             reader = csv.reader(f, delimiter="\t", quotechar=quotechar)
             try:

@@ -1,12 +1,9 @@
 """Batches cut to their longest example, and training batches of similar length.
 
-After parsing the fixed-layout records: `cut_to_longest` cuts a batch's
-sequence axis to its longest real example rounded up to `MULTIPLE` (BERT's
-attention mask makes padded positions contribute exactly 0);
-`group_by_length` is Hugging Face's `LengthGroupedSampler` recipe: each
-stretch of `MEGABATCH` batches is sorted by length, cut into batches and
-shuffled, so every example is drawn as often as without it. Source: none in
-the original (it always pads to max_seq_length).
+`cut_to_longest` cuts a batch's sequence axis to its longest real example
+rounded up to `MULTIPLE` (padded positions contribute exactly 0);
+`group_by_length` is Hugging Face's `LengthGroupedSampler` recipe. Source:
+none in the original (it always pads to max_seq_length).
 """
 import tensorflow as tf
 

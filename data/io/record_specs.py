@@ -15,6 +15,12 @@ CHOICES = "num_choices"
 CHOICE_SEQ = "num_choices*max_seq_length"
 
 
+def _inputs(length):
+    """The int64 input_ids, input_mask, segment_ids fields of `length`."""
+    return [RecordField(name, "int64", length)
+            for name in ("input_ids", "input_mask", "segment_ids")]
+
+
 def classifier_record_spec(max_seq_length, is_regression=False):
     """Classification records: input_ids, input_mask, segment_ids int64
     [max_seq_length]; label_ids int64 (float for regression) and
@@ -24,9 +30,7 @@ def classifier_record_spec(max_seq_length, is_regression=False):
     file_based_input_fn_builder.
     """
     return RecordSpec("classifier", (
-        RecordField("input_ids", "int64", SEQ),
-        RecordField("input_mask", "int64", SEQ),
-        RecordField("segment_ids", "int64", SEQ),
+        *_inputs(SEQ),
         RecordField("label_ids", "float32" if is_regression else "int64",
                     scalar=True),
         RecordField("is_real_example", "int64", scalar=True),
@@ -43,9 +47,7 @@ def squad_record_spec(max_seq_length, is_training):
     """
     fields = [
         RecordField("unique_ids", "int64", scalar=True),
-        RecordField("input_ids", "int64", SEQ),
-        RecordField("input_mask", "int64", SEQ),
-        RecordField("segment_ids", "int64", SEQ),
+        *_inputs(SEQ),
     ]
     if is_training:
         fields += [
@@ -66,9 +68,7 @@ def pretraining_record_spec(max_seq_length, max_predictions_per_seq):
     run_pretraining.py, input_fn_builder.
     """
     return RecordSpec("pre-training", (
-        RecordField("input_ids", "int64", SEQ),
-        RecordField("input_mask", "int64", SEQ),
-        RecordField("segment_ids", "int64", SEQ),
+        *_inputs(SEQ),
         RecordField("masked_lm_positions", "int64", PREDS),
         RecordField("masked_lm_ids", "int64", PREDS),
         RecordField("masked_lm_weights", "float32", PREDS),
@@ -84,9 +84,7 @@ def tagging_record_spec(max_seq_length):
     Source: none (the original has no NER); keys as run_classifier.py's.
     """
     return RecordSpec("tagging", (
-        RecordField("input_ids", "int64", SEQ),
-        RecordField("input_mask", "int64", SEQ),
-        RecordField("segment_ids", "int64", SEQ),
+        *_inputs(SEQ),
         RecordField("label_ids", "int64", SEQ),
         RecordField("label_weights", "float32", SEQ),
     ), {SEQ: max_seq_length})
@@ -163,9 +161,7 @@ def multiple_choice_record_spec(num_choices, max_seq_length):
         raise ValueError("num_choices and max_seq_length must be >= 1, got "
                          "%r and %r" % (num_choices, max_seq_length))
     return _ChoiceRecordSpec("multiple-choice", (
-        RecordField("input_ids", "int64", CHOICE_SEQ),
-        RecordField("input_mask", "int64", CHOICE_SEQ),
-        RecordField("segment_ids", "int64", CHOICE_SEQ),
+        *_inputs(CHOICE_SEQ),
         RecordField("label_ids", "int64", scalar=True),
         RecordField("is_real_example", "int64", scalar=True),
     ), {SEQ: int(max_seq_length), CHOICES: int(num_choices),

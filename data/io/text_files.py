@@ -5,12 +5,13 @@ the file and what to do (Python's UnicodeDecodeError names neither). TF-free
 for local paths; gs:// through tf.io.gfile, as the original's tf.gfile.
 """
 import dataclasses
+import json
 import os
 
 from data.io.errors import UserError
 
 __all__ = ["TextFileError", "TextRange", "archive_hint", "file_size",
-           "iter_lines", "open_file", "read_utf8_text"]
+           "iter_lines", "open_file", "read_json", "read_utf8_text"]
 
 # Leading bytes of archive formats people download data sets in.
 _ARCHIVES = (
@@ -60,6 +61,22 @@ def read_utf8_text(path, expected="UTF-8 text"):
             "%s, line %d (byte %d): not UTF-8 text (%s); expected %s saved "
             "as UTF-8" % (path, line, error.start, error.reason, expected)
         ) from None
+
+
+def read_json(path, expected="a JSON file", text=None):
+    """`json.loads` of the UTF-8 text of `path` (or of `text`, read from it).
+
+    Raises:
+      UserError: not valid JSON (names the file, line and column).
+      TextFileError, FileNotFoundError: as `read_utf8_text`.
+    """
+    if text is None:
+        text = read_utf8_text(path, expected)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UserError("%s: not valid JSON (line %d, column %d): %s" % (
+            path, error.lineno, error.colno, error.msg)) from None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,11 +1,7 @@
 """TFRecord files from one feature spec: the writer and the reader of a task.
 
-A `RecordSpec` lists a task's `tf.train.Example` features; from it come
-`serialize` (writing, sorted map keys), `parsing_spec`/`decode` (reading,
-int64 cast to int32 as the original's `_decode_record`) and `check_files`
-(a `RecordFormatError` naming file, feature and both lengths when records
-were written at another max_seq_length). `RecordFileWriter` writes
-atomically. The per-task specs are in data.io.record_specs.
+A `RecordSpec` lists a task's `tf.train.Example` features (the per-task specs
+are in data.io.record_specs); `RecordFileWriter` writes atomically.
 """
 import dataclasses
 import os
@@ -86,7 +82,6 @@ class RecordSpec:
         raise KeyError("%s records have no feature %r (they have %s)" % (
             self.task, name, ", ".join(self.keys)))
 
-    # ---- writing ----------------------------------------------------------
 
     def to_example(self, values):
         """A tf.train.Example of `values` (dict name -> list of numbers).
@@ -115,17 +110,11 @@ class RecordSpec:
                     int64_list=tf.train.Int64List(value=value))
         return tf.train.Example(features=tf.train.Features(feature=feature))
 
-    def serialize_example(self, example):
-        """The bytes of a tf.train.Example with sorted map keys (the same
-        bytes on every run; protobuf's default order is seeded per process).
-        """
-        return example.SerializeToString(deterministic=True)
-
     def serialize(self, values):
-        """`to_example` then `serialize_example`."""
-        return self.serialize_example(self.to_example(values))
+        """The bytes of `to_example(values)`, map keys sorted (the same bytes
+        on every run)."""
+        return self.to_example(values).SerializeToString(deterministic=True)
 
-    # ---- reading ----------------------------------------------------------
 
     def parsing_spec(self):
         """dict name -> tf.io.FixedLenFeature of the parsed fields."""
@@ -155,12 +144,10 @@ class RecordSpec:
                 else value for name, value in parsed.items()}
 
     def batched_dataset(self, input_files, is_training, batch_size, unpack,
-                        seed=None, drop_remainder=None, shuffle_buffer=100):
-        """The fine-tuning scripts' reader: records of this spec, batched.
-
-        Training repeats, shuffles (buffer 100, run_classifier.py's
-        `input_fn_builder`) and drops the last partial batch; evaluation
-        reads every record once, in order, with a known cardinality.
+                        seed=None):
+        """The fine-tuning scripts' reader (`input_fn_builder`): training
+        repeats, shuffles and drops the last partial batch; evaluation reads
+        every record once, in order, with a known cardinality.
 
         Args:
           input_files: a path or list of paths (`check_files` first).
@@ -168,9 +155,7 @@ class RecordSpec:
           batch_size: int.
           unpack: function from the parsed dict to the element, e.g.
             `(features, label_ids, weights)`.
-          seed: optional shuffle seed.
-          drop_remainder: bool, or None for `is_training`.
-          shuffle_buffer: int.
+          seed: optional shuffle seed (buffer 100, as the original).
 
         Returns:
           tf.data.Dataset of `unpack`'s elements, prefetched.
@@ -182,17 +167,14 @@ class RecordSpec:
             input_files = [input_files]
         input_files = [os.fspath(path) for path in input_files]
         self.check_files(input_files)
-        if drop_remainder is None:
-            drop_remainder = is_training
         dataset = tf.data.TFRecordDataset(input_files)
         if is_training:
-            dataset = dataset.repeat().shuffle(buffer_size=shuffle_buffer,
-                                               seed=seed)
+            dataset = dataset.repeat().shuffle(buffer_size=100, seed=seed)
         else:
             count = dataset.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
             dataset = dataset.apply(
                 tf.data.experimental.assert_cardinality(count))
-        dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+        dataset = dataset.batch(batch_size, drop_remainder=is_training)
         dataset = dataset.map(
             lambda records: unpack(self.decode(records, batched=True)),
             num_parallel_calls=tf.data.AUTOTUNE)
@@ -285,9 +267,7 @@ def usable_record_files(paths):
 
 
 class RecordFileWriter:
-    """Writes serialized records round-robin over TFRecord files, atomically.
-
-    Record k goes to output_files[k % len(output_files)] (the original
+    """Writes record k to output_files[k % len(output_files)] (the original
     pre-training writer's rule), into temp files that `commit()` moves into
     place; leaving the `with` block without commit deletes them.
 
@@ -321,7 +301,6 @@ class RecordFileWriter:
         return self
 
     def _failed(self, error, path):
-        # Disk full and the like: the temp files go at once.
         self._discard()
         atomic.raise_write_error(path, error)
         raise error

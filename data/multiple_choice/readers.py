@@ -127,7 +127,6 @@ def _check_field_count(row, header, where):
                 where, len(row), len(header)))
 
 
-# ---- swag --------------------------------------------------------------------
 
 _SWAG_LAYOUT = ("SWAG CSV with a header naming sent1, sent2, ending0.. and "
                 "(train/val) label")
@@ -189,7 +188,6 @@ def read_swag_csv(path, num_choices=None):
     return _finish(examples, lines, path, _SWAG_LAYOUT)
 
 
-# ---- hellaswag ---------------------------------------------------------------
 
 _HELLASWAG_LAYOUT = ("HellaSwag JSON Lines: one object per line with ctx_a, "
                      "ctx_b, endings (a list) and (train/val) label")
@@ -263,7 +261,6 @@ def read_hellaswag_jsonl(path, num_choices=None):
     return _finish(examples, lines, path, _HELLASWAG_LAYOUT)
 
 
-# ---- tsv ---------------------------------------------------------------------
 
 _TSV_LAYOUT = ("a TSV with a header line naming the columns context, "
                "ending0 .. ending{N-1} and optionally id and label")
@@ -272,7 +269,7 @@ _TSV_LAYOUT = ("a TSV with a header line naming the columns context, "
 def read_choice_tsv(path, num_choices=None):
     """Reads the plain TSV layout: a header `id context ending0 ..
     ending{N-1} label` in any order (`id`, `label` optional), tabs, no
-    quoting (written by tsv_writer.write_choice_tsv).
+    quoting.
 
     Returns:
       list of MultipleChoiceExample, in file order.

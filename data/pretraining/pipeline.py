@@ -1,11 +1,9 @@
 """Text corpus -> pre-training TFRecords, whole or in shards, in parallel.
 
 Source: create_pretraining_data.py main (one shard: the original's instances
-and order). Larger corpora are cut into shards (corpus.plan_shards), each
-built like a run of the original on its part with seed
-shard_seed(random_seed, index), by `num_workers` processes; their records are
-interleaved into the outputs. The result depends on the shard size, never on
-the number of workers.
+and order). Each shard is built like a run of the original on its part with
+seed shard_seed(random_seed, index); the result depends on the shard size,
+never on the number of workers.
 """
 import concurrent.futures
 import dataclasses
@@ -119,7 +117,6 @@ class _Progress:
             self.bar.update(max(sum(self.shard_sizes), 1), finalize=True)
 
 
-# ---- worker processes -------------------------------------------------------
 
 _WORKER_QUEUE = None
 _WORKER_TOKENIZERS = {}
@@ -227,7 +224,6 @@ def _drain(progress_queue, progress):
         progress.set(shard_index, fraction)
 
 
-# ---- the whole run ----------------------------------------------------------
 
 def check_run(input_files, output_files, vocab_file, do_lower_case=True,
               options=None, num_workers=1):

@@ -17,16 +17,6 @@ FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids",
                 "next_sentence_labels")
 
 
-def pretraining_feature_spec(max_seq_length, max_predictions_per_seq):
-    """The `tf.io.parse_single_example` spec of a pre-training record.
-
-    Source: run_pretraining.py, input_fn_builder (name_to_features);
-    data.io.record_specs.pretraining_record_spec.
-    """
-    return pretraining_record_spec(
-        max_seq_length, max_predictions_per_seq).parsing_spec()
-
-
 def instance_to_features(instance, tokenizer, max_seq_length,
                          max_predictions_per_seq):
     """Converts a TrainingInstance to the original's feature lists.
@@ -110,20 +100,3 @@ class RoundRobinRecordWriter(RecordFileWriter):
         if self.total_written < self.num_logged:
             log_example(tf.train.Example.FromString(record), self.inv_vocab)
         super().write(record)
-
-
-def write_instances(instances, tokenizer, output_files, max_seq_length,
-                    max_predictions_per_seq, log_first=20):
-    """Writes TrainingInstances as the original does; returns the count.
-
-    Source: create_pretraining_data.py, write_instance_to_example_files.
-    """
-    with RoundRobinRecordWriter(output_files, tokenizer.inv_vocab,
-                                log_first) as writer:
-        for instance in instances:
-            features = instance_to_features(
-                instance, tokenizer, max_seq_length, max_predictions_per_seq)
-            writer.write(serialize_features(features))
-        writer.commit()
-    logging.info("Wrote %d total instances", writer.total_written)
-    return writer.total_written

@@ -17,9 +17,8 @@ _READ_BATCH = 256
 
 
 def _record_iterator():
-    # TF's C++ record reader (deprecated, kept in TF 2.x) opens a file in
-    # 0.1 ms against ~80 ms for tf.data: thousands of small shard files.
-    # The undecorated function skips the deprecation log line.
+    # TF's deprecated C++ record reader opens thousands of small shard files
+    # far faster than tf.data (measured need); undecorated: no deprecation log.
     function = getattr(tf.compat.v1.io, "tf_record_iterator", None)
     return getattr(function, "__wrapped__", function)
 

@@ -17,7 +17,7 @@ from absl import logging
 
 from data.io.errors import UserError, cut_list
 from data.io.results import write_text_atomically
-from data.io.text_files import read_utf8_text
+from data.io.text_files import read_json
 from data.squad.examples import load_squad_json
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
@@ -288,19 +288,9 @@ def evaluate_with_missing(dataset, preds, na_probs=None, na_prob_thresh=1.0,
     return out_eval, missing
 
 
-def _load_json(path):
-    """json.load of a UTF-8 file; UserError naming file, line, column."""
-    text = read_utf8_text(path, "a JSON file")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise UserError("%s: not valid JSON (line %d, column %d): %s" % (
-            path, err.lineno, err.colno, err.msg)) from None
-
-
 def _load_json_object(path, what):
     """Loads a JSON object {qid: value}; ValueError naming the file."""
-    obj = _load_json(path)
+    obj = read_json(path)
     if not isinstance(obj, dict):
         raise UserError("%s: expected a JSON object {question id: %s}" % (
             path, what))

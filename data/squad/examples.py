@@ -4,15 +4,13 @@ Source: run_squad.py `SquadExample`, `read_squad_examples` (malformed files
 raise a UserError naming the question; empty contexts do not crash).
 """
 import dataclasses
-import json
 
 from absl import logging
 
 from data.io.errors import UserError
-from data.io.text_files import read_utf8_text
+from data.io.text_files import read_json
 
 
-# A plain record (eq=False: compared by identity, as before).
 @dataclasses.dataclass(eq=False, repr=False)
 class SquadExample:
     """One SQuAD question with its whitespace-split context.
@@ -83,6 +81,14 @@ def split_context(paragraph_text):
     return doc_tokens, char_to_word_offset
 
 
+def check_squad_json(value, path):
+    """`value` if it is a JSON object with a "data" list, else UserError."""
+    if not isinstance(value, dict) or not isinstance(value.get("data"), list):
+        raise UserError("%s: expected a JSON object with a \"data\" list "
+                        "(SQuAD format)" % path)
+    return value
+
+
 def load_squad_json(input_file):
     """Loads a SQuAD JSON file and returns its "data" list.
 
@@ -90,18 +96,8 @@ def load_squad_json(input_file):
       UserError: not valid JSON (file, line, column), no "data" list, an
         archive or not UTF-8 (TextFileError).
     """
-    text = read_utf8_text(input_file, "SQuAD JSON")
-    try:
-        input_json = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise UserError("%s: not valid JSON (line %d, column %d): %s" % (
-            input_file, err.lineno, err.colno, err.msg)) from None
-    if not isinstance(input_json, dict) or not isinstance(
-            input_json.get("data"), list):
-        raise UserError(
-            "%s: expected a JSON object with a \"data\" list (SQuAD format)"
-            % input_file)
-    return input_json["data"]
+    return check_squad_json(read_json(input_file, "SQuAD JSON"),
+                            input_file)["data"]
 
 
 def _field(container, key, expected_type, input_file, where):

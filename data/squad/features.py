@@ -8,7 +8,6 @@ import dataclasses
 import os
 
 from absl import logging
-import tensorflow as tf
 
 from data.io.errors import UserError
 from data.io.record_specs import squad_record_spec
@@ -20,7 +19,6 @@ FIRST_UNIQUE_ID = 1000000000
 # Number of examples whose features are logged, as in the original.
 _NUM_LOGGED_EXAMPLES = 20
 
-# A plain record (eq=False: compared by identity, as before).
 @dataclasses.dataclass(eq=False)
 class InputFeatures:
     """One window ("feature") of one SquadExample.
@@ -127,8 +125,8 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
       UserError: doc_stride < 1, or max_seq_length leaves no room for
         context after a question (the original loops forever).
 
-    Source: run_squad.py `convert_examples_to_features`; a training answer
-    without WordPiece tokens is skipped with a warning.
+    Source: run_squad.py `convert_examples_to_features` (a training answer
+    without WordPiece tokens is skipped with a warning).
     """
     if doc_stride < 1:
         raise UserError("doc_stride must be at least 1, got %d" % doc_stride)
@@ -255,9 +253,8 @@ def _feature_values(feature, is_training):
 
 
 class FeatureWriter(object):
-    """Writes InputFeatures to a TFRecord file atomically (squad_record_spec;
-    `close(discard=True)` or an exception in `with` writes nothing);
-    `num_features` counts them.
+    """Writes InputFeatures to a TFRecord file atomically; `num_features`
+    counts them.
 
     Source: run_squad.py `FeatureWriter`.
     """
@@ -294,17 +291,15 @@ class FeatureWriter(object):
 
 
 def squad_dataset(input_files, seq_length, is_training, batch_size,
-                  drop_remainder=None, shuffle_buffer=100, seed=None,
-                  repeat=None):
-    """A tf.data pipeline over SQuAD TFRecords written by FeatureWriter.
+                  seed=None):
+    """A tf.data pipeline over SQuAD TFRecords written by FeatureWriter
+    (`RecordSpec.batched_dataset`: training repeats and shuffles).
 
     Args:
       input_files: a path or list of paths.
       seq_length: int, the max_seq_length of the records.
       is_training: bool; parse positions, shuffle (buffer 100).
       batch_size: int.
-      drop_remainder, repeat: bool or None (None: is_training).
-      shuffle_buffer: int.
       seed: optional int shuffle seed.
 
     Returns:
@@ -318,24 +313,6 @@ def squad_dataset(input_files, seq_length, is_training, batch_size,
 
     Source: run_squad.py `input_fn_builder`.
     """
-    if isinstance(input_files, (str, bytes, os.PathLike)):
-        input_files = [input_files]
-    input_files = [os.fspath(f) for f in input_files]
-    if drop_remainder is None:
-        drop_remainder = is_training
-    if repeat is None:
-        repeat = is_training
-    spec = squad_record_spec(seq_length, is_training)
-    spec.check_files(input_files)
-
-    def _decode(records):
-        return spec.decode(records, batched=True)
-
-    dataset = tf.data.TFRecordDataset(input_files)
-    if repeat:
-        dataset = dataset.repeat()
-    if is_training:
-        dataset = dataset.shuffle(buffer_size=shuffle_buffer, seed=seed)
-    dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
-    dataset = dataset.map(_decode, num_parallel_calls=tf.data.AUTOTUNE)
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    return squad_record_spec(seq_length, is_training).batched_dataset(
+        input_files, is_training, batch_size, unpack=lambda record: record,
+        seed=seed)

@@ -15,6 +15,8 @@ import zipfile
 
 from data.io.errors import UserError
 from data.io.results import write_text_atomically
+from data.io.text_files import read_json
+from data.squad.examples import check_squad_json
 
 
 def read_squad_file(path):
@@ -37,16 +39,9 @@ def read_squad_file(path):
         else:
             with open(path, encoding="utf-8") as reader:
                 text = reader.read()
-        value = json.loads(text)
     except (OSError, UnicodeDecodeError, zipfile.BadZipFile) as error:
         raise UserError(f"{path}: cannot be read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}: not valid JSON (line {error.lineno}, "
-                        f"column {error.colno}): {error.msg}") from None
-    if not isinstance(value, dict) or not isinstance(value.get("data"), list):
-        raise UserError(f"{path}: expected a JSON object with a \"data\" list "
-                        "(SQuAD format)")
-    return value
+    return check_squad_json(read_json(path, text=text), path)
 
 
 def squad_subset(squad, skip_questions=0, max_questions=None,

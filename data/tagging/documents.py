@@ -1,14 +1,12 @@
 """The in-memory form of a tagged file: documents of sentences of words,
 with each word's line and each document's path for error messages.
 """
-import collections
 import dataclasses
 from typing import Optional, Tuple
 
 from data.tagging import schemes
 
-__all__ = ["Word", "Sentence", "Document", "convert_documents",
-           "corpus_statistics", "all_tags"]
+__all__ = ["Word", "Sentence", "Document", "convert_documents", "all_tags"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,22 +114,3 @@ def all_tags(documents):
     """Every tag of `documents`, in file order (None entries skipped)."""
     return [word.tag for document in documents for word in document.words
             if word.tag is not None]
-
-
-def corpus_statistics(documents):
-    """dict of int counts: "documents", "sentences", "tokens", "entities",
-    "entities/<TYPE>" (as data READMEs state them)."""
-    per_type = collections.Counter()
-    sentences = tokens = 0
-    for document in documents:
-        for sentence in document.sentences:
-            sentences += 1
-            tokens += len(sentence)
-            if None not in sentence.tags:
-                per_type.update(span.type for span in
-                                schemes.entity_spans(sentence.tags))
-    stats = {"documents": len(documents), "sentences": sentences,
-             "tokens": tokens, "entities": sum(per_type.values())}
-    stats.update(("entities/" + name, count)
-                 for name, count in sorted(per_type.items()))
-    return stats

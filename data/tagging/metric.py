@@ -65,22 +65,6 @@ class TaggingScores:
         """float, token accuracy (0.0 for no tokens)."""
         return self.correct_tokens / self.tokens if self.tokens else 0.0
 
-    def as_dict(self):
-        """Flat dict: precision, recall, f1, accuracy, entity counts, and
-        `<type>/{precision,recall,f1,gold}`."""
-        result = {"precision": self.overall.precision,
-                  "recall": self.overall.recall, "f1": self.overall.f1,
-                  "accuracy": self.accuracy,
-                  "gold_entities": self.overall.gold,
-                  "predicted_entities": self.overall.predicted,
-                  "correct_entities": self.overall.correct}
-        for name, counts in self.per_type.items():
-            result[name + "/precision"] = counts.precision
-            result[name + "/recall"] = counts.recall
-            result[name + "/f1"] = counts.f1
-            result[name + "/gold"] = counts.gold
-        return result
-
 
 def conll_scores(gold_sentences, predicted_sentences):
     """Entity P/R/F1 and token accuracy of predicted tags against gold ones.

@@ -33,7 +33,7 @@ def write_tagging_records(features, output_file):
 
 
 def tagging_dataset(input_file, seq_length, is_training, batch_size,
-                    seed=None, drop_remainder=None):
+                    seed=None):
     """Reads tagging TFRecords into batches for Keras.
 
     As RecordSpec.batched_dataset.
@@ -44,7 +44,6 @@ def tagging_dataset(input_file, seq_length, is_training, batch_size,
       is_training: bool.
       batch_size: int.
       seed: optional int, the shuffle seed.
-      drop_remainder: bool or None (None: is_training).
 
     Returns:
       tf.data.Dataset of (features, label_ids): int32 [B, seq_length]
@@ -63,4 +62,4 @@ def tagging_dataset(input_file, seq_length, is_training, batch_size,
         return features, parsed["label_ids"]
 
     return spec.batched_dataset(input_file, is_training, batch_size, unpack,
-                                seed=seed, drop_remainder=drop_remainder)
+                                seed=seed)

@@ -110,8 +110,6 @@ class InGraphFullTokenizer(tf.Module):
                 unknown_token=unk_token,
                 no_pretokenization=True)
 
-    # -- construction helpers ------------------------------------------------
-
     def _wordpiece_vocab(self, vocab):
         """Tokens by id; gaps, "" and a bare "##" get unmatchable fillers."""
         by_id = {}
@@ -177,8 +175,6 @@ class InGraphFullTokenizer(tf.Module):
             if chr(cp) not in vocab_chars and cp not in mismatches:
                 return cp
         raise NotImplementedError("no free private-use code point")
-
-    # -- graph ---------------------------------------------------------------
 
     def _lower_case(self, texts):
         """str.lower() of each text: ICU where it provably agrees with

@@ -15,7 +15,6 @@ import numpy as np
 from data.tokenization import full_tokenizer as tokenization
 
 MAX_CODE_POINT = 0x10FFFF
-_SURROGATES = range(0xD800, 0xE000)
 CAPITAL_SIGMA = 0x03A3
 # The original's _is_chinese_char ranges (checked against
 # tokenization._is_chinese_codepoint in cjk_code_points).

@@ -35,7 +35,7 @@ from demos.next_sentence.corpus_documents import (SHARED_TEXT_FILES,
                                                    read_documents)
 from data.multiple_choice.examples import MultipleChoiceExample
 from demos.next_sentence.sentence_split import count_words
-from data.multiple_choice.tsv_writer import write_choice_tsv
+from demos.next_sentence.tsv_writer import write_choice_tsv
 
 __all__ = [
     "NextSentenceTask",

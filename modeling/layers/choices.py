@@ -29,9 +29,7 @@ def flatten_choices(x):
         [batch, num_choices, max_seq_length].
 
     Returns:
-      A tensor of x's dtype, rows ordered example-major (choice k of example
-      i at row i * num_choices + k). Works eagerly and in tf.function, with
-      unknown batch and sequence sizes.
+      A tensor of x's dtype, choice k of example i at row i * num_choices + k.
 
     Raises:
       ValueError: rank < 2.

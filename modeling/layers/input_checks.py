@@ -1,13 +1,7 @@
 """Shape checks on `BertModel` inputs, so bad inputs fail with a clear message.
 
-Without them a rank-1 `input_ids` fails deep inside a layer (an IndexError on
-`shape[1]`) and a sequence longer than `max_position_embeddings` fails in the
-position-embedding slice with a message that names neither the input nor the
-config. Checks use static shapes (free: plain Python at trace time). Only when
-the sequence length is unknown while tracing a graph is a run-time assertion
-added: one scalar comparison per call, nothing next to the encoder's matmuls
-(under XLA, `jit_compile=True`, TensorFlow drops assertions; the slice then
-fails with its own error).
+Checks use static shapes; only a sequence length unknown while tracing gets a
+run-time assertion (which XLA drops).
 """
 import tensorflow as tf
 
@@ -109,9 +103,7 @@ def check_encoder_inputs(inputs, config):
             message=(f"BertModel input `input_ids`: seq_length exceeds "
                      f"max_position_embeddings ({max_position_embeddings}) "
                      "of the BERT config"))
-        # The ids pass through the check, so it runs before any op that
-        # reads them (else the position-embedding slice may fail first,
-        # with a message that names no input).
+        # The ids pass through the check, so it runs before any op reads them.
         with tf.control_dependencies([check]):
             input_ids = tf.identity(input_ids)
     for key in ENCODER_INPUTS[1:]:

@@ -1,16 +1,10 @@
 """Keras serialization of our layers and models.
 
 Every layer, model, optimizer and learning-rate schedule registers under the
-package `bert_tf1` (the one registration package), so
-`keras.models.load_model("m.keras")` finds the classes without
-`custom_objects` once `modeling` is imported. A `BertConfig` argument is
-stored in the Keras config as its plain dict (`BertConfig.to_dict`) and turned
-back into a `BertConfig` by `from_config`.
-
-Sub-layers are not serialized one by one: each layer and model creates its
-sub-layers in `__init__` from the `BertConfig`, so rebuilding the top object
-from its config rebuilds the same tree, with the same weight paths (hence the
-same TF1 names, see `modeling/naming.py`) and the same tied MLM decoder.
+package `bert_tf1`, so `keras.models.load_model("m.keras")` finds the classes
+once `modeling` is imported. A `BertConfig` argument is stored as its plain
+dict; sub-layers are rebuilt from it in `__init__` (same weight paths, same
+TF1 names, same tied MLM decoder).
 """
 import keras
 
@@ -34,9 +28,8 @@ class BertConfigSerializable:
     """
 
     def get_config(self):
-        # keras.layers.Layer.get_config gives name, trainable and dtype: the
-        # Keras arguments. Called directly so that a parent class with other
-        # constructor arguments (TransposedDense) does not add its own.
+        # Layer's own (name, trainable, dtype), skipping a parent class's
+        # other constructor arguments (TransposedDense's).
         config = keras.layers.Layer.get_config(self)
         config["config"] = self.config.to_dict()
         return config

@@ -4,9 +4,8 @@
 set up: a linear warmup then linear decay to 0 of the learning rate,
 `AdamWeightDecayOptimizer` (Adam without bias correction, decoupled weight
 decay that skips LayerNorm weights and biases) and gradients clipped to a
-global norm of 1.0. Keras' own `AdamW` bias-corrects and its `Lamb` keeps
-weight decay out of the trust ratio, so both are written here; each update
-is the original's formula, in the original's order of operations.
+global norm of 1.0. Keras' `AdamW` bias-corrects and its `Lamb` keeps
+weight decay out of the trust ratio, so both are written here.
 
 Usage:
 
@@ -16,15 +15,7 @@ Usage:
     optimizer.slot_variables(variable)  # {"adam_m": ..., "adam_v": ...}
     optimizer.iterations                # the original's `global_step`
 
-The update that takes `iterations` from s to s + 1 uses the schedule's rate
-at s + 1, as the original's updates did (see `schedule_step_offset`).
 TensorFlow backend only (it uses `tf.clip_by_global_norm` and tf.distribute).
-
-The pieces live in `lr_schedule` (WarmupLinearDecay), `weight_decay` (which
-variables are decayed), `tf1_optimizer` (the shared base: slots, clipping,
-schedule step, the Adam moments), `adamw` (AdamWeightDecay) and `lamb`
-(LambWeightDecay); they are importable from here. Private Keras hooks are
-reached only through `modeling/keras_internals.py`.
 """
 from data.io.errors import UserError
 from modeling.optimization.adamw import AdamWeightDecay
@@ -60,10 +51,8 @@ def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
       exclude_from_weight_decay: regex patterns (the original's by default).
       global_clipnorm: float or None (1.0 as the original).
       gradient_accumulation_steps: int >= 1; with k > 1 the gradients of k
-        batches are averaged per update (Keras' optimizer option), and
-        `iterations`, i.e. `global_step`, counts updates, so
-        `num_train_steps` and the schedule stay in updates. Call under the
-        strategy's scope.
+        batches are averaged per update (Keras' option); `iterations` and
+        the schedule count updates. Call under the strategy's scope.
 
     Returns:
       `AdamWeightDecay` or `LambWeightDecay` with beta_1 0.9, beta_2 0.999,

@@ -29,19 +29,14 @@ class AdamWeightDecay(TF1StyleOptimizer):
       global_clipnorm: float or None; clips all gradients together like the
         original's `tf.clip_by_global_norm`, after the cross-replica sum.
       schedule_step_offset: int (1): the update that takes `iterations`
-        from s to s + 1 uses the schedule's rate at s + offset. 1 is what
-        the original did (it reads `global_step` after incrementing it; the
-        fixture checkpoints show it), so the first update already has
-        `init_lr / num_warmup_steps` and the last one rate 0.
+        from s to s + 1 uses the schedule's rate at s + offset (1: as the
+        original, so the first update has `init_lr / num_warmup_steps`).
       name: optional name. Other Keras optimizer arguments (`clipnorm`,
         `clipvalue`, `gradient_accumulation_steps`, ...) are passed on.
 
     Raises:
       ValueError: `weight_decay_rate < 0`, or Keras' `weight_decay` given.
       RuntimeError: the Keras backend is not TensorFlow.
-
-    Works with `model.fit`, `jit_compile=True`, tf.distribute strategies and
-    `keras.optimizers.LossScaleOptimizer` (whose `inner_optimizer` this is).
 
     Source: `AdamWeightDecayOptimizer` in the original `optimization.py`.
     """
@@ -65,9 +60,8 @@ class AdamWeightDecay(TF1StyleOptimizer):
         self.assign(v, next_v)
 
 
-# XLA fuses these ~10 element-wise ops into one pass over memory; run one by
-# one, each reads and writes whole tensors, which made the update ~15% of a
-# BERT-Base fine-tuning step on CPU. The results agree to float32 rounding.
+# XLA fuses these element-wise ops into one pass over memory (measured need);
+# the results agree to float32 rounding.
 @tf.function(jit_compile=True)
 def _adamw_arithmetic(variable, gradient, m, v, learning_rate, beta_1,
                       one_minus_beta_1, beta_2, one_minus_beta_2, epsilon,

@@ -17,9 +17,8 @@ class LambWeightDecay(TF1StyleOptimizer):
       r = ||p|| / ||u|| if both > 0 else 1   # 1 for excluded variables
       p -= r * lr * u
     Weight decay is inside the trust ratio and LayerNorm weights and biases
-    get neither decay nor layer adaptation, as in `tfa.optimizers.LAMB` (used
-    by NVIDIA's BERT); Keras' `Lamb` has neither. Slots are named `adam_m`,
-    `adam_v` so checkpoints keep the original's layout.
+    get neither decay nor layer adaptation, as in `tfa.optimizers.LAMB`.
+    Slots are named `adam_m`, `adam_v` as the original's.
 
     Args: as `AdamWeightDecay`.
     Raises: as `AdamWeightDecay`.

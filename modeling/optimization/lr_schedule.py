@@ -16,12 +16,9 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
     For an integer `step` (the global step):
       `step < num_warmup_steps`: `init_lr * step / num_warmup_steps`;
       otherwise: `init_lr * (1 - min(step, num_train_steps) / num_train_steps)`.
-    The decay is measured from step 0 (so right after warmup the rate is
-    `init_lr * (1 - num_warmup_steps / num_train_steps)`, not `init_lr`), and
-    it stays 0 from `num_train_steps` on. With `num_warmup_steps=0` there is
-    no warmup. Computed in float32 with the original's operations (the decay
-    is Keras' `PolynomialDecay`, power 1, end 0, the same formula as TF1's
-    `tf.train.polynomial_decay`).
+    The decay is measured from step 0 and stays 0 from `num_train_steps` on.
+    Computed in float32 with the original's operations (the decay is Keras'
+    `PolynomialDecay`, power 1, end 0, as TF1's `tf.train.polynomial_decay`).
 
     Args:
       init_lr: float, peak learning rate.

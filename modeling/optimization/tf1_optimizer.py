@@ -15,10 +15,7 @@ ADAM_V = "adam_v"
 
 def adam_moments(gradient, m, v, beta_1, one_minus_beta_1, beta_2,
                  one_minus_beta_2):
-    """The original's Adam moment update, op for op; the one copy of it.
-
-    next_m = beta_1 * m + (1 - beta_1) * g
-    next_v = beta_2 * v + (1 - beta_2) * g^2
+    """The original's Adam moment update, op for op.
 
     Args:
         gradient, m, v: dense tensors of one float dtype and the variable's
@@ -80,7 +77,6 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         self._exclude_patterns = tuple(exclude_from_weight_decay)
         self._excluded_ids = set()
 
-    # ----- which variables are decayed -------------------------------------
 
     def exclude_from_weight_decay(self, var_list=None, var_names=None):
         """Excludes more variables from weight decay (before `build`).
@@ -108,16 +104,9 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
     def uses_weight_decay(self, variable):
         """True if `variable` gets weight decay.
 
-        As the original: not when `weight_decay_rate` is 0, and not when an
-        exclude pattern `re.search`-matches the variable's TF1 name
-        (`modeling.naming.tf1_name`). Unlike the original, patterns match
-        ignoring case, and a variable called `gamma` or `beta` (a Keras
-        normalization layer's) is also matched as `LayerNorm/gamma` or
-        `LayerNorm/beta`, so the default patterns exclude it wherever its
-        layer sits (`modeling.optimization.weight_decay.matches_exclusion`); for the
-        original's own names this picks exactly the same variables.
-        Variables passed in `exclude_from_weight_decay(var_list=...)` are
-        excluded too.
+        Not when `weight_decay_rate` is 0, nor when an exclude pattern matches
+        (`modeling.optimization.weight_decay.matches_exclusion`), nor for
+        variables passed in `exclude_from_weight_decay(var_list=...)`.
 
         Args:
           variable: a `keras.Variable` (a model weight).
@@ -133,7 +122,6 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
             return True
         return matches_exclusion(variable, self._exclude_patterns)
 
-    # ----- slots -------------------------------------------------------------
 
     def build(self, var_list):
         """Creates the `adam_m`/`adam_v` slots (zeros) for `var_list`.
@@ -198,21 +186,16 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
             slots[f"{name}/{ADAM_V}"] = v
         return slots
 
-    # ----- learning rate -----------------------------------------------------
 
     def _get_current_learning_rate(self):
-        # The original computes the rate from `global_step` in the same
-        # graph step that increments it, without ordering the two; in the
-        # fixture checkpoints (2 steps, lr 1e-3, warmup 2 of 10) the updates
-        # used the rates of steps 1 and 2 (5e-4, 8e-4), i.e. the step after
-        # the increment. `schedule_step_offset=1` reproduces that.
+        # The original's updates used the rate of the step after the
+        # increment (fixture checkpoints); `schedule_step_offset=1` does too.
         schedule = keras_internals.learning_rate_setting(self)
         if isinstance(schedule,
                       keras.optimizers.schedules.LearningRateSchedule):
             return schedule(self.iterations + self.schedule_step_offset)
         return super()._get_current_learning_rate()
 
-    # ----- clipping ----------------------------------------------------------
 
     def _clip_gradients(self, grads):
         # Global-norm clipping happens in `_backend_update_step`, after the
@@ -222,11 +205,9 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         return super()._clip_gradients(grads)
 
     def _backend_update_step(self, grads, trainable_variables, learning_rate):
-        # Keras' TF `_backend_update_step` (sum over replicas, then one
-        # `update_step` per variable in a merge call), with the original's
-        # `tf.clip_by_global_norm` in between. That op takes the norm of an
-        # IndexedSlices gradient (a gather's) over its rows as they are,
-        # repeated rows included, exactly as the original did.
+        # Keras' TF `_backend_update_step` with the original's
+        # `tf.clip_by_global_norm` (repeated IndexedSlices rows included)
+        # between the replica sum and the updates.
         variables = [v.value if isinstance(v, keras.Variable) else v
                      for v in trainable_variables]
         grads_and_vars = keras_internals.all_reduce_sum_gradients(
@@ -237,7 +218,6 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
             grads_and_vars = list(zip(clipped, [v for _, v in grads_and_vars]))
         keras_internals.distributed_update(self, grads_and_vars, learning_rate)
 
-    # ----- the update --------------------------------------------------------
 
     def _slots_and_flags(self, variable):
         index = keras_internals.variable_index(self, variable)
@@ -246,9 +226,7 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
 
     def _dense_gradient(self, gradient, variable):
         """`gradient` as a dense tensor of `variable`'s dtype."""
-        if isinstance(gradient, tf.IndexedSlices):
-            # The original's `tf.multiply(1 - beta_1, grad)` densifies too,
-            # summing repeated rows.
+        if isinstance(gradient, tf.IndexedSlices):  # As the original's.
             if gradient.dense_shape is None:
                 gradient = tf.IndexedSlices(gradient.values, gradient.indices,
                                             tf.shape(variable))
@@ -258,16 +236,13 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
     def moment_constants(self, dtype):
         """beta_1, 1 - beta_1, beta_2, 1 - beta_2 as tensors of `dtype`.
 
-        The differences are taken in Python (float64) and then cast, as the
-        original's `1.0 - self.beta_1`: in float32, 1 - 0.9 would differ in
-        the last bit.
+        The differences are taken in float64, then cast, as the original's.
         """
         return tuple(tf.cast(value, dtype) for value in (
             self.beta_1, 1.0 - self.beta_1, self.beta_2, 1.0 - self.beta_2))
 
     def _moments(self, gradient, variable, m, v):
-        """The original's `next_m`, `next_v` for `variable` (see
-        `adam_moments`)."""
+        """The original's `next_m`, `next_v` for `variable`."""
         return adam_moments(self._dense_gradient(gradient, variable), m, v,
                             *self.moment_constants(variable.dtype))
 

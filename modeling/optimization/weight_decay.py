@@ -1,18 +1,11 @@
 """Which variables get weight decay: the original's rule, made placement-proof.
 
-The original `AdamWeightDecayOptimizer` skips a variable when one of its
-`exclude_from_weight_decay` patterns (`create_optimizer` passes "LayerNorm",
-"layer_norm", "bias") `re.search`-matches the variable's name. Its LayerNorm
-weights were always called `.../LayerNorm/gamma` and `.../LayerNorm/beta`.
-A Keras `LayerNormalization` placed at the root of a functional model has the
-path `layer_normalization/gamma` (`ln/gamma` if named "ln"), whose TF1 name
-(`modeling.naming.tf1_name`, the path minus its first component) is just
-`gamma`: no pattern matched it and it was decayed. So a variable called
-`gamma` or `beta` (the scale and offset of Keras' LayerNormalization,
-BatchNormalization and GroupNormalization, and of TF1's layer_norm) is
-matched as `LayerNorm/gamma` or `LayerNorm/beta` too, wherever its layer sits
-and whatever the layer is called. On the original's own names this picks the
-same variables as the original.
+As the original, a variable is skipped when an exclude pattern `re.search`-
+matches its TF1 name. A variable called `gamma` or `beta` (a normalization
+layer's scale and offset) is also matched as `LayerNorm/gamma` or
+`LayerNorm/beta`, wherever its layer sits (a root-level Keras LayerNorm's TF1
+name is just `gamma`). On the original's own names this picks the same
+variables.
 """
 import re
 
@@ -53,11 +46,8 @@ def names_for_patterns(variable):
 
 
 def matches_exclusion(variable, patterns):
-    """True if a pattern `re.search`-matches one of `names_for_patterns`.
-
-    Patterns match ignoring case: "LayerNorm"/"layer_norm"/"bias" then also
-    catch Keras spellings such as `layernorm` or `Bias`; on the original's
-    own names this picks exactly the same variables.
+    """True if a pattern `re.search`-matches one of `names_for_patterns`,
+    ignoring case (so Keras spellings such as `layernorm` match too).
 
     Args:
       variable: as `names_for_patterns`.
@@ -73,10 +63,8 @@ def matches_exclusion(variable, patterns):
 def normalization_variables(model):
     """Every variable of every normalization layer inside `model`.
 
-    For `exclude_from_weight_decay(var_list=...)`: excludes LayerNorm (and
-    other normalization) weights whatever their layers are called, e.g. a
-    `keras.layers.LayerNormalization(name="ln")` that no name pattern
-    catches.
+    For `exclude_from_weight_decay(var_list=...)`, whatever the layers are
+    called.
 
     Args:
       model: a built `keras.Model` or `keras.layers.Layer`.
@@ -91,8 +79,7 @@ def normalization_variables(model):
     if rms_norm is not None:
         norm_types += (rms_norm,)
     found = []
-    # `_flatten_layers` walks nested layers and models (Keras has no public
-    # recursive walk); it includes `model` itself.
+    # Keras has no public recursive walk; this one includes `model` itself.
     for layer in keras_internals.all_layers(model):
         if isinstance(layer, norm_types):
             found.extend(layer.weights)

@@ -36,6 +36,20 @@ INT_KEYS = ("input_ids", "input_mask", "segment_ids", "masked_lm_positions",
 
 # ---- helpers -----------------------------------------------------------------
 
+def write_instances(instances, tokenizer, output_files, max_seq_length,
+                    max_predictions_per_seq):
+    """Writes TrainingInstances as the original's
+    write_instance_to_example_files does (round robin); returns the count."""
+    with pretraining_records.RoundRobinRecordWriter(
+            output_files, tokenizer.inv_vocab) as writer:
+        for instance in instances:
+            features = pretraining_records.instance_to_features(
+                instance, tokenizer, max_seq_length, max_predictions_per_seq)
+            writer.write(pretraining_records.serialize_features(features))
+        writer.commit()
+    return writer.total_written
+
+
 def read_records(path):
     """Records of a TFRecord file as dicts key -> list (proto kinds checked)."""
     records = []

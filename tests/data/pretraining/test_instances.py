@@ -10,6 +10,7 @@ import tensorflow as tf
 from data.pretraining import instances as instances_lib
 from data.pretraining import records as pretraining_records
 from data.tokenization import FullTokenizer
+from tests.helpers.pretraining_data import write_instances
 
 
 # ---- the algorithm's pieces ---------------------------------------------------------
@@ -135,11 +136,9 @@ def test_round_robin_over_output_files(tmp_path, sample_documents,
         sample_documents, list(uncased_tokenizer.vocab.keys()),
         random.Random(1), dupe_factor=2)
     single = str(tmp_path / "all.tfrecord")
-    pretraining_records.write_instances(instances, uncased_tokenizer,
-                                        [single], 128, 20)
+    write_instances(instances, uncased_tokenizer, [single], 128, 20)
     parts = [str(tmp_path / ("part%d.tfrecord" % i)) for i in range(3)]
-    pretraining_records.write_instances(instances, uncased_tokenizer, parts,
-                                        128, 20)
+    write_instances(instances, uncased_tokenizer, parts, 128, 20)
     everything = list(tf.data.TFRecordDataset(single).as_numpy_iterator())
     for i, part in enumerate(parts):
         assert list(tf.data.TFRecordDataset(part).as_numpy_iterator()) == (
@@ -154,8 +153,7 @@ def test_failed_write_leaves_no_file(tmp_path, uncased_tokenizer):
         masked_lm_positions=[], masked_lm_labels=[], is_random_next=False)
     out = tmp_path / "out.tfrecord"
     with pytest.raises(KeyError, match="not-a-vocab-token"):
-        pretraining_records.write_instances([bad], uncased_tokenizer,
-                                            [str(out)], 128, 20)
+        write_instances([bad], uncased_tokenizer, [str(out)], 128, 20)
     assert list(tmp_path.iterdir()) == []
 
 

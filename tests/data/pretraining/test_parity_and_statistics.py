@@ -11,10 +11,11 @@ import random
 import pytest
 import tensorflow as tf
 
+from data.io.record_specs import pretraining_record_spec
 from data.pretraining import instances as instances_lib
-from data.pretraining import records as pretraining_records
 from tests.helpers.pretraining_data import (
-    FIXTURES, ORIGINAL_SPEC, check_records, features_of, read_records)
+    FIXTURES, ORIGINAL_SPEC, check_records, features_of, read_records,
+    write_instances)
 
 
 # ---- parity with the original --------------------------------------------------
@@ -47,7 +48,7 @@ def test_written_records_equal_fixture_content(
         sample_documents, list(uncased_tokenizer.vocab.keys()),
         random.Random(12345), do_whole_word_mask=whole_word_mask)
     out = str(tmp_path / "ours.tfrecord")
-    count = pretraining_records.write_instances(
+    count = write_instances(
         instances, uncased_tokenizer, [out], 128, 20)
     ours = list(tf.data.TFRecordDataset(out).as_numpy_iterator())
     theirs = list(tf.data.TFRecordDataset(
@@ -64,9 +65,8 @@ def test_our_records_parse_with_original_spec_and_fixture_with_ours(
         sample_documents, list(uncased_tokenizer.vocab.keys()),
         random.Random(7), dupe_factor=1)
     out = str(tmp_path / "ours.tfrecord")
-    pretraining_records.write_instances(instances, uncased_tokenizer, [out],
-                                        128, 20)
-    ours = pretraining_records.pretraining_feature_spec(128, 20)
+    write_instances(instances, uncased_tokenizer, [out], 128, 20)
+    ours = pretraining_record_spec(128, 20).parsing_spec()
     assert {k: (v.shape, v.dtype) for k, v in ours.items()} == {
         k: (v.shape, v.dtype) for k, v in ORIGINAL_SPEC.items()}
     fixture = str(fixtures_dir / "pretraining_data" / FIXTURES[0][0])

@@ -1,5 +1,6 @@
 """Reading conll / uner / chinese_bio files, their bad lines, and the real
 shared NER files against the counts their README states."""
+import collections
 import pathlib
 import zipfile
 
@@ -7,8 +8,28 @@ import pytest
 
 from data.io.errors import UserError
 from data.tagging import schemes
-from data.tagging.documents import convert_documents, corpus_statistics
+from data.tagging.documents import convert_documents
 from data.tagging.readers import TaggingFileError, read_tagged_file
+
+
+def corpus_statistics(documents):
+    """dict of int counts: "documents", "sentences", "tokens", "entities",
+    "entities/<TYPE>" (as the data READMEs state them)."""
+    per_type = collections.Counter()
+    sentences = tokens = 0
+    for document in documents:
+        for sentence in document.sentences:
+            sentences += 1
+            tokens += len(sentence)
+            if None not in sentence.tags:
+                per_type.update(span.type for span in
+                                schemes.entity_spans(sentence.tags))
+    stats = {"documents": len(documents), "sentences": sentences,
+             "tokens": tokens, "entities": sum(per_type.values())}
+    stats.update(("entities/" + name, count)
+                 for name, count in sorted(per_type.items()))
+    return stats
+
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 

@@ -1,5 +1,5 @@
 """Writing examples in the plain multiple-choice TSV layout (read by
-readers.read_choice_tsv), atomically."""
+`data.multiple_choice.readers.read_choice_tsv`), atomically."""
 from data.io.atomic import write_text_atomically
 from data.multiple_choice.readers import (TSV_CONTEXT_COLUMN, TSV_ID_COLUMN,
                                           TSV_LABEL_COLUMN, tsv_ending_column)
