@@ -19,8 +19,8 @@ def real_model(monkeypatch):
     return module
 
 
-def _entry(row, framework, seed, metrics, wall):
-    return {"row": row, "framework": framework, "seed": seed,
+def _entry(row, framework, seed, metrics, wall, learning_rate=2e-3):
+    return {"recipe": {"learning_rate": learning_rate}, "row": row, "framework": framework, "seed": seed,
             "metrics": metrics, "wall_s": wall, "train_s": 10.0, "steps": 5,
             "train_examples_per_s": 16.0, "load_start": 1.5,
             "load_end": 2.5, "tensorflow": "tf-x", "keras": "k-y",
@@ -69,6 +69,9 @@ def test_table_rows_values_and_doc_markers(real_model, tmp_path):
                                456.0),
         "wnut17_feature/ours/1": _entry("wnut17_feature", "ours", 1,
                                         {"eval_f1": 0.507}, 99.0),
+        "wnut17_feature_lr5e-4/ours/1": _entry(
+            "wnut17_feature_lr5e-4", "ours", 1, {"eval_f1": 0.3}, 9.0,
+            learning_rate=5e-4),
         "mrpc/ours/2": _entry("mrpc", "ours", 2, {"eval_accuracy": 0.8,
                                                   "eval_f1": 0.85}, 50.0),
         "squad/torch/1": _entry("squad", "torch", 1, {"exact_match": 61.0,
@@ -90,6 +93,8 @@ def test_table_rows_values_and_doc_markers(real_model, tmp_path):
     assert "--seeds=2" in mrpc[7]
     assert "MRPC, seed 1" not in rows and "RTE" not in rows
     assert rows[real_model.TITLES["squad"]][2:4] == ["not run", "61.0 / 72.5"]
+    assert "0.0005: 30.0, 0.002: 50.7 (one seed each" in table
+    assert not any(name.startswith("wnut17_feature_lr") for name in rows)
     assert "TensorFlow tf-x / Keras k-y" in table
     assert "PyTorch t-z / transformers tr-w" in table
 
