@@ -150,7 +150,7 @@ def squad_data(args, tokenizer):
             args.max_query_length, is_training, features.append)
         return examples, features
 
-    _, train_features = featurize(args.train_file, True)
+    train_examples, train_features = featurize(args.train_file, True)
     eval_examples, eval_features = featurize(args.predict_file, False)
 
     def rows(features, is_training):
@@ -166,7 +166,7 @@ def squad_data(args, tokenizer):
         return out
 
     return (rows(train_features, True), rows(eval_features, False),
-            eval_examples, eval_features)
+            eval_examples, eval_features, len(train_examples))
 
 
 # -- training (transformers' recipe) -------------------------------------------
@@ -186,15 +186,18 @@ def _optimizer(model, learning_rate):
                              eps=1e-6)
 
 
-def train(model, rows, collate, args):
-    """Trains in place; returns (train_s, steps)."""
+def train(model, rows, collate, args, num_examples=None):
+    """Trains in place; returns (train_s, steps). Steps count
+    `num_examples` (default len(rows)): SQuAD's original counts questions,
+    not their windows."""
     global _TRAIN_START
     _TRAIN_START = time.perf_counter()
     import torch
     from transformers import get_linear_schedule_with_warmup
     from transformers.trainer_pt_utils import LengthGroupedSampler
 
-    steps = int(len(rows) / args.train_batch_size * args.num_train_epochs)
+    steps = int((num_examples or len(rows)) / args.train_batch_size
+                * args.num_train_epochs)
     warmup = int(steps * args.warmup_proportion)
     optimizer = _optimizer(model, args.learning_rate)
     schedule = get_linear_schedule_with_warmup(optimizer, warmup, steps)
@@ -317,10 +320,10 @@ def main(argv=None):
         from data.squad.evaluate import evaluate, load_dataset
         from data.squad.postprocess import RawResult, compute_predictions
 
-        train_rows, dev_rows, eval_examples, eval_features = \
+        train_rows, dev_rows, eval_examples, eval_features, num_examples = \
             squad_data(args, tokenizer)
         model = BertForQuestionAnswering.from_pretrained(args.hf_dir)
-        train_s, steps = train(model, train_rows, plain, args)
+        train_s, steps = train(model, train_rows, plain, args, num_examples)
         outputs = predict(model, dev_rows, plain, args,
                           ["start_logits", "end_logits"])
         raw = [RawResult(unique_id=f.unique_id, start_logits=list(s),
