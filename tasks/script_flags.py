@@ -123,16 +123,20 @@ def define_mode_flags(modes, do_predict_help=None,
 
 
 def define_learning_rate_flags(epochs=True, learning_rate=5e-5,
-                               flag_values=flags.FLAGS):
+                               flag_values=flags.FLAGS,
+                               learning_rate_help=None):
     """Defines --learning_rate and, for fine-tuning, --num_train_epochs and
     --warmup_proportion (pre-training counts steps instead).
 
     Args:
         learning_rate: the --learning_rate default (the original's 5e-5;
-            run_multiple_choice.py: the paper's SWAG 2e-5).
+            run_multiple_choice.py: the paper's SWAG 2e-5; None: the
+            task chooses, say so in `learning_rate_help`).
+        learning_rate_help: the flag's help text (default: the original's).
     """
     flags.DEFINE_float("learning_rate", learning_rate,
-                       "The initial learning rate for Adam.",
+                       learning_rate_help
+                       or "The initial learning rate for Adam.",
                        flag_values=flag_values)
     if epochs:
         flags.DEFINE_float("num_train_epochs", 3.0,

@@ -51,6 +51,13 @@ from tasks.modes import requested
 from tasks.tagging_cache import FeatureCache, cached_dataset, window_arrays
 from tasks.tagging_checks import check_tagging_flags
 
+#: --learning_rate default of the fine-tuned tagger (the original's).
+FINE_TUNING_LEARNING_RATE = 5e-5
+#: --learning_rate default with --feature_layers: the BiLSTM and output
+#: layer train from scratch on frozen activations (docs/tagging.md says
+#: what this value rests on).
+FEATURE_BASED_LEARNING_RATE = 2e-3
+
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -70,6 +77,8 @@ class TaggingConfig(EvaluatingConfig):
         lstm_units: units per LSTM direction of the feature-based
             tagger's BiLSTM; None: the encoder's hidden size (the paper's 768
             for BERT-Base).
+        learning_rate: None: FINE_TUNING_LEARNING_RATE (5e-5), or
+            FEATURE_BASED_LEARNING_RATE when feature_layers is set.
     """
     do_lower_case: bool = False
     train_file: str = None
@@ -80,6 +89,7 @@ class TaggingConfig(EvaluatingConfig):
     doc_stride: int = 64
     feature_layers: str = None
     lstm_units: int = None
+    learning_rate: float = None
 
 
 class TaggingTask(FineTuningTask):
@@ -100,6 +110,10 @@ class TaggingTask(FineTuningTask):
     token_outputs = True
 
     def __init__(self, config):
+        if config.learning_rate is None:
+            config = dataclasses.replace(
+                config, learning_rate=FEATURE_BASED_LEARNING_RATE
+                if config.feature_layers else FINE_TUNING_LEARNING_RATE)
         super().__init__(config)
         self.documents = {}
         self.features = {}
