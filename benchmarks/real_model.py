@@ -272,6 +272,7 @@ def run_one(row, framework, seed, google, hf, args):
                torch_command(row, seed, google, hf, args, output_json))
     log_path = os.path.join(output_dir, "process.log")
     env = dict(os.environ, PYTHONPATH=REPO)
+    versions = _versions() if framework == "ours" else {}
     load_start = os.getloadavg()[0]
     started = datetime.datetime.now(datetime.timezone.utc)
     print(f"[{started:%H:%M:%S}] {row}/{framework}/seed {seed}: "
@@ -306,7 +307,7 @@ def run_one(row, framework, seed, google, hf, args):
         results = _read_ours_results(row, output_dir)
         steps = windows[-1][0] if windows else None
         train_s = sum(s for _, s in windows) if windows else None
-        entry.update(_versions())
+        entry.update(versions)
     else:
         with open(output_json) as f:
             torch_result = json.load(f)
