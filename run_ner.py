@@ -51,7 +51,11 @@ flags.DEFINE_integer(
     "When splitting up a long document into windows, how many word pieces "
     "to advance between windows.")
 script_flags.define_mode_flags(("train", "eval", "predict"))
-script_flags.define_learning_rate_flags()
+script_flags.define_learning_rate_flags(
+    learning_rate=None,
+    learning_rate_help="The initial learning rate for Adam. Default: 5e-5 "
+    "(fine-tuning), 2e-3 with --feature_layers (the BiLSTM trains from "
+    "scratch; see docs/tagging.md).")
 flags.DEFINE_enum(
     "feature_layers", None, FEATURE_LAYERS,
     "Feature-based approach (paper Table 7) instead of fine-tuning: which "

@@ -90,11 +90,14 @@ def define_mode_flags(modes, do_predict_help=None,
 
 
 def define_learning_rate_flags(epochs=True, learning_rate=5e-5,
-                               flag_values=flags.FLAGS):
-    """Defines --learning_rate (default `learning_rate`) and, with
-    `epochs`, --num_train_epochs and --warmup_proportion."""
+                               flag_values=flags.FLAGS,
+                               learning_rate_help=None):
+    """Defines --learning_rate (default `learning_rate`; None: the task
+    chooses, as `learning_rate_help` says) and, with `epochs`,
+    --num_train_epochs and --warmup_proportion."""
     flags.DEFINE_float("learning_rate", learning_rate,
-                       "The initial learning rate for Adam.",
+                       learning_rate_help
+                       or "The initial learning rate for Adam.",
                        flag_values=flag_values)
     if epochs:
         flags.DEFINE_float("num_train_epochs", 3.0,

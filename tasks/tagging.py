@@ -20,12 +20,21 @@ from tasks.modes import requested
 from tasks.tagging_cache import FeatureCache
 from tasks.tagging_data import TaggingData
 
+#: --learning_rate default of the fine-tuned tagger (the original's).
+FINE_TUNING_LEARNING_RATE = 5e-5
+#: --learning_rate default with --feature_layers: the BiLSTM and output
+#: layer train from scratch on frozen activations (docs/tagging.md says
+#: what this value rests on).
+FEATURE_BASED_LEARNING_RATE = 2e-3
+
 
 @dataclasses.dataclass(kw_only=True)
 class TaggingConfig(EvaluatingConfig):
     """run_ner.py's flags (do_lower_case defaults to false: cased model);
     `feature_layers` None or "" fine-tunes, else one of
-    modeling.FEATURE_LAYERS; `lstm_units` None: `TaggingTask.lstm_units`."""
+    modeling.FEATURE_LAYERS; `lstm_units` None: `TaggingTask.lstm_units`;
+    `learning_rate` None: FINE_TUNING_LEARNING_RATE, or
+    FEATURE_BASED_LEARNING_RATE with `feature_layers`."""
     do_lower_case: bool = False
     train_file: str = None
     eval_file: str = None
@@ -35,6 +44,7 @@ class TaggingConfig(EvaluatingConfig):
     doc_stride: int = 64
     feature_layers: str = None
     lstm_units: int = None
+    learning_rate: float = None
 
 
 class TaggingTask(FineTuningTask):
@@ -51,6 +61,10 @@ class TaggingTask(FineTuningTask):
     token_outputs = True
 
     def __init__(self, config):
+        if config.learning_rate is None:
+            config = dataclasses.replace(
+                config, learning_rate=FEATURE_BASED_LEARNING_RATE
+                if config.feature_layers else FINE_TUNING_LEARNING_RATE)
         super().__init__(config)
         self.data = None
         self.label_list = None

@@ -272,6 +272,36 @@ def test_rerun_resumes(fixture, wnut, tmp_path):
 
 # ----- the feature-based tagger ----------------------------------------------
 
+@pytest.mark.parametrize("feature_layers,given,expected", [
+    (None, None, "fine-tuning"), ("concat_last_four", None, "feature"),
+    ("concat_last_four", 3e-4, 3e-4), (None, 3e-4, 3e-4)])
+def test_learning_rate_default_depends_on_the_tagger(fixture, tmp_path,
+                                                     feature_layers, given,
+                                                     expected):
+    from tasks import tagging
+
+    expected = {"fine-tuning": tagging.FINE_TUNING_LEARNING_RATE,
+                "feature": tagging.FEATURE_BASED_LEARNING_RATE}.get(
+                    expected, expected)
+    config = make_config(fixture, tmp_path / "out", do_train=True,
+                         feature_layers=feature_layers, learning_rate=given)
+    assert TaggingTask(config).config.learning_rate == expected
+    assert tagging.FEATURE_BASED_LEARNING_RATE != \
+        tagging.FINE_TUNING_LEARNING_RATE
+
+
+def test_run_ner_leaves_the_learning_rate_default_to_the_task():
+    # In a subprocess: importing a root script defines its flags globally.
+    import subprocess
+    import sys
+
+    code = ("import run_ner; from absl import flags; "
+            "print(repr(flags.FLAGS['learning_rate'].default))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "None"
+
+
 @pytest.mark.slow  # trains twice: ~1-2 min
 def test_feature_cache_is_computed_once_and_reused(fixture, wnut, tmp_path,
                                                    monkeypatch):
