@@ -7,20 +7,17 @@ original's loss and n-best search read padded positions); with
 with -10000 (docs/fine_tuning_speed.md).
 """
 import dataclasses
-import math
 import os
 
 import numpy as np
-import tensorflow as tf
-from absl import logging
 
 from data.io.results import check_finite_rows
 from data.squad import evaluate as squad_evaluate
 from data.squad.examples import load_squad_json, read_squad_examples
 from data.squad.features import (FeatureWriter, convert_examples_to_features,
                                  squad_dataset)
-from data.squad.postprocess import RawResult, write_json_atomic, \
-    write_predictions
+from data.squad.postprocess import (RawResult, write_json_atomic,
+                                   write_predictions)
 from modeling import BertSquad
 from tasks import checks
 from tasks.base import SHUFFLE_SEED, FineTuningConfig, FineTuningTask
@@ -107,16 +104,12 @@ class SquadTask(FineTuningTask):
         return writer.num_features
 
     def read_dataset(self, path, mode, batch_size):
-        config = self.config
-        if mode == "train":
-            return squad_dataset(path, config.max_seq_length, is_training=True,
-                                 batch_size=batch_size,
-                                 seed=config.runtime.seed).map(_split_labels)
-        # Every window once (no dropped remainder), its count known.
-        dataset = squad_dataset(path, config.max_seq_length,
-                                is_training=False, batch_size=batch_size)
-        return dataset.apply(tf.data.experimental.assert_cardinality(
-            math.ceil(self.num_records[mode] / batch_size)))
+        # Prediction reads every window once, in order, its count known.
+        dataset = squad_dataset(path, self.config.max_seq_length,
+                                is_training=mode == "train",
+                                batch_size=batch_size,
+                                seed=self.config.runtime.seed)
+        return dataset.map(_split_labels) if mode == "train" else dataset
 
     def write_outputs(self, outputs, num_actual):
         """Answers for predict_file, written as the original's JSON files
@@ -162,9 +155,7 @@ class SquadTask(FineTuningTask):
             null_odds if config.version_2_with_negative else None,
             config.predict_file)
         if result is not None:
-            logging.info("***** Eval results *****")
-            for key, value in result.items():
-                logging.info("  %s = %s", key, value)
+            self.log_results(result)
             write_json_atomic(result, os.path.join(config.output_dir,
                                                    "eval_results.json"))
             self.report_evaluation(result)
