@@ -26,8 +26,8 @@ def _linear(x):
 
 # Own gradients, because a measurement requires them: TensorFlow's automatic
 # gradient of GELU runs a dozen element-wise passes over the
-# [tokens, intermediate_size] tensor (~14% of a MiniLM fine-tuning step on one
-# thread); here the gradient is one XLA-fused pass. The forward ops are
+# [tokens, intermediate_size] tensor; here the gradient is one XLA-fused pass
+# (forward + backward over [4096, 1536], one thread: 96 -> 59 ms). The forward ops are
 # tf.nn.gelu's, in its order, so outputs are bit-identical to `gelu` and
 # `gelu_exact`.
 _SQRT_2_OVER_PI = 0.7978845608028654

