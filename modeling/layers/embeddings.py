@@ -4,7 +4,6 @@ from keras import ops
 
 from modeling.layers.dropout import Dropout
 from modeling.layers.initializers import create_initializer
-from modeling.layers.layer_norm import LayerNorm
 from modeling.layers.serialization import BertConfigSerializable, register
 
 # `tf.contrib.layers.layer_norm`, which the original uses, hard-codes this epsilon.
@@ -40,7 +39,7 @@ class BertEmbeddings(BertConfigSerializable, keras.layers.Layer):
         kwargs.setdefault("name", "embeddings")
         super().__init__(**kwargs)
         self.config = config
-        self.layer_norm = LayerNorm(
+        self.layer_norm = keras.layers.LayerNormalization(
             epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
         self.dropout = Dropout(
             config.hidden_dropout_prob, dtype=self.dtype_policy)
@@ -77,5 +76,5 @@ class BertEmbeddings(BertConfigSerializable, keras.layers.Layer):
         positions = ops.slice(self.position_embeddings, (0, 0),
                               (seq_length, self.config.hidden_size))
         embeddings = embeddings + ops.expand_dims(positions, 0)
-        embeddings = self.layer_norm(embeddings, training=training)
+        embeddings = self.layer_norm(embeddings)
         return self.dropout(embeddings, training=training)

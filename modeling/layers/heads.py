@@ -9,7 +9,6 @@ from keras import ops
 from modeling.activations import get_activation
 from modeling.layers.embeddings import LAYER_NORM_EPSILON
 from modeling.layers.initializers import create_initializer
-from modeling.layers.layer_norm import LayerNorm
 from modeling.layers.serialization import BertConfigSerializable, register
 
 
@@ -62,7 +61,7 @@ class MaskedLMHead(BertConfigSerializable, keras.layers.Layer):
             activation=get_activation(config.hidden_act),
             kernel_initializer=create_initializer(config.initializer_range),
             name="dense", dtype=self.dtype_policy)
-        self.transform_layer_norm = LayerNorm(
+        self.transform_layer_norm = keras.layers.LayerNormalization(
             epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
 
     def build(self, input_shape=None):

@@ -7,7 +7,6 @@ from modeling.layers.attention import SelfAttention
 from modeling.layers.dropout import Dropout
 from modeling.layers.embeddings import LAYER_NORM_EPSILON
 from modeling.layers.initializers import create_initializer
-from modeling.layers.layer_norm import LayerNorm
 from modeling.layers.serialization import BertConfigSerializable, register
 
 
@@ -36,7 +35,7 @@ class DenseResidualNorm(BertConfigSerializable, keras.layers.Layer):
             name="dense", dtype=self.dtype_policy)
         self.dropout = Dropout(
             config.hidden_dropout_prob, dtype=self.dtype_policy)
-        self.layer_norm = LayerNorm(
+        self.layer_norm = keras.layers.LayerNormalization(
             epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
         self.hidden_size = config.hidden_size
 
@@ -46,7 +45,7 @@ class DenseResidualNorm(BertConfigSerializable, keras.layers.Layer):
 
     def call(self, hidden_states, residual, training=None):
         x = self.dropout(self.dense(hidden_states), training=training)
-        return self.layer_norm(x + residual, training=training)
+        return self.layer_norm(x + residual)
 
 
 @register
