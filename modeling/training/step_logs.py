@@ -57,6 +57,13 @@ class StepLogger(keras.callbacks.Callback):
     step is always logged. Each line's numbers and the learning rate also go
     to `summaries.write_step(step, scalars)` when a writer is given.
 
+    The seconds leave out what happens after this callback's
+    `on_train_batch_end` and before the next batch begins: the work of the
+    callbacks after it in the list, such as evaluation during training (the
+    Estimator had none; its seconds were wall time between lines, and the
+    checkpoints written by the callbacks before this one still count, as
+    they did there).
+
     Args:
         optimizer: the optimizer whose `iterations` is the global step.
         batch_size: int, examples per batch (global).
@@ -79,6 +86,9 @@ class StepLogger(keras.callbacks.Callback):
         self._last_step = None
         self._last_time = None
         self._pending = None
+        # Seconds between batches (callbacks after this one) in this window.
+        self._batch_ended = None
+        self._between_batches = 0.0
         # (batches, running mean) of this fit call at the last line and now.
         self._logged_mean = (0, 0.0)
         self._mean = (0, float("nan"))
@@ -93,21 +103,30 @@ class StepLogger(keras.callbacks.Callback):
         # Keras' running mean starts again with every `fit`.
         self._logged_mean = (0, 0.0)
         self._mean = (0, float("nan"))
+        self._batch_ended = None
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if self._batch_ended is not None:
+            self._between_batches += time.perf_counter() - self._batch_ended
+            self._batch_ended = None
 
     def on_train_batch_end(self, batch, logs=None):
         step = self._step()
         logs = logs or {}
         if "loss" in logs:
             self._mean = (batch + 1, float(logs["loss"]))
-        if step == self._last_step:
-            return  # mid-update (gradient accumulation): no new step yet
-        self._pending = step
-        if step // self._every > self._last_step // self._every:
-            self._log(step)
+        if step != self._last_step:  # else mid-update (gradient accumulation)
+            self._pending = step
+            if step // self._every > self._last_step // self._every:
+                self._log(step)
+        # From here to the next batch's begin is not training.
+        self._batch_ended = time.perf_counter()
 
     def on_train_end(self, logs=None):
         if self._pending is not None and self._pending != self._last_step:
-            self._log(self._pending)
+            # The window ends with the last batch, not with the callbacks'
+            # end-of-training work (the final checkpoint, evaluation).
+            self._log(self._pending, now=self._batch_ended)
         if self._summaries is not None:
             self._summaries.flush()
 
@@ -118,9 +137,9 @@ class StepLogger(keras.callbacks.Callback):
         self._logged_mean = self._mean
         return window_mean(mean, batches, logged_mean, logged_batches)
 
-    def _log(self, step):
-        now = time.perf_counter()
-        elapsed = now - self._last_time
+    def _log(self, step, now=None):
+        now = time.perf_counter() if now is None else now
+        elapsed = now - self._last_time - self._between_batches
         steps = step - self._last_step
         steps_per_sec = steps / elapsed if elapsed > 0 else float("nan")
         examples_per_sec = (steps_per_sec * self._batch_size
@@ -141,3 +160,4 @@ class StepLogger(keras.callbacks.Callback):
                 "examples/sec": examples_per_sec,
             })
         self._last_step, self._last_time = step, now
+        self._between_batches = 0.0

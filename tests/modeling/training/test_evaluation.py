@@ -145,6 +145,20 @@ def test_eval_loss_is_better_lower(fixtures_dir, tmp_path):
     assert "eval_loss = 0.2" in (tmp_path / "best" / "eval_results.txt").read_text()
 
 
+def test_a_tie_is_no_improvement_and_keeps_the_earlier_best(fixtures_dir, tmp_path):
+    model = _compiled(fixtures_dir)
+    scripted = Scripted(model, [0.5, 0.8, 0.8, 0.8])
+    evaluate = EvaluateDuringTraining(scripted, 1, tmp_path,
+                                      keep_best_metric="eval_accuracy",
+                                      early_stopping_patience=2)
+    _drive(evaluate, model, 0, [1, 2, 3, 4, 5])
+    # Steps 3 and 4 tie step 2: two evaluations without improvement stop.
+    assert scripted.steps == [1, 2, 3, 4]
+    assert (evaluate.best_step, evaluate.evaluations_without_improvement) == (2, 2)
+    assert evaluate.stopped_at == 4
+    assert best_checkpoint(tmp_path) == str(tmp_path / "best" / "model.ckpt-2")
+
+
 def test_early_stopping_stops_and_a_rerun_trains_no_further(fixtures_dir, tmp_path):
     model = _model(fixtures_dir)
     scripted = Scripted(model, [0.5, 0.7, 0.6, 0.65, 0.9, 0.9])

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 
 import keras
 import numpy as np
@@ -115,6 +116,40 @@ def test_the_line_has_the_estimators_fields(fixtures_dir, tmp_path, info_logs):
     seconds, steps_per_sec, examples_per_sec = (float(match.group(i)) for i in (3, 4, 5))
     assert steps_per_sec == pytest.approx(2 / seconds, rel=0.05)
     assert examples_per_sec == pytest.approx(steps_per_sec * BATCH, rel=1e-3)
+
+
+class SleepAfterStep(keras.callbacks.Callback):
+    """Sleeps `seconds` at the end of global step `step` (an evaluation)."""
+
+    def __init__(self, step, seconds):
+        super().__init__()
+        self._step, self._seconds = step, seconds
+
+    def on_train_batch_end(self, batch, logs=None):
+        if int(self.model.optimizer.iterations.numpy()) == self._step:
+            time.sleep(self._seconds)
+
+
+@pytest.mark.parametrize("steps", [4, 3], ids=["on_cadence", "last_step_off_cadence"])
+def test_seconds_leave_out_evaluation_during_training(
+        fixtures_dir, tmp_path, info_logs, steps):
+    # A 2 s "evaluation" after step 2 (logged at 2): the window to the next
+    # line (steps 3-4, or the final off-cadence step 3) is training only.
+    config = BertConfig.from_json_file(fixtures_dir / "tf1_tiny_classifier/bert_config.json")
+    model = BatchIndexLoss(config, num_labels=3)
+    optimizer = create_optimizer(1e-3, 20, 0)
+    started = time.perf_counter()
+    run_training(model, optimizer, _batches(config), steps, str(tmp_path),
+                 RuntimeOptions(keep_checkpoint_max=0, log_steps=2,
+                                save_checkpoints_steps=100),
+                 batch_size=BATCH, verbose=0,
+                 callbacks=[SleepAfterStep(step=2, seconds=2.0)])
+    wall = time.perf_counter() - started
+    lines = {int(m.group(2)): float(m.group(3))
+             for m in (LINE.search(r.getMessage()) for r in info_logs.records) if m}
+    assert sorted(lines) == [2, steps]
+    assert wall > 2.0
+    assert 0 < lines[steps] < 1.0, lines
 
 
 def test_the_last_step_is_logged_even_off_the_cadence(fixtures_dir, tmp_path, info_logs):
