@@ -317,7 +317,8 @@ def main(argv=None):
                    "eval_recall": scores.overall.recall,
                    "eval_accuracy": scores.accuracy}
     else:
-        from data.squad.evaluate import evaluate, load_dataset
+        from data.squad.evaluate import evaluate
+        from data.squad.examples import load_squad_json
         from data.squad.postprocess import RawResult, compute_predictions
 
         train_rows, dev_rows, eval_examples, eval_features, num_examples = \
@@ -333,7 +334,7 @@ def main(argv=None):
         predictions, _, _ = compute_predictions(
             eval_examples, eval_features, raw, 20, 30,
             bool(args.do_lower_case))
-        scores = evaluate(load_dataset(args.predict_file), predictions)
+        scores = evaluate(load_squad_json(args.predict_file), predictions)
         metrics = {"exact_match": scores["exact"], "f1": scores["f1"]}
     result.update({"setup_s": _TRAIN_START - begin,
                    "eval_s": time.perf_counter() - _TRAIN_START - train_s,
