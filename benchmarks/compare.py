@@ -57,6 +57,7 @@ CASES = {"infer_8x128": ("infer", 8, 128), "infer_1x512": ("infer", 1, 512),
          "train_8x128": ("train", 8, 128), "train_32x128": ("train", 32, 128),
          # SST-2's sentence lengths (run_main.sh's length-grouped batches).
          "train_32x16": ("train", 32, 16), "train_32x32": ("train", 32, 32)}
+DEFAULT_CASES = ("infer_8x128", "infer_1x512", "train_8x128", "train_32x128")
 # (variant, worker) per (mode, precision); "ours" first: the reference.
 VARIANTS = {
     ("infer", "fp32"): ["ours", "ours_tf_default", "keras_hub", "torch_eager",
@@ -186,7 +187,7 @@ def main(argv=None):
     parser.add_argument("--bert_config_file", default=_BASE_CONFIG)
     parser.add_argument("--num_hidden_layers", type=int, default=0,
                         help="Override the config's layer count (quick checks).")
-    parser.add_argument("--cases", default="infer_8x128,infer_1x512,train_8x128,train_32x128")
+    parser.add_argument("--cases", default=",".join(DEFAULT_CASES))
     parser.add_argument("--precisions", default="fp32,bf16,int8")
     parser.add_argument("--frameworks", default="",
                         help="Comma-separated variant prefixes (e.g. ours,torch).")
