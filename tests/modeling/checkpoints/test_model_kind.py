@@ -85,6 +85,17 @@ def test_other_tf1_checkpoints_are_named(names, what):
         model_kind.check_tf1_names(names, "ckpt")
 
 
+def test_python_api_refuses_an_albert_checkpoint(tmp_path):
+    from modeling import BertClassifier
+
+    prefix = foreign_models.tf1_checkpoint(tmp_path / "albert/model.ckpt",
+                                           foreign_models.ALBERT_VARIABLES)
+    with pytest.raises(OtherModelError, match="a checkpoint of ALBERT"):
+        BertClassifier.from_checkpoint(prefix, num_labels=2)
+    with pytest.raises(OtherModelError, match=str(prefix)):
+        read_weights("tf1", str(prefix))
+
+
 def test_masked_lm_folder_is_read_and_roberta_is_refused(fixtures_dir,
                                                           tmp_path):
     """A BertForMaskedLM folder (no pooler, no next-sentence head) is still
