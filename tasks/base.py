@@ -350,6 +350,11 @@ class FineTuningTask(Task):
     def read_examples(self, mode):
         raise NotImplementedError
 
+    def metric_names(self):
+        """The names `compute_results` returns (global_step aside), known
+        before any evaluation; None: not known in advance."""
+        return None
+
     def examples_of(self, mode):
         """`read_examples(mode)`, read once (cached by the mode's split)."""
         split = MODES[mode].split
@@ -412,6 +417,8 @@ class FineTuningTask(Task):
             checks.check_train_steps(self.num_train_steps(),
                                      len(self.examples_of("train")),
                                      self.data_file("train"), config)
+            checks.check_schedule(config.learning_rate,
+                                  config.warmup_proportion)
         if getattr(config, "group_by_length", False) and not (
                 self.dynamic_padding("train")):
             raise UserError(
@@ -438,6 +445,9 @@ class FineTuningTask(Task):
         if config.early_stopping_patience and not config.keep_best_checkpoint:
             raise UserError("--early_stopping_patience needs "
                             "--keep_best_checkpoint=<metric> to compare")
+        if config.keep_best_checkpoint:
+            checks.check_metric_name(config.keep_best_checkpoint,
+                                     self.metric_names())
 
     # -- data -------------------------------------------------------------------
 

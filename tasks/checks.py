@@ -27,6 +27,36 @@ def check_positive(**values):
             raise UserError(f"--{name}={value}: expected a value > 0")
 
 
+def check_schedule(learning_rate, warmup_proportion=None):
+    """`--learning_rate` > 0 (None: the task's default) and
+    `--warmup_proportion` (None: none) in [0, 1]."""
+    if learning_rate is not None and not learning_rate > 0:
+        raise UserError(f"--learning_rate={learning_rate}: expected a value "
+                        "> 0")
+    if warmup_proportion is not None and not 0 <= warmup_proportion <= 1:
+        raise UserError(f"--warmup_proportion={warmup_proportion}: expected "
+                        "a share of the training steps in [0, 1]")
+
+
+def check_metric_name(value, names, flag="--keep_best_checkpoint"):
+    """`value` is one of the evaluation's `names` (None: not known yet)."""
+    if names is not None and value not in names:
+        raise UserError(f"{flag}={value}: not a number this task's "
+                        f"evaluation gives; expected one of "
+                        f"{', '.join(sorted(names))}")
+
+
+def check_distinct(labels, flag):
+    """No label of `labels` (a list of str from `flag`) is given twice."""
+    seen = set()
+    for label in labels:
+        if label in seen:
+            raise UserError(f"{flag}: label {label!r} is given twice; "
+                            "expected each label once (its position is its "
+                            "id)")
+        seen.add(label)
+
+
 def check_data_file(path, flag):
     """The file `path` that `flag` (e.g. "--do_train") needs exists, is a
     file and is not empty."""

@@ -10,7 +10,7 @@ from absl import logging
 from keras import ops
 
 from data.glue import features as glue_features
-from data.glue.metrics import task_metrics
+from data.glue.metrics import task_metric_names, task_metrics
 from data.glue.outputs import eval_predictions_text
 from data.glue.processors import PaddingInputExample, get_processor
 from data.io.results import write_text_atomically
@@ -87,6 +87,11 @@ class ClassificationTask(FineTuningTask):
             return dataset.map(lambda features, labels, weights:
                                (features, labels))
         return dataset
+
+    def metric_names(self):
+        """The evaluation's names (`compute_results`, global_step aside)."""
+        return (["eval_loss", "loss"] + ([] if self.regression else [
+            "eval_accuracy"]) + list(task_metric_names(self.config.task_name)))
 
     def compute_results(self, logits, labels, weights, num_actual):
         loss = (losses.per_example_regression_loss if self.regression

@@ -109,10 +109,29 @@ class ConversionTask:
             if getattr(config, flag):
                 checks.check_data_file(getattr(config, flag), "--" + flag)
         checks.check_output_dir_writable(config.output_path, "--output_path")
+        self._check_unused_flags()
         self.do_lower_case = self._resolve_lower_case()
         label_list_file = self._label_list_file()
         if label_list_file:
             self.label_names = read_label_list(label_list_file)
+
+    def _check_unused_flags(self):
+        """A flag this conversion would ignore is an error, not dropped."""
+        config = self.config
+        own_config = config.input_format == "huggingface" or (
+            config.input_format == "keras_hub" and not os.fspath(
+                config.input_path or "").endswith(".weights.h5"))
+        if config.bert_config_file and own_config:
+            raise UserError(
+                f"--bert_config_file={config.bert_config_file}: not read for "
+                f"--input_format={config.input_format}, whose folder holds "
+                "its own config.json; leave the flag out")
+        if config.label_list_file and (config.encoder_only
+                                       or config.output_format == "keras_hub"):
+            raise UserError(
+                f"--label_list_file={config.label_list_file}: names a tagging "
+                "head's tags, but this output has no head (--encoder_only or "
+                "--output_format=keras_hub); leave the flag out")
 
     def run(self):
         """Writes the converted model; returns its path (a TF1 output: its

@@ -80,6 +80,7 @@ class ExportTask:
                 return None, 1
             return processor.get_labels(), None
         if config.label_list is not None:
+            checks.check_distinct(config.label_list, "--label_list")
             return list(config.label_list), None
         if config.num_labels < 1:
             raise UserError(f"--num_labels must be >= 1, got "
@@ -102,6 +103,7 @@ class ExportTask:
         if config.label_list_file:
             return read_label_list(config.label_list_file)
         if config.label_list:
+            checks.check_distinct(config.label_list, "--label_list")
             return list(config.label_list)
         checkpoint = os.fspath(config.init_checkpoint or "")
         folder = (checkpoint if os.path.isdir(checkpoint)

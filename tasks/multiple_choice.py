@@ -91,6 +91,10 @@ class MultipleChoiceTask(FineTuningTask):
             mode == "train", batch_size,
             include_is_real_example=mode != "train")
 
+    def metric_names(self):
+        """The evaluation's names (`compute_results`, global_step aside)."""
+        return ["eval_accuracy", "eval_loss", "loss"]
+
     def compute_results(self, logits, labels, weights, num_actual):
         """eval_accuracy, eval_loss (softmax cross-entropy over the
         choices), global_step and loss (`tasks.base.batch_mean_loss`)."""

@@ -71,6 +71,7 @@ class PretrainingTask(Task):
                               max_predictions_per_seq=config.max_predictions_per_seq)
         if config.do_train:
             checks.check_positive(num_train_steps=config.num_train_steps)
+            checks.check_schedule(config.learning_rate)
         if config.do_eval:
             checks.check_positive(max_eval_steps=config.max_eval_steps)
         self.input_files = checks.check_input_files(config.input_file)

@@ -14,6 +14,7 @@ from data.tagging.metric import conlleval_report
 from data.tagging.outputs import (LABEL_LIST_FILE, write_label_list,
                                   write_predictions)
 from data.tagging.records import tagging_dataset, write_tagging_records
+from data.tagging.schemes import entity_types
 from modeling import BertFeatureTagger, BertTokenClassifier, training
 from tasks.base import EvaluatingConfig, FineTuningTask
 from tasks.modes import requested
@@ -140,6 +141,12 @@ class TaggingTask(FineTuningTask):
                                           LABEL_LIST_FILE), self.label_list)
         if self.feature_based:
             training.restore_for_inference(self.model, self.checkpoint)
+
+    def metric_names(self):
+        """`TaggingData.eval_results`' names: an F1 per type of the labels."""
+        return ["eval_precision", "eval_recall", "eval_f1", "eval_accuracy",
+                "eval_loss"] + [f"eval_f1_{name}" for name in
+                                entity_types(self.label_list)]
 
     def compute_results(self, logits, labels, weights, num_actual):
         """`TaggingData.eval_results` and global_step."""

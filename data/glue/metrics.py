@@ -133,6 +133,19 @@ def _scores(predictions):
     return predictions
 
 
+#: The names `task_metrics` returns, per normalized task name.
+_TASK_METRIC_NAMES = {"stsb": ("eval_pearson", "eval_spearman"),
+                      "cola": ("eval_matthews_corr",),
+                      "mrpc": ("eval_f1",), "qqp": ("eval_f1",)}
+
+
+def task_metric_names(task_name):
+    """The keys `task_metrics(task_name, ...)` returns (tuple of str), known
+    before any evaluation (a flag naming one is checked against them)."""
+    task = task_name.lower().replace("-", "").replace("_", "")
+    return _TASK_METRIC_NAMES.get(task, ())
+
+
 def task_metrics(task_name, predictions, labels, weights=None):
     """The extra GLUE metrics of a task, keyed as in `eval_results.txt`.
 

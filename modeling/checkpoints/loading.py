@@ -16,6 +16,7 @@ from modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
                                         read_tensors, read_variables,
                                         resolve_checkpoint)
 from modeling.naming import tf1_name
+from modeling.checkpoints.model_kind import check_tf1_names
 
 
 class CheckpointMismatchError(UserError):
@@ -121,7 +122,9 @@ def check_shapes(model, shapes, source):
     Raises:
         CheckpointMismatchError: no weight name matches, or some shapes differ
             (every differing weight is named with both shapes).
+        OtherModelError: the names are another model's (ALBERT, ELECTRA).
     """
+    check_tf1_names(shapes, source)
     weights = model_weights_by_name(model)
     matched = [name for name in weights if name in shapes]
     if not matched:

@@ -40,9 +40,11 @@ import re
 import shutil
 
 import numpy as np
+from safetensors import safe_open
 from safetensors.numpy import load_file, save_file
 
 from data.io.errors import MissingFileError, UserError, reading_file
+from modeling.checkpoints import model_kind
 from modeling.config import BertConfig
 from data.io.atomic import write_directory_atomically
 
@@ -348,9 +350,12 @@ def load_hf(path):
             `pytorch_model.bin` is not read: convert it to safetensors with
             transformers first).
         ValueError: unknown tensor names or an unsupported config.
+        OtherModelError: a config or tensors of another model (RoBERTa, ...;
+            `modeling.checkpoints.model_kind`).
     """
     path = os.fspath(path)
     config_path, hf = _read_hf_config(path)
+    model_kind.check_hf_config(hf, config_path)
     config = config_from_hf(hf, source=config_path)
     index_path = os.path.join(path, INDEX_NAME)
     if os.path.isfile(index_path):
@@ -371,6 +376,10 @@ def load_hf(path):
         if not os.path.isfile(shard_path):
             raise MissingFileError(
                 f"{shard_path}: missing (listed in {index_path})")
+        with reading_file(shard_path, "safetensors weights file"):
+            with safe_open(shard_path, framework="np") as reader:
+                names = list(reader.keys())  # the header only
+        model_kind.check_hf_tensors(names, shard_path)
         with reading_file(shard_path, "safetensors weights file"):
             tensors.update(load_file(shard_path))
     return hf_to_tf1(tensors, _architecture_of(hf)), config

@@ -22,6 +22,7 @@ D = H / A, I intermediate_size. A backbone has no heads (cls/*, output_*).
 The reshapes are exact: the original splits [H] into heads as [A, D]
 (head-major), the order of keras' EinsumDense kernels.
 """
+import json
 import math
 import os
 
@@ -30,7 +31,7 @@ import keras_hub
 from data.io.errors import (MissingFileError, OutputExistsError, UserError,
                             reading_file)
 from modeling.models.bert_model import BertModel
-from modeling.checkpoints import model_weights_by_name
+from modeling.checkpoints import model_kind, model_weights_by_name
 from modeling.config import BertConfig
 from data.io.atomic import (OutputExistsError, atomic_output,
                            write_directory_atomically)
@@ -190,10 +191,17 @@ def load_backbone(path, config=None):
     Raises:
         ValueError: a `.weights.h5` file without `config`.
         FileNotFoundError: nothing at path.
+        OtherModelError: a preset of another backbone class (RoBERTa, ...).
     """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise MissingFileError(f"No keras-hub preset or weights file at {path}.")
+    preset_config = os.path.join(path, "config.json")
+    if os.path.isfile(preset_config):
+        with reading_file(preset_config, "keras-hub preset config (JSON)"):
+            with open(preset_config, encoding="utf-8") as reader:
+                found = json.load(reader)
+        model_kind.check_keras_hub_config(found, preset_config)
     if path.endswith(WEIGHTS_SUFFIX):
         if config is None:
             raise UserError(f"{path} holds weights only; give the BertConfig "

@@ -35,12 +35,15 @@ def read_tf1_weights(checkpoint):
 
     Raises:
         FileNotFoundError: no checkpoint there.
+        OtherModelError: ALBERT, ELECTRA, ... variable names.
     """
     from modeling.checkpoints.files import read_tensors, read_variables
+    from modeling.checkpoints.model_kind import check_tf1_names
 
     prefix = checkpoints.resolve_checkpoint(checkpoint)
     names = [name for name in read_variables(prefix)
              if not checkpoints.is_optimizer_state(name)]
+    check_tf1_names(names, prefix)
     return prefix, read_tensors(prefix, sorted(names))
 
 
