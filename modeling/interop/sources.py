@@ -13,6 +13,7 @@ import os
 import numpy as np
 from absl import logging
 
+from data.io.atomic import is_remote
 from data.io.errors import MissingFileError
 from modeling.config import BertConfig
 
@@ -64,6 +65,19 @@ def _tf1_config(prefix, path):
         f"of the {TF1_CONFIG_NAME} it was trained with). Path given: {path}")
 
 
+def checkpoint_kind(path):
+    """"huggingface" or "keras_hub" for a folder of that layout (by its file
+    names, nothing read), else "tf1" (a prefix or a folder holding one)."""
+    path = os.fspath(path)
+    if not is_remote(path) and os.path.isdir(path):
+        files = set(os.listdir(path))
+        if files & set(_HF_FILES) and "config.json" in files:
+            return "huggingface"
+        if set(_KERAS_HUB_FILES) <= files:
+            return "keras_hub"
+    return "tf1"
+
+
 def find_checkpoint(path, config=None):
     """What kind of checkpoint `path` is, with its config.
 
@@ -83,19 +97,18 @@ def find_checkpoint(path, config=None):
 
     path = os.fspath(path)
     config = _as_config(config)
-    if os.path.isdir(path):
-        files = set(os.listdir(path))
-        if files & set(_HF_FILES) and "config.json" in files:
-            from modeling.interop import huggingface
+    kind = checkpoint_kind(path)
+    if kind == "huggingface":
+        from modeling.interop import huggingface
 
-            weights, hf_config = huggingface.load_hf(path)
-            return CheckpointSource("huggingface", path, hf_config, weights)
-        if set(_KERAS_HUB_FILES) <= files:
-            from modeling.interop import keras_hub
+        weights, hf_config = huggingface.load_hf(path)
+        return CheckpointSource(kind, path, hf_config, weights)
+    if kind == "keras_hub":
+        from modeling.interop import keras_hub
 
-            weights, hub_config = keras_hub.backbone_to_tf1(
-                keras_hub.load_backbone(path))
-            return CheckpointSource("keras_hub", path, hub_config, weights)
+        weights, hub_config = keras_hub.backbone_to_tf1(
+            keras_hub.load_backbone(path))
+        return CheckpointSource(kind, path, hub_config, weights)
     prefix = checkpoints.resolve_checkpoint(path)
     return CheckpointSource("tf1", prefix, config or _tf1_config(prefix, path),
                             None)
