@@ -112,6 +112,16 @@ def all_layers(model):
                                                    recursive=True))
 
 
+# ----- checkpoint state files ---------------------------------------------------
+
+def checkpoint_state_proto():
+    """The `CheckpointState` protobuf class of a folder's `checkpoint` file
+    (TensorFlow exports readers of it, not the message itself)."""
+    from tensorflow.python.training import checkpoint_state_pb2
+
+    return checkpoint_state_pb2.CheckpointState
+
+
 # ----- tf.distribute -------------------------------------------------------------
 
 def in_multi_worker_mode(strategy):

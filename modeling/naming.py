@@ -25,3 +25,44 @@ def tf1_name(variable):
             f"Weight path {path!r} has no model prefix; cannot derive its TF1 "
             "name.")
     return rest
+
+
+def encoder_weight_shapes(config):
+    """{TF1 name: shape} of every `BertModel` weight for `config`, in the
+    model's order, without building a model (a converter's template).
+
+    Args:
+        config: BertConfig.
+    Returns:
+        dict of str -> tuple of int, e.g.
+        "bert/encoder/layer_0/intermediate/dense/kernel" -> (H, I).
+    """
+    hidden, inner = config.hidden_size, config.intermediate_size
+    shapes = {
+        "bert/embeddings/word_embeddings": (config.vocab_size, hidden),
+        "bert/embeddings/token_type_embeddings": (config.type_vocab_size,
+                                                  hidden),
+        "bert/embeddings/position_embeddings": (
+            config.max_position_embeddings, hidden),
+        "bert/embeddings/LayerNorm/gamma": (hidden,),
+        "bert/embeddings/LayerNorm/beta": (hidden,),
+    }
+    dense = {"attention/self/query": (hidden, hidden),
+             "attention/self/key": (hidden, hidden),
+             "attention/self/value": (hidden, hidden),
+             "attention/output/dense": (hidden, hidden),
+             "attention/output/LayerNorm": None,
+             "intermediate/dense": (hidden, inner),
+             "output/dense": (inner, hidden),
+             "output/LayerNorm": None}
+    for layer in range(config.num_hidden_layers):
+        for scope, kernel in dense.items():
+            prefix = f"bert/encoder/layer_{layer}/{scope}"
+            if kernel is None:
+                shapes[prefix + "/gamma"] = shapes[prefix + "/beta"] = (hidden,)
+            else:
+                shapes[prefix + "/kernel"] = kernel
+                shapes[prefix + "/bias"] = (kernel[1],)
+    shapes["bert/pooler/dense/kernel"] = (hidden, hidden)
+    shapes["bert/pooler/dense/bias"] = (hidden,)
+    return shapes

@@ -20,7 +20,7 @@ from data.io.atomic import write_directory_atomically
 from data.io.errors import OutputExistsError, UserError
 from data.tokenization import full_tokenizer
 from data.tokenization.in_graph import InGraphFullTokenizer
-from modeling import checkpoints
+from modeling.interop import sources
 from modeling.config import BertConfig
 from modeling.pooling import POOLINGS
 from modeling.models import (BertClassifier, BertModel, BertMultipleChoice,
@@ -43,10 +43,24 @@ class ExportExistsError(OutputExistsError):
     """The export directory exists; an export never replaces one."""
 
 
-def _restore(model, init_checkpoint, head_name):
-    """Loads every weight of `model`; a missing one is a UserError."""
-    status = checkpoints.load_tf1_checkpoint(model, init_checkpoint,
-                                             verbose=False)
+# The model class of each model type, built by `_load_model`.
+_MODEL_CLASSES = {"classifier": BertClassifier, "squad": BertSquad,
+                  "tagger": BertTokenClassifier,
+                  "multiple_choice": BertMultipleChoice, "encoder": BertModel}
+
+
+def _load_model(model_type, config, init_checkpoint, label_list):
+    """The task model with every weight from `init_checkpoint` (any folder
+    `modeling.interop.sources.find_checkpoint` reads); a weight it lacks is
+    a UserError."""
+    source = sources.find_checkpoint(init_checkpoint, config)
+    if model_type == "tagger":
+        _check_tagger_labels(label_list, source)
+    labels = ({"num_labels": len(label_list) if label_list else 1}
+              if model_type in ("classifier", "tagger") else {})
+    model = _MODEL_CLASSES[model_type](config=source.config, **labels)
+    status = sources.load_weights_from(model, source)
+    head_name = HEADS[model_type]
     if status.missing:
         hint = ""
         if head_name and head_name in status.missing:
@@ -58,12 +72,10 @@ def _restore(model, init_checkpoint, head_name):
             f"Checkpoint {status.checkpoint} lacks {len(status.missing)} "
             f"weight(s) of the {model.name} model, e.g. "
             f"{', '.join(status.missing[:3])}.{hint}")
-    logging.info("Loaded %d weights from %s.", len(status.loaded),
-                 status.checkpoint)
-    return status
+    return model
 
 
-def _check_tagger_labels(label_list, init_checkpoint):
+def _check_tagger_labels(label_list, source):
     """A tagger's label list is given and fits the checkpoint's head."""
     if not label_list:
         raise UserError("A tagger export needs its label list (the "
@@ -73,25 +85,12 @@ def _check_tagger_labels(label_list, init_checkpoint):
         label_tables(label_list)
     except ValueError as error:
         raise UserError(f"Tagger label list: {error}.") from None
-    shapes = checkpoints.list_checkpoint(init_checkpoint)
-    head = HEADS["tagger"]
-    if head in shapes and shapes[head][0] != len(label_list):
+    head, rows = HEADS["tagger"], sources.head_size(source, HEADS["tagger"])
+    if rows is not None and rows != len(label_list):
         raise UserError(
             f"The label list has {len(label_list)} labels but {head} in "
-            f"{init_checkpoint} has {shapes[head][0]} rows: use the "
+            f"{source.path} has {rows} rows: use the "
             "label_list.txt of the run that wrote this checkpoint.")
-
-
-def _task_model(model_type, config, label_list):
-    if model_type == "classifier":
-        return BertClassifier(config, len(label_list) if label_list else 1)
-    if model_type == "squad":
-        return BertSquad(config)
-    if model_type == "tagger":
-        return BertTokenClassifier(config, len(label_list))
-    if model_type == "multiple_choice":
-        return BertMultipleChoice(config)
-    return BertModel(config)
 
 
 QUANTIZATIONS = ("int8",)
@@ -159,11 +158,8 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
                             "num_labels (e.g. --task_name=MRPC).")
         label_list = ([str(i) for i in range(num_labels)]
                       if num_labels > 1 else None)
-    if model_type == "tagger":
-        _check_tagger_labels(label_list, init_checkpoint)
     # The model first: a checkpoint that does not fit fails fast.
-    model = _task_model(model_type, config, label_list)
-    _restore(model, init_checkpoint, HEADS[model_type])
+    model = _load_model(model_type, config, init_checkpoint, label_list)
     if quantize:
         if quantize not in QUANTIZATIONS:
             raise UserError(f"--quantize={quantize}: expected one of "

@@ -41,7 +41,7 @@ class TaskConfig:
     its longest example, `data.io.dynamic_padding`; not under a TPU strategy
     or `use_xla`) and `runtime` (`modeling.training.runtime.RuntimeOptions`).
     """
-    bert_config_file: str = None
+    bert_config_file: str = None  # or a `modeling.BertConfig`
     output_dir: str = None
     init_checkpoint: str = None
     max_seq_length: int = 128
@@ -102,10 +102,16 @@ class Task:
 
     def __init__(self, config):
         self.config = config
-        if not config.bert_config_file:
-            raise UserError("--bert_config_file is required")
-        checks.check_data_file(config.bert_config_file, "--bert_config_file")
-        self.bert_config = BertConfig.from_json_file(config.bert_config_file)
+        if isinstance(config.bert_config_file, BertConfig):
+            config.bert_config_file.validate()
+            self.bert_config = config.bert_config_file
+        else:
+            if not config.bert_config_file:
+                raise UserError("--bert_config_file is required")
+            checks.check_data_file(config.bert_config_file,
+                                   "--bert_config_file")
+            self.bert_config = BertConfig.from_json_file(
+                config.bert_config_file)
         self.global_step = None
         self._prepared = False
         self._weights_ready = False

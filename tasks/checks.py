@@ -6,6 +6,7 @@ what was found and what was expected; the tasks call them from `prepare()`.
 import os
 import re
 
+import numpy as np
 import tensorflow as tf
 from absl import logging
 
@@ -14,6 +15,7 @@ from data.io.results import write_text_atomically
 from data.pretraining.dataset import expand_input_files
 from data.tokenization import full_tokenizer
 from modeling import checkpoints, training
+from modeling.interop import sources
 from tasks.errors import UserError
 
 INIT_CHECKPOINT_RECORD = "init_checkpoint.txt"
@@ -163,6 +165,15 @@ def check_checkpoint_finite(model, checkpoint, allow_non_finite=False):
         UserError (CheckpointNonFiniteError): names the checkpoint and each
             tensor with NaN/Inf, unless `allow_non_finite` (then a warning).
     """
+    if sources.checkpoint_kind(checkpoint) != "tf1":
+        weights = sources.find_checkpoint(checkpoint).weights
+        bad = [name for name in checkpoints.model_weights_by_name(model)
+               if name in weights and not np.isfinite(weights[name]).all()]
+        if bad and not allow_non_finite:
+            raise UserError(f"{checkpoint} holds NaN/Inf in {len(bad)} "
+                            f"weight(s), e.g. {', '.join(bad[:3])}; pass "
+                            "--allow_non_finite_checkpoint=true to load it")
+        return
     prefix = checkpoints.resolve_checkpoint(checkpoint)
     names = checkpoints.list_checkpoint(prefix)
     wanted = [name for name in checkpoints.model_weights_by_name(model)
@@ -188,7 +199,7 @@ def record_init_checkpoint(output_dir, init_checkpoint):
     """Writes `output_dir/init_checkpoint.txt` when training starts afresh."""
     prefix = ""
     if init_checkpoint:
-        prefix = _canonical(checkpoints.resolve_checkpoint(init_checkpoint))
+        prefix = _canonical(training.init_checkpoint_path(init_checkpoint))
     write_text_atomically(os.path.join(output_dir, INIT_CHECKPOINT_RECORD),
                           prefix + "\n")
 
@@ -210,7 +221,7 @@ def choose_checkpoint(output_dir, init_checkpoint, allow_non_finite=False):
         raise UserError(f"--init_checkpoint: {error}") from None
     if choice.source != "output_dir" or not init_checkpoint:
         return choice
-    init_prefix = _canonical(checkpoints.resolve_checkpoint(init_checkpoint))
+    init_prefix = _canonical(training.init_checkpoint_path(init_checkpoint))
     if init_prefix != _canonical(choice.path):
         recorded = read_init_checkpoint_record(output_dir)
         if recorded != init_prefix:
@@ -262,7 +273,13 @@ def check_checkpoint_fits(model, checkpoint, bert_config_file,
         UserError: shapes differ, or the layers differ without allow_partial.
     """
     try:
-        prefix, shapes = checkpoints.check_compatible(model, checkpoint)
+        if sources.checkpoint_kind(checkpoint) == "tf1":
+            prefix, shapes = checkpoints.check_compatible(model, checkpoint)
+        else:  # A Hugging Face or keras-hub folder: its weights, by TF1 name.
+            prefix, shapes = checkpoint, {
+                name: list(np.shape(value)) for name, value in
+                sources.find_checkpoint(checkpoint).weights.items()}
+            checkpoints.check_shapes(model, shapes, checkpoint)
     except checkpoints.CheckpointMismatchError as error:
         raise UserError(f"{bert_config_file} does not fit {checkpoint}: "
                         f"{shorten_mismatch(str(error))}") from None

@@ -8,15 +8,14 @@ import tempfile
 
 from data.tagging.outputs import read_label_list
 from data.tokenization import lower_case_record, tokenizer_json
-from modeling.interop import convert
-from modeling.interop.convert import vocab_beside
+from modeling.interop.convert import convert, vocab_beside
 from tasks import checks
 from tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
 class ConversionConfig:
-    """The flags of convert_checkpoint.py (`modeling.interop.FORMATS`).
+    """The flags of convert_checkpoint.py (`modeling.interop.convert.FORMATS`).
 
     `label_list_file`: a tagger's tags (default: label_list.txt beside a TF1
     input). `do_lower_case`: None takes what the input's tokenizer says,

@@ -10,6 +10,7 @@ import tensorflow as tf
 
 from data.io.atomic import write_bytes_atomically
 from data.tokenization import lower_case_record
+from modeling.config import BertConfig
 from tasks.errors import UserError
 
 #: output_dir file name -> the config field of the file copied there.
@@ -19,6 +20,13 @@ COPIED = {"bert_config.json": "bert_config_file", "vocab.txt": "vocab_file"}
 def _read(path):
     with tf.io.gfile.GFile(path, "rb") as f:
         return f.read()
+
+
+def _contents(source):
+    """A file's bytes, or those of a `BertConfig` given in place of one."""
+    if isinstance(source, BertConfig):
+        return source.to_json_string().encode("utf-8")
+    return _read(source)
 
 
 def _same_json(a, b):
@@ -39,7 +47,7 @@ def check_model_files(config, trains):
         if not source or not tf.io.gfile.exists(target):
             continue
         same = (_same_json if name.endswith(".json") else bytes.__eq__)(
-            _read(target), _read(source))
+            _read(target), _contents(source))
         if not same:
             raise UserError(
                 f"{target} differs from --{field}={source}: output_dir holds "
@@ -61,7 +69,7 @@ def write_model_files(config):
         source = getattr(config, field, None)
         target = os.path.join(config.output_dir, name)
         if source and not tf.io.gfile.exists(target):
-            write_bytes_atomically(target, _read(source))
+            write_bytes_atomically(target, _contents(source))
     if lower_case_record.read_lower_case(config.output_dir) is None:
         lower_case_record.write_lower_case(config.output_dir,
                                            config.do_lower_case)

@@ -78,7 +78,7 @@ class PretrainingDataTask:
 
     def run(self):
         """Writes the records on the chosen runner; returns the count."""
-        from data.pretraining.runners import (
+        from data.pretraining.dispatch import (
             create_pretraining_files_with_runner)
 
         self.prepare()

@@ -12,7 +12,8 @@ from tasks.modes import MODES
 flags.disclaim_key_flags()
 
 INIT_CHECKPOINT_HELP = (
-    "Initial checkpoint (usually from a pre-trained BERT model).")
+    "Initial checkpoint (usually from a pre-trained BERT model): a TF1 "
+    "prefix or folder, a Hugging Face folder or a keras-hub preset folder.")
 MAX_SEQ_LENGTH_HELP = (
     "The maximum total input sequence length after WordPiece tokenization. "
     "Sequences longer than this will be truncated, and sequences shorter "

@@ -9,11 +9,19 @@ A module may import its own layer and the layers the table allows; so
 `data/io`, and nothing imports a script or `tasks/` from below. Every import
 statement is read from the source (function-level ones included), so a lazy
 import cannot hide an edge.
+
+Inside `modeling/` the sub-layers of docs/architecture.md are checked the same
+way (`MODELING_LAYERS`), and the whole library's module graph must have no
+circle; private TensorFlow/Keras APIs are used in modeling/keras_internals.py
+only.
 """
 import ast
 import pathlib
+import re
 
 import pytest
+
+from modeling.keras_internals import OVERRIDDEN_HOOKS
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("data", "demos", "modeling", "serving", "tasks")
@@ -33,6 +41,21 @@ ALLOWED = {
     "data.tokenization": {"data.io"},
     "data.io": set(),
 }
+
+# modeling/'s sub-layers, top to bottom, as docs/architecture.md draws them:
+# a module imports its own sub-layer and those below. The most specific
+# prefix names a module's sub-layer.
+MODELING_LAYERS = (
+    ("modeling",),  # the package face
+    ("modeling.training", "modeling.inference", "modeling.optimization",
+     "modeling.interop.convert", "modeling.interop.tf1"),
+    ("modeling.models",),
+    ("modeling.interop",),  # the readers and the checkpoint-source finder
+    ("modeling.checkpoints",),
+    ("modeling.layers",),
+    ("modeling.config", "modeling.naming", "modeling.activations",
+     "modeling.pooling", "modeling.keras_internals"),
+)
 
 
 def _scripts():
@@ -93,6 +116,98 @@ def _imports(path):
             # `from data.glue import processors` imports data.glue.processors.
             found.update(f"{base}.{alias.name}" for alias in node.names)
     return {name for name in found if _layer(name) is not None}
+
+
+def _modeling_layer(module):
+    """Index of a modeling module's sub-layer in MODELING_LAYERS (0: top)."""
+    best = None
+    for index, prefixes in enumerate(MODELING_LAYERS):
+        for prefix in prefixes:
+            matches = module == prefix or module.startswith(prefix + ".")
+            if matches and (best is None or len(prefix) > best[0]) and (
+                    prefix != "modeling" or module == "modeling"):
+                best = (len(prefix), index)
+    if best is None:
+        raise AssertionError(f"{module} is in no sub-layer of MODELING_LAYERS")
+    return best[1]
+
+
+def _module_edges(path, modules):
+    """The modules of `modules` that importing `path` runs, by its import
+    statements (function-level ones too): `from a.b import c` is a.b.c when
+    that is a module, else a.b; importing a.b.c also runs the packages a and
+    a.b unless they hold `path` itself (those are already running)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    module = _module_name(path)
+    package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module
+    targets = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1]
+                                + ([base] if base else []))
+            for alias in node.names:
+                name = f"{base}.{alias.name}"
+                targets.add(name if name in modules else base)
+    own = {".".join(module.split(".")[:i])
+           for i in range(1, module.count(".") + 2)}
+    found = set()
+    for target in targets:
+        parts = target.split(".")
+        for i in range(1, len(parts) + 1):
+            name = ".".join(parts[:i])
+            if name in modules and name not in own:
+                found.add(name)
+    return found
+
+
+def _graph():
+    modules = {_module_name(path): path for path in _modules()}
+    return {name: _module_edges(path, modules) for name, path in modules.items()}
+
+
+def _cycle(graph):
+    """One import circle of `graph` as [a, b, ..., a], or None."""
+    state, trail = {}, []
+
+    def visit(node):
+        state[node] = "open"
+        trail.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                return trail[trail.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        state[node] = "done"
+        trail.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def _modeling_violations(graph):
+    bad = []
+    for module, targets in sorted(graph.items()):
+        if _layer(module) != "modeling":
+            continue
+        for target in sorted(targets):
+            if _layer(target) == "modeling" and (
+                    _modeling_layer(target) < _modeling_layer(module)):
+                bad.append(f"{module} (sub-layer {_modeling_layer(module)}) "
+                           f"imports {target} (sub-layer "
+                           f"{_modeling_layer(target)})")
+    return bad
 
 
 def _violations():
@@ -156,3 +271,94 @@ def test_the_check_finds_an_upward_import(tmp_path):
     assert any("data.squad.z imports another data job: data.glue.x" in line
                for line in bad)
     assert any("tasks.w (tasks) imports demos.ner" in line for line in bad)
+
+
+def test_the_library_has_no_import_circle():
+    circle = _cycle(_graph())
+    assert circle is None, "import circle: " + " -> ".join(circle)
+
+
+def test_modeling_sub_layers_import_downwards():
+    bad = _modeling_violations(_graph())
+    assert not bad, "upward imports inside modeling/:\n" + "\n".join(bad)
+
+
+def test_the_checks_find_a_circle_and_an_upward_modeling_import(tmp_path):
+    fake = tmp_path / "repo"
+    for folder in ("data", "demos", "serving", "tasks", "modeling",
+                   "modeling/models",
+                   "modeling/layers", "modeling/interop"):
+        (fake / folder).mkdir(parents=True)
+        (fake / folder / "__init__.py").write_text("")
+    (fake / "modeling/layers/a.py").write_text(
+        "def f():\n    from modeling.models import b\n")
+    (fake / "modeling/models/b.py").write_text("from modeling.layers import a\n")
+    # `from modeling.interop import c` runs modeling/interop/__init__.py too.
+    (fake / "modeling/interop/__init__.py").write_text(
+        "from modeling.models import d\n")
+    (fake / "modeling/interop/c.py").write_text("")
+    (fake / "modeling/models/d.py").write_text(
+        "from modeling.interop.c import x\n")
+    global REPO
+    saved, REPO = REPO, fake
+    try:
+        graph = _graph()
+        bad = _modeling_violations(graph)
+    finally:
+        REPO = saved
+    assert _cycle(graph) in (["modeling.layers.a", "modeling.models.b",
+                              "modeling.layers.a"],
+                             ["modeling.interop", "modeling.models.d",
+                              "modeling.interop"])
+    assert _cycle({k: v for k, v in graph.items()
+                   if not k.startswith("modeling.layers")}) == [
+        "modeling.interop", "modeling.models.d", "modeling.interop"]
+    assert "modeling.interop (sub-layer 3) imports modeling.models.d " \
+        "(sub-layer 2)" in bad
+    assert "modeling.layers.a (sub-layer 5) imports modeling.models.b " \
+        "(sub-layer 2)" in bad
+    assert not [line for line in bad if line.startswith("modeling.models")]
+
+
+# `tensorflow.python`, or a private attribute (`._name`) of a Keras or
+# TensorFlow object: of tf/keras, a model, layer, optimizer or strategy, or
+# a base class's method (super()).
+_PRIVATE_TF = re.compile(r"tensorflow\.python|tf\.python")
+
+
+def _private_api_uses(paths):
+    found = []
+    for path in paths:
+        if path.name == "keras_internals.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            line = None
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) \
+                    else [alias.name for alias in node.names]
+                if any(_PRIVATE_TF.match(name) for name in names):
+                    line = node.lineno
+            elif (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                  and not node.attr.startswith("__")):
+                owner = node.value
+                if isinstance(owner, ast.Call) and isinstance(
+                        owner.func, ast.Name) and owner.func.id == "super":
+                    # A private method of a Keras base class, but for the
+                    # hooks keras_internals lists (and contract-tests).
+                    if node.attr not in OVERRIDDEN_HOOKS:
+                        line = node.lineno
+                elif isinstance(owner, ast.Name) and owner.id in (
+                        "tf", "keras", "model", "layer", "optimizer",
+                        "strategy") or (isinstance(owner, ast.Attribute)
+                                        and owner.attr == "extended"):
+                    line = node.lineno
+            if line is not None:
+                found.append(f"{path.relative_to(REPO)}:{line}")
+    return found
+
+
+def test_private_tensorflow_and_keras_apis_live_in_keras_internals():
+    uses = _private_api_uses(_modules())
+    assert not uses, ("private TensorFlow/Keras API outside "
+                      "modeling/keras_internals.py:\n" + "\n".join(uses))

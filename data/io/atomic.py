@@ -82,7 +82,9 @@ def raise_write_error(path, error):
             "the same command again.") from error
 
 
-def _is_remote(path):
+def is_remote(path):
+    """True for a URL-style path (`gs://...`): written through tf.io.gfile,
+    with no local rename, lock or realpath."""
     return "://" in path
 
 
@@ -122,7 +124,7 @@ def temp_path_for(path):
     created, file not), held by this process until `release_temp`."""
     temp_dir = _temp_dir(os.fspath(path))
     suffix = f".{_host()}"
-    if _is_remote(temp_dir):
+    if is_remote(temp_dir):
         _gfile().makedirs(temp_dir)
         return os.path.join(temp_dir,
                             f"tmp{uuid.uuid4().hex[:12]}{suffix}{TEMP_SUFFIX}")
@@ -161,7 +163,7 @@ def is_temp_path(path):
 
 def replace_file(temp_path, path):
     """Moves a finished temp file onto `path`, replacing any file there."""
-    if _is_remote(path):
+    if is_remote(path):
         _gfile().rename(temp_path, path, overwrite=True)
     else:
         os.replace(temp_path, path)
@@ -171,7 +173,7 @@ def replace_file(temp_path, path):
 def remove_quietly(path):
     """Deletes `path` if it exists (cleanup after a failure)."""
     try:
-        if _is_remote(path):
+        if is_remote(path):
             _gfile().remove(path)
         else:
             os.remove(path)
@@ -186,7 +188,7 @@ def remove_quietly(path):
 def remove_empty_temp_dir(temp_dir):
     """Removes a `.bert-tmp` folder once it is empty (local paths only)."""
     # rmdir refuses a non-empty folder; temp_path_for recreates a vanished one.
-    if not _is_remote(temp_dir):
+    if not is_remote(temp_dir):
         try:
             os.rmdir(temp_dir)
         except OSError:
@@ -198,7 +200,7 @@ def remove_temp_family(temp):
     `.index`, `.data-*` and `*.tempstate*` files of a checkpoint temp)."""
     folder, name = os.path.split(temp)
     try:
-        names = (_gfile().listdir(folder) if _is_remote(temp)
+        names = (_gfile().listdir(folder) if is_remote(temp)
                  else os.listdir(folder or "."))
     except Exception:  # No temp folder any more: nothing to remove.
         return []
@@ -206,7 +208,7 @@ def remove_temp_family(temp):
     for other in names:
         if other.rstrip("/").startswith(name):
             path = os.path.join(folder, other.rstrip("/"))
-            if not _is_remote(path) and os.path.isdir(path):
+            if not is_remote(path) and os.path.isdir(path):
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 remove_quietly(path)
@@ -216,7 +218,7 @@ def remove_temp_family(temp):
 
 def _older_than_a_day(path, now):
     try:
-        if _is_remote(path):
+        if is_remote(path):
             mtime = _gfile().stat(path).mtime_nsec / 1e9
         else:
             mtime = os.stat(path).st_mtime
@@ -254,7 +256,7 @@ def remove_stale_temp_files(path):
     """Deletes abandoned temp files in `path`'s folder (the module's rules);
     returns the list of paths removed."""
     temp_dir = _temp_dir(os.fspath(path))
-    remote = _is_remote(temp_dir)
+    remote = is_remote(temp_dir)
     try:
         names = [name.rstrip("/") for name in
                  (_gfile().listdir(temp_dir) if remote else os.listdir(temp_dir))]
@@ -328,7 +330,7 @@ def atomic_output(path, suffixes=("",), clean_stale=True):
 
 
 def _open_text(path, mode):
-    if _is_remote(path):
+    if is_remote(path):
         return _gfile().GFile(path, mode)
     return open(path, mode, encoding="utf-8")
 
@@ -343,7 +345,7 @@ def write_text_atomically(path, text):
 def write_bytes_atomically(path, data):
     """Writes `data` (bytes) to `path` atomically (see `atomic_output`)."""
     with atomic_output(path) as temp:
-        opener = _gfile().GFile if _is_remote(path) else open
+        opener = _gfile().GFile if is_remote(path) else open
         with opener(temp, "wb") as writer:
             writer.write(data)
 
@@ -373,7 +375,7 @@ def write_directory_atomically(output_dir, write):
         temporary directory is removed.
     """
     output_dir = os.fspath(output_dir).rstrip("/")
-    remote = _is_remote(output_dir)
+    remote = is_remote(output_dir)
     exists = _gfile().exists if remote else os.path.exists
     if exists(output_dir):
         raise OutputExistsError(f"Output {output_dir} already exists; not "

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from data.io.atomic import try_flock
+from data.io.atomic import is_remote, try_flock
 from data.io.errors import UserError
 
 LOCK_NAME = ".bert-lock"
@@ -48,10 +48,6 @@ def cluster_fingerprint(environ=None):
         return None
     text = json.dumps(cluster, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def _is_remote(path):
-    return "://" in path
 
 
 def _holder(text):
@@ -106,7 +102,7 @@ def check_unlocked(output_dir, cluster=None):
             start time and command).
     """
     path = lock_path(output_dir)
-    if _is_remote(path) or os.path.realpath(path) in _HELD:
+    if is_remote(path) or os.path.realpath(path) in _HELD:
         return
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -162,7 +158,7 @@ class OutputLock:
         """
         from data.io import atomic
 
-        if _is_remote(self.path):
+        if is_remote(self.path):
             _no_lock_possible(self.output_dir, "a remote folder has no flock")
             return self
         try:

@@ -12,6 +12,7 @@ import os
 import re
 import struct
 
+from data.io.atomic import is_remote
 from data.io.errors import cut_list
 from data.io.tfrecord import RecordFormatError
 
@@ -26,10 +27,6 @@ _DATA_LOSS = re.compile(r"(corrupted|truncated) record at (\d+)")
 
 class RecordFileCorruptError(RecordFormatError):
     """A TFRecord file is damaged: cut short, or a record fails its CRC."""
-
-
-def _is_remote(path):
-    return "://" in path
 
 
 def _frames(path):
@@ -51,7 +48,7 @@ def locate_record(path, offset):
     """(index, start) of the record TensorFlow reports at byte `offset` (its
     header's or, 12 bytes further, its data's), or None (also for remote
     paths)."""
-    if _is_remote(path):
+    if is_remote(path):
         return None
     for index, start, _ in _frames(path):
         if start in (offset, offset - _HEADER.size):
@@ -78,7 +75,7 @@ def _tf_data_loss(path):
 
 
 def _cut_short(path, index, offset):
-    size = (os.path.getsize(path) if not _is_remote(path) else None)
+    size = (os.path.getsize(path) if not is_remote(path) else None)
     where = f"; the file has {size} bytes" if size is not None else ""
     return RecordFileCorruptError(
         f"{path}: the file ends inside record {index} (byte offset {offset}"
@@ -115,7 +112,7 @@ def check_record_file(path):
     loss = _tf_data_loss(path)
     if loss is not None:
         raise _damaged(path, *loss)
-    if not _is_remote(path):
+    if not is_remote(path):
         # TensorFlow drops a record cut inside its header without an error.
         size = os.path.getsize(path)
         for index, start, end in _frames(path):
@@ -124,7 +121,7 @@ def check_record_file(path):
 
 
 def _size(path):
-    if _is_remote(path):
+    if is_remote(path):
         import tensorflow as tf
         return tf.io.gfile.stat(path).length
     return os.path.getsize(path)
@@ -158,7 +155,7 @@ def _find_damaged(paths, kind, offset):
     """The error naming the first local file whose TensorFlow read fails at
     `offset`, or None."""
     for path in paths:
-        if (_is_remote(path) or not os.path.isfile(path)
+        if (is_remote(path) or not os.path.isfile(path)
                 or offset >= os.path.getsize(path)
                 or locate_record(path, offset) is None):
             continue

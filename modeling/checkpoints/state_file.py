@@ -14,11 +14,10 @@ import posixpath
 
 import tensorflow as tf
 from google.protobuf import text_format
-# The proto `tf.train.get_checkpoint_state` parses into (not exported as tf.*).
-from tensorflow.python.training.checkpoint_state_pb2 import \
-    CheckpointState as CheckpointStateProto
 
+from data.io.atomic import is_remote
 from data.io.errors import UserError
+from modeling.keras_internals import checkpoint_state_proto
 
 STATE_FILE_NAME = "checkpoint"
 
@@ -43,12 +42,8 @@ class CheckpointState:
     listed: tuple
 
 
-def _is_remote(path):
-    return "://" in path
-
-
 def _join(folder, name):
-    return (posixpath.join if _is_remote(folder) else os.path.join)(folder, name)
+    return (posixpath.join if is_remote(folder) else os.path.join)(folder, name)
 
 
 def parse_state_text(text, path):
@@ -58,7 +53,7 @@ def parse_state_text(text, path):
         CheckpointStateError: not a `CheckpointState` text proto (names the
             file and line).
     """
-    proto = CheckpointStateProto()
+    proto = checkpoint_state_proto()()
     try:
         text_format.Merge(text, proto)
     except text_format.ParseError as error:
@@ -73,11 +68,11 @@ def parse_state_text(text, path):
 
 def _relative_inside(folder, listed_path):
     """`listed_path` relative to `folder` if it lies inside, else None."""
-    if _is_remote(folder):
+    if is_remote(folder):
         base = folder.rstrip("/") + "/"
         if listed_path.startswith(base):
             listed_path = listed_path[len(base):]
-        elif _is_remote(listed_path):
+        elif is_remote(listed_path):
             return None
         relative = posixpath.normpath(listed_path)
     else:
@@ -106,7 +101,7 @@ def resolve_listed(folder, listed_path, state_path):
     relative = _relative_inside(folder, listed_path)
     if relative is not None:
         return _join(folder, relative)
-    absolute = _is_remote(listed_path) or os.path.isabs(listed_path)
+    absolute = is_remote(listed_path) or os.path.isabs(listed_path)
     moved = _join(folder, posixpath.basename(listed_path))
     if absolute and tf.io.gfile.exists(moved + ".index"):
         return moved
@@ -166,6 +161,6 @@ def newest_listed(folder):
 
 def format_state(names):
     """The state file's text for `names` (relative, oldest first)."""
-    proto = CheckpointStateProto(model_checkpoint_path=names[-1],
+    proto = checkpoint_state_proto()(model_checkpoint_path=names[-1],
                                  all_model_checkpoint_paths=names)
     return text_format.MessageToString(proto, as_utf8=True)

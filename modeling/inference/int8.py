@@ -13,6 +13,7 @@ import gc
 import keras
 import tensorflow as tf
 
+from modeling import keras_internals
 from modeling.inference.copies import rebuilt_copy
 from modeling.layers.transformer import TransformerLayer
 
@@ -20,9 +21,9 @@ from modeling.layers.transformer import TransformerLayer
 def _encoder_dense_layers(model):
     """The Dense layers inside the model's `TransformerLayer`s."""
     return [dense
-            for layer in model._flatten_layers()
+            for layer in keras_internals.all_layers(model)
             if isinstance(layer, TransformerLayer)
-            for dense in layer._flatten_layers()
+            for dense in keras_internals.all_layers(layer)
             if isinstance(dense, keras.layers.Dense)]
 
 

@@ -30,9 +30,9 @@ import keras_hub
 
 from data.io.errors import (MissingFileError, OutputExistsError, UserError,
                             reading_file)
-from modeling.models.bert_model import BertModel
-from modeling.checkpoints import model_kind, model_weights_by_name
+from modeling.checkpoints import model_kind
 from modeling.config import BertConfig
+from modeling.naming import encoder_weight_shapes
 from data.io.atomic import (OutputExistsError, atomic_output,
                            write_directory_atomically)
 
@@ -141,10 +141,8 @@ def backbone_to_tf1(backbone):
         ValueError: the backbone has a weight this table does not know.
     """
     config = config_for_backbone(backbone)
-    template = {}
-    # TF1 names and shapes come from our own encoder for the same config.
-    for name, variable in model_weights_by_name(BertModel(config)).items():
-        template[keras_hub_path(name)] = (name, tuple(variable.shape))
+    template = {keras_hub_path(name): (name, shape) for name, shape
+                in encoder_weight_shapes(config).items()}
     weights = {}
     for variable in backbone.weights:
         if variable.path not in template:

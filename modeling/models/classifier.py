@@ -6,7 +6,7 @@ from modeling.layers.heads import transposed_dense
 from modeling.layers.initializers import create_initializer
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
-from modeling.models.pretrained import head_size
+from modeling.interop.sources import head_size
 from modeling.models.task import TaskModel
 from modeling.layers.input_checks import encoder_inputs, positive_count
 

@@ -10,7 +10,7 @@ from modeling.layers.heads import TransposedDense
 from modeling.layers.input_checks import encoder_inputs, positive_count
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.models import losses
-from modeling.models.pretrained import head_size
+from modeling.interop.sources import head_size
 from modeling.models.task import TaskModel
 
 #: The head's TF1 scope: `cls/tagging/output_weights` [num_labels, hidden],

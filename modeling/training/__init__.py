@@ -20,7 +20,7 @@ from modeling.training.finite_check import NonFiniteLossError
 from modeling.training.loop import needs_strategy_loop, predict, run_training
 from modeling.training.preemption import PreemptionGuard, TrainingInterrupted
 from modeling.training.resume import (CheckpointChoice, NoCheckpointError,
-                                      choose_start,
+                                      choose_start, init_checkpoint_path,
                                       restore_for_inference,
                                       restore_for_training)
 from modeling.training.runtime import RuntimeOptions
@@ -30,7 +30,7 @@ from modeling.training.summaries import (TrainingSummaries, read_scalars,
 from modeling.training.curves import write_training_curves
 
 __all__ = ["CheckpointChoice", "EvaluateDuringTraining", "ExamplesPerSecond",
-           "GOOD_STEPS", "best_checkpoint", "read_history", "stopped_early",
+           "GOOD_STEPS", "best_checkpoint", "init_checkpoint_path", "read_history", "stopped_early",
            "LOSS_SCALE", "NoCheckpointError",
            "NonFiniteLossError", "PreemptionGuard", "StepLogger",
            "TF1CheckpointSaver", "TrainingInterrupted",

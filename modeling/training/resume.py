@@ -12,6 +12,7 @@ from absl import logging
 
 from modeling import checkpoints
 from modeling import keras_internals
+from modeling.interop import sources
 from data.io.errors import UserError
 from modeling.training.checkpoint_state import (newest_training_checkpoint,
                                                 record_adopted_checkpoint,
@@ -81,10 +82,32 @@ def choose_start(output_dir, init_checkpoint=None, allow_non_finite=False):
         return CheckpointChoice(latest, "output_dir", listed=listed,
                                 allow_non_finite=allow_non_finite)
     if init_checkpoint:
-        return CheckpointChoice(checkpoints.resolve_checkpoint(init_checkpoint),
+        return CheckpointChoice(init_checkpoint_path(init_checkpoint),
                                 "init_checkpoint",
                                 allow_non_finite=allow_non_finite)
     return CheckpointChoice(None, "none")
+
+
+def init_checkpoint_path(init_checkpoint):
+    """The path a run starts from: a Hugging Face or keras-hub folder as
+    given, else the TF1 prefix (`checkpoints.resolve_checkpoint`).
+
+    Raises:
+        checkpoints.CheckpointNotFoundError: no checkpoint there.
+    """
+    if sources.checkpoint_kind(init_checkpoint) != "tf1":
+        return os.fspath(init_checkpoint)
+    return checkpoints.resolve_checkpoint(init_checkpoint)
+
+
+def load_init_checkpoint(model, choice):
+    """Loads an "init_checkpoint" choice's weights (any kind
+    `sources.find_checkpoint` reads); returns the `LoadStatus`."""
+    if sources.checkpoint_kind(choice.path) == "tf1":
+        return checkpoints.load_tf1_checkpoint(
+            model, choice.path, allow_non_finite=choice.allow_non_finite)
+    source = sources.find_checkpoint(choice.path)
+    return sources.load_weights_from(model, source)
 
 
 class _AccumulatingStepView:
@@ -155,8 +178,7 @@ def restore_for_training(model, optimizer, choice, chief=True):
             logging.warning("%s has no optimizer state; the optimizer starts "
                             "afresh.", choice.path)
     elif choice.source == "init_checkpoint":
-        checkpoints.load_tf1_checkpoint(
-            model, choice.path, allow_non_finite=choice.allow_non_finite)
+        load_init_checkpoint(model, choice)
     return int(optimizer.iterations.numpy())
 
 
@@ -188,8 +210,11 @@ def restore_for_inference(model, choice, allow_random_weights=False):
         return 0
     logging.info("Restoring %s", choice.path)
     try:
-        checkpoints.load_tf1_checkpoint(
-            model, choice.path, allow_non_finite=choice.allow_non_finite)
+        if choice.source == "init_checkpoint":
+            load_init_checkpoint(model, choice)
+        else:
+            checkpoints.load_tf1_checkpoint(
+                model, choice.path, allow_non_finite=choice.allow_non_finite)
     except checkpoints.CheckpointMismatchError as error:
         if choice.source == "init_checkpoint":
             raise

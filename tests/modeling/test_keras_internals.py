@@ -145,3 +145,17 @@ def test_a_missing_hook_is_named_in_the_error():
     with pytest.raises(keras_internals.KerasInternalsError,
                        match="'_var_key'.*keras_internals"):
         keras_internals.variable_key(Bare(), None)
+
+
+def test_checkpoint_state_proto_is_what_tensorflow_reads(tmp_path):
+    # The class we write with is the one tf.train.get_checkpoint_state returns.
+    from google.protobuf import text_format
+
+    proto = keras_internals.checkpoint_state_proto()(
+        model_checkpoint_path="model.ckpt-2",
+        all_model_checkpoint_paths=["model.ckpt-1", "model.ckpt-2"])
+    (tmp_path / "checkpoint").write_text(text_format.MessageToString(proto))
+    read = tf.train.get_checkpoint_state(str(tmp_path))
+    assert type(read) is keras_internals.checkpoint_state_proto()
+    assert read.model_checkpoint_path.endswith("model.ckpt-2")
+    assert len(read.all_model_checkpoint_paths) == 2

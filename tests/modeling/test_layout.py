@@ -68,3 +68,16 @@ def test_reloaded_pretrainer_keeps_released_names(data_dir, tmp_path):
     assert names == [tf1_name(v) for v in model.weights]
     released = dict(tf.train.list_variables(str(folder / "bert_model.ckpt")))
     assert {name: list(v.shape) for name, v in zip(names, loaded.weights)} == released
+
+
+@pytest.mark.parametrize("layers, types", [(1, 2), (3, 16)])
+def test_weight_shapes_without_a_model_equal_the_encoders(layers, types):
+    # The converters' template (no model built) against a built BertModel:
+    # same names, shapes and order.
+    from modeling.naming import encoder_weight_shapes
+
+    config = BertConfig(vocab_size=37, hidden_size=12, num_hidden_layers=layers,
+                        num_attention_heads=3, intermediate_size=20,
+                        max_position_embeddings=24, type_vocab_size=types)
+    built = [(tf1_name(v), tuple(v.shape)) for v in BertModel(config).weights]
+    assert list(encoder_weight_shapes(config).items()) == built

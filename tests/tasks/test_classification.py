@@ -166,3 +166,32 @@ def test_unknown_task_and_no_mode(fixture, mrpc_slice, tmp_path):
                                        task_name="nosuchtask"))
     with pytest.raises(UserError, match="At least one of `do_train`"):
         ClassificationTask(make_config(fixture, mrpc_slice, tmp_path)).prepare()
+
+
+def test_a_bert_config_object_in_place_of_its_file(fixture, mrpc_slice,
+                                                   tmp_path):
+    # TaskConfig.bert_config_file takes the BertConfig itself: same
+    # predictions as the file, and training would copy the same JSON.
+    from modeling import BertConfig
+    from tasks import model_folder
+
+    config_object = BertConfig.from_json_file(fixture / "bert_config.json")
+    outputs = []
+    for name, value in (("file", str(fixture / "bert_config.json")),
+                        ("object", config_object)):
+        config = make_config(fixture, mrpc_slice, tmp_path / name,
+                             do_predict=True, bert_config_file=value)
+        ClassificationTask(config).run()
+        outputs.append(np.loadtxt(tmp_path / name / "test_results.tsv"))
+    assert outputs[0].shape == (64, 2)
+    np.testing.assert_array_equal(outputs[1], outputs[0])
+    written = tmp_path / "object"
+    model_folder.write_model_files(make_config(
+        fixture, mrpc_slice, written, bert_config_file=config_object))
+    assert BertConfig.from_json_file(written / "bert_config.json") == \
+        config_object
+    with pytest.raises(UserError, match="num_attention_heads"):
+        bad = BertConfig.from_json_file(fixture / "bert_config.json")
+        bad.num_attention_heads = 7
+        ClassificationTask(make_config(fixture, mrpc_slice, tmp_path / "bad",
+                                       do_predict=True, bert_config_file=bad))

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from data.tokenization.lower_case_record import read_lower_case
-from modeling.interop import convert
+from modeling.interop.convert import convert
 from tasks.conversion import ConversionConfig, ConversionTask
 from tasks.errors import one_line, user_error_types
 from tests.data.tokenization.test_tokenizer_json import (VOCAB,

@@ -12,7 +12,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from modeling.interop import convert, tf1
+from modeling.interop import tf1
+from modeling.interop.convert import convert
 from tasks import fetch_pretrained
 from tasks.errors import one_line, user_error_types
 from tests.data.tokenization.test_tokenizer_json import bert_tokenizer_json

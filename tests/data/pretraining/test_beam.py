@@ -19,7 +19,7 @@ beam = pytest.importorskip("apache_beam")
 import tensorflow as tf  # noqa: E402
 
 from data.io.errors import UserError  # noqa: E402
-from data.pretraining import beam_files, beam_pipeline, runners  # noqa: E402
+from data.pretraining import beam_files, beam_pipeline, dispatch, runners  # noqa: E402
 from data.pretraining import shard_build, shard_records  # noqa: E402
 from data.pretraining.corpus import plan_shards  # noqa: E402
 from data.pretraining.pipeline import (PretrainingOptions,  # noqa: E402
@@ -342,7 +342,7 @@ def test_local_runners_hide_beams_info_lines_only_while_running(caplog):
 
 def test_local_runner_rejects_beam_options(tmp_path, sample, vocab):
     with pytest.raises(UserError, match="needs a Beam runner"):
-        runners.create_pretraining_files_with_runner(
+        dispatch.create_pretraining_files_with_runner(
             "local", [sample], [str(tmp_path / "o")], vocab,
             beam_pipeline_options="--project=p")
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from modeling import BertConfig
-from modeling.interop import convert, read_weights
+from modeling.interop.convert import convert, read_weights
 from modeling.interop import keras_hub as interop_keras_hub
 from modeling.interop import tf1
 

@@ -13,7 +13,8 @@ from safetensors.numpy import load_file
 
 from modeling import BertConfig, checkpoints
 from modeling.checkpoints import model_weights_by_name
-from modeling.interop import convert, huggingface, tf1
+from modeling.interop import huggingface, tf1
+from modeling.interop.convert import convert
 from modeling.models import BertModel, BertMultipleChoice, BertTokenClassifier
 from tests.helpers.script_runner import run_script
 from tests.helpers.task_checkpoints import (TAGS,

@@ -13,7 +13,7 @@ from modeling import (BertClassifier, BertConfig, BertModel,
                       BertTokenClassifier, checkpoints)
 from modeling.checkpoints import (CheckpointMismatchError,
                                   CheckpointNotFoundError)
-from modeling.interop import convert
+from modeling.interop.convert import convert
 from tests.helpers.fixture_models import compute_outputs, reference_outputs
 
 TOLERANCE = 1e-5

@@ -1,0 +1,183 @@
+"""Every fine-tuning script and export_saved_model.py takes a Hugging Face
+or keras-hub folder as --init_checkpoint (made from the fixture by
+convert_checkpoint.py) with the same results as the TF1 checkpoint.
+
+A keras-hub preset holds the encoder only: its runs are compared with the
+TF1 checkpoint convert_checkpoint.py writes back from it (encoder only too),
+under one --seed, so the fresh heads start equal.
+"""
+import numpy as np
+import pytest
+
+from tests.helpers.script_runner import run_script
+
+pytestmark = pytest.mark.slow
+
+MRPC = "tf1_vocab_mrpc_classifier"
+SQUAD = "tf1_vocab_squad"
+
+
+def _convert(fixture, output_format, path, input_format="tf1"):
+    run_script("convert_checkpoint.py", {
+        "input_format": input_format, "input_path": fixture,
+        "output_format": output_format, "output_path": path})
+    return path
+
+
+@pytest.fixture(scope="module")
+def kinds(fixtures_dir, tmp_path_factory):
+    """{fixture: {kind: init_checkpoint}}: "tf1", "huggingface" (heads
+    included) and the encoder-only pair "keras_hub" / "tf1_encoder"."""
+    root = tmp_path_factory.mktemp("kinds")
+    found = {}
+    for name in (MRPC, SQUAD):
+        fixture = fixtures_dir / name
+        hub = _convert(fixture, "keras_hub", root / f"{name}_hub")
+        found[name] = {
+            "tf1": fixture / "bert_model.ckpt",
+            "huggingface": _convert(fixture, "huggingface", root / f"{name}_hf"),
+            "keras_hub": hub,
+            "tf1_encoder": _convert(hub, "tf1", root / f"{name}_tf1",
+                                    input_format="keras_hub")}
+    return found
+
+
+def _numbers(path):
+    return np.array([[float(x) for x in line.split("\t")]
+                     for line in path.read_text().splitlines()])
+
+
+def _pairs(kinds, name):
+    return [(kinds[name]["tf1"], kinds[name]["huggingface"]),
+            (kinds[name]["tf1_encoder"], kinds[name]["keras_hub"])]
+
+
+def test_run_classifier(fixtures_dir, kinds, tmp_path):
+    fixture = fixtures_dir / MRPC
+    data = tmp_path / "data"
+    data.mkdir()
+    lines = (fixture / "mrpc_test64.tsv").read_text().splitlines(keepends=True)
+    (data / "test.tsv").write_text("".join(lines[:9]))
+    for i, pair in enumerate(_pairs(kinds, MRPC)):
+        results = []
+        for j, init in enumerate(pair):
+            out = tmp_path / f"out{i}{j}"
+            run_script("run_classifier.py", {
+                "task_name": "MRPC", "data_dir": data,
+                "vocab_file": fixture / "vocab.txt",
+                "bert_config_file": fixture / "bert_config.json",
+                "init_checkpoint": init, "output_dir": out, "seed": 3,
+                "do_predict": True, "max_seq_length": 128})
+            results.append(_numbers(out / "test_results.tsv"))
+        assert results[0].shape == (8, 2)
+        np.testing.assert_allclose(results[1], results[0], atol=1e-5)
+    # The fine-tuned head came through Hugging Face: the fixture's numbers.
+    expected = _numbers(fixture / "mrpc_test64_test_results.tsv")[:8]
+    np.testing.assert_allclose(_numbers(tmp_path / "out01/test_results.tsv"),
+                               expected, atol=1e-5)
+
+
+def test_run_squad(fixtures_dir, kinds, tmp_path):
+    import json
+
+    fixture = fixtures_dir / SQUAD
+    folder = fixture / "squad_v1_windows"
+    for i, pair in enumerate(_pairs(kinds, SQUAD)):
+        results = []
+        for j, init in enumerate(pair):
+            out = tmp_path / f"out{i}{j}"
+            run_script("run_squad.py", {
+                "vocab_file": fixture / "vocab.txt",
+                "bert_config_file": fixture / "bert_config.json",
+                "init_checkpoint": init, "output_dir": out, "seed": 3,
+                "do_predict": True, "predict_file": folder / "input.json",
+                "max_seq_length": 128, "doc_stride": 48})
+            results.append(json.loads((out / "nbest_predictions.json")
+                                      .read_text()))
+        assert results[1].keys() == results[0].keys()
+        for qid, entries in results[0].items():
+            assert [e["text"] for e in results[1][qid]] == [
+                e["text"] for e in entries]
+            np.testing.assert_allclose(
+                [e["probability"] for e in results[1][qid]],
+                [e["probability"] for e in entries], atol=1e-5)
+    assert (tmp_path / "out01/predictions.json").read_text() == (
+        folder / "predictions.json").read_text()
+
+
+def test_run_ner(fixtures_dir, kinds, tmp_path):
+    fixture = fixtures_dir / MRPC
+    train = tmp_path / "train.conll"
+    train.write_text("-DOCSTART- O\n\nJohn B-PER\nlives O\nin O\n"
+                     "New B-LOC\nYork I-LOC\n\nHe O\nleft O\n\n",
+                     encoding="utf-8")
+    for i, pair in enumerate(_pairs(kinds, MRPC)):
+        results = []
+        for j, init in enumerate(pair):
+            out = tmp_path / f"out{i}{j}"
+            run_script("run_ner.py", {
+                "vocab_file": fixture / "vocab.txt",
+                "bert_config_file": fixture / "bert_config.json",
+                "init_checkpoint": init, "do_lower_case": True,
+                "output_dir": out, "train_file": train, "eval_file": train,
+                "do_train": True, "do_eval": True, "seed": 3,
+                "max_seq_length": 8, "doc_stride": 3, "train_batch_size": 2})
+            results.append(dict(
+                line.split(" = ") for line in
+                (out / "eval_results.txt").read_text().splitlines()))
+        assert results[1].keys() == results[0].keys()
+        for key, value in results[0].items():
+            assert float(results[1][key]) == pytest.approx(float(value),
+                                                           abs=1e-5), key
+
+
+def test_run_multiple_choice(fixtures_dir, data_dir, kinds, tmp_path):
+    fixture = fixtures_dir / MRPC
+    swag = data_dir / "multiple_choice/swag/swag.csv"
+    for i, pair in enumerate(_pairs(kinds, MRPC)):
+        results = []
+        for j, init in enumerate(pair):
+            out = tmp_path / f"out{i}{j}"
+            run_script("run_multiple_choice.py", {
+                "data_format": "swag", "train_file": swag,
+                "predict_file": swag, "do_train": True, "do_predict": True,
+                "vocab_file": fixture / "vocab.txt",
+                "bert_config_file": fixture / "bert_config.json",
+                "init_checkpoint": init, "output_dir": out, "seed": 3,
+                "max_seq_length": 32, "train_batch_size": 4,
+                "num_train_epochs": 1})
+            results.append(_numbers(out / "test_results.tsv"))
+        assert results[0].shape == (11, 4)
+        np.testing.assert_allclose(results[1], results[0], atol=1e-5)
+
+
+def test_export_saved_model(fixtures_dir, kinds, tmp_path):
+    import tensorflow as tf
+
+    from serving.predictions import load_export
+
+    fixture = fixtures_dir / MRPC
+    sentences = tf.constant(["The cat sat on the mat.", "Nothing here."])
+    logits = []
+    for kind in ("tf1", "huggingface"):
+        export = tmp_path / kind
+        run_script("export_saved_model.py", {
+            "export_dir": export, "model_type": "classifier",
+            "task_name": "MRPC", "vocab_file": fixture / "vocab.txt",
+            "bert_config_file": fixture / "bert_config.json",
+            "init_checkpoint": kinds[MRPC][kind], "max_seq_length": 64})
+        served = load_export(str(export)).signatures["serving_default"]
+        logits.append(served(text=sentences)["logits"].numpy())
+    np.testing.assert_allclose(logits[1], logits[0], atol=1e-5)
+    # An encoder from a keras-hub preset serves the same vectors.
+    outputs = []
+    for kind in ("tf1_encoder", "keras_hub"):
+        export = tmp_path / f"enc_{kind}"
+        run_script("export_saved_model.py", {
+            "export_dir": export, "model_type": "encoder",
+            "vocab_file": fixture / "vocab.txt",
+            "bert_config_file": fixture / "bert_config.json",
+            "init_checkpoint": kinds[MRPC][kind], "max_seq_length": 64})
+        served = load_export(str(export)).signatures["serving_default"]
+        outputs.append(served(text=sentences)["pooled_output"].numpy())
+    np.testing.assert_allclose(outputs[1], outputs[0], atol=1e-5)
