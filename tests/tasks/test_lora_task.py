@@ -65,3 +65,19 @@ def test_lora_run_with_evaluation_best_and_dynamic_padding(
     for key in ("eval_accuracy", "eval_loss"):
         assert plain_eval[key] == pytest.approx(results["eval"][key],
                                                 abs=1e-5), key
+
+
+@pytest.mark.slow  # four script starts: ~20 s
+@pytest.mark.parametrize("script", ["run_classifier.py", "run_ner.py",
+                                    "run_squad.py", "run_multiple_choice.py"])
+def test_helpfull_lists_the_lora_flags(repo_root, script):
+    import subprocess
+    import sys
+
+    help_text = subprocess.run(
+        [sys.executable, str(repo_root / script), "--helpfull"],
+        capture_output=True, text=True, cwd=repo_root).stdout  # exits 1
+    help_text = " ".join(help_text.split())  # absl wraps lines
+    for name in ("--lora_rank:", "--lora_alpha:", "--lora_targets:",
+                 "attention_output, intermediate, layer_output"):
+        assert name in help_text, (script, name)

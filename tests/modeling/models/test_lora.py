@@ -262,3 +262,37 @@ def test_int8_and_bfloat16_copies_merge_the_adapters(fixtures_dir):
     assert not lora.lora_layers(copy)
     assert np.abs(np.asarray(copy(inputs), "float32") - logits).max() < (
         0.2 * np.abs(logits - base).max())
+
+
+@pytest.mark.parametrize("dtype, use_xla", [("float32", True),
+                                            ("mixed_float16", False)])
+def test_xla_and_mixed_precision_train_adapters_in_float32(
+        fixtures_dir, tmp_path, dtype, use_xla):
+    from modeling import BertConfig, training
+
+    fixture = fixtures_dir / "tf1_tiny_classifier"
+    config = BertConfig.from_json_file(fixture / "bert_config.json")
+    model = BertClassifier(config, 3, dtype=dtype)
+    checkpoints.load_tf1_checkpoint(model, fixture, verbose=False)
+    model.enable_lora(2)
+    before = _weights(model)
+    adapters = [d.lora_kernel_a for d in lora.lora_layers(model)]
+    assert {str(v.dtype) for v in adapters} == {"float32"}
+    training.run_training(
+        model, optimization.create_optimizer(1e-2, 10, 0),
+        random_classifier_batches(config), 2, str(tmp_path),
+        training.RuntimeOptions(use_xla=use_xla), 4, verbose=0,
+        start_from=training.CheckpointChoice(None, "none"))
+    trained = {tf1_name(v) for v in model.trainable_weights}
+    for name, value in _weights(model).items():
+        assert np.array_equal(value, before[name]) != (name in trained), name
+    # The merged float32 checkpoint gives a float32 model the LoRA model's
+    # logits (to float16 rounding where the model computes in float16).
+    _, reference = _loaded_classifier(fixtures_dir)
+    inputs = {key: reference[key] for key in INPUT_KEYS}
+    plain = build_model(fixture)
+    checkpoints.load_tf1_checkpoint(plain, tmp_path / "model.ckpt-2",
+                                    verbose=False)
+    np.testing.assert_allclose(
+        np.asarray(plain(inputs)), np.asarray(model(inputs), "float32"),
+        atol=1e-5 if dtype == "float32" else 2e-2)
