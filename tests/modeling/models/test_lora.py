@@ -296,3 +296,20 @@ def test_xla_and_mixed_precision_train_adapters_in_float32(
     np.testing.assert_allclose(
         np.asarray(plain(inputs)), np.asarray(model(inputs), "float32"),
         atol=1e-5 if dtype == "float32" else 2e-2)
+
+
+def test_keras_file_keeps_the_adapters(fixtures_dir, tmp_path):
+    import keras
+
+    model, reference = _loaded_classifier(fixtures_dir)
+    inputs = {key: reference[key] for key in INPUT_KEYS}
+    model.enable_lora(2, alpha=3)
+    for dense in lora.lora_layers(model):
+        dense.lora_kernel_b.assign(np.full(dense.lora_kernel_b.shape, 0.1,
+                                           "float32"))
+    model.save(tmp_path / "lora.keras")
+    same = keras.models.load_model(tmp_path / "lora.keras")
+    assert len(lora.lora_layers(same)) == 4
+    assert len(same.trainable_weights) == len(model.trainable_weights)
+    np.testing.assert_array_equal(np.asarray(same(inputs)),
+                                  np.asarray(model(inputs)))
