@@ -45,6 +45,7 @@ script_flags.define_mode_flags(
     do_predict_help="Whether to run eval on the dev set.",
     predict_batch_size_help="Total batch size for predictions.")
 script_flags.define_learning_rate_flags()
+script_flags.define_lora_flags()
 flags.DEFINE_integer(
     "n_best_size", 20,
     "The total number of n-best predictions to generate in the "

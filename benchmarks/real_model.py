@@ -13,7 +13,8 @@ code; skipped when torch or transformers is not importable by
 `--torch_python`. Rows (ROWS): GLUE MRPC (seeds 1, 2, 3), STS-B (regression),
 RTE, SST-2 (run_main.sh's recipe), WNUT-17 fine-tuned and feature-based
 (ours only), SQuAD v1.1 (train on the first 10 articles of dev-v1.1, evaluate
-on the last 5).
+on the last 5); LoRA rank 8 on query/value for SST-2 and MRPC
+(ours only) with its learning-rate sweep on MRPC (LORA_SWEEP).
 
 Each run is one entry of the results cache `benchmarks/results/real_model.json`
 (row/framework/seed), written after every run, so the script resumes where
@@ -87,11 +88,26 @@ SWEEP = {f"wnut17_feature_lr{rate}": dict(
     ROWS["wnut17_feature"], learning_rate=float(rate),
     reuse_features_from="wnut17_feature") for rate in ("5e-4", "1e-3", "5e-3")}
 ROWS.update(SWEEP)
+#: LoRA (ours only): rank 8 on query/value, the full fine-tuning row's
+#: recipe but the learning rate, which LORA_SWEEP measures on MRPC (seed 1).
+LORA = dict(lora_rank=8, lora_targets="query,value", frameworks=("ours",))
+LORA_SWEEP = {f"mrpc_lora_lr{rate}": dict(
+    ROWS["mrpc"], **LORA, seeds=(1,), learning_rate=float(rate))
+    for rate in ("2e-4", "5e-4", "1e-3")}
+#: The rate chosen from LORA_SWEEP (5e-4, microsoft/LoRA's RoBERTa-base
+#: MRPC rate, until the sweep is measured).
+LORA_LEARNING_RATE = 5e-4
+ROWS.update(sst2_lora=dict(ROWS["sst2"], **LORA,
+                           learning_rate=LORA_LEARNING_RATE),
+            mrpc_lora=dict(ROWS["mrpc"], **LORA,
+                           learning_rate=LORA_LEARNING_RATE), **LORA_SWEEP)
 TITLES = {
     "stsb": "STS-B (regression)", "wnut17": "WNUT-17, fine-tuned",
     "wnut17_feature": "WNUT-17, feature-based `concat_last_four`, BiLSTM 384",
     "rte": "RTE", "mrpc": "MRPC", "squad": "SQuAD v1.1 (10 / 5 articles)",
     "sst2": "SST-2 (1 epoch, seq 64, length groups)",
+    "sst2_lora": "SST-2, LoRA rank 8 query/value",
+    "mrpc_lora": "MRPC, LoRA rank 8 query/value",
 }
 METRIC_NAMES = {"eval_pearson": "Pearson", "eval_spearman": "Spearman",
                 "eval_f1": "F1", "eval_accuracy": "acc",
@@ -180,7 +196,10 @@ def ours_command(row, seed, google, args, output_dir):
               f"--seed={seed}", f"--log_steps={args.log_steps}",
               f"--output_dir={output_dir}"]
     if spec["kind"] == "classify":
-        return [args.python, "run_classifier.py",
+        lora = ([f"--lora_rank={spec['lora_rank']}",
+                 f"--lora_targets={spec['lora_targets']}"]
+                if spec.get("lora_rank") else [])
+        return [args.python, "run_classifier.py", *lora,
                 f"--task_name={spec['task_name']}", "--do_train", "--do_eval",
                 f"--data_dir={os.path.join(SHARED_DATA, 'glue', spec['folder'])}",
                 *model, *common, "--eval_batch_size=32",
@@ -308,6 +327,11 @@ def run_one(row, framework, seed, google, hf, args):
         steps = windows[-1][0] if windows else None
         train_s = sum(s for _, s in windows) if windows else None
         entry.update(versions)
+        if spec.get("lora_rank"):
+            entry["adapters_bytes"] = sum(os.path.getsize(path) for path in
+                                          glob.glob(os.path.join(glob.escape(
+                                              output_dir),
+                                              "lora_adapters.ckpt.*")))
     else:
         with open(output_json) as f:
             torch_result = json.load(f)
@@ -384,7 +408,7 @@ def render_table(cache):
         "command |",
         "|---|---|---:|---:|---:|---:|---:|---|"]
     for row, spec in ROWS.items():
-        if row in SWEEP:
+        if row in SWEEP or row in LORA_SWEEP:
             continue
         names = " / ".join(METRIC_NAMES[m] for m in spec["metrics"])
         for seed in spec.get("seeds", (1,)):
@@ -428,6 +452,19 @@ def render_table(cache):
                          f"{100 * e['metrics']['eval_f1']:.1f}" for e in sweep)
                      + " (one seed each; `python benchmarks/real_model.py "
                      "--rows=" + ",".join(SWEEP) + " --frameworks=ours`).")
+    lora = sorted((e for e in (entries.get(key(row, "ours", 1))
+                               for row in LORA_SWEEP) if e),
+                  key=lambda e: e["recipe"]["learning_rate"])
+    if lora:
+        lines.append("")
+        lines.append("LoRA rank 8 on query/value, learning rate against MRPC "
+                     "dev accuracy / F1: " + ", ".join(
+                         f"{e['recipe']['learning_rate']:g}: "
+                         f"{_metric_text(e, ROWS['mrpc']['metrics'])}"
+                         for e in lora) + "; adapters file "
+                     f"{lora[0].get('adapters_bytes', 0) / 1e6:.2f} MB (one "
+                     "seed each; `python benchmarks/real_model.py --rows="
+                     + ",".join(LORA_SWEEP) + " --frameworks=ours`).")
     return "\n".join(lines) + "\n"
 
 

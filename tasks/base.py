@@ -25,7 +25,8 @@ from modeling import BertConfig, optimization, training
 from modeling.training import evaluation
 from modeling.training import runtime as runtime_lib
 from modeling.training.padded_outputs import PaddedOutputs
-from tasks import checks, model_folder, modes
+from modeling.layers import lora
+from tasks import checks, lora_options, model_folder, modes
 from tasks.errors import UserError
 from tasks.modes import MODES, requested
 
@@ -55,7 +56,8 @@ class TaskConfig:
 
 @dataclasses.dataclass(kw_only=True)
 class FineTuningConfig(TaskConfig):
-    """The flags run_classifier.py and run_squad.py share (same defaults)."""
+    """The flags run_classifier.py and run_squad.py share (same defaults),
+    and the LoRA flags (`tasks.lora_options`)."""
     vocab_file: str = None
     do_lower_case: bool = True
     do_train: bool = False
@@ -65,6 +67,9 @@ class FineTuningConfig(TaskConfig):
     learning_rate: float = 5e-5
     num_train_epochs: float = 3.0
     warmup_proportion: float = 0.1
+    lora_rank: int = 0
+    lora_alpha: float = None
+    lora_targets: str = ",".join(lora.DEFAULT_TARGETS)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -130,7 +135,7 @@ class Task:
     def model(self):
         """The task model, built once under the strategy's scope."""
         with self.strategy.scope():
-            return self.build_model()
+            return lora_options.apply_lora(self.build_model(), self.config)
 
     def build_model(self):
         raise NotImplementedError
@@ -163,6 +168,7 @@ class Task:
             config.max_seq_length, "--max_seq_length", config.bert_config_file,
             minimum=3)
         self.check_inputs()
+        lora_options.check_lora_flags(config)
         if config.output_dir is not None:
             checks.check_output_dir_writable(config.output_dir)
             checks.check_output_dir_free(config.output_dir)

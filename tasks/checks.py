@@ -16,6 +16,7 @@ from data.pretraining.dataset import expand_input_files
 from data.tokenization import full_tokenizer
 from modeling import checkpoints, training
 from modeling.interop import sources
+from modeling.layers import lora
 from tasks.errors import UserError
 
 INIT_CHECKPOINT_RECORD = "init_checkpoint.txt"
@@ -283,8 +284,10 @@ def check_checkpoint_fits(model, checkpoint, bert_config_file,
     except checkpoints.CheckpointMismatchError as error:
         raise UserError(f"{bert_config_file} does not fit {checkpoint}: "
                         f"{shorten_mismatch(str(error))}") from None
+    # LoRA adapters are new weights, as a new head is.
     model_names = {name for name in checkpoints.model_weights_by_name(model)
-                   if name.startswith("bert/")}
+                   if name.startswith("bert/") and name.rsplit("/", 1)[-1]
+                   not in lora.ADAPTER_NAMES}
     checkpoint_names = {name for name in shapes if name.startswith("bert/")
                         and not checkpoints.is_optimizer_state(name)}
     if model_names == checkpoint_names or allow_partial:

@@ -166,3 +166,26 @@ def define_evaluation_flags(flag_values=flags.FLAGS):
         "Stop training after this many evaluations without improvement of "
         "--keep_best_checkpoint (0: never).", lower_bound=0,
         flag_values=flag_values)
+
+
+def define_lora_flags(flag_values=flags.FLAGS):
+    """Defines --lora_rank, --lora_alpha and --lora_targets (the fine-tuning
+    scripts; `tasks.lora_options`, docs/lora.md)."""
+    from modeling.layers import lora
+
+    flags.DEFINE_integer(
+        "lora_rank", 0,
+        "LoRA: train rank-r adapters on --lora_targets of every encoder "
+        "layer (Keras's Dense.enable_lora) and freeze the rest of the "
+        "encoder but the pooler; the head trains. 0: full fine-tuning. "
+        "model.ckpt-N holds the merged kernels (any reader loads it); "
+        "output_dir/lora_adapters.ckpt the adapters, pooler and head.",
+        flag_values=flag_values)
+    flags.DEFINE_float(
+        "lora_alpha", None,
+        "LoRA scale numerator: the update is (alpha / rank) A B. Default: "
+        "--lora_rank.", flag_values=flag_values)
+    flags.DEFINE_string(
+        "lora_targets", ",".join(lora.DEFAULT_TARGETS),
+        "Comma-separated sub-layers LoRA adapts, by their TF1 scope: "
+        + ", ".join(lora.TARGETS) + ".", flag_values=flag_values)

@@ -17,6 +17,7 @@ from modeling.checkpoints.loading import (CheckpointMismatchError, LoadStatus,
                                           load_tf1_checkpoint,
                                           model_weights_by_name)
 from modeling.checkpoints.saving import (CheckpointExistsError,
+                                         save_lora_adapters,
                                          save_tf1_checkpoint)
 from modeling.checkpoints.state_file import (CheckpointStateError,
                                              newest_listed, read_state)
@@ -29,4 +30,4 @@ __all__ = ["GLOBAL_STEP", "RELEASED_CHECKPOINT_NAME", "SLOT_NAMES",
            "newest_listed", "read_state", "is_optimizer_state",
            "list_checkpoint",
            "load_tf1_checkpoint", "model_weights_by_name",
-           "resolve_checkpoint", "save_tf1_checkpoint"]
+           "resolve_checkpoint", "save_lora_adapters", "save_tf1_checkpoint"]

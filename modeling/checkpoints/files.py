@@ -15,7 +15,8 @@ from data.io.errors import MissingFileError, UserError
 _NON_WEIGHT_PATTERN = re.compile(
     r"(/adam_[mv]$|/Adam(_\d+)?$|/Momentum$|/Adagrad$|/Lamb(_\d+)?$|"
     r"^global_step$|^beta[12]_power$|^_CHECKPOINTABLE_OBJECT_GRAPH$|"
-    r"AdamWeightDecayOptimizer|^good_steps$|^loss_scale$|^current_loss_scale$)")
+    r"AdamWeightDecayOptimizer|^good_steps$|^loss_scale$|^current_loss_scale$|"
+    r"^lora/)")
 
 GLOBAL_STEP = "global_step"
 SLOT_NAMES = ("adam_m", "adam_v")

@@ -15,6 +15,7 @@ from modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
                                         check_data_size, is_optimizer_state,
                                         read_tensors, read_variables,
                                         resolve_checkpoint)
+from modeling.layers import lora
 from modeling.naming import tf1_name
 from modeling.checkpoints.model_kind import check_tf1_names
 
@@ -60,10 +61,40 @@ def model_weights_by_name(model):
     return weights
 
 
-def optimizer_slots(optimizer, variable):
+def optimizer_slots(optimizer, variable, name=None):
+    """`{<name>/adam_m|adam_v: slot}`; `name` defaults to the TF1 name."""
     slots = optimizer.slot_variables(variable)
-    return {f"{tf1_name(variable)}/{slot}": slots[slot] for slot in SLOT_NAMES
+    name = name or tf1_name(variable)
+    return {f"{name}/{slot}": slots[slot] for slot in SLOT_NAMES
             if slot in slots}
+
+
+def checkpoint_weights(model, shapes):
+    """`{checkpoint name: Keras variable}`: the TF1 names, except that a
+    LoRA model's unmerged state (base kernels, adapters) is read from
+    `lora.RESUME_SCOPE` where the checkpoint holds it (a training checkpoint
+    or adapters file of a LoRA run; elsewhere the kernels are the base).
+
+    Raises:
+        CheckpointMismatchError: the checkpoint holds LoRA adapters outside
+            that scope that the model lacks (unmerged: ignoring them would
+            give the base model).
+    """
+    weights = model_weights_by_name(model)
+    unmerged = sorted(name for name in shapes
+                      if name.rsplit("/", 1)[-1] in lora.ADAPTER_NAMES
+                      and not name.startswith(lora.RESUME_SCOPE)
+                      and name not in weights)
+    if unmerged:
+        raise CheckpointMismatchError(
+            f"Checkpoint holds LoRA adapters not merged into its kernels "
+            f"({unmerged[0]}, {len(unmerged)} in all) and model "
+            f"{model.name!r} has none: loading it would silently give the "
+            "base model. Enable LoRA on the model (enable_lora, --lora_rank) "
+            "or save a merged checkpoint (modeling.layers.lora).")
+    resume = lora.resume_names(model)
+    return {(resume[name] if resume.get(name) in shapes else name): variable
+            for name, variable in weights.items()}
 
 
 def _mismatch_hints(shapes, weights):
@@ -117,7 +148,7 @@ def check_shapes(model, shapes, source):
     """Checks a checkpoint's `{TF1 name: shape}` against `model`'s weights.
 
     Returns:
-        `model_weights_by_name(model)`.
+        `checkpoint_weights(model, shapes)`.
 
     Raises:
         CheckpointMismatchError: no weight name matches, or some shapes differ
@@ -125,7 +156,10 @@ def check_shapes(model, shapes, source):
         OtherModelError: the names are another model's (ALBERT, ELECTRA).
     """
     check_tf1_names(shapes, source)
-    weights = model_weights_by_name(model)
+    try:
+        weights = checkpoint_weights(model, shapes)
+    except CheckpointMismatchError as error:
+        raise CheckpointMismatchError(f"{source}: {error}") from None
     matched = [name for name in weights if name in shapes]
     if not matched:
         sample = sorted(n for n in shapes if not is_optimizer_state(n))[:5]
@@ -180,7 +214,7 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
     `tf.train.init_from_checkpoint` in the original scripts.
     """
     prefix, shapes = check_compatible(model, checkpoint)
-    weights = model_weights_by_name(model)
+    weights = checkpoint_weights(model, shapes)
     loaded = sorted(name for name in weights if name in shapes)
     missing = sorted(name for name in weights if name not in shapes)
     unused = sorted(name for name in shapes
@@ -190,7 +224,8 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
         # Only trainable weights have slots (BertSquad's unused pooler has
         # none; a checkpoint's slots for it are unused optimizer state).
         for name in (name for name in loaded if weights[name].trainable):
-            for slot_name, slot in optimizer_slots(optimizer, weights[name]).items():
+            for slot_name, slot in optimizer_slots(
+                    optimizer, weights[name], name).items():
                 if slot_name in shapes:
                     slot_pairs.append((slot, slot_name))
     restore_optimizer = bool(slot_pairs) and GLOBAL_STEP in shapes

@@ -11,21 +11,57 @@ from modeling.checkpoints.finiteness import (CheckpointNonFiniteError,
                                              describe_non_finite,
                                              non_finite_tensors)
 from modeling.checkpoints.loading import model_weights_by_name, optimizer_slots
+from modeling.layers import lora
+from modeling.naming import tf1_name
 
 
 class CheckpointExistsError(OutputExistsError):
     """A checkpoint is already at the path asked for; it is never replaced."""
 
 
+def _check_free(prefix, overwrite):
+    if tf.io.gfile.exists(prefix + ".index") and not overwrite:
+        raise CheckpointExistsError(
+            f"A checkpoint already exists at {prefix}; not overwriting it. "
+            "Choose another path or pass overwrite=True.")
+    directory = os.path.dirname(prefix)
+    if directory:
+        tf.io.gfile.makedirs(directory)
+
+
+def _saved_name(variable, resume):
+    name = tf1_name(variable)
+    return resume.get(name, name)
+
+
 def _tensors_to_save(model, optimizer, global_step):
-    tensors = {name: tf.convert_to_tensor(variable.value)
-               for name, variable in model_weights_by_name(model).items()}
+    # A LoRA model: merged kernels under the TF1 names (any reader gets the
+    # fine-tuned model), its unmerged state under lora.RESUME_SCOPE.
+    resume = lora.resume_names(model)
+    tensors = {name: tf.convert_to_tensor(value)
+               for name, value in lora.merged_weights(model).items()}
+    weights = model_weights_by_name(model)
+    tensors.update({saved: tf.convert_to_tensor(weights[name].value)
+                    for name, saved in resume.items()})
     if optimizer is not None:
         for variable in model.trainable_weights:
-            for slot_name, slot in optimizer_slots(optimizer, variable).items():
+            for slot_name, slot in optimizer_slots(
+                    optimizer, variable, _saved_name(variable, resume)).items():
                 tensors[slot_name] = tf.convert_to_tensor(slot.value)
         if global_step is None:
             global_step = int(optimizer.iterations.numpy())
+    if global_step is not None:
+        tensors[GLOBAL_STEP] = tf.constant(int(global_step), tf.int64)
+    return tensors
+
+
+def adapter_tensors(model, global_step=None):
+    """What a LoRA model trains, by checkpoint name: the adapters (under
+    `lora.RESUME_SCOPE`), the pooler and the head; with `global_step`. The
+    small file that `--init_checkpoint` (the base model) completes."""
+    resume = lora.resume_names(model)
+    tensors = {_saved_name(v, resume): tf.convert_to_tensor(v.value)
+               for v in model.trainable_weights}
     if global_step is not None:
         tensors[GLOBAL_STEP] = tf.constant(int(global_step), tf.int64)
     return tensors
@@ -61,15 +97,22 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
         data.io.errors.OutputWriteError: disk full or another OS error.
     """
     prefix = os.fspath(prefix)
-    if tf.io.gfile.exists(prefix + ".index") and not overwrite:
-        raise CheckpointExistsError(
-            f"A checkpoint already exists at {prefix}; not overwriting it. "
-            "Choose another path or pass overwrite=True.")
-    directory = os.path.dirname(prefix)
-    if directory:
-        tf.io.gfile.makedirs(directory)
+    _check_free(prefix, overwrite)
     tensors = _tensors_to_save(model, optimizer, global_step)
     tensors.update(extra_tensors or {})
+    return write_tensors(prefix, tensors, overwrite, allow_non_finite)
+
+
+def save_lora_adapters(model, prefix, global_step=None, overwrite=False):
+    """Writes `adapter_tensors(model, global_step)` as a TF1 checkpoint at
+    `prefix` (as `save_tf1_checkpoint`, same errors); returns the prefix."""
+    return write_tensors(os.fspath(prefix),
+                         adapter_tensors(model, global_step), overwrite)
+
+
+def write_tensors(prefix, tensors, overwrite=False, allow_non_finite=False):
+    """Writes `{name: tensor}` at `prefix`; see `save_tf1_checkpoint`."""
+    _check_free(prefix, overwrite)
     found = [] if allow_non_finite else non_finite_tensors(
         {name: tensor.numpy() for name, tensor in tensors.items()})
     if found:

@@ -1,6 +1,7 @@
 """A model rebuilt from its config with another model's weights."""
 import keras
 
+from modeling.layers import lora
 from modeling.naming import tf1_name
 
 
@@ -14,16 +15,18 @@ def rebuilt_copy(model, dtype=None):
             the copy (e.g. "bfloat16"); the weights are cast to it.
     Returns:
         The copy; its weights are `model`'s, matched by TF1 name (the
-        copy's inner models may get other Keras names).
+        copy's inner models may get other Keras names); a LoRA model's copy
+        has no LoRA but the merged kernels (`lora.merged_weights`).
     Raises:
         ValueError: the copy's weight names differ from the model's (a model
             not built by its constructor).
     """
     config = model.get_config()
+    config.pop("lora", None)
     if dtype is not None:
         config["dtype"] = dtype
     copy = type(model).from_config(config)
-    source = {tf1_name(weight): weight for weight in model.weights}
+    source = lora.merged_weights(model)
     paths = sorted(tf1_name(weight) for weight in copy.weights)
     if paths != sorted(source):
         raise ValueError(

@@ -10,6 +10,7 @@ from modeling.config import BertConfig
 from modeling.layers.embeddings import BertEmbeddings
 from modeling.layers.initializers import create_initializer
 from modeling.layers.input_checks import check_encoder_inputs, require_input_dict
+from modeling.layers.lora import LoraMixin
 from modeling.layers.serialization import BertConfigSerializable, register
 from modeling.layers.transformer import TransformerLayer
 from modeling.models.pretrained import FromCheckpoint
@@ -71,12 +72,16 @@ class BertPooler(BertConfigSerializable, keras.layers.Layer):
 
 
 @register
-class BertModel(FromCheckpoint, BertConfigSerializable, keras.Model):
+class BertModel(LoraMixin, FromCheckpoint, BertConfigSerializable, keras.Model):
     """BERT encoder (Devlin et al. 2018, section 3), the original `BertModel`.
 
     Args:
         config: a `BertConfig`.
         name: Keras model name; the first component of every weight path.
+
+    `enable_lora(rank, alpha=None, targets=("query", "value"))` adds LoRA
+    adapters (`modeling/layers/lora.py`) and freezes the rest of the encoder
+    but the pooler.
 
     Call args:
         inputs: dict with `input_ids` int32 [batch_size, seq_length] and,

@@ -11,6 +11,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from modeling.layers.lora import LoraMixin
 from modeling.models import losses
 from modeling.models.bert_model import BertModel
 from modeling.models.pretrained import FromCheckpoint
@@ -78,7 +79,7 @@ class OwnLoss:
             self.task_loss(x, y, y_pred, sample_weight))
 
 
-class TaskModel(OwnLoss, FromCheckpoint):
+class TaskModel(LoraMixin, OwnLoss, FromCheckpoint):
     """Mixin for the task models built on a `BertModel`.
 
     Constructor args every task model takes:
@@ -91,6 +92,9 @@ class TaskModel(OwnLoss, FromCheckpoint):
             model.
 
     Raises (construction): see `resolve_encoder`.
+
+    `enable_lora(rank, alpha=None, targets=("query", "value"))`: LoRA on the
+    encoder (`modeling.layers.lora.LoraMixin`); the head stays trainable.
     """
 
     def _init_encoder(self, config, encoder, preprocessor):

@@ -16,8 +16,12 @@ from absl import logging
 from data.io.atomic import write_text_atomically
 from modeling import checkpoints
 from modeling.checkpoints import state_file
+from modeling.layers import lora
 
 TRAINING_CHECKPOINT_PREFIX = "model.ckpt"
+#: A LoRA run's small file beside its checkpoints: the newest checkpoint's
+#: adapters, pooler and head (`checkpoints.save_lora_adapters`).
+LORA_ADAPTERS_PREFIX = "lora_adapters.ckpt"
 # Extra checkpoint entries of a float16 run (skipped by weight loaders, see
 # `checkpoints.is_optimizer_state`).
 LOSS_SCALE = "loss_scale"
@@ -164,7 +168,8 @@ def restore_loss_scale(model, checkpoint):
 def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5):
     """Writes `model.ckpt-<global_step>` with optimizer state (and a float16
     model's loss scale); updates `checkpoint`, deleting checkpoints beyond
-    the newest `keep_checkpoint_max` (0 keeps all).
+    the newest `keep_checkpoint_max` (0 keeps all). A LoRA model's also
+    rewrites `LORA_ADAPTERS_PREFIX`.
 
     Returns:
         str, the prefix written.
@@ -184,6 +189,10 @@ def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5
                                     overwrite=True,
                                     extra_tensors=_loss_scale_tensors(model))
     list_as_newest(output_dir, name, keep_checkpoint_max)
+    if lora.lora_layers(model):
+        checkpoints.save_lora_adapters(
+            model, os.path.join(output_dir, LORA_ADAPTERS_PREFIX), step,
+            overwrite=True)
     logging.info("Saved checkpoint %s in %.1f s", prefix,
                  time.perf_counter() - start)
     return prefix

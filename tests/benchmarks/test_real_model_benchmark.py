@@ -107,3 +107,30 @@ def test_table_rows_values_and_doc_markers(real_model, tmp_path):
     assert text.startswith(f"before\n{real_model.TABLE_START}\n| row |")
     assert text.endswith(f"{real_model.TABLE_END}\nafter\n")
     assert table in text
+
+
+def test_lora_rows_pass_the_flags_and_tabulate_the_sweep(real_model,
+                                                         tmp_path):
+    import types
+
+    args = types.SimpleNamespace(python="python", log_steps=10)
+    command = real_model.ours_command("mrpc_lora", 1, "g", args, "out")
+    assert "--lora_rank=8" in command and "--lora_targets=query,value" in command
+    assert f"--learning_rate={real_model.LORA_LEARNING_RATE}" in command
+    assert not any(part.startswith("--lora") for part in
+                   real_model.ours_command("mrpc", 1, "g", args, "out"))
+    assert real_model.ROWS["sst2_lora"]["frameworks"] == ("ours",)
+    entries = {}
+    for rate, accuracy in ((2e-4, 0.70), (1e-3, 0.75)):
+        row = f"mrpc_lora_lr{rate:.0e}".replace("e-0", "e-")
+        entry = _entry(row, "ours", 1, {"eval_accuracy": accuracy,
+                                        "eval_f1": 0.8}, 5.0, rate)
+        entry["adapters_bytes"] = 2_500_000
+        entries[f"{row}/ours/1"] = entry
+    entries["mrpc_lora/ours/1"] = _entry("mrpc_lora", "ours", 1, {
+        "eval_accuracy": 0.77, "eval_f1": 0.84}, 60.0)
+    table = real_model.render_table({"entries": entries})
+    assert ("MRPC dev accuracy / F1: 0.0002: 70.0 / 80.0, 0.001: 75.0 / 80.0;"
+            " adapters file 2.50 MB") in table
+    assert "| MRPC, LoRA rank 8 query/value, seed 1 | acc / F1 | 77.0 / 84.0 " \
+           "| (ours only) |" in table

@@ -1,0 +1,165 @@
+"""LoRA (Hu et al. 2021) on the encoder's Dense layers, with Keras's own
+`Dense.enable_lora`, and the one merge rule every consumer uses.
+
+`enable_lora(bert, rank)` adds `lora_kernel_a` [in, rank] (he_uniform) and
+`lora_kernel_b` [rank, out] (zeros, so outputs start unchanged) to the
+chosen sub-layers of every transformer layer and freezes the rest of the
+encoder (kernels, biases, LayerNorm, embeddings). The pooler stays trainable:
+it is the first layer of the classification heads (the original fine-tunes
+it with them) and is small (hidden_size^2). Adapters get the weight decay of
+the kernels they adapt (the original's rule decays every weight but
+LayerNorm and bias).
+
+`merged_weights(model)` is the model as if without LoRA: each adapted kernel
+replaced by W + (alpha / rank) A B, computed as Keras's `Dense.kernel` does
+it (in float32 and then cast to the kernel's dtype). Checkpoints, int8 and
+bfloat16 copies and export read the model through it.
+"""
+import keras
+from keras import ops
+
+from modeling.naming import tf1_name
+
+#: The TF1 sub-layers LoRA can adapt, by the last scope before `kernel`.
+TARGETS = ("query", "key", "value", "attention_output", "intermediate",
+           "layer_output")
+DEFAULT_TARGETS = ("query", "value")
+#: Checkpoint scope of the unmerged LoRA state (base kernels, adapters and
+#: their Adam slots): a loader without LoRA never meets it by its names.
+RESUME_SCOPE = "lora/"
+ADAPTER_NAMES = ("lora_kernel_a", "lora_kernel_b")
+
+
+def _target_layer(transformer_layer, target):
+    attention = transformer_layer.attention
+    return {
+        "query": lambda: attention.self_attention.query,
+        "key": lambda: attention.self_attention.key,
+        "value": lambda: attention.self_attention.value,
+        "attention_output": lambda: attention.output_projection.dense,
+        "intermediate": lambda: transformer_layer.intermediate.dense,
+        "layer_output": lambda: transformer_layer.output_projection.dense,
+    }[target]()
+
+
+def check_lora_arguments(rank, alpha=None, targets=DEFAULT_TARGETS):
+    """The checked (rank, alpha, targets): rank an int >= 1, alpha a
+    positive number or None (= rank), targets a non-empty subset of
+    `TARGETS` (a comma-separated string is split).
+
+    Raises:
+        ValueError: one line naming the bad argument and what is allowed.
+    """
+    if isinstance(targets, str):
+        targets = [t.strip() for t in targets.split(",") if t.strip()]
+    targets = tuple(targets)
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+        raise ValueError(f"LoRA rank must be an integer >= 1, got {rank!r}.")
+    if alpha is not None and not alpha > 0:
+        raise ValueError(f"LoRA alpha must be > 0 (or None: the rank), got "
+                         f"{alpha!r}.")
+    unknown = [t for t in targets if t not in TARGETS]
+    if unknown or not targets:
+        raise ValueError(
+            f"Unknown LoRA target(s) {unknown or list(targets)}; choose from "
+            f"{', '.join(TARGETS)}.")
+    return rank, alpha, tuple(dict.fromkeys(targets))
+
+
+def enable_lora(bert, rank, alpha=None, targets=DEFAULT_TARGETS):
+    """Adds rank-`rank` adapters to `targets` of every transformer layer of
+    `bert` (a `BertModel`) and freezes every other encoder weight but the
+    pooler's.
+
+    Returns:
+        list of the adapted `keras.layers.Dense`.
+    Raises:
+        ValueError: see `check_lora_arguments`; LoRA is already enabled.
+    """
+    rank, alpha, targets = check_lora_arguments(rank, alpha, targets)
+    if lora_layers(bert):
+        raise ValueError(f"LoRA is already enabled on {bert.name}.")
+    layers = [_target_layer(layer, target)
+              for layer in bert.encoder.transformer_layers
+              for target in targets]
+    for dense in layers:
+        dense.enable_lora(rank, lora_alpha=alpha)
+    pooler = {id(v) for v in bert.pooler.weights}
+    for variable in bert.weights:
+        if id(variable) not in pooler and not _is_adapter(variable):
+            variable.trainable = False
+    return layers
+
+
+def _is_adapter(variable):
+    return variable.path.rsplit("/", 1)[-1] in ADAPTER_NAMES
+
+
+def lora_layers(model):
+    """The Dense layers of `model` with LoRA enabled."""
+    return [layer for layer in model._flatten_layers()
+            if isinstance(layer, keras.layers.Dense)
+            and getattr(layer, "lora_enabled", False)]
+
+
+def merged_kernel(dense):
+    """W + (alpha / rank) A B of a LoRA-enabled Dense, in the kernel's
+    dtype (as `Dense.kernel` computes it, before its cast to the compute
+    dtype). [input_dim, units]."""
+    kernel = dense._kernel
+    return ops.cast(ops.add(kernel, (dense.lora_alpha / dense.lora_rank)
+                            * ops.matmul(dense.lora_kernel_a,
+                                         dense.lora_kernel_b)), kernel.dtype)
+
+
+def resume_names(model):
+    """`{TF1 name: checkpoint name under RESUME_SCOPE}` of the unmerged LoRA
+    state (each adapted base kernel and its two adapters); {} without LoRA."""
+    names = {}
+    for dense in lora_layers(model):
+        for variable in (dense._kernel, dense.lora_kernel_a,
+                         dense.lora_kernel_b):
+            names[tf1_name(variable)] = RESUME_SCOPE + tf1_name(variable)
+    return names
+
+
+def merged_weights(model):
+    """`{TF1 name: tensor}` of `model` as the same model without LoRA: the
+    adapted kernels merged (`merged_kernel`), adapters left out."""
+    merged = {id(dense._kernel): dense for dense in lora_layers(model)}
+    return {tf1_name(v): (merged_kernel(merged[id(v)]) if id(v) in merged
+                          else v.value)
+            for v in model.weights if not _is_adapter(v)}
+
+
+class LoraMixin:
+    """`enable_lora` for `BertModel` and the task models (their encoder is
+    `self.bert`), kept by `get_config` / `from_config` (`.keras` files)."""
+
+    def enable_lora(self, rank, alpha=None, targets=DEFAULT_TARGETS):
+        """Keras's `Dense.enable_lora` on `targets` (TF1 sub-layer names,
+        `TARGETS`) of every transformer layer; every other encoder weight
+        but the pooler is frozen, a task model's head stays trainable.
+        alpha: the scale numerator (None: rank). Raises ValueError (one
+        line): a bad argument, or LoRA already enabled."""
+        bert = getattr(self, "bert", self)
+        rank, alpha, targets = check_lora_arguments(rank, alpha, targets)
+        enable_lora(bert, rank, alpha, targets)
+        bert.lora_config = {"rank": rank, "alpha": alpha,
+                            "targets": list(targets)}
+
+    def get_config(self):
+        config = super().get_config()
+        lora = getattr(getattr(self, "bert", self), "lora_config", None)
+        if lora:
+            config["lora"] = dict(lora)
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        lora = config.pop("lora", None)
+        model = super().from_config(config)
+        if lora:
+            model.enable_lora(**lora)
+        return model
