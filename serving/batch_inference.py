@@ -14,6 +14,7 @@ signatures (padded to max_seq_length by the export).
 import dataclasses
 import json
 import os
+import uuid
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
@@ -23,7 +24,6 @@ from apache_beam.utils.windowed_value import WindowedValue
 import numpy as np
 import tensorflow as tf
 
-from data.io.atomic import atomic_output
 from data.io.errors import UserError
 from data.io.text_files import TextRange, iter_lines, open_file
 from data.tokenization import full_tokenizer
@@ -31,6 +31,8 @@ from data.tokenization.packing import pack_ids
 from modeling.pooling import pool_sequence
 
 METRICS_NAMESPACE = "batch_inference"
+#: Shard files being written, under the output folder.
+TEMP_DIR = ".bert-tmp"
 # Lengths are rounded up to a multiple of this for grouping.
 _BUCKET = 8
 
@@ -290,8 +292,14 @@ class WriteShardFn(beam.DoFn):
                                "examples planned" % (index, len(lines),
                                                      len(set(lines)),
                                                      shard.examples))
-        path = os.path.join(self.output_dir, shard.file_name(self.embeddings))
-        with atomic_output(path, clean_stale=False) as temp:
+        name = shard.file_name(self.embeddings)
+        path = os.path.join(self.output_dir, name)
+        # Not data.io.atomic: its per-write temp folder removal races
+        # between workers writing into one folder. TEMP_DIR goes at the end.
+        temp = os.path.join(self.output_dir, TEMP_DIR,
+                            "%s.%s.partial" % (name, uuid.uuid4().hex))
+        tf.io.gfile.makedirs(os.path.dirname(temp))
+        try:
             with open_file(temp, "wb") as writer:
                 if self.embeddings:
                     _write_parquet(writer, results)
@@ -300,6 +308,11 @@ class WriteShardFn(beam.DoFn):
                         json.dumps(self.format_result(row, result),
                                    ensure_ascii=False) + "\n"
                         for row, result in results).encode("utf-8"))
+            # A retried bundle writes the same rows: replacing is harmless.
+            tf.io.gfile.rename(temp, path, overwrite=True)
+        finally:
+            if tf.io.gfile.exists(temp):
+                tf.io.gfile.remove(temp)
         yield path
 
 

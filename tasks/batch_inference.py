@@ -252,6 +252,10 @@ def run_batch_inference(options, spec, input_file, parse_line,
     if "://" not in output_dir:
         output_dir = os.path.abspath(output_dir)
     left = shards_to_run(output_dir, shards, spec)
+    temp_dir = os.path.join(output_dir, batch_inference.TEMP_DIR)
+    if tf.io.gfile.exists(temp_dir):   # what a killed run left
+        logging.info("Removing %s (a killed run's partial shards)", temp_dir)
+        tf.io.gfile.rmtree(temp_dir)
     tf.io.gfile.makedirs(output_dir)
     plan_path = os.path.join(output_dir, PLAN_FILE)
     if not tf.io.gfile.exists(plan_path):
@@ -277,6 +281,8 @@ def run_batch_inference(options, spec, input_file, parse_line,
         if state != PipelineState.DONE:
             raise RuntimeError("the Beam pipeline ended in state %s" % state)
         _log_counters(result)
+        if tf.io.gfile.exists(temp_dir):
+            tf.io.gfile.rmtree(temp_dir)
     names = set(tf.io.gfile.listdir(output_dir))
     missing = [s.file_name(embeddings) for s in shards
                if s.file_name(embeddings) not in names]
