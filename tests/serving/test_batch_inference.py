@@ -191,3 +191,70 @@ def test_killed_run_resumes_to_the_uninterrupted_output(classifier_export,
                                    list(result["probabilities"].values()),
                                    rtol=0, atol=1e-6)
     assert sorted(os.listdir(killed)) == sorted(os.listdir(tmp_path / "whole"))
+
+
+def test_beam_not_installed_is_one_user_error(monkeypatch, tmp_path):
+    from tasks.batch_inference import check_options
+    from tasks.errors import UserError
+
+    monkeypatch.setitem(sys.modules, "apache_beam", None)  # import fails
+    with pytest.raises(UserError, match="needs Apache Beam, which is not "
+                       "installed"):
+        check_options(_beam(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
+def test_finished_or_foreign_output_dir_is_refused(tmp_path):
+    from serving.batch_inference import ModelSpec
+    from tasks.batch_inference import plan_shards, shards_to_run
+    from tasks.errors import UserError
+
+    path = _write_lines(tmp_path / "in.txt", ["a", "", "b", "c"])
+    shards = plan_shards([path], _beam(tmp_path, lines_per_shard=2),
+                         lambda _, __, line: (line,) if line else None)
+    assert [(s.text_range.first_line, s.examples) for s in shards] == [
+        (1, 1), (3, 2)]
+    spec = ModelSpec(model_type="classifier", export_dir="x")
+    out = tmp_path / "out"
+    out.mkdir()
+    assert shards_to_run(str(out), shards, spec) == shards   # empty: all
+    (out / "mine.txt").write_text("a user's file")
+    with pytest.raises(UserError, match="holds no _PLAN.json"):
+        shards_to_run(str(out), shards, spec)
+    (out / SUCCESS_FILE).write_text("{}")
+    with pytest.raises(UserError, match="finished run"):
+        shards_to_run(str(out), shards, spec)
+    assert sorted(os.listdir(out)) == [SUCCESS_FILE, "mine.txt"]
+
+
+@pytest.mark.slow
+def test_real_model_batch_composition_moves_embeddings_little(
+        real_model_dir, data_dir):
+    """all-MiniLM-L6-v2: the same rows alone, in token-bounded batches and
+    in one batch of every length; the largest difference is printed."""
+    from serving.batch_inference import ModelSpec, ReadShardFn, _LoadedModel
+
+    vocab = str(real_model_dir / "vocab.txt")
+    spec = ModelSpec(
+        model_type="encoder", tokenizer=(vocab, True), max_seq_length=128,
+        serving_arguments=dict(
+            model_type="encoder", vocab_file=vocab, do_lower_case=True,
+            bert_config_file=str(real_model_dir / "bert_config.json"),
+            init_checkpoint=str(real_model_dir / "bert_model.ckpt"),
+            max_seq_length=128, pooling="mean"))
+    rows = list(ReadShardFn._rows(spec, enumerate(
+        [(s,) for s in sst2_sentences(data_dir, 64)], 1)))
+    model = _LoadedModel(spec)
+    alone = np.stack([model([row])[0]["embedding"] for row in rows])
+    together = np.stack([r["embedding"] for r in model(rows)])
+    by_length = sorted(rows, key=lambda row: len(row.ids))
+    grouped = {row.line: r["embedding"] for batch in (by_length[:32],
+                                                      by_length[32:])
+               for row, r in zip(batch, model(batch))}
+    grouped = np.stack([grouped[row.line] for row in rows])
+    padded = model.signatures["embed_text"](text=np.array(
+        [row.fields[0] for row in rows]))["embedding"].numpy()
+    largest = max(np.abs(a - b).max() for a, b in (
+        (alone, together), (alone, grouped), (alone, padded)))
+    print("largest difference from batch composition: %.2g" % largest)
+    assert largest <= 1e-5
