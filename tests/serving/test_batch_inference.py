@@ -258,3 +258,14 @@ def test_real_model_batch_composition_moves_embeddings_little(
         (alone, together), (alone, grouped), (alone, padded)))
     print("largest difference from batch composition: %.2g" % largest)
     assert largest <= 1e-5
+
+
+def test_worker_requirements_name_setup_pins():
+    setup = (REPO_ROOT / "setup.py").read_text()
+    wanted = (REPO_ROOT / "serving/worker_requirements.txt").read_text()
+    lines = [line for line in wanted.splitlines()
+             if line and not line.startswith("#")]
+    for package in ("tensorflow", "tensorflow-text", "keras", "apache-beam"):
+        pins = [line for line in lines if line.split(">")[0] == package]
+        assert len(pins) == 1, package
+        assert f'"{pins[0]}"' in setup, pins[0]   # setup.py's exact pin
