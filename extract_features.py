@@ -14,6 +14,10 @@ per example: `{"linex_index": N, "features": [{"token": ..., "layers":
 
     python extract_features.py --pooling=mean --l2_normalize \\
       --output_file=embeddings.npy ... (float32 [input lines, hidden])
+
+With --runner=DirectRunner (or a cluster runner) and --pooling, --input_file
+files and globs go to Parquet shards in --output_dir instead
+(docs/batch_inference.md).
 """
 
 from tasks.quiet_start import start_tensorflow
@@ -50,11 +54,12 @@ flags.DEFINE_bool(
     "Accepted for the original's command lines; the embedding lookup is "
     "the same either way.")
 # The original's use_tpu, master and num_tpu_cores: the runtime flags.
+script_flags.define_batch_inference_flags()
 script_flags.define_padding_flags(group_by_length=False)
 script_flags.define_runtime_and_error_flags()
 
 flags.mark_flags_as_required(["input_file", "vocab_file", "bert_config_file",
-                             "init_checkpoint", "output_file"])
+                             "init_checkpoint"])
 
 
 def main():
@@ -63,8 +68,10 @@ def main():
                                           FeatureExtractionTask)
 
     layers = FLAGS.layers if FLAGS["layers"].present else None
+    # --output_dir is the Beam shards' folder, not the task's output_dir.
     FeatureExtractionTask(cli.config_from_flags(
-        FeatureExtractionConfig, layers=layers)).run()
+        FeatureExtractionConfig, layers=layers, output_dir=None,
+        batch=script_flags.batch_options_from_flags())).run()
 
 
 if __name__ == "__main__":

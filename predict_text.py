@@ -11,7 +11,9 @@ r"""Predicts from raw text in one line: JSON lines on standard output.
       --task_name=MRPC --input_file=pairs.txt
 
 Input: every --text, else --input_file, else standard input; one example per
-line, TAB between the fields. Output: docs/serving.md.
+line, TAB between the fields. Output: docs/serving.md. With --runner (an
+Apache Beam runner) and --export_dir: --input_file files and globs into
+--output_dir shards (docs/batch_inference.md).
 """
 
 from tasks.quiet_start import start_tensorflow
@@ -61,6 +63,7 @@ flags.DEFINE_string("output_file", None,
                     "Write the JSON lines to this file instead of standard "
                     "output.")
 flags.DEFINE_integer("batch_size", 32, "Examples per model call.")
+script_flags.define_batch_inference_flags()
 cli.define_common_flags(checkpoint_flags=False)
 
 
@@ -68,7 +71,8 @@ def run():
     """Flags -> `PredictTextConfig` -> `PredictTextTask.run()`."""
     from tasks.predict_text import PredictTextConfig, PredictTextTask
 
-    PredictTextTask(cli.config_from_flags(PredictTextConfig)).run()
+    PredictTextTask(cli.config_from_flags(
+        PredictTextConfig, batch=script_flags.batch_options_from_flags())).run()
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ from data.io.atomic import atomic_output
 from data.io.results import NonFiniteResultError
 from modeling import BertModel, checkpoints
 from modeling.pooling import POOLINGS, pool_sequence
-from tasks import checks
+from data.extraction.features import line_fields
+from tasks import batch_inference, checks
 from tasks.base import Task, TaskConfig
 from tasks.errors import UserError
 
@@ -38,6 +39,10 @@ class FeatureExtractionConfig(TaskConfig):
     vocab_file: str = None
     do_lower_case: bool = True
     batch_size: int = 32
+    batch: object = None    # tasks.batch_inference.BatchOptions (--runner)
+
+    def on_beam(self):
+        return self.batch is not None and self.batch.on_beam
 
 
 class FeatureExtractionTask(Task):
@@ -70,9 +75,18 @@ class FeatureExtractionTask(Task):
         if not config.init_checkpoint:
             raise UserError("--init_checkpoint is required: the features of "
                             "a randomly initialised model mean nothing")
+        if config.batch is not None:
+            batch_inference.check_options(config.batch, config.output_file)
+        self.tokenizer = self.load_tokenizer()
+        if config.on_beam():
+            last = self.bert_config.num_hidden_layers - 1
+            if not self.pooled() or self.layer_indexes[0] % (last + 1) != last:
+                raise UserError(f"--runner={config.batch.runner} writes one "
+                                "vector per line: pass --pooling (mean, cls "
+                                "or max), and no --layers but -1")
+            return
         if not config.output_file:
             raise UserError("--output_file is required")
-        self.tokenizer = self.load_tokenizer()
         checks.check_data_file(config.input_file, "--input_file")
         checks.check_output_dir_writable(
             os.path.dirname(os.path.abspath(config.output_file))
@@ -192,6 +206,34 @@ class FeatureExtractionTask(Task):
         return len(features)
 
     def run(self):
-        """Checks everything, then writes output_file."""
+        """Checks everything, then writes output_file (with a Beam runner:
+        the --output_dir shards, `run_on_beam`)."""
         self.prepare()
+        if self.config.on_beam():
+            return {"predict": self.run_on_beam()}
         return {"predict": self.predict()}
+
+    def run_on_beam(self):
+        """The pooled vectors of every --input_file line into Parquet
+        shards (tasks.batch_inference): each worker builds the module an
+        `encoder` export holds from the checkpoint. Returns the count."""
+        from serving.batch_inference import ModelSpec
+
+        config = self.config
+        arguments = dict(
+            model_type="encoder", bert_config_file=config.bert_config_file,
+            vocab_file=config.vocab_file, do_lower_case=config.do_lower_case,
+            init_checkpoint=self.checkpoint.path,
+            max_seq_length=config.max_seq_length, pooling=config.pooling,
+            l2_normalize=config.l2_normalize)
+        spec = ModelSpec(model_type="encoder", serving_arguments=arguments,
+                         tokenizer=(config.vocab_file, config.do_lower_case),
+                         max_seq_length=config.max_seq_length,
+                         pooling=config.pooling,
+                         l2_normalize=config.l2_normalize)
+        return batch_inference.run_batch_inference(
+            config.batch, spec, config.input_file, _line_fields, None)
+
+
+def _line_fields(path, number, line):
+    return line_fields(line)

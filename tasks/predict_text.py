@@ -4,6 +4,7 @@ Every line (`parse_rows`) is checked before anything is predicted; the
 model is an export or built in memory from a checkpoint.
 """
 import dataclasses
+import functools
 import json
 import os
 import sys
@@ -11,8 +12,8 @@ import sys
 from data.io.atomic import write_text_atomically
 from data.io.text_files import read_utf8_text
 from serving import build_serving_module
-from serving.predictions import Predictor, load_export
-from tasks import checks
+from serving.predictions import Predictor, load_export, model_type_of
+from tasks import batch_inference, checks
 from tasks.errors import UserError
 from tasks.export import ExportConfig, ExportTask, ServedModelConfig
 from tasks.quiet_start import tensorflow_noise_filtered
@@ -39,6 +40,7 @@ class PredictTextConfig(ServedModelConfig):
     input_file: str = None
     output_file: str = None
     batch_size: int = 32
+    batch: object = None    # tasks.batch_inference.BatchOptions (--runner)
 
 
 def _lines(config, stdin):
@@ -175,7 +177,13 @@ class PredictTextTask:
                 for (number, fields), output in zip(self.rows, outputs)]
 
     def run(self, stdout=None):
-        """Checks, predicts, writes the JSON lines; returns the results."""
+        """Checks, predicts, writes the JSON lines; returns the results
+        (with a Beam runner: `run_on_beam`, the number of examples)."""
+        if self.config.batch is not None:
+            batch_inference.check_options(self.config.batch,
+                                          self.config.output_file)
+            if self.config.batch.on_beam:
+                return self.run_on_beam()
         self.prepare()
         results = self.results()
         text = "".join(json.dumps(result, ensure_ascii=False) + "\n"
@@ -193,3 +201,52 @@ class PredictTextTask:
                 stream.flush()
         return results
 
+
+    def run_on_beam(self):
+        """--runner: an export's predictions over --input_file into
+        --output_dir shards (tasks.batch_inference); returns the count.
+
+        Raises:
+            UserError: no --export_dir or --input_file, --text given, the
+                export serves another model type or tokenizes otherwise
+                than --do_lower_case / --max_seq_length.
+        """
+        config = self.config
+        if not config.export_dir or config.text or not config.input_file:
+            raise UserError("--runner needs --export_dir (an export of "
+                            "export_saved_model.py) and --input_file, and "
+                            "no --text")
+        # Imported here: apache_beam only for --runner.
+        from serving.batch_inference import ModelSpec, check_ids_path
+
+        served = load_export(config.export_dir)
+        found = model_type_of(set(served.signatures), config.export_dir)
+        if config.model_type and config.model_type != found:
+            raise UserError(f"{config.export_dir} serves a {found} model, "
+                            f"not --model_type={config.model_type}.")
+        # A classifier runs on classify_ids, its rows tokenized in Python
+        # (an encoder export's pooling is unknown: embed_text).
+        tokenizer = ((os.path.join(config.export_dir, "assets", "vocab.txt"),
+                      config.do_lower_case) if found == "classifier" else None)
+        spec = ModelSpec(model_type=found, export_dir=config.export_dir,
+                         tokenizer=tokenizer,
+                         max_seq_length=config.max_seq_length)
+        if spec.tokenizer:
+            check_ids_path(served, spec, config.export_dir)
+        return batch_inference.run_batch_inference(
+            config.batch, spec, config.input_file,
+            functools.partial(parse_line, found),
+            functools.partial(format_result, found))
+
+
+def parse_line(model_type, path, number, line):
+    """The fields of one input line (None: blank), as `parse_rows`."""
+    rows = parse_rows([(number, line)], model_type, path) if line.strip() \
+        else []
+    return rows[0][1] if rows else None
+
+
+def format_result(model_type, row, result):
+    """One output line under --runner: predict_text's, `file` first."""
+    return dict({"file": row.file, "line": row.line},
+                **_named(model_type, row.fields), **result)

@@ -189,3 +189,43 @@ def define_lora_flags(flag_values=flags.FLAGS):
         "lora_targets", ",".join(lora.DEFAULT_TARGETS),
         "Comma-separated sub-layers LoRA adapts, by their TF1 scope: "
         + ", ".join(lora.TARGETS) + ".", flag_values=flag_values)
+
+
+def define_batch_inference_flags(flag_values=flags.FLAGS):
+    """Defines --runner, --num_workers, --beam_pipeline_options,
+    --output_dir, --input_format, --text_feature, --max_tokens and
+    --lines_per_shard (predict_text.py and extract_features.py on Beam,
+    tasks.batch_inference; `batch_options_from_flags` reads them)."""
+    define = dict(flag_values=flag_values)
+    flags.DEFINE_string(
+        "runner", "local", "local (one process, the default) or an Apache "
+        "Beam runner: DirectRunner, DataflowRunner, FlinkRunner, SparkRunner "
+        "(docs/batch_inference.md); with Beam the output is --output_dir.",
+        **define)
+    flags.DEFINE_integer("num_workers", 1, "Beam worker processes "
+                         "(DirectRunner), Dataflow's initial workers, "
+                         "Flink's parallelism.", **define)
+    flags.DEFINE_string("beam_pipeline_options", "", "The Beam runner's "
+                        "options, as a command line.", **define)
+    flags.DEFINE_string("output_dir", None, "With --runner: the folder of "
+                        "output shards (JSON lines, or Parquet for "
+                        "embeddings), _PLAN.json and _SUCCESS.", **define)
+    flags.DEFINE_enum("input_format", "text", ["text", "tfrecord"],
+                      "With --runner: text lines, or tf.train.Example "
+                      "records.", **define)
+    flags.DEFINE_string("text_feature", None, "With --input_format=tfrecord:"
+                        " the string feature of the text (two, comma-"
+                        "separated, for pairs).", **define)
+    flags.DEFINE_integer("max_tokens", 8192, "With --runner: the most "
+                         "tokens of a batch, padding included.", **define)
+    flags.DEFINE_integer("lines_per_shard", 100000, "With --runner: input "
+                         "lines per output shard.", **define)
+
+
+def batch_options_from_flags(flag_values=flags.FLAGS):
+    """tasks.batch_inference.BatchOptions of the flags above."""
+    from tasks.batch_inference import BatchOptions
+
+    return BatchOptions(**{name: flag_values[name].value for name in (
+        "runner", "num_workers", "beam_pipeline_options", "output_dir",
+        "input_format", "text_feature", "max_tokens", "lines_per_shard")})

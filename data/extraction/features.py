@@ -59,16 +59,14 @@ def read_examples(input_file):
 
     Source: extract_features.py, read_examples.
     """
-    examples = []
-    for unique_id, line in enumerate(iter_lines(TextRange(input_file))):
-        line = line.strip()
-        match = _PAIR_PATTERN.match(line)
-        if match is None:
-            examples.append(InputExample(unique_id, line))
-        else:
-            examples.append(InputExample(unique_id, match.group(1),
-                                         match.group(2)))
-    return examples
+    return [InputExample(unique_id, *line_fields(line)) for unique_id, line
+            in enumerate(iter_lines(TextRange(input_file)))]
+
+
+def line_fields(line):
+    """(text_a,) or (text_a, text_b) of one input line, as read_examples."""
+    match = _PAIR_PATTERN.match(line.strip())
+    return (line.strip(),) if match is None else match.groups()
 
 
 def convert_examples_to_features(examples, seq_length, tokenizer,

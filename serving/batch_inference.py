@@ -1,0 +1,366 @@
+"""Batch inference over a corpus on Apache Beam (docs/batch_inference.md).
+
+    shards (Create) -> Reshuffle -> ReadShard: each line keyed by (file, line)
+    -> TokenBoundedBatches -> RunInference(ServedModelHandler) -> by shard
+    -> GroupByKey -> WriteShard: one file per shard, renamed into place
+
+A shard is a run of whole lines of one text file (or one TFRecord file); its
+output file name depends on its index only, so a retried or rerun shard
+writes the same file, and a file that exists is complete (atomic rename).
+Classifier and encoder rows run through the export's `*_ids` signature,
+padded to their batch's longest row; other model types through their text
+signatures (padded to max_seq_length by the export).
+"""
+import dataclasses
+import json
+import os
+import uuid
+
+import apache_beam as beam
+from apache_beam.metrics import Metrics
+from apache_beam.ml.inference.base import ModelHandler, RunInference
+from apache_beam.transforms.window import GlobalWindow
+from apache_beam.utils.windowed_value import WindowedValue
+import numpy as np
+import tensorflow as tf
+
+from data.io.errors import UserError
+from data.io.text_files import TextRange, iter_lines, open_file
+from data.tokenization import full_tokenizer
+from data.tokenization.packing import pack_ids
+from modeling.pooling import pool_sequence
+
+METRICS_NAMESPACE = "batch_inference"
+#: Shard files being written, under the output folder.
+TEMP_DIR = ".bert-tmp"
+# Lengths are rounded up to a multiple of this for grouping.
+_BUCKET = 8
+
+
+@dataclasses.dataclass(frozen=True)
+class Shard:
+    """Lines `text_range` of a text file (or all records of a TFRecord
+    file, `text_range.start` 0); `examples`: how many rows it yields."""
+    index: int
+    num_shards: int
+    text_range: TextRange
+    examples: int
+    tfrecord_features: tuple = ()
+
+    def file_name(self, embeddings):
+        return "part-%05d-of-%05d.%s" % (self.index, self.num_shards,
+                                          "parquet" if embeddings else "jsonl")
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    """What a worker loads: `export_dir` (a SavedModel) or the
+    `serving.build_serving_module` arguments `serving_arguments`;
+    `model_type`; `tokenizer` (vocab_file, do_lower_case) and
+    `max_seq_length` for the `*_ids` path (classifier, encoder), else None;
+    an encoder's `pooling` and `l2_normalize`."""
+    model_type: str
+    export_dir: str = None
+    serving_arguments: dict = None
+    tokenizer: tuple = None
+    max_seq_length: int = 128
+    pooling: str = "mean"
+    l2_normalize: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    shard: int
+    file: str
+    line: int
+    fields: tuple
+    ids: tuple = None       # packed, unpadded; None: text signatures
+    segment_ids: tuple = None
+
+
+def read_rows(shard, parse_line):
+    """Yields (line number, fields) of a shard; `parse_line(path, number,
+    line)` gives a tuple of str, or None to skip the line."""
+    if shard.tfrecord_features:
+        dataset = tf.data.TFRecordDataset(shard.text_range.path)
+        for number, record in enumerate(dataset.as_numpy_iterator(), 1):
+            example = tf.train.Example.FromString(record)
+            yield number, tuple(
+                example.features.feature[name].bytes_list.value[0]
+                .decode("utf-8") for name in shard.tfrecord_features)
+        return
+    number, path = shard.text_range.first_line, shard.text_range.path
+    for line in iter_lines(shard.text_range):
+        fields = parse_line(path, number, line.rstrip("\n").rstrip("\r"))
+        if fields is not None:
+            yield number, fields
+        number += 1
+
+
+class ReadShardFn(beam.DoFn):
+    """Shard -> Row per example, with its packed ids on the `*_ids` path."""
+
+    def __init__(self, spec, parse_line):
+        self.spec = spec
+        self.parse_line = parse_line
+        self.lines = Metrics.counter(METRICS_NAMESPACE, "lines")
+
+    def process(self, shard):
+        for row in self._rows(self.spec, read_rows(shard, self.parse_line),
+                              shard.index, shard.text_range.path):
+            self.lines.inc()
+            yield row
+
+    @staticmethod
+    def _rows(spec, numbered_fields, shard=0, path=""):
+        tokenizer = None
+        if spec.tokenizer:
+            tokenizer = full_tokenizer.FullTokenizer(*spec.tokenizer)
+            cls_sep = [tokenizer.vocab[t] for t in ("[CLS]", "[SEP]")]
+        for number, fields in numbered_fields:
+            ids = segments = None
+            if tokenizer is not None:
+                pieces = [tokenizer.convert_tokens_to_ids(
+                    tokenizer.tokenize(text)) for text in fields]
+                packed = pack_ids(pieces[0], pieces[1] if len(pieces) > 1
+                                  else None, spec.max_seq_length, *cls_sep)
+                length = sum(packed["input_mask"])
+                ids = tuple(packed["input_ids"][:length])
+                segments = tuple(packed["segment_ids"][:length])
+            yield Row(shard, path, number, fields, ids, segments)
+
+
+class TokenBoundedBatches(beam.DoFn):
+    """Row -> list of Rows of similar length whose padded size (rows x the
+    longest) stays within `max_tokens`.
+
+    Our own: Beam's BatchElements caps a weight but mixes lengths, and its
+    length-bucketed path is the stateful one (keyed state and timers). The
+    buckets live per bundle: a worker holds at most one batch per bucket.
+    """
+
+    def __init__(self, max_tokens, fixed_length):
+        self.max_tokens = max_tokens
+        self.fixed_length = fixed_length
+
+    def start_bundle(self):
+        self.buckets = {}
+
+    def process(self, row):
+        length = len(row.ids) if row.ids is not None else self.fixed_length
+        bucket = -(-length // _BUCKET) * _BUCKET
+        rows = self.buckets.setdefault(bucket, [])
+        if rows and (len(rows) + 1) * bucket > self.max_tokens:
+            yield self.buckets.pop(bucket)
+            rows = self.buckets.setdefault(bucket, [])
+        rows.append(row)
+
+    def finish_bundle(self):
+        for bucket in sorted(self.buckets):
+            yield WindowedValue(self.buckets[bucket], 0, [GlobalWindow()])
+        self.buckets = {}
+
+
+class _LoadedModel:
+    """A loaded export or built module, and what calls it."""
+
+    def __init__(self, spec):
+        from serving.predictions import Predictor, load_export
+
+        if spec.export_dir:
+            self.served = load_export(spec.export_dir)
+        else:
+            from serving.export import build_serving_module
+            self.served = build_serving_module(**spec.serving_arguments)
+        self.spec = spec
+        self.signatures = (self.served.signatures()
+                           if callable(self.served.signatures)
+                           else self.served.signatures)
+        self.predictor = (None if spec.model_type == "encoder" else
+                          Predictor.for_served(self.served,
+                                               spec.export_dir or "the model",
+                                               spec.model_type))
+
+    def __call__(self, rows):
+        """Result dicts (classifier: as predict_text; encoder:
+        {"embedding": float32 [hidden]}) of `rows`, in order."""
+        if rows[0].ids is None and self.predictor is None:
+            out = self.signatures["embed_text"](
+                text=tf.constant([row.fields[0] for row in rows]))
+            return [{"embedding": v} for v in out["embedding"].numpy()]
+        if rows[0].ids is None:
+            return self.predictor.predict([row.fields for row in rows],
+                                          batch_size=len(rows))
+        inputs = ids_batch(rows)
+        if self.spec.model_type == "classifier":
+            return self.predictor._classifications(
+                self.signatures["classify_ids"](**inputs))
+        out = self.signatures["encode_ids"](**inputs)
+        vectors = pool_sequence(out["sequence_output"], inputs["input_mask"],
+                                self.spec.pooling, self.spec.l2_normalize)
+        return [{"embedding": vector} for vector in np.asarray(vectors)]
+
+
+def ids_batch(rows):
+    """tf.int32 [n, longest] input_ids, input_mask, segment_ids of Rows
+    with packed ids, zero-padded to the longest."""
+    longest = max(len(row.ids) for row in rows)
+    arrays = np.zeros((3, len(rows), longest), np.int32)
+    for index, row in enumerate(rows):
+        arrays[0, index, :len(row.ids)] = row.ids
+        arrays[1, index, :len(row.ids)] = 1
+        arrays[2, index, :len(row.ids)] = row.segment_ids
+    return {name: tf.constant(array) for name, array in
+            zip(("input_ids", "input_mask", "segment_ids"), arrays)}
+
+
+def check_ids_path(served, spec, where):
+    """A long probe row gives the same logits through classify_ids with our
+    tokenization as through classify_text (the export's own).
+
+    Raises:
+        UserError: they differ: another do_lower_case or max_seq_length.
+    """
+    probe = ("Hello World, \u00c9t\u00e9 Caf\u00e9 THE end. " * 200)
+    row = next(ReadShardFn._rows(spec, [(0, (probe,))]))
+    ours = served.signatures["classify_ids"](**ids_batch([row]))
+    theirs = served.signatures["classify_text"](text=tf.constant([probe]))
+    if not np.allclose(ours["logits"], theirs["logits"], atol=1e-4):
+        raise UserError(
+            f"{where} tokenizes otherwise than --do_lower_case="
+            f"{spec.tokenizer[1]} --max_seq_length={spec.max_seq_length}: "
+            "pass the values it was exported with")
+
+
+class ServedModelHandler(ModelHandler):
+    """RunInference's handler for our exports: loads one per worker process
+    (`tf.saved_model.load`, or the module built from a checkpoint), and
+    runs each pre-formed batch (a list of Row) as one call."""
+
+    def __init__(self, spec):
+        super().__init__()
+        self.spec = spec
+        self.batches = Metrics.counter(METRICS_NAMESPACE, "batches")
+        self.padding = Metrics.counter(METRICS_NAMESPACE, "padding_tokens")
+        self.tokens = Metrics.counter(METRICS_NAMESPACE, "tokens")
+
+    def load_model(self):
+        return _LoadedModel(self.spec)
+
+    def run_inference(self, batch, model, inference_args=None):
+        """batch: [list of Row] -> [[(Row, result dict)]]."""
+        results = []
+        for rows in batch:
+            results.append(list(zip(rows, model(rows))))
+            length = max(len(r.ids) if r.ids is not None else
+                         self.spec.max_seq_length for r in rows)
+            real = sum(len(r.ids) if r.ids is not None else length
+                       for r in rows)
+            self.batches.inc()
+            self.tokens.inc(real)
+            self.padding.inc(length * len(rows) - real)
+        return results
+
+    def get_num_bytes(self, batch):
+        return sum(len(rows) for rows in batch)
+
+    def batch_elements_kwargs(self):
+        return {"min_batch_size": 1, "max_batch_size": 1}
+
+    def get_metrics_namespace(self):
+        return METRICS_NAMESPACE
+
+
+class WriteShardFn(beam.DoFn):
+    """(shard, [(Row, result)]) -> the shard's file, written atomically in
+    line order: JSON lines (`format_result(row, result)` -> dict), or for
+    embeddings Parquet with columns `file`, `line`, `embedding`."""
+
+    def __init__(self, output_dir, shards, format_result, embeddings):
+        self.output_dir = output_dir
+        self.shards = {shard.index: shard for shard in shards}
+        self.format_result = format_result
+        self.embeddings = embeddings
+
+    def process(self, element):
+        index, results = element
+        shard = self.shards[index]
+        results = sorted(results, key=lambda pair: pair[0].line)
+        lines = [row.line for row, _ in results]
+        if len(lines) != shard.examples or len(set(lines)) != len(lines):
+            raise RuntimeError("shard %d: %d results (%d distinct), %d "
+                               "examples planned" % (index, len(lines),
+                                                     len(set(lines)),
+                                                     shard.examples))
+        name = shard.file_name(self.embeddings)
+        path = os.path.join(self.output_dir, name)
+        # Not data.io.atomic: its per-write temp folder removal races
+        # between workers writing into one folder. TEMP_DIR goes at the end.
+        temp = os.path.join(self.output_dir, TEMP_DIR,
+                            "%s.%s.partial" % (name, uuid.uuid4().hex))
+        tf.io.gfile.makedirs(os.path.dirname(temp))
+        try:
+            with open_file(temp, "wb") as writer:
+                if self.embeddings:
+                    _write_parquet(writer, results)
+                else:
+                    writer.write("".join(
+                        json.dumps(self.format_result(row, result),
+                                   ensure_ascii=False) + "\n"
+                        for row, result in results).encode("utf-8"))
+            # A retried bundle writes the same rows: replacing is harmless.
+            tf.io.gfile.rename(temp, path, overwrite=True)
+        finally:
+            if tf.io.gfile.exists(temp):
+                tf.io.gfile.remove(temp)
+        yield path
+
+
+def _write_parquet(writer, results):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    vectors = np.stack([result["embedding"] for _, result in results])
+    table = pa.table({
+        "file": pa.array([row.file for row, _ in results], pa.string()),
+        "line": pa.array([row.line for row, _ in results], pa.int64()),
+        "embedding": pa.FixedSizeListArray.from_arrays(
+            pa.array(vectors.astype(np.float32).ravel()), vectors.shape[1])})
+    pq.write_table(table, writer)
+
+
+def read_embeddings(path):
+    """(files list of str, lines int64 [n], float32 [n, hidden]) of one
+    Parquet shard (or a folder of them, in shard order)."""
+    import pyarrow.parquet as pq
+
+    paths = ([os.path.join(path, name) for name in sorted(os.listdir(path))
+              if name.endswith(".parquet")] if os.path.isdir(path) else [path])
+    files, lines, vectors = [], [], []
+    for part in paths:
+        table = pq.read_table(part)
+        column = table["embedding"].combine_chunks()
+        files += table["file"].to_pylist()
+        lines.append(table["line"].to_numpy())
+        vectors.append(column.flatten().to_numpy().reshape(
+            len(table), column.type.list_size))
+    return files, np.concatenate(lines), np.concatenate(vectors)
+
+
+def build_pipeline(root, shards, spec, parse_line, format_result, output_dir,
+                   max_tokens):
+    """Adds the stages to the beam.Pipeline `root`; returns the PCollection
+    of shard files written."""
+    embeddings = spec.model_type == "encoder"
+    return (root
+            | "Shards" >> beam.Create(shards)
+            | "SpreadShards" >> beam.Reshuffle()
+            | "ReadShard" >> beam.ParDo(ReadShardFn(spec, parse_line))
+            | "Batch" >> beam.ParDo(TokenBoundedBatches(
+                max_tokens, spec.max_seq_length))
+            | "RunInference" >> RunInference(ServedModelHandler(spec))
+            | "Flatten" >> beam.FlatMap(lambda pairs: pairs)
+            | "ByShard" >> beam.Map(lambda pair: (pair[0].shard, pair))
+            | "GroupByShard" >> beam.GroupByKey()
+            | "WriteShard" >> beam.ParDo(WriteShardFn(
+                output_dir, shards, format_result, embeddings)))

@@ -1,0 +1,316 @@
+"""predict_text.py / extract_features.py with --runner: every check, the
+shard plan and the output folder's state before Beam starts
+(serving.batch_inference holds the pipeline; docs/batch_inference.md).
+
+The output folder: `part-NNNNN-of-MMMMM.{jsonl,parquet}` (each renamed into
+place once complete), `_PLAN.json` (written before the pipeline: the inputs'
+shards and the model), `_SUCCESS` (written last, once every shard is there).
+A rerun into a folder with `_SUCCESS` is refused; into one with the same
+`_PLAN.json` it resumes, skipping the shards already written; any other
+content is refused. Nothing there is ever deleted or overwritten.
+"""
+import dataclasses
+import glob as pyglob
+import json
+import os
+import threading
+import time
+
+from absl import logging
+import tensorflow as tf
+
+from data.io.atomic import write_text_atomically
+from data.io.errors import OutputExistsError, UserError
+from data.io.text_files import TextRange, iter_lines
+from data.pretraining import runners
+
+PLAN_FILE = "_PLAN.json"
+SUCCESS_FILE = "_SUCCESS"
+INPUT_FORMATS = ("text", "tfrecord")
+
+
+@dataclasses.dataclass(kw_only=True)
+class BatchOptions:
+    """The --runner flags: `runner` ("local": the script's own one-process
+    path), `num_workers`, `beam_pipeline_options`, `output_dir` (with a
+    Beam runner only), `input_format` ("text" or "tfrecord", whose string
+    features `text_feature` names: one, or two comma-separated for pairs),
+    `max_tokens` per batch (rows x longest), `lines_per_shard`."""
+    runner: str = "local"
+    num_workers: int = 1
+    beam_pipeline_options: str = ""
+    output_dir: str = None
+    input_format: str = "text"
+    text_feature: str = None
+    max_tokens: int = 8192
+    lines_per_shard: int = 100000
+    progress_seconds: float = 30.0
+
+    @property
+    def on_beam(self):
+        return not runners.is_local_pool(self.runner)
+
+
+def check_options(options, output_file=None):
+    """The flags fit together (before anything is read).
+
+    Raises:
+        UserError: Beam flags without --runner, --output_dir without a
+            Beam runner or a Beam runner without it, --output_file with
+            one, a bad --input_format or --text_feature, Beam not installed.
+    """
+    if not options.on_beam:
+        for name in ("beam_pipeline_options", "output_dir", "text_feature"):
+            if getattr(options, name):
+                raise UserError(f"--{name} needs a Beam runner "
+                                "(--runner=DirectRunner, DataflowRunner, ...)")
+        if options.input_format != "text" or options.num_workers != 1:
+            raise UserError("--input_format and --num_workers need a Beam "
+                            "runner (--runner=DirectRunner, ...)")
+        return
+    if not options.output_dir:
+        raise UserError(f"--runner={options.runner} writes shards into "
+                        "--output_dir; give it")
+    if output_file:
+        raise UserError(f"--output_file is for --runner=local; with "
+                        f"--runner={options.runner} the shards go to "
+                        "--output_dir")
+    if options.input_format not in INPUT_FORMATS:
+        raise UserError(f"--input_format={options.input_format}: expected "
+                        f"{' or '.join(INPUT_FORMATS)}")
+    if (options.input_format == "tfrecord") != bool(options.text_feature):
+        raise UserError("--text_feature (the string feature(s) holding the "
+                        "text) goes with --input_format=tfrecord, and only "
+                        "with it")
+    for name in ("num_workers", "max_tokens", "lines_per_shard"):
+        if getattr(options, name) < 1:
+            raise UserError(f"--{name} must be at least 1")
+    try:
+        import apache_beam  # noqa: F401
+    except ImportError:
+        raise UserError(f"--runner={options.runner} needs Apache Beam, which "
+                        "is not installed: pip install -e '.[beam]' (or pip "
+                        "install apache-beam)") from None
+
+
+def input_paths(input_file):
+    """The files of a comma list of paths and globs, in order.
+
+    Raises:
+        UserError: a glob or path matching no file.
+    """
+    paths = []
+    for pattern in [p for p in (input_file or "").split(",") if p]:
+        found = sorted(tf.io.gfile.glob(pattern) if "://" in pattern
+                       else pyglob.glob(pattern))
+        found = [p for p in found if not tf.io.gfile.isdir(p)]
+        if not found:
+            raise UserError(f"--input_file={pattern}: no file matches it")
+        paths += [p if "://" in p else os.path.abspath(p) for p in found]
+    if not paths:
+        raise UserError("--input_file is required")
+    return paths
+
+
+def plan_shards(paths, options, parse_line):
+    """Reads every input once (UTF-8 and each line's fields checked) and
+    cuts it into serving.batch_inference.Shard's of `lines_per_shard` lines.
+
+    Raises:
+        UserError: a line that is not UTF-8 or not a valid row (file and
+            line named), a record without --text_feature, no examples.
+    """
+    from serving.batch_inference import Shard
+
+    pieces = []   # (TextRange, examples, features)
+    for path in paths:
+        if options.input_format == "tfrecord":
+            pieces.append((TextRange(path), _count_records(
+                path, options.text_feature.split(",")),
+                tuple(options.text_feature.split(","))))
+            continue
+        start = position = 0
+        first = number = 1
+        examples = 0
+        for line in iter_lines(TextRange(path)):
+            position += len(line.encode("utf-8"))
+            if parse_line(path, number, line.rstrip("\n").rstrip("\r")) is not None:
+                examples += 1
+            number += 1
+            if number - first == options.lines_per_shard:
+                pieces.append((TextRange(path, start, position, first),
+                               examples, ()))
+                start, first, examples = position, number, 0
+        if number > first:
+            pieces.append((TextRange(path, start, None, first), examples, ()))
+    if not sum(examples for _, examples, _ in pieces):
+        raise UserError(f"--input_file: no examples in {', '.join(paths)}")
+    return [Shard(index, len(pieces), text_range, examples, features)
+            for index, (text_range, examples, features) in enumerate(pieces)]
+
+
+def _count_records(path, features):
+    count = 0
+    for record in tf.data.TFRecordDataset(path).as_numpy_iterator():
+        count += 1
+        found = tf.train.Example.FromString(record).features.feature
+        for name in features:
+            if name not in found or not found[name].bytes_list.value:
+                raise UserError(f"{path}, record {count}: no string feature "
+                                f"{name!r} (--text_feature)")
+    return count
+
+
+def _plan_text(shards, spec):
+    return json.dumps({
+        "shards": [[s.text_range.path, s.text_range.start, s.text_range.end,
+                    s.text_range.first_line, s.examples, list(
+                        s.tfrecord_features)] for s in shards],
+        "model": dataclasses.asdict(spec)}, sort_keys=True, default=str,
+        indent=1)
+
+
+def shards_to_run(output_dir, shards, spec):
+    """The shards whose file is not yet in `output_dir` (a new folder: all).
+
+    Raises:
+        OutputExistsError: a finished run, another run's unfinished one,
+            or files this driver did not write.
+    """
+    if not tf.io.gfile.exists(output_dir):
+        return shards
+    names = set(tf.io.gfile.listdir(output_dir)) - {".bert-tmp", ".bert-tmp/"}
+    if SUCCESS_FILE in names:
+        raise OutputExistsError(
+            f"--output_dir={output_dir} holds a finished run ({SUCCESS_FILE}"
+            "); not touching it: choose a new folder")
+    if not names:
+        return shards
+    plan_path = os.path.join(output_dir, PLAN_FILE)
+    if PLAN_FILE not in names:
+        raise OutputExistsError(
+            f"--output_dir={output_dir} is not empty and holds no "
+            f"{PLAN_FILE}: not a folder of this script; choose a new one")
+    with tf.io.gfile.GFile(plan_path) as reader:
+        if reader.read() != _plan_text(shards, spec):
+            raise OutputExistsError(
+                f"--output_dir={output_dir} holds an unfinished run of other "
+                "inputs or another model; choose a new folder")
+    embeddings = spec.model_type == "encoder"
+    left = [s for s in shards if s.file_name(embeddings) not in names]
+    logging.info("Resuming in %s: %d of %d shard(s) already written",
+                 output_dir, len(shards) - len(left), len(shards))
+    return left
+
+
+class _Progress(threading.Thread):
+    """Logs lines done and lines/s, from the shard files in the folder."""
+
+    def __init__(self, output_dir, shards, embeddings, seconds):
+        super().__init__(daemon=True)
+        self.args = output_dir, shards, embeddings, seconds
+        self.stopped = threading.Event()
+
+    def run(self):
+        output_dir, shards, embeddings, seconds = self.args
+        total = sum(s.examples for s in shards)
+        begin = time.time()
+        while not self.stopped.wait(seconds):
+            names = set(tf.io.gfile.listdir(output_dir))
+            done = sum(s.examples for s in shards
+                       if s.file_name(embeddings) in names)
+            logging.info("Batch inference: %d / %d lines (%.0f lines/s)",
+                         done, total, done / (time.time() - begin))
+
+
+def run_batch_inference(options, spec, input_file, parse_line,
+                        format_result):
+    """Checks, plans and runs the pipeline; returns the examples written.
+
+    Args:
+        options: BatchOptions (check_options first).
+        spec: serving.batch_inference.ModelSpec.
+        input_file: comma list of files and globs.
+        parse_line: (path, line number, str) -> tuple of str, or None to skip;
+            raises UserError for a bad line.
+        format_result: (Row, result dict) -> the JSON dict of a line.
+
+    Raises:
+        UserError: as input_paths, plan_shards, shards_to_run; bad Beam
+            options.
+        RuntimeError: the pipeline did not finish.
+    """
+    import apache_beam as beam
+    from apache_beam.runners.runner import PipelineState
+    from serving import batch_inference
+
+    args = runners.beam_args(options.runner, options.beam_pipeline_options,
+                             options.num_workers)
+    pipeline_options = runners.pipeline_options(args)
+    shards = plan_shards(input_paths(input_file), options, parse_line)
+    output_dir = options.output_dir
+    if "://" not in output_dir:
+        output_dir = os.path.abspath(output_dir)
+    left = shards_to_run(output_dir, shards, spec)
+    temp_dir = os.path.join(output_dir, batch_inference.TEMP_DIR)
+    if tf.io.gfile.exists(temp_dir):   # what a killed run left
+        logging.info("Removing %s (a killed run's partial shards)", temp_dir)
+        tf.io.gfile.rmtree(temp_dir)
+    tf.io.gfile.makedirs(output_dir)
+    plan_path = os.path.join(output_dir, PLAN_FILE)
+    if not tf.io.gfile.exists(plan_path):
+        write_text_atomically(plan_path, _plan_text(shards, spec))
+    runners.make_workers_find_project(pipeline_options)
+    embeddings = spec.model_type == "encoder"
+    logging.info("Running %d of %d shard(s) on Beam (%s)", len(left),
+                 len(shards), " ".join(args))
+    if left:
+        progress = _Progress(output_dir, left, embeddings,
+                             options.progress_seconds)
+        progress.start()
+        try:
+            with runners.quiet_local_runner(options.runner):
+                root = beam.Pipeline(options=pipeline_options)
+                batch_inference.build_pipeline(
+                    root, left, spec, parse_line, format_result, output_dir,
+                    options.max_tokens)
+                result = root.run()
+                state = result.wait_until_finish()
+        finally:
+            progress.stopped.set()
+        if state != PipelineState.DONE:
+            raise RuntimeError("the Beam pipeline ended in state %s" % state)
+        _log_counters(result)
+        if tf.io.gfile.exists(temp_dir):
+            tf.io.gfile.rmtree(temp_dir)
+    names = set(tf.io.gfile.listdir(output_dir))
+    missing = [s.file_name(embeddings) for s in shards
+               if s.file_name(embeddings) not in names]
+    if missing:
+        raise RuntimeError("the pipeline finished without %s" % missing[:5])
+    total = sum(s.examples for s in shards)
+    write_text_atomically(os.path.join(output_dir, SUCCESS_FILE), json.dumps(
+        {"examples": total, "shards": len(shards)}) + "\n")
+    logging.info("Wrote %d examples in %d shard(s) to %s", total,
+                 len(shards), output_dir)
+    return total
+
+
+def _log_counters(result):
+    from apache_beam.metrics.metric import MetricsFilter
+    from serving.batch_inference import METRICS_NAMESPACE
+
+    try:
+        counters = result.metrics().query(MetricsFilter().with_namespace(
+            METRICS_NAMESPACE))["counters"]
+    except Exception as error:  # Runners differ in metrics support.
+        logging.info("The runner reports no counters (%s)", error)
+        return
+    values = {}
+    for counter in counters:
+        value = counter.committed if counter.committed is not None else (
+            counter.attempted)
+        name = counter.key.metric.name
+        values[name] = values.get(name, 0) + (value or 0)
+    logging.info("Beam counters: %s", ", ".join(
+        "%s=%d" % item for item in sorted(values.items())))

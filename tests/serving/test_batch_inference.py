@@ -1,0 +1,271 @@
+"""predict_text.py / extract_features.py with --runner=DirectRunner: the
+same numbers as the one-process scripts, every line exactly once, and a
+killed run resumed to the same output (serving/batch_inference.py,
+tasks/batch_inference.py).
+
+Ground truth: the one-process paths (PredictTextTask without --runner, whose
+classifier numbers tests/tasks/test_predict_text.py checks against the
+original's run_classifier.py; FeatureExtractionTask's .npy). Inputs: the
+first 10,000 SST-2 train sentences and all 5,801 MRPC pairs.
+"""
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("apache_beam")
+
+from serving import export_saved_model  # noqa: E402
+from serving.batch_inference import read_embeddings  # noqa: E402
+from tasks.batch_inference import (PLAN_FILE, SUCCESS_FILE,  # noqa: E402
+                                   BatchOptions)
+from tasks.feature_extraction import (FeatureExtractionConfig,  # noqa: E402
+                                      FeatureExtractionTask)
+from tasks.predict_text import (PredictTextConfig,  # noqa: E402
+                                PredictTextTask)
+from tests.conftest import FIXTURES_DIR, REPO_ROOT  # noqa: E402
+
+MRPC = FIXTURES_DIR / "tf1_vocab_mrpc_classifier"
+MODEL = dict(bert_config_file=str(MRPC / "bert_config.json"),
+             vocab_file=str(MRPC / "vocab.txt"))
+
+
+def _tsv(path):
+    with open(path, encoding="utf-8") as reader:
+        return list(csv.reader(reader, delimiter="\t", quotechar=None))[1:]
+
+
+def sst2_sentences(data_dir, count=10000):
+    return [row[0] for row in _tsv(data_dir / "glue/SST-2/train.tsv")[:count]]
+
+
+def mrpc_pairs(data_dir):
+    return [(row[3], row[4]) for name in ("train", "dev", "test")
+            for row in _tsv(data_dir / f"glue/MRPC/{name}.tsv")]
+
+
+@pytest.fixture(scope="module")
+def classifier_export(tmp_path_factory):
+    return export_saved_model(
+        tmp_path_factory.mktemp("export") / "mrpc", model_type="classifier",
+        label_list=["0", "1"], init_checkpoint=str(MRPC), max_seq_length=128,
+        **MODEL)
+
+
+def _write_lines(path, lines):
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def _beam(output_dir, **changes):
+    return BatchOptions(**dict(dict(
+        runner="DirectRunner", num_workers=2, output_dir=str(output_dir),
+        lines_per_shard=2500), **changes))
+
+
+def _json_shards(output_dir):
+    names = sorted(n for n in os.listdir(output_dir) if n.endswith(".jsonl"))
+    return [json.loads(line) for name in names
+            for line in open(os.path.join(output_dir, name), encoding="utf-8")]
+
+
+def _by_key(results):
+    keys = [(r["file"], r["line"]) for r in results]
+    assert len(set(keys)) == len(keys), "a key written twice"
+    return dict(zip(keys, results))
+
+
+def _assert_same_predictions(local, beamed, path):
+    """`local`: predict_text's lines of `path`; `beamed`: {key: line}."""
+    assert set(beamed) >= {(path, r["line"]) for r in local}
+    for result in local:
+        other = beamed[(path, result["line"])]
+        assert other["label"] == result["label"]
+        assert {k: v for k, v in other.items() if k not in (
+            "file", "probabilities")} == {k: v for k, v in result.items()
+                                          if k != "probabilities"}
+        np.testing.assert_allclose(
+            [other["probabilities"][k] for k in ("0", "1")],
+            [result["probabilities"][k] for k in ("0", "1")], rtol=0,
+            atol=1e-6)
+
+
+@pytest.mark.slow
+def test_predict_text_on_beam_equals_one_process(classifier_export, data_dir,
+                                                 tmp_path):
+    sentences = _write_lines(tmp_path / "sst2.txt", sst2_sentences(data_dir))
+    pairs = _write_lines(tmp_path / "mrpc.txt",
+                         ["\t".join(p) for p in mrpc_pairs(data_dir)])
+    total = PredictTextTask(PredictTextConfig(
+        export_dir=classifier_export, input_file=str(tmp_path / "*.txt"),
+        batch=_beam(tmp_path / "out"))).run()
+    assert total == 10000 + 5801
+    beamed = _by_key(_json_shards(tmp_path / "out"))
+    assert len(beamed) == total
+    for path in (sentences, pairs):
+        local = PredictTextTask(PredictTextConfig(
+            export_dir=classifier_export, input_file=path,
+            output_file=str(tmp_path / "local.jsonl"))).run()
+        os.remove(tmp_path / "local.jsonl")
+        _assert_same_predictions(local, beamed, path)
+    assert json.loads((tmp_path / "out" / SUCCESS_FILE).read_text()) == {
+        "examples": total, "shards": 7}
+
+
+def _extract(input_file, **changes):
+    return FeatureExtractionConfig(
+        input_file=input_file, init_checkpoint=str(MRPC / "bert_model.ckpt"),
+        pooling="mean", max_seq_length=128, **MODEL, **changes)
+
+
+@pytest.mark.slow
+def test_extract_features_on_beam_equals_one_process(data_dir, tmp_path):
+    lines = sst2_sentences(data_dir) + [
+        f"{a} ||| {b}" for a, b in mrpc_pairs(data_dir)[:1000]]
+    path = _write_lines(tmp_path / "in.txt", lines)
+    FeatureExtractionTask(_extract(path, batch=_beam(tmp_path / "out"))).run()
+    FeatureExtractionTask(_extract(
+        path, output_file=str(tmp_path / "local.npy"))).run()
+    files, numbers, vectors = read_embeddings(str(tmp_path / "out"))
+    assert set(files) == {path}
+    assert sorted(numbers) == list(range(1, len(lines) + 1))  # each once
+    local = np.load(tmp_path / "local.npy")
+    assert vectors.shape == local.shape == (len(lines), 32)
+    np.testing.assert_allclose(vectors, local[numbers - 1], rtol=0, atol=1e-6)
+
+
+def _start_script(argv, log):
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="2",
+               PYTHONPATH=str(REPO_ROOT))
+    return subprocess.Popen([sys.executable, str(REPO_ROOT / "predict_text.py")]
+                            + argv, cwd=REPO_ROOT, env=env, stdout=log,
+                            stderr=log, start_new_session=True)
+
+
+@pytest.mark.slow
+def test_killed_run_resumes_to_the_uninterrupted_output(classifier_export,
+                                                        data_dir, tmp_path):
+    path = _write_lines(tmp_path / "sst2.txt", sst2_sentences(data_dir, 3000))
+    killed = tmp_path / "killed"
+    argv = [f"--export_dir={classifier_export}", f"--input_file={path}",
+            "--runner=DirectRunner", "--num_workers=2",
+            "--lines_per_shard=50", f"--output_dir={killed}"]
+    with open(tmp_path / "log.txt", "wb") as log:
+        process = _start_script(argv, log)
+        deadline = time.monotonic() + 600
+        # Killed once the first shard is being written (60 shards).
+        while not (killed / ".bert-tmp").exists() and not any(
+                killed.glob("part-*")):
+            assert process.poll() is None and time.monotonic() < deadline, (
+                tmp_path / "log.txt").read_text(errors="replace")[-3000:]
+            time.sleep(0.005)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert not (killed / SUCCESS_FILE).exists()
+    assert (killed / PLAN_FILE).exists()
+    parts = sorted(killed.glob("part-*.jsonl"))
+    assert len(parts) < 60
+    print("killed with %d of 60 shards written" % len(parts))
+    for part in parts:   # a shard there is a whole shard
+        assert len(part.read_text(encoding="utf-8").splitlines()) == 50
+    # The rerun resumes: the same set as a run never killed.
+    PredictTextTask(PredictTextConfig(
+        export_dir=classifier_export, input_file=path,
+        batch=_beam(killed, lines_per_shard=50))).run()
+    PredictTextTask(PredictTextConfig(
+        export_dir=classifier_export, input_file=path,
+        batch=_beam(tmp_path / "whole", lines_per_shard=50))).run()
+    resumed, whole = (_by_key(_json_shards(tmp_path / name))
+                      for name in ("killed", "whole"))
+    assert len(resumed) == len(whole) == 3000
+    assert sorted(resumed) == sorted(whole)
+    for key, result in whole.items():
+        assert resumed[key]["label"] == result["label"]
+        np.testing.assert_allclose(list(resumed[key]["probabilities"].values()),
+                                   list(result["probabilities"].values()),
+                                   rtol=0, atol=1e-6)
+    assert sorted(os.listdir(killed)) == sorted(os.listdir(tmp_path / "whole"))
+
+
+def test_beam_not_installed_is_one_user_error(monkeypatch, tmp_path):
+    from tasks.batch_inference import check_options
+    from tasks.errors import UserError
+
+    monkeypatch.setitem(sys.modules, "apache_beam", None)  # import fails
+    with pytest.raises(UserError, match="needs Apache Beam, which is not "
+                       "installed"):
+        check_options(_beam(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+
+
+def test_finished_or_foreign_output_dir_is_refused(tmp_path):
+    from serving.batch_inference import ModelSpec
+    from tasks.batch_inference import plan_shards, shards_to_run
+    from tasks.errors import UserError
+
+    path = _write_lines(tmp_path / "in.txt", ["a", "", "b", "c"])
+    shards = plan_shards([path], _beam(tmp_path, lines_per_shard=2),
+                         lambda _, __, line: (line,) if line else None)
+    assert [(s.text_range.first_line, s.examples) for s in shards] == [
+        (1, 1), (3, 2)]
+    spec = ModelSpec(model_type="classifier", export_dir="x")
+    out = tmp_path / "out"
+    out.mkdir()
+    assert shards_to_run(str(out), shards, spec) == shards   # empty: all
+    (out / "mine.txt").write_text("a user's file")
+    with pytest.raises(UserError, match="holds no _PLAN.json"):
+        shards_to_run(str(out), shards, spec)
+    (out / SUCCESS_FILE).write_text("{}")
+    with pytest.raises(UserError, match="finished run"):
+        shards_to_run(str(out), shards, spec)
+    assert sorted(os.listdir(out)) == [SUCCESS_FILE, "mine.txt"]
+
+
+@pytest.mark.slow
+def test_real_model_batch_composition_moves_embeddings_little(
+        real_model_dir, data_dir):
+    """all-MiniLM-L6-v2: the same rows alone, in token-bounded batches and
+    in one batch of every length; the largest difference is printed."""
+    from serving.batch_inference import ModelSpec, ReadShardFn, _LoadedModel
+
+    vocab = str(real_model_dir / "vocab.txt")
+    spec = ModelSpec(
+        model_type="encoder", tokenizer=(vocab, True), max_seq_length=128,
+        serving_arguments=dict(
+            model_type="encoder", vocab_file=vocab, do_lower_case=True,
+            bert_config_file=str(real_model_dir / "bert_config.json"),
+            init_checkpoint=str(real_model_dir / "bert_model.ckpt"),
+            max_seq_length=128, pooling="mean"))
+    rows = list(ReadShardFn._rows(spec, enumerate(
+        [(s,) for s in sst2_sentences(data_dir, 64)], 1)))
+    model = _LoadedModel(spec)
+    alone = np.stack([model([row])[0]["embedding"] for row in rows])
+    together = np.stack([r["embedding"] for r in model(rows)])
+    by_length = sorted(rows, key=lambda row: len(row.ids))
+    grouped = {row.line: r["embedding"] for batch in (by_length[:32],
+                                                      by_length[32:])
+               for row, r in zip(batch, model(batch))}
+    grouped = np.stack([grouped[row.line] for row in rows])
+    padded = model.signatures["embed_text"](text=np.array(
+        [row.fields[0] for row in rows]))["embedding"].numpy()
+    largest = max(np.abs(a - b).max() for a, b in (
+        (alone, together), (alone, grouped), (alone, padded)))
+    print("largest difference from batch composition: %.2g" % largest)
+    assert largest <= 1e-5
+
+
+def test_worker_requirements_name_setup_pins():
+    setup = (REPO_ROOT / "setup.py").read_text()
+    wanted = (REPO_ROOT / "serving/worker_requirements.txt").read_text()
+    lines = [line for line in wanted.splitlines()
+             if line and not line.startswith("#")]
+    for package in ("tensorflow", "tensorflow-text", "keras", "apache-beam"):
+        pins = [line for line in lines if line.split(">")[0] == package]
+        assert len(pins) == 1, package
+        assert f'"{pins[0]}"' in setup, pins[0]   # setup.py's exact pin
