@@ -108,3 +108,16 @@ def save_numeric(numeric, directory):
     signatures = numeric.signatures()
     track_captured_variables(numeric, signatures)
     tf.saved_model.save(numeric, directory, signatures=signatures)
+
+
+class Runner:
+    """The numeric SavedModel in `folder` in TensorFlow: called with int32
+    numpy ids by name, gives numpy outputs by name."""
+
+    def __init__(self, folder):
+        self.loaded = tf.saved_model.load(str(folder))
+        self.function = self.loaded.signatures[SIGNATURE]
+
+    def __call__(self, **inputs):
+        return {key: value.numpy() for key, value in self.function(
+            **{k: tf.constant(v) for k, v in inputs.items()}).items()}
