@@ -62,7 +62,22 @@ flags.DEFINE_integer(
 flags.DEFINE_enum(
     "quantize", None, ["int8"],
     "int8: the encoder's Dense layers in int8 (Keras int8 quantization, run "
-    "under XLA), 2.5-2.7x faster than float32 in our CPU measurement.")
+    "under XLA), 2.5-2.7x faster than float32 in our CPU measurement. With "
+    "--format: each format's own int8 (see --format).")
+flags.DEFINE_list(
+    "format", None,
+    "Deployment formats, comma-separated: saved_model (the raw-text "
+    "SavedModel), numeric (ids in, numbers out: any TF Serving / TF Java), "
+    "openvino (IR), litert (.tflite, builtin ops), onnx (tf2onnx, opset 17); "
+    "one folder each under --export_dir (docs/deploying.md). Unset: one "
+    "raw-text SavedModel at --export_dir, as before. With --quantize=int8: "
+    "saved_model in Keras int8, openvino NNCF int8 weights, litert "
+    "dynamic-range int8, onnx ONNX Runtime dynamic int8; numeric stays "
+    "float32. openvino, litert, onnx need the [deploy] extra.")
+flags.DEFINE_integer(
+    "serving_version", None,
+    "With --format: write saved_model/ and numeric/ in TF Serving's layout, "
+    "<format>/<serving_version>/saved_model.pb.")
 flags.DEFINE_enum(
     "pooling", None, ["mean", "cls", "max"],
     "Encoder: how embed_text pools the last layer into one vector per text "

@@ -5,8 +5,9 @@
 # `-m "not slow"`.
 set -euo pipefail
 # dev: pytest and test references; beam: tests/data/pretraining/test_beam.py;
-# plots: matplotlib, so the training_curves.png test runs too.
-INSTALL_EXTRAS=dev,beam,plots
+# plots: matplotlib, so the training_curves.png test runs too; deploy: the
+# OpenVINO, LiteRT and ONNX exports (tests/serving/test_deploy_formats.py).
+INSTALL_EXTRAS=dev,beam,plots,deploy
 source "$(dirname "$0")/scripts_env.sh"
 cd "$REPO"
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}

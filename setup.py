@@ -35,6 +35,12 @@ setup(
         # benchmarks/compare.py's peers; torch pinned (not a CUDA build).
         "bench": ["torch==2.13.0", "transformers>=4.48", "onnxruntime>=1.20",
                   "onnx>=1.17"],
+        # export_saved_model.py --format=openvino,litert,onnx and their
+        # runtimes; pinned to what installs beside TF 2.21 and the beam extra
+        # (protobuf < 7), checked with pip install --dry-run.
+        "deploy": ["openvino==2026.4.1", "nncf==3.4.0", "ai-edge-litert==2.3.0",
+                   "tf2onnx==1.17.0", "onnx==1.23.2", "onnxruntime==1.32.0",
+                   "tensorflow-serving-api==2.21.0"],
         # output_dir/training_curves.png after training (skipped without it)
         "plots": ["matplotlib>=3.7"],
     },

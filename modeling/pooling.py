@@ -33,7 +33,8 @@ def pool_sequence(sequence_output, input_mask, pooling, l2_normalize=False):
         raise ValueError(f"pooling {pooling!r}; expected one of "
                          f"{', '.join(POOLINGS)}")
     values = tf.cast(sequence_output, tf.float32)
-    mask = tf.cast(input_mask, tf.float32)[:, :, tf.newaxis]
+    # expand_dims: a new_axis strided slice is no LiteRT builtin op.
+    mask = tf.expand_dims(tf.cast(input_mask, tf.float32), -1)
     if pooling == "cls":
         pooled = values[:, 0]
     elif pooling == "mean":

@@ -40,12 +40,16 @@ class ServedModelConfig:
 @dataclasses.dataclass(kw_only=True)
 class ExportConfig(ServedModelConfig):
     """The flags of export_saved_model.py: the served model, `export_dir`
-    (must not exist), `quantize` (None or "int8"), and an encoder's
-    `embed_text` pooling (None: "mean") and `l2_normalize`."""
+    (must not exist), `quantize` (None or "int8"), an encoder's
+    `embed_text` pooling (None: "mean") and `l2_normalize`; `format` (None:
+    one raw-text SavedModel at export_dir; else a list of
+    `tasks.export_formats.FORMATS`) and `serving_version`."""
     export_dir: str = None
     quantize: str = None
     pooling: str = None
     l2_normalize: bool = False
+    format: list = None
+    serving_version: int = None
 
 
 class ExportTask:
@@ -135,6 +139,11 @@ class ExportTask:
             raise UserError("--pooling and --l2_normalize set the embed_text "
                             "signature of --model_type=encoder; this export "
                             f"is --model_type={config.model_type}.")
+        if config.format is not None or config.serving_version is not None:
+            from tasks.export_formats import check_formats
+
+            check_formats(config.format, config.model_type,
+                          config.serving_version)
         checks.check_output_dir_writable(config.export_dir, "--export_dir")
 
     def resolve_labels(self):
@@ -166,6 +175,16 @@ class ExportTask:
             pooling = {} if config.model_type != "encoder" else dict(
                 pooling=config.pooling or "mean",
                 l2_normalize=config.l2_normalize)
+            if config.format:
+                from tasks.export_formats import write_formats
+
+                labels = self.label_list or (
+                    [str(i) for i in range(self.num_labels)]
+                    if (self.num_labels or 0) > 1 else None)
+                write_formats(config.export_dir, config.format,
+                              dict(self.serving_arguments(), **pooling),
+                              labels, config.quantize, config.serving_version)
+                return config.export_dir
             return export_saved_model(config.export_dir,
                                       quantize=config.quantize,
                                       **pooling, **self.serving_arguments())

@@ -28,7 +28,9 @@ def attention_bias_from_mask(input_mask, dtype="float32"):
     `attention_layer` of the original `modeling.py`.
     """
     mask = ops.cast(input_mask, dtype)
-    return (1.0 - mask[:, None, None, :]) * MASK_ADDER
+    # expand_dims, not mask[:, None, None, :]: a new_axis strided slice is
+    # no LiteRT builtin op (the numeric export converts to LiteRT).
+    return (1.0 - ops.expand_dims(ops.expand_dims(mask, 1), 1)) * MASK_ADDER
 
 
 @register

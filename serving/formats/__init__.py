@@ -1,0 +1,42 @@
+"""Converters of the numeric SavedModel (`serving.numeric`) to the runtimes
+a BERT is served on, one module each: `openvino` (IR), `litert` (.tflite),
+`onnx`. Each has `convert(numeric_dir, out_dir, int8) -> info dict` and
+`Runner(folder)`, called with int32 numpy ids by name, giving numpy outputs
+by name (the numeric signature's names).
+
+Their libraries are the `[deploy]` extra; `require(format)` says which is
+missing in one line.
+"""
+import importlib
+import importlib.util
+
+from data.io.errors import UserError
+
+#: format -> the modules its converter and runner need (the [deploy] extra).
+REQUIRED_MODULES = {"openvino": ("openvino", "nncf"),
+                    "litert": ("ai_edge_litert",),
+                    "onnx": ("tf2onnx", "onnxruntime", "onnx")}
+#: What --quantize=int8 means for each converted format.
+INT8_METHODS = {"openvino": "NNCF int8 weight compression (data-free)",
+                "litert": "LiteRT dynamic-range int8 (weights int8)",
+                "onnx": "ONNX Runtime dynamic int8 (quantize_dynamic)"}
+
+
+def require(format_name):
+    """Checks that `format_name`'s libraries import.
+
+    Raises:
+        UserError: one is not installed (names it and the extra).
+    """
+    for module in REQUIRED_MODULES.get(format_name, ()):
+        if importlib.util.find_spec(module) is None:
+            raise UserError(
+                f"--format={format_name} needs the Python package {module}, "
+                "from the [deploy] extra: pip install "
+                "'bert-keras-tf1compat[deploy]'.")
+
+
+def converter(format_name):
+    """The module `serving.formats.<format_name>` (after `require`)."""
+    require(format_name)
+    return importlib.import_module(f"serving.formats.{format_name}")

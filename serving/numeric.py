@@ -1,0 +1,123 @@
+"""The numeric graph of a served model: ids in, numbers out, for the runtimes
+that take no TF Text op and no string (TF Serving's stock build, OpenVINO,
+LiteRT, ONNX Runtime, TF Java).
+
+    from serving import build_serving_module
+    from serving.numeric import NumericServing, save_numeric
+    numeric = NumericServing.of(build_serving_module(...))
+    save_numeric(numeric, "export/mrpc_numeric")
+
+One signature, `serving_default(input_ids, input_mask, segment_ids)` int32
+[batch, max_seq_length] ([batch, num_choices, max_seq_length] for multiple
+choice; the length fixed at export, so the graph holds no run-time length
+check and its string message);
+its outputs (`OUTPUTS`) are those of the raw-text export's `*_ids` signature
+without the string ones (and, for an encoder, the pooled `embedding` of
+`embed_text`). The tokenizing and the span/entity rules run in Python around
+it (`serving.numeric_predictor`).
+"""
+import tensorflow as tf
+
+from modeling.pooling import pool_sequence
+from serving.text_module import ids_features
+
+#: The output names of each model type's numeric signature.
+OUTPUTS = {"classifier": ("logits", "probabilities", "label_id"),
+           "regression": ("score",),
+           "encoder": ("embedding", "pooled_output", "sequence_output"),
+           "tagger": ("logits", "probabilities", "tag_id"),
+           "squad": ("start_logits", "end_logits"),
+           "multiple_choice": ("logits", "probabilities", "choice")}
+
+SIGNATURE = "serving_default"
+
+
+def _argmax(logits):
+    return tf.argmax(logits, axis=-1, output_type=tf.int32)
+
+
+class NumericServing(tf.Module):
+    """The Keras model of a serving module with one numeric signature.
+
+    Args:
+        model: the served Keras model; model_type: one of
+            `serving.export.MODEL_TYPES`; max_seq_length: the inputs' last
+            axis; pooling, l2_normalize: an encoder's `embedding`
+            (`modeling.pooling.pool_sequence`).
+    """
+
+    def __init__(self, model, model_type, max_seq_length, pooling="mean",
+                 l2_normalize=False):
+        super().__init__()
+        self.model = model
+        self.model_variables = list(model.variables)
+        self.model_type = model_type
+        self.pooling, self.l2_normalize = pooling, l2_normalize
+        self.is_regression = (model_type == "classifier"
+                              and getattr(model, "num_labels", 0) == 1)
+        self.max_seq_length = int(max_seq_length)
+        shape = [None] * (2 if model_type == "multiple_choice" else 1) + [
+            self.max_seq_length]
+        self.serving_default = tf.function(self._outputs, input_signature=[
+            tf.TensorSpec(shape, tf.int32, name=name)
+            for name in ("input_ids", "input_mask", "segment_ids")])
+
+    @classmethod
+    def of(cls, serving_module, model_type):
+        """The numeric graph of a `serving.build_serving_module` result
+        (its label names are not part of the graph: `export_info.json`)."""
+        return cls(serving_module.model, model_type,
+                   serving_module.max_seq_length,
+                   getattr(serving_module, "pooling", "mean"),
+                   getattr(serving_module, "l2_normalize", False))
+
+    @property
+    def output_kind(self):
+        """The key of `OUTPUTS` this graph gives."""
+        return "regression" if self.is_regression else self.model_type
+
+    def _outputs(self, input_ids, input_mask, segment_ids):
+        features = ids_features(input_ids, input_mask, segment_ids)
+        outputs = self.model(features, training=False)
+        if self.model_type == "encoder":
+            return {"embedding": pool_sequence(
+                outputs["sequence_output"], input_mask, self.pooling,
+                self.l2_normalize),
+                "pooled_output": outputs["pooled_output"],
+                "sequence_output": outputs["sequence_output"]}
+        if self.model_type == "squad":
+            return dict(outputs)
+        if self.is_regression:
+            return {"score": outputs[:, 0]}
+        name = {"classifier": "label_id", "tagger": "tag_id",
+                "multiple_choice": "choice"}[self.model_type]
+        return {"logits": outputs, "probabilities": tf.nn.softmax(outputs),
+                name: _argmax(outputs)}
+
+    def signatures(self):
+        return {SIGNATURE: self.serving_default}
+
+
+def save_numeric(numeric, directory):
+    """Saves `numeric` (a NumericServing) as a SavedModel at `directory`
+    (which must not exist; written as is, the caller makes it atomic), its
+    captured variables tracked (untracked ones convert to a LiteRT model
+    that outputs NaN)."""
+    from serving.export import track_captured_variables
+
+    signatures = numeric.signatures()
+    track_captured_variables(numeric, signatures)
+    tf.saved_model.save(numeric, directory, signatures=signatures)
+
+
+class Runner:
+    """The numeric SavedModel in `folder` in TensorFlow: called with int32
+    numpy ids by name, gives numpy outputs by name."""
+
+    def __init__(self, folder):
+        self.loaded = tf.saved_model.load(str(folder))
+        self.function = self.loaded.signatures[SIGNATURE]
+
+    def __call__(self, **inputs):
+        return {key: value.numpy() for key, value in self.function(
+            **{k: tf.constant(v) for k, v in inputs.items()}).items()}

@@ -1,0 +1,158 @@
+"""export_saved_model.py --format: one folder per deployment format under
+--export_dir, each with `vocab.txt`, `tokenizer_config.json` (the
+lower-casing record) and `export_info.json` (`FORMAT_FOLDERS`).
+
+    saved_model/   the raw-text SavedModel (today's export; TF Serving
+                   layout saved_model/N/ with --serving_version=N)
+    numeric/       the numeric SavedModel (`serving.numeric`; numeric/N/)
+    openvino/      model.xml + model.bin      (`serving.formats.openvino`)
+    litert/        model.tflite               (`serving.formats.litert`)
+    onnx/          model.onnx                 (`serving.formats.onnx`)
+
+The converted formats are made from the numeric SavedModel. --quantize=int8:
+the SavedModel's Keras int8; each converted format's own int8
+(`serving.formats.INT8_METHODS`); the numeric SavedModel stays float32.
+"""
+import json
+import os
+import shutil
+
+import tensorflow as tf
+
+from data.io.atomic import write_directory_atomically
+from data.io.errors import UserError
+from data.tokenization.lower_case_record import write_lower_case
+from serving import build_serving_module, formats
+from serving.export import track_captured_variables
+from serving.numeric import NumericServing, save_numeric
+from serving.op_audit import audit_lines
+
+FORMATS = ("saved_model", "numeric", "openvino", "litert", "onnx")
+CONVERTED = ("openvino", "litert", "onnx")
+INFO_FILE = "export_info.json"
+#: The model types each format takes (all, today: every converter takes the
+#: numeric graph of every model type); kept so a new format can say no.
+FORMAT_MODEL_TYPES = {name: ("classifier", "squad", "encoder", "tagger",
+                             "multiple_choice") for name in FORMATS}
+
+
+def check_formats(names, model_type, serving_version=None):
+    """Checks a --format list before anything is built.
+
+    Raises:
+        UserError: an unknown or repeated format, one that cannot take
+            `model_type`, a converter's library not installed, or
+            --serving_version without a SavedModel format.
+    """
+    if not names:
+        raise UserError(f"--format: give one or more of {', '.join(FORMATS)}.")
+    for name in names:
+        if name not in FORMATS:
+            raise UserError(f"--format={name}: expected one or more of "
+                            f"{', '.join(FORMATS)} (comma-separated).")
+        if model_type not in FORMAT_MODEL_TYPES[name]:
+            raise UserError(f"--format={name} cannot take --model_type="
+                            f"{model_type}.")
+        formats.require(name)
+    if len(set(names)) != len(names):
+        raise UserError(f"--format lists a format twice: {','.join(names)}.")
+    if serving_version is not None and not {"saved_model", "numeric"} & set(
+            names):
+        raise UserError("--serving_version sets the TF Serving layout of "
+                        "--format=saved_model or numeric; neither is listed.")
+    if serving_version is not None and serving_version < 1:
+        raise UserError(f"--serving_version must be >= 1, got "
+                        f"{serving_version}.")
+
+
+def _io(function):
+    """[{name, shape, dtype}] of a tf.function's inputs and outputs."""
+    concrete = function.get_concrete_function()
+
+    def described(specs):
+        return [{"name": name, "shape": spec.shape.as_list(),
+                 "dtype": spec.dtype.name} for name, spec in specs]
+    inputs = [(spec.name, spec) for spec in tf.nest.flatten(
+        concrete.structured_input_signature)]
+    return {"inputs": described(inputs),
+            "outputs": described(sorted(concrete.structured_outputs.items()))}
+
+
+def _info(name, arguments, labels, signatures, precision, tool):
+    settings = {key: value for key, value in arguments.items() if key not in (
+        "bert_config_file", "vocab_file", "init_checkpoint", "label_list",
+        "num_labels", "quantize")}
+    return {"format": name, "precision": precision, "tool": tool,
+            "labels": labels, **settings,
+            "signatures": {key: _io(function)
+                           for key, function in signatures.items()}}
+
+
+def _write_info(folder, info, vocab_file, do_lower_case):
+    os.makedirs(folder, exist_ok=True)
+    shutil.copyfile(vocab_file, os.path.join(folder, "vocab.txt"))
+    write_lower_case(folder, do_lower_case)
+    with open(os.path.join(folder, INFO_FILE), "w", encoding="utf-8") as f:
+        json.dump(info, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
+def write_formats(export_dir, names, arguments, labels, quantize=None,
+                  serving_version=None):
+    """Writes each format of `names` (checked by `check_formats`) into its
+    folder under `export_dir`, atomically as a whole; prints the op audit of
+    each SavedModel; returns the folders.
+
+    Args:
+        arguments: `serving.build_serving_module` keyword arguments (no
+            `quantize`); labels: the label names (None for an encoder or a
+            regression), written to export_info.json.
+
+    Raises:
+        OutputExistsError: export_dir exists.
+        UserError: a converter refuses the model (e.g. an op LiteRT lacks).
+    """
+    module = build_serving_module(**arguments)  # a bad checkpoint fails first
+    numeric = NumericServing.of(module, arguments["model_type"])
+    tf_version = f"tensorflow {tf.__version__}"
+    layout = "" if serving_version is None else f"/{serving_version}"
+    folders, audited = [], []
+
+    def write(temp_dir):
+        os.makedirs(temp_dir)
+        numeric_dir = (f"{temp_dir}/numeric{layout}" if "numeric" in names
+                       else f"{temp_dir}/.numeric")
+        save_numeric(numeric, numeric_dir)
+        info = dict(arguments=arguments, labels=labels,
+                    signatures=numeric.signatures())
+        for name in names:
+            folder = f"{temp_dir}/{name}"
+            if name == "saved_model":
+                served = (build_serving_module(**arguments, quantize=quantize)
+                          if quantize else module)
+                signatures = served.signatures()
+                track_captured_variables(served, signatures)
+                tf.saved_model.save(served, folder + layout,
+                                    signatures=signatures)
+                audited.append(name + layout)
+                details = _info(name, arguments, labels, signatures,
+                                "Keras int8" if quantize else "float32",
+                                tf_version)
+            elif name == "numeric":
+                audited.append(name + layout)
+                details = _info(name, precision="float32", tool=tf_version,
+                                **info)
+            else:
+                os.makedirs(folder)
+                details = _info(name, **info, **formats.converter(
+                    name).convert(numeric_dir, folder, int8=bool(quantize)))
+            _write_info(folder, details, arguments["vocab_file"],
+                        arguments["do_lower_case"])
+            folders.append(f"{export_dir}/{name}")
+        if "numeric" not in names:
+            shutil.rmtree(numeric_dir)
+
+    write_directory_atomically(export_dir, write)
+    for path in audited:
+        print("\n".join(audit_lines(f"{export_dir}/{path}")))
+    return folders

@@ -1,0 +1,63 @@
+"""The numeric graph (serving/numeric.py): ids in, numbers out, saved as its
+own SavedModel holding no TF Text op and no string constant; its outputs
+equal the raw-text export's `*_ids` signature exactly."""
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from modeling.pooling import pool_sequence
+from serving.numeric import OUTPUTS, SIGNATURE, NumericServing, save_numeric
+from serving.op_audit import non_core_ops, read_ops
+from tests.serving import deploy_models
+
+MODEL_TYPES = ("classifier", "squad", "encoder", "tagger", "multiple_choice")
+
+
+def _string_constants(function):
+    graph = function.graph.as_graph_def()
+    nodes = list(graph.node) + [node for f in graph.library.function
+                                for node in f.node_def]
+    return [node.name for node in nodes if node.op == "Const"
+            and node.attr["dtype"].type == tf.string]
+
+
+@pytest.mark.parametrize("model_type", MODEL_TYPES)
+def test_numeric_graph_equals_the_ids_signature(model_type, fixtures_dir,
+                                                tmp_path_factory, tmp_path):
+    arguments = deploy_models.serving_arguments(model_type, fixtures_dir,
+                                                tmp_path_factory)
+    module = deploy_models.build(arguments)
+    numeric = NumericServing.of(module, model_type)
+    save_numeric(numeric, str(tmp_path / "numeric"))
+    loaded = tf.saved_model.load(str(tmp_path / "numeric"))
+    assert list(loaded.signatures) == [SIGNATURE]
+    function = loaded.signatures[SIGNATURE]
+    rows = deploy_models.id_rows(model_type, arguments["max_seq_length"],
+                                 module.model.config.vocab_size)
+    rows = {key: value[:16] for key, value in rows.items()}
+    got = {k: v.numpy() for k, v in function(**rows).items()}
+    assert sorted(got) == sorted(OUTPUTS[model_type])
+    signature = getattr(module, deploy_models.IDS_SIGNATURE[model_type])
+    want = {k: v.numpy() for k, v in signature(**rows).items()}
+    if model_type == "encoder":
+        want["embedding"] = pool_sequence(want["sequence_output"],
+                                          rows["input_mask"], "mean").numpy()
+    for name, value in got.items():
+        np.testing.assert_array_equal(value, want[name], err_msg=name)
+    assert non_core_ops(str(tmp_path / "numeric")) == {}
+    assert _string_constants(function) == []
+    assert not any(op.startswith("TFText") or "Wordpiece" in op
+                   for op in read_ops(str(tmp_path / "numeric")))
+
+
+def test_raw_text_export_holds_tf_text_ops(fixtures_dir, tmp_path_factory,
+                                           tmp_path):
+    from serving import export_saved_model
+
+    arguments = deploy_models.serving_arguments("classifier", fixtures_dir,
+                                                tmp_path_factory)
+    export_saved_model(str(tmp_path / "raw"), **arguments)
+    found = non_core_ops(str(tmp_path / "raw"))
+    assert "TFText>RoundRobinTrim" in found
+    assert "not in the stock" in found["TFText>RoundRobinTrim"]
+    assert "NormalizeUTF8" in found
