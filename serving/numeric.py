@@ -13,8 +13,8 @@ choice; the length fixed at export, so the graph holds no run-time length
 check and its string message);
 its outputs (`OUTPUTS`) are those of the raw-text export's `*_ids` signature
 without the string ones (and, for an encoder, the pooled `embedding` of
-`embed_text`). The tokenizing and the span/entity rules run in Python around
-it (`serving.numeric_predictor`).
+`embed_text`). The caller tokenizes (`FullTokenizer`) and applies the
+span/entity rules itself: `predict_text.py` reads only the raw-text export.
 """
 import tensorflow as tf
 

@@ -18,6 +18,7 @@ bfloat16 copies and export read the model through it.
 import keras
 from keras import ops
 
+from modeling import keras_internals
 from modeling.naming import tf1_name
 
 #: The TF1 sub-layers LoRA can adapt, by the last scope before `kernel`.
@@ -97,7 +98,7 @@ def _is_adapter(variable):
 
 def lora_layers(model):
     """The Dense layers of `model` with LoRA enabled."""
-    return [layer for layer in model._flatten_layers()
+    return [layer for layer in keras_internals.all_layers(model)
             if isinstance(layer, keras.layers.Dense)
             and getattr(layer, "lora_enabled", False)]
 

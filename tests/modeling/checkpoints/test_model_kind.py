@@ -12,7 +12,7 @@ from data.glue.metrics import task_metric_names, task_metrics
 from modeling import BertPretrainer, checkpoints
 from modeling.checkpoints import model_kind
 from modeling.checkpoints.model_kind import OtherModelError
-from modeling.interop import convert, read_weights
+from modeling.interop.convert import convert, read_weights
 from serving.predictions import Predictor
 from tasks.errors import UserError
 from tests.helpers import foreign_models

@@ -214,7 +214,7 @@ def test_training_checkpoint_is_merged_resumable_and_has_adapters(
 def test_unmerged_adapters_are_refused_by_loaders_without_lora(
         fixtures_dir, tmp_path):
     from modeling.checkpoints.saving import write_tensors
-    from modeling.models.pretrained import assign_weights
+    from modeling.interop.sources import assign_weights
 
     model, _ = _loaded_classifier(fixtures_dir)
     model.enable_lora(2)
