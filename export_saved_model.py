@@ -52,10 +52,11 @@ flags.DEFINE_integer("num_labels", None,
 flags.DEFINE_integer(
     "max_query_length", 64,
     "SQuAD: the maximum number of tokens for the question. Questions longer "
-    "than this will be truncated to this length.")
+    "than this will be truncated to this length.", lower_bound=1)
 flags.DEFINE_integer(
     "max_answer_length", 30,
-    "SQuAD: the maximum length of an answer that can be generated.")
+    "SQuAD: the maximum length of an answer that can be generated.",
+    lower_bound=1)
 flags.DEFINE_integer(
     "n_best_size", 20,
     "SQuAD: the number of top start and end logits considered for the answer.")

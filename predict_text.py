@@ -50,9 +50,11 @@ flags.DEFINE_integer("doc_stride", 128,
                      "Tagger checkpoint: how far windows over a long text "
                      "advance, in word pieces.")
 flags.DEFINE_integer("max_query_length", 64,
-                     "SQuAD checkpoint: the most tokens of the question.")
+                     "SQuAD checkpoint: the most tokens of the question.",
+                     lower_bound=1)
 flags.DEFINE_integer("max_answer_length", 30,
-                     "SQuAD checkpoint: the longest answer, in tokens.")
+                     "SQuAD checkpoint: the longest answer, in tokens.",
+                     lower_bound=1)
 flags.DEFINE_integer("n_best_size", 20,
                      "SQuAD checkpoint: top start and end logits considered.")
 flags.DEFINE_multi_string("text", None,

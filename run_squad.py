@@ -39,7 +39,7 @@ flags.DEFINE_integer(
 flags.DEFINE_integer(
     "max_query_length", 64,
     "The maximum number of tokens for the question. Questions longer than "
-    "this will be truncated to this length.")
+    "this will be truncated to this length.", lower_bound=1)
 script_flags.define_mode_flags(
     ("train", "predict"),
     do_predict_help="Whether to run eval on the dev set.",
@@ -54,7 +54,7 @@ flags.DEFINE_integer(
     "max_answer_length", 30,
     "The maximum length of an answer that can be generated. This is needed "
     "because the start and end predictions are not conditioned on one "
-    "another.")
+    "another.", lower_bound=1)
 flags.DEFINE_bool(
     "verbose_logging", False,
     "If true, all of the warnings related to data processing will be "

@@ -38,7 +38,7 @@ def define_runtime_flags(flag_values=None):
         "num_tpu_cores", 8,
         "Only used if `use_tpu` is True. Total number of TPU cores to use.")
     integer("save_checkpoints_steps", 1000,
-            "How often to save the model checkpoint.")
+            "How often to save the model checkpoint.", lower_bound=1)
     integer(
         "iterations_per_loop", 1000,
         "How many steps to make in each estimator call. Here: the default "
@@ -59,7 +59,8 @@ def define_runtime_flags(flag_values=None):
         "scaling, its state kept in checkpoints).")
     boolean("use_xla", False, "Compile the train step with XLA.")
     integer("keep_checkpoint_max", 5,
-            "How many recent `model.ckpt-N` to keep in output_dir.")
+            "How many recent `model.ckpt-N` to keep in output_dir (0: all).",
+            lower_bound=0)
     integer(
         "gradient_accumulation_steps", 1,
         "Average the gradients of this many batches of --train_batch_size "
