@@ -329,23 +329,15 @@ def atomic_output(path, suffixes=("",), clean_stale=True):
             remove_empty_temp_dir(os.path.dirname(temp))
 
 
-def _open_text(path, mode):
-    if is_remote(path):
-        return _gfile().GFile(path, mode)
-    return open(path, mode, encoding="utf-8")
-
-
 def write_text_atomically(path, text):
     """Writes `text` (UTF-8) to `path` atomically (see `atomic_output`)."""
-    with atomic_output(path) as temp:
-        with _open_text(temp, "w") as writer:
-            writer.write(text)
+    write_bytes_atomically(path, text.encode("utf-8"))
 
 
 def write_bytes_atomically(path, data):
     """Writes `data` (bytes) to `path` atomically (see `atomic_output`)."""
     with atomic_output(path) as temp:
-        opener = _gfile().GFile if is_remote(path) else open
+        opener = _gfile().GFile if is_remote(temp) else open
         with opener(temp, "wb") as writer:
             writer.write(data)
 
