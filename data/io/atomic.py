@@ -26,25 +26,6 @@ _MARKER_SUFFIX = ".lock"
 # Temp files without a live marker of this host are abandoned after this.
 STALE_AFTER_SECONDS = 24 * 3600
 
-__all__ = [
-    "TEMP_DIR_NAME",
-    "temp_path_for",
-    "release_temp",
-    "is_temp_path",
-    "replace_file",
-    "remove_quietly",
-    "remove_stale_temp_files",
-    "remove_empty_temp_dir",
-    "atomic_output",
-    "write_text_atomically",
-    "write_bytes_atomically",
-    "write_directory_atomically",
-    "write_failure",
-    "raise_write_error",
-    "remove_temp_family",
-    "OutputExistsError",
-]
-
 # Errors of a write that the user fixes (space, quota, permissions, disk).
 WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS,
                 errno.EIO, errno.EACCES, errno.EPERM)

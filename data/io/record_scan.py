@@ -16,9 +16,6 @@ from data.io.atomic import is_remote
 from data.io.errors import cut_list
 from data.io.tfrecord import RecordFormatError
 
-__all__ = ["SCAN_LIMIT_BYTES", "RecordFileCorruptError", "check_record_file",
-           "locate_record", "naming_record_errors", "scan_record_files"]
-
 SCAN_LIMIT_BYTES = 1 << 30
 _HEADER = struct.Struct("<QI")   # length, masked CRC of the length
 _FRAME_BYTES = _HEADER.size + 4  # + masked CRC of the data
