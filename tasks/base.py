@@ -273,15 +273,6 @@ class Task:
                                       self.global_step)
         training.write_training_curves(self.config.output_dir)
 
-    def predict_outputs(self, dataset, pad_to=None, pad_value=0.0):
-        """The model's outputs on `dataset` (`modeling.training.predict`),
-        padded along axis 1 to `pad_to` with `pad_value` unless None."""
-        model = self.model
-        if pad_to is not None:
-            with self.strategy.scope():
-                model = PaddedOutputs(model, pad_to, pad_value)
-        return training.predict(model, dataset, self.strategy)
-
     def restore_weights(self):
         """Loads `self.checkpoint` for inference, once; sets global_step."""
         if self._weights_ready:
@@ -521,12 +512,14 @@ class FineTuningTask(Task):
                 return None, None, None, num_actual
             with naming_record_errors([path], self.records_name):
                 labelled = isinstance(dataset.element_spec, tuple)
-                outputs = self.predict_outputs(
-                    dataset.map(_first) if labelled else dataset,
-                    pad_to=(self.config.max_seq_length
-                            if self.token_outputs
-                            and self.dynamic_padding(mode) else None),
-                    pad_value=self.token_output_padding)
+                model = self.model
+                if self.token_outputs and self.dynamic_padding(mode):
+                    with self.strategy.scope():  # Back to max_seq_length.
+                        model = PaddedOutputs(model, self.config.max_seq_length,
+                                              self.token_output_padding)
+                outputs = training.predict(
+                    model, dataset.map(_first) if labelled else dataset,
+                    self.strategy)
                 labels = weights = None
                 if labelled and not self.token_outputs:
                     rows = [(y, w) for _, y, w in dataset.as_numpy_iterator()]

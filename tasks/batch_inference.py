@@ -85,12 +85,7 @@ def check_options(options, output_file=None):
     for name in ("num_workers", "max_tokens", "lines_per_shard"):
         if getattr(options, name) < 1:
             raise UserError(f"--{name} must be at least 1")
-    try:
-        import apache_beam  # noqa: F401
-    except ImportError:
-        raise UserError(f"--runner={options.runner} needs Apache Beam, which "
-                        "is not installed: pip install -e '.[beam]' (or pip "
-                        "install apache-beam)") from None
+    runners.require_beam(options.runner)
 
 
 def input_paths(input_file):
@@ -240,8 +235,6 @@ def run_batch_inference(options, spec, input_file, parse_line,
             options.
         RuntimeError: the pipeline did not finish.
     """
-    import apache_beam as beam
-    from apache_beam.runners.runner import PipelineState
     from serving import batch_inference
 
     args = runners.beam_args(options.runner, options.beam_pipeline_options,
@@ -269,18 +262,14 @@ def run_batch_inference(options, spec, input_file, parse_line,
                              options.progress_seconds)
         progress.start()
         try:
-            with runners.quiet_local_runner(options.runner):
-                root = beam.Pipeline(options=pipeline_options)
-                batch_inference.build_pipeline(
+            result = runners.run_pipeline(
+                options.runner, pipeline_options,
+                lambda root: batch_inference.build_pipeline(
                     root, left, spec, parse_line, format_result, output_dir,
-                    options.max_tokens)
-                result = root.run()
-                state = result.wait_until_finish()
+                    options.max_tokens))
         finally:
             progress.stopped.set()
-        if state != PipelineState.DONE:
-            raise RuntimeError("the Beam pipeline ended in state %s" % state)
-        _log_counters(result)
+        runners.log_counters(result, batch_inference.METRICS_NAMESPACE)
         if tf.io.gfile.exists(temp_dir):
             tf.io.gfile.rmtree(temp_dir)
     names = set(tf.io.gfile.listdir(output_dir))
@@ -295,22 +284,3 @@ def run_batch_inference(options, spec, input_file, parse_line,
                  len(shards), output_dir)
     return total
 
-
-def _log_counters(result):
-    from apache_beam.metrics.metric import MetricsFilter
-    from serving.batch_inference import METRICS_NAMESPACE
-
-    try:
-        counters = result.metrics().query(MetricsFilter().with_namespace(
-            METRICS_NAMESPACE))["counters"]
-    except Exception as error:  # Runners differ in metrics support.
-        logging.info("The runner reports no counters (%s)", error)
-        return
-    values = {}
-    for counter in counters:
-        value = counter.committed if counter.committed is not None else (
-            counter.attempted)
-        name = counter.key.metric.name
-        values[name] = values.get(name, 0) + (value or 0)
-    logging.info("Beam counters: %s", ", ".join(
-        "%s=%d" % item for item in sorted(values.items())))

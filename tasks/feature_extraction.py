@@ -14,13 +14,12 @@ from absl import logging
 
 from data.extraction.features import (compute_layer_outputs,
                                       convert_examples_to_features,
-                                      feature_json_line, parse_layer_indexes,
-                                      read_examples)
+                                      feature_json_line, line_fields,
+                                      parse_layer_indexes, read_examples)
 from data.io.atomic import atomic_output
 from data.io.results import NonFiniteResultError
 from modeling import BertModel, checkpoints
 from modeling.pooling import POOLINGS, pool_sequence
-from data.extraction.features import line_fields
 from tasks import batch_inference, checks
 from tasks.base import Task, TaskConfig
 from tasks.errors import UserError
@@ -232,8 +231,5 @@ class FeatureExtractionTask(Task):
                          pooling=config.pooling,
                          l2_normalize=config.l2_normalize)
         return batch_inference.run_batch_inference(
-            config.batch, spec, config.input_file, _line_fields, None)
-
-
-def _line_fields(path, number, line):
-    return line_fields(line)
+            config.batch, spec, config.input_file,
+            lambda path, number, line: line_fields(line), None)

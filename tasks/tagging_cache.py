@@ -19,9 +19,6 @@ from data.io.atomic import remove_quietly
 from data.io.tfrecord import RecordFileWriter
 from modeling.naming import tf1_name
 
-__all__ = ["window_arrays", "cache_key", "cache_path", "FeatureCache",
-           "cached_dataset", "CACHE_VERSION"]
-
 #: Bump when the record layout or the feature computation changes.
 CACHE_VERSION = "1"
 ENCODER_KEYS = ("input_ids", "input_mask", "segment_ids")

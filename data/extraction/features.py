@@ -5,7 +5,6 @@ line (`text_a ||| text_b` for pairs), features built as run_classifier does,
 and one JSON object per line with the chosen encoder layers of every real
 token, values rounded to 6 decimals.
 """
-import collections
 import dataclasses
 import json
 import re
@@ -178,16 +177,10 @@ def feature_json_line(feature, layer_outputs, layer_indexes):
 
     Source: extract_features.py, main.
     """
-    tokens = []
-    for position, token in enumerate(feature.tokens):
-        layers = []
-        for layer_index, output in zip(layer_indexes, layer_outputs):
-            layers.append(collections.OrderedDict([
-                ("index", layer_index),
-                ("values", [round(float(x), 6) for x in output[position]]),
-            ]))
-        tokens.append(collections.OrderedDict([("token", token),
-                                               ("layers", layers)]))
-    line = collections.OrderedDict([("linex_index", feature.unique_id),
-                                    ("features", tokens)])
-    return json.dumps(line) + "\n"
+    tokens = [{"token": token, "layers": [
+        {"index": layer_index,
+         "values": [round(float(x), 6) for x in output[position]]}
+        for layer_index, output in zip(layer_indexes, layer_outputs)]}
+        for position, token in enumerate(feature.tokens)]
+    return json.dumps({"linex_index": feature.unique_id,
+                       "features": tokens}) + "\n"

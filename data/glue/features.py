@@ -17,15 +17,6 @@ from data.io.record_specs import classifier_record_spec
 from data.io.tfrecord import RecordFileWriter
 from data.tokenization.packing import pack_tokens
 
-__all__ = [
-    "InputFeatures",
-    "FEATURE_KEYS",
-    "convert_single_example",
-    "convert_examples_to_features",
-    "file_based_convert_examples_to_features",
-    "classifier_dataset",
-]
-
 #: The TFRecord keys written, in the original's order.
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids", "label_ids",
                 "is_real_example")

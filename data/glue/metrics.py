@@ -6,16 +6,6 @@ Spearman (STS-B). `task_metrics` gives a task's extra `eval_results.txt` keys.
 """
 import numpy as np
 
-__all__ = [
-    "accuracy",
-    "f1",
-    "matthews_corrcoef",
-    "pearson",
-    "rankdata",
-    "spearman",
-    "task_metrics",
-]
-
 
 def _as_pair(predictions, labels, weights=None):
     """1-D float64/int arrays of equal, non-zero length; rows of weight 0

@@ -2,8 +2,6 @@
 eval_predictions.tsv (each dev example's gold and predicted label)."""
 import numpy as np
 
-__all__ = ["test_results_text", "eval_predictions_text"]
-
 
 def test_results_text(rows):
     """The text of test_results.tsv.

@@ -71,6 +71,8 @@ class DataProcessor(object):
 
     #: True for tasks whose label is a real number (one model output).
     is_regression = False
+    #: What `get_labels()` returns, in label-id order (None: regression).
+    labels = None
 
     def get_train_examples(self, data_dir):
         """Gets the `InputExample`s of the train set."""
@@ -88,8 +90,11 @@ class DataProcessor(object):
             "%s has no test set" % type(self).__name__)
 
     def get_labels(self):
-        """Gets the list of labels of this data set (None: regression)."""
-        raise NotImplementedError()
+        """Gets the list of labels of this data set (None: regression); by
+        default a copy of `labels`."""
+        if self.labels is None and not self.is_regression:
+            raise NotImplementedError()
+        return None if self.labels is None else list(self.labels)
 
     @classmethod
     def _read_tsv(cls, input_file, quotechar=None):

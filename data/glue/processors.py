@@ -36,16 +36,12 @@ class MrpcProcessor(_TableProcessor):
     Source: run_classifier.py `MrpcProcessor`.
     """
 
-    has_header = {"train": True, "dev": True, "test": True}
     columns = {"train": (3, 4, 0), "dev": (3, 4, 0), "test": (3, 4, None)}
     guid_column = {"train": None, "dev": None, "test": None}
     layout = dict.fromkeys(
         ("train", "dev", "test"),
         "Quality, #1 ID, #2 ID, #1 String, #2 String")
-
-    def get_labels(self):
-        """See base class."""
-        return ["0", "1"]
+    labels = ["0", "1"]
 
 
 class ColaProcessor(_TableProcessor):
@@ -61,10 +57,7 @@ class ColaProcessor(_TableProcessor):
     layout = {"train": "source, label, original mark, sentence",
               "dev": "source, label, original mark, sentence",
               "test": "index, sentence"}
-
-    def get_labels(self):
-        """See base class."""
-        return ["0", "1"]
+    labels = ["0", "1"]
 
 
 class MnliProcessor(_TableProcessor):
@@ -76,6 +69,7 @@ class MnliProcessor(_TableProcessor):
     file_names = {"train": "train.tsv", "dev": "dev_matched.tsv",
                   "test": "test_matched.tsv"}
     dev_set_name = "dev_matched"
+    labels = ["contradiction", "entailment", "neutral"]
     columns = {"train": (8, 9, -1), "dev": (8, 9, -1), "test": (8, 9, None)}
     layout = {
         "train": "index, promptID, pairID, genre, sentence1_binary_parse, "
@@ -92,10 +86,6 @@ class MnliProcessor(_TableProcessor):
     def _guid_prefix(self, set_type):
         return self.dev_set_name if set_type == "dev" else set_type
 
-    def get_labels(self):
-        """See base class."""
-        return ["contradiction", "entailment", "neutral"]
-
 
 class MnliMismatchedProcessor(MnliProcessor):
     """MNLI with the mismatched dev/test sets ("mnli-mm"; not original)."""
@@ -111,6 +101,8 @@ class XnliProcessor(DataProcessor):
     Source: run_classifier.py `XnliProcessor` (which hard-codes `language`
     "zh").
     """
+
+    labels = ["contradiction", "entailment", "neutral"]
 
     def __init__(self, language="zh"):
         self.language = language
@@ -165,10 +157,6 @@ class XnliProcessor(DataProcessor):
             "the xnli task has no test set (the original XnliProcessor reads "
             "only multinli/multinli.train.<lang>.tsv and xnli.dev.tsv)")
 
-    def get_labels(self):
-        """See base class."""
-        return ["contradiction", "entailment", "neutral"]
-
 
 class Sst2Processor(_TableProcessor):
     """SST-2 (not original); guid "<set>-<row index>" as MRPC."""
@@ -178,10 +166,7 @@ class Sst2Processor(_TableProcessor):
     guid_column = {"train": None, "dev": None, "test": None}
     layout = {"train": "sentence, label", "dev": "sentence, label",
               "test": "index, sentence"}
-
-    def get_labels(self):
-        """See base class."""
-        return ["0", "1"]
+    labels = ["0", "1"]
 
 
 class StsbProcessor(_TableProcessor):
@@ -194,10 +179,6 @@ class StsbProcessor(_TableProcessor):
     layout = {"train": _layout + ", score", "dev": _layout + ", score",
               "test": _layout}
 
-    def get_labels(self):
-        """None: STS-B is a regression task."""
-        return None
-
 
 class QqpProcessor(_TableProcessor):
     """QQP (not original); guid "<set>-<id>"."""
@@ -206,10 +187,7 @@ class QqpProcessor(_TableProcessor):
     _layout = "id, qid1, qid2, question1, question2, is_duplicate"
     layout = {"train": _layout, "dev": _layout,
               "test": "id, question1, question2"}
-
-    def get_labels(self):
-        """See base class."""
-        return ["0", "1"]
+    labels = ["0", "1"]
 
 
 class _IndexPairProcessor(_TableProcessor):
@@ -224,10 +202,7 @@ class QnliProcessor(_IndexPairProcessor):
     layout = {"train": "index, question, sentence, label",
               "dev": "index, question, sentence, label",
               "test": "index, question, sentence"}
-
-    def get_labels(self):
-        """See base class."""
-        return ["entailment", "not_entailment"]
+    labels = ["entailment", "not_entailment"]
 
 
 class RteProcessor(_IndexPairProcessor):
@@ -236,20 +211,14 @@ class RteProcessor(_IndexPairProcessor):
     layout = {"train": "index, sentence1, sentence2, label",
               "dev": "index, sentence1, sentence2, label",
               "test": "index, sentence1, sentence2"}
-
-    def get_labels(self):
-        """See base class."""
-        return ["entailment", "not_entailment"]
+    labels = ["entailment", "not_entailment"]
 
 
 class WnliProcessor(_IndexPairProcessor):
     """WNLI (not original); guid "<set>-<index>"."""
 
     layout = RteProcessor.layout
-
-    def get_labels(self):
-        """See base class."""
-        return ["0", "1"]
+    labels = ["0", "1"]
 
 
 #: Task name (lower case) -> processor class; extend with `register_processor`.

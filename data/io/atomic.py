@@ -26,25 +26,6 @@ _MARKER_SUFFIX = ".lock"
 # Temp files without a live marker of this host are abandoned after this.
 STALE_AFTER_SECONDS = 24 * 3600
 
-__all__ = [
-    "TEMP_DIR_NAME",
-    "temp_path_for",
-    "release_temp",
-    "is_temp_path",
-    "replace_file",
-    "remove_quietly",
-    "remove_stale_temp_files",
-    "remove_empty_temp_dir",
-    "atomic_output",
-    "write_text_atomically",
-    "write_bytes_atomically",
-    "write_directory_atomically",
-    "write_failure",
-    "raise_write_error",
-    "remove_temp_family",
-    "OutputExistsError",
-]
-
 # Errors of a write that the user fixes (space, quota, permissions, disk).
 WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS,
                 errno.EIO, errno.EACCES, errno.EPERM)
@@ -329,23 +310,15 @@ def atomic_output(path, suffixes=("",), clean_stale=True):
             remove_empty_temp_dir(os.path.dirname(temp))
 
 
-def _open_text(path, mode):
-    if is_remote(path):
-        return _gfile().GFile(path, mode)
-    return open(path, mode, encoding="utf-8")
-
-
 def write_text_atomically(path, text):
     """Writes `text` (UTF-8) to `path` atomically (see `atomic_output`)."""
-    with atomic_output(path) as temp:
-        with _open_text(temp, "w") as writer:
-            writer.write(text)
+    write_bytes_atomically(path, text.encode("utf-8"))
 
 
 def write_bytes_atomically(path, data):
     """Writes `data` (bytes) to `path` atomically (see `atomic_output`)."""
     with atomic_output(path) as temp:
-        opener = _gfile().GFile if is_remote(path) else open
+        opener = _gfile().GFile if is_remote(temp) else open
         with opener(temp, "wb") as writer:
             writer.write(data)
 

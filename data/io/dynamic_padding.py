@@ -7,9 +7,6 @@ none in the original (it always pads to max_seq_length).
 """
 import tensorflow as tf
 
-__all__ = ["MULTIPLE", "MEGABATCH", "padded_length", "real_lengths",
-           "cut_to_longest", "group_by_length", "pad_to_length"]
-
 #: Cut lengths are multiples of this (at least this, at most max_seq_length).
 MULTIPLE = 8
 #: Batches per length-sorted stretch of `group_by_length` (Hugging Face's 50).

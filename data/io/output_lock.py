@@ -23,9 +23,6 @@ from data.io.errors import UserError
 
 LOCK_NAME = ".bert-lock"
 
-__all__ = ["LOCK_NAME", "OutputDirLockedError", "OutputLock",
-           "check_unlocked", "cluster_fingerprint", "lock_path"]
-
 
 class OutputDirLockedError(UserError):
     """Another live run writes to the same output_dir."""

@@ -14,10 +14,8 @@ import struct
 
 from data.io.atomic import is_remote
 from data.io.errors import cut_list
+from data.io.text_files import file_size
 from data.io.tfrecord import RecordFormatError
-
-__all__ = ["SCAN_LIMIT_BYTES", "RecordFileCorruptError", "check_record_file",
-           "locate_record", "naming_record_errors", "scan_record_files"]
 
 SCAN_LIMIT_BYTES = 1 << 30
 _HEADER = struct.Struct("<QI")   # length, masked CRC of the length
@@ -120,13 +118,6 @@ def check_record_file(path):
                 raise _cut_short(path, index, start)
 
 
-def _size(path):
-    if is_remote(path):
-        import tensorflow as tf
-        return tf.io.gfile.stat(path).length
-    return os.path.getsize(path)
-
-
 def scan_record_files(paths, limit_bytes=SCAN_LIMIT_BYTES):
     """The pre-check: every record of every file, when they are small enough.
 
@@ -139,7 +130,7 @@ def scan_record_files(paths, limit_bytes=SCAN_LIMIT_BYTES):
         RecordFileCorruptError: a file is cut short or a record is corrupt.
     """
     paths = [os.fspath(path) for path in paths]
-    total = sum(_size(path) for path in paths)
+    total = sum(file_size(path) for path in paths)
     if total >= limit_bytes:
         from absl import logging
         logging.info("Record files total %.1f GB: not scanned before the run "

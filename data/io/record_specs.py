@@ -5,10 +5,6 @@ import tensorflow as tf
 
 from data.io.tfrecord import RecordField, RecordFormatError, RecordSpec
 
-__all__ = ["classifier_record_spec", "squad_record_spec",
-           "pretraining_record_spec", "tagging_record_spec",
-           "multiple_choice_record_spec"]
-
 SEQ = "max_seq_length"
 PREDS = "max_predictions_per_seq"
 CHOICES = "num_choices"

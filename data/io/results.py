@@ -5,9 +5,6 @@ import numpy as np
 from data.io.atomic import write_text_atomically
 from data.io.errors import UserError, cut_list
 
-__all__ = ["NonFiniteResultError", "check_finite_rows", "check_finite_values",
-           "format_value", "write_key_value_file", "write_text_atomically"]
-
 
 class NonFiniteResultError(UserError):
     """A result holds NaN or infinity; the file is not written."""

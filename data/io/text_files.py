@@ -10,9 +10,6 @@ import os
 
 from data.io.errors import UserError
 
-__all__ = ["TextFileError", "TextRange", "archive_hint", "file_size",
-           "iter_lines", "open_file", "read_json", "read_utf8_text"]
-
 # Leading bytes of archive formats people download data sets in.
 _ARCHIVES = (
     (b"PK\x03\x04", "a zip archive", "unzip it"),

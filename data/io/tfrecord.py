@@ -11,9 +11,6 @@ import tensorflow as tf
 from data.io import atomic
 from data.io.errors import UserError
 
-__all__ = ["RecordField", "RecordSpec", "RecordFormatError",
-           "RecordFileWriter", "usable_record_files"]
-
 _DTYPES = {"int64": tf.int64, "float32": tf.float32}
 
 

@@ -4,17 +4,6 @@ from typing import List, Optional
 
 from data.io.errors import UserError
 
-__all__ = [
-    "MultipleChoiceExample",
-    "PaddingExample",
-    "MultipleChoiceDataError",
-    "MissingDataFileError",
-    "join_prefix_and_ending",
-    "parse_label",
-    "check_num_choices",
-    "check_labels_consistent",
-]
-
 
 @dataclasses.dataclass
 class MultipleChoiceExample:

@@ -14,14 +14,6 @@ from data.multiple_choice.examples import (MultipleChoiceExample,
                                            PaddingExample)
 from data.tokenization.packing import pack_tokens
 
-__all__ = [
-    "FEATURE_KEYS",
-    "MultipleChoiceFeatures",
-    "convert_example_to_features",
-    "convert_examples_to_features",
-    "features_to_arrays",
-]
-
 #: The model inputs, each [num_choices, max_seq_length] per example.
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids")
 

@@ -18,18 +18,6 @@ from data.multiple_choice.examples import (
     check_labels_consistent, check_num_choices, join_prefix_and_ending,
     parse_label)
 
-__all__ = [
-    "DATA_FORMATS",
-    "read_examples",
-    "read_swag_csv",
-    "read_hellaswag_jsonl",
-    "read_choice_tsv",
-    "TSV_ID_COLUMN",
-    "TSV_CONTEXT_COLUMN",
-    "TSV_LABEL_COLUMN",
-    "tsv_ending_column",
-]
-
 #: The `--data_format` values.
 DATA_FORMATS = ("swag", "hellaswag", "tsv")
 

@@ -15,12 +15,6 @@ from data.multiple_choice.features import (FEATURE_KEYS,
                                            convert_example_to_features)
 from data.multiple_choice.examples import PaddingExample
 
-__all__ = [
-    "write_feature_records",
-    "file_based_convert_examples_to_features",
-    "multiple_choice_dataset",
-]
-
 
 def _record_values(feature):
     values = {key: getattr(feature, key) for key in FEATURE_KEYS}

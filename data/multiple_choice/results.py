@@ -8,8 +8,6 @@ import numpy as np
 
 from data.io.results import write_text_atomically
 
-__all__ = ["format_test_results", "write_test_results"]
-
 
 def _as_matrix(probabilities):
     rows = np.asarray(probabilities, dtype=np.float32)

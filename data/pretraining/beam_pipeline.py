@@ -15,8 +15,6 @@ import os
 from absl import logging
 import apache_beam as beam
 from apache_beam.metrics import Metrics
-from apache_beam.metrics.metric import MetricsFilter
-from apache_beam.runners.runner import PipelineState
 import tensorflow as tf
 
 from data.pretraining import beam_files
@@ -163,21 +161,17 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
                  " ".join(args))
     files = beam_files.RunFiles.create(output_files)
     try:
-        with runners.quiet_local_runner(runner):
-            root = beam.Pipeline(options=pipeline_options)
-            build_pipeline(root, shards, tokenizer, options, random_seed,
-                           files)
-            result = root.run()
-            state = result.wait_until_finish()
-        if state != PipelineState.DONE:
-            raise RuntimeError("the Beam pipeline ended in state %s" % state)
+        result = runners.run_pipeline(runner, pipeline_options, lambda root:
+                                      build_pipeline(root, shards, tokenizer,
+                                                     options, random_seed, files))
         with tf.io.gfile.GFile(files.plan_file) as reader:
             plan = json.load(reader)
     finally:
         files.remove()
     total = sum(plan["records"])
     _log_first_records(output_files, total, tokenizer.inv_vocab)
-    _log_counters(result)
+    runners.log_counters(result, _NAMESPACE,
+                         ("documents", "instances", "records"))
     logging.info("Wrote %d total instances", total)
     if total == 0:
         logging.warning("The corpus gave no instances (no non-empty line "
@@ -201,21 +195,3 @@ def _log_first_records(output_files, total, inv_vocab):
         pretraining_records.log_example(tf.train.Example.FromString(record),
                                         inv_vocab)
 
-
-def _log_counters(result):
-    try:
-        counters = result.metrics().query(
-            MetricsFilter().with_namespace(_NAMESPACE))["counters"]
-    except Exception as error:  # Runners differ in metrics support.
-        logging.info("The runner reports no counters (%s)", error)
-        return
-    values = {}
-    for counter in counters:
-        value = counter.committed
-        if value is None:
-            value = counter.attempted
-        values[counter.key.metric.name] = (
-            values.get(counter.key.metric.name, 0) + (value or 0))
-    logging.info("Beam counters: %s", ", ".join(
-        "%s=%d" % (name, values[name]) for name in
-        ("documents", "instances", "records") if name in values))

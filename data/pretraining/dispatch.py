@@ -2,10 +2,8 @@
 pool (data.pretraining.pipeline) or Beam (data.pretraining.beam_pipeline,
 whose options come from data.pretraining.runners).
 """
-import importlib.util
-
 from data.io.errors import UserError
-from data.pretraining.runners import is_local_pool
+from data.pretraining.runners import is_local_pool, require_beam
 
 
 def create_pretraining_files_with_runner(runner, input_files, output_files,
@@ -29,10 +27,7 @@ def create_pretraining_files_with_runner(runner, input_files, output_files,
                                         vocab_file,
                                         show_progress=show_progress,
                                         **kwargs)
-    if importlib.util.find_spec("apache_beam") is None:
-        raise UserError("--runner=%s needs Apache Beam, which is not "
-                        "installed: pip install -e '.[beam]' (or pip install "
-                        "apache-beam)" % runner)
+    require_beam(runner)
     from data.pretraining.beam_pipeline import create_pretraining_files_beam
     return create_pretraining_files_beam(
         input_files, output_files, vocab_file, runner=runner,

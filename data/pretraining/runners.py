@@ -8,9 +8,12 @@ full class name) with its options in `--beam_pipeline_options`.
 The dispatch between the two is data.pretraining.dispatch.
 """
 import contextlib
+import importlib.util
 import logging as std_logging
 import os
 import shlex
+
+from absl import logging
 
 from data.io.errors import UserError
 
@@ -23,6 +26,14 @@ _DIRECT_RUNNERS = ("DirectRunner", "FnApiRunner", "BundleBasedDirectRunner")
 def is_local_pool(runner):
     """True when `runner` means this project's process pool, not Beam."""
     return not runner or runner == LOCAL_RUNNER
+
+
+def require_beam(runner):
+    """Raises UserError naming `runner` unless apache-beam is installed."""
+    if importlib.util.find_spec("apache_beam") is None:
+        raise UserError("--runner=%s needs Apache Beam, which is not "
+                        "installed: pip install -e '.[beam]' (or pip install "
+                        "apache-beam)" % runner)
 
 
 def _has_option(args, name):
@@ -121,3 +132,45 @@ def make_workers_find_project(options):
              if p]
     if root not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([root] + paths)
+
+
+def run_pipeline(runner, options, build):
+    """Runs the Beam pipeline that `build(root)` adds to a new
+    `beam.Pipeline(options=options)`; returns its result once done.
+
+    Raises:
+      RuntimeError: the pipeline ended in another state than DONE.
+    """
+    import apache_beam as beam
+    from apache_beam.runners.runner import PipelineState
+
+    with quiet_local_runner(runner):
+        root = beam.Pipeline(options=options)
+        build(root)
+        result = root.run()
+        state = result.wait_until_finish()
+    if state != PipelineState.DONE:
+        raise RuntimeError("the Beam pipeline ended in state %s" % state)
+    return result
+
+
+def log_counters(result, namespace, names=None):
+    """Logs a finished pipeline's counters of `namespace`, summed by name:
+    `names` in that order (those present), or all sorted by name."""
+    from apache_beam.metrics.metric import MetricsFilter
+
+    try:
+        counters = result.metrics().query(
+            MetricsFilter().with_namespace(namespace))["counters"]
+    except Exception as error:  # Runners differ in metrics support.
+        logging.info("The runner reports no counters (%s)", error)
+        return
+    values = {}
+    for counter in counters:
+        value = counter.committed if counter.committed is not None else (
+            counter.attempted)
+        name = counter.key.metric.name
+        values[name] = values.get(name, 0) + (value or 0)
+    logging.info("Beam counters: %s", ", ".join(
+        "%s=%d" % (name, values[name]) for name in (names or sorted(values))
+        if name in values))

@@ -9,9 +9,6 @@ import uuid
 
 import tensorflow as tf
 
-__all__ = ["read_records", "write_records", "write_text",
-           "split_shard_file", "output_records"]
-
 # Records per read batch: memory per open file ~ _READ_BATCH records.
 _READ_BATCH = 256
 

@@ -16,25 +16,6 @@ from data.tokenization.vocab import (  # noqa: F401  (public here too)
     highest_reachable_id, load_vocab, validate_vocab_size,
     vocab_file_warnings)
 
-__all__ = [
-    "FullTokenizer",
-    "BasicTokenizer",
-    "WordpieceTokenizer",
-    "VocabLookupError",
-    "load_vocab",
-    "convert_to_unicode",
-    "printable_text",
-    "whitespace_tokenize",
-    "convert_by_vocab",
-    "convert_tokens_to_ids",
-    "convert_ids_to_tokens",
-    "validate_case_matches_checkpoint",
-    "validate_vocab_size",
-    "highest_reachable_id",
-    "vocab_file_warnings",
-    "tokenizer_for_model",
-]
-
 # Checkpoint directory names whose vocab was built lower-cased / cased; the
 # same lists as the original's validate_case_matches_checkpoint.
 _LOWER_CASED_MODELS = (

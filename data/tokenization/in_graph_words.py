@@ -20,9 +20,6 @@ import tensorflow as tf
 
 from data.tokenization import unicode_tables
 
-__all__ = ["OTHER", "SPACE", "OWN", "TRANSPARENT", "MARK", "word_classes",
-           "InGraphWordSplitter"]
-
 OTHER, SPACE, OWN, TRANSPARENT, MARK = 0, 1, 2, 3, 4
 
 

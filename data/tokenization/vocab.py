@@ -10,9 +10,6 @@ import os
 
 from data.io.errors import MissingFileError, UserError
 
-__all__ = ["load_vocab", "highest_reachable_id", "validate_vocab_size",
-           "vocab_file_warnings", "VocabEncodingError"]
-
 
 class VocabEncodingError(UserError):
     """A vocab line is not valid UTF-8 (the original cannot read it either)."""

@@ -7,9 +7,6 @@ the earliest on a tie (`_check_is_max_context`).
 """
 import collections
 
-__all__ = ["WindowSpan", "sliding_windows", "is_max_context",
-           "max_context_windows"]
-
 WindowSpan = collections.namedtuple("WindowSpan", ["start", "length"])
 WindowSpan.__doc__ = """Pieces [start, start + length) of a document."""
 

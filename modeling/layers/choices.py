@@ -11,8 +11,6 @@ original repository has no code for it.
 """
 from keras import ops
 
-__all__ = ["flatten_choices", "unflatten_choices"]
-
 
 def _dims(x):
     """Static sizes where known, dynamic scalars elsewhere."""
