@@ -9,8 +9,10 @@ runs in a fresh process of its own, so each peak RSS (`ru_maxrss`) is its
 own: a BertClassifier (2 labels) loaded from DIR, compiled with the
 project's optimizer as the scripts do, trained on one random batch of
 batch_size x seq_length; the step time is the median of `--steps` steps
-after 3 warm-up steps (tracing excluded). Prints one JSON line per mode and
-a Markdown table.
+after 3 warm-up steps (tracing excluded), as wall clock and as the process's
+CPU time (all its threads: the work a step costs, less disturbed than wall
+clock on a loaded machine). Prints one JSON line per mode and a Markdown
+table.
 """
 import argparse
 import json
@@ -45,13 +47,15 @@ def measure(args, mode):
          "input_mask": np.ones(shape, "int32"),
          "segment_ids": np.zeros(shape, "int32")}
     y = rng.integers(0, 2, args.batch_size).astype("int32")
-    times = []
+    times, cpu_times = [], []
     for step in range(WARMUP_STEPS + args.steps):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         model.train_on_batch(x, y)
         if step >= WARMUP_STEPS:
             times.append(time.perf_counter() - start)
+            cpu_times.append(time.process_time() - cpu_start)
     return {"mode": mode, "step_s": round(statistics.median(times), 4),
+            "step_cpu_s": round(statistics.median(cpu_times), 4),
             "peak_rss_mb": round(resource.getrusage(
                 resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "trainable": int(sum(np.prod(v.shape)
@@ -85,11 +89,13 @@ def main(argv=None):
             text=True, env=dict(os.environ, PYTHONPATH=REPO)).stdout
         results.append(json.loads(output.strip().splitlines()[-1]))
         print(json.dumps(results[-1]), file=sys.stderr, flush=True)
-    print(f"| {args.batch_size}x{args.seq_length} | step s | peak RSS MB | "
-          "trainable weights |\n|---|---:|---:|---:|")
+    print(f"| {args.batch_size}x{args.seq_length} | step s (wall) | "
+          "step CPU s | peak RSS MB | trainable weights |\n"
+          "|---|---:|---:|---:|---:|")
     for result in results:
         print(f"| {result['mode']} | {result['step_s']:.3f} | "
-              f"{result['peak_rss_mb']:.0f} | {result['trainable']:,} |")
+              f"{result['step_cpu_s']:.3f} | {result['peak_rss_mb']:.0f} | "
+              f"{result['trainable']:,} |")
 
 
 if __name__ == "__main__":

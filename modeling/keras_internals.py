@@ -112,6 +112,13 @@ def all_layers(model):
                                                    recursive=True))
 
 
+def lora_base_kernel(dense):
+    """The frozen base kernel W of a LoRA-enabled `keras.layers.Dense`
+    (its public `kernel` is W + (alpha / rank) A B, cast to the compute
+    dtype)."""
+    return _require(dense, "_kernel")
+
+
 # ----- checkpoint state files ---------------------------------------------------
 
 def checkpoint_state_proto():

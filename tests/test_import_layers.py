@@ -350,7 +350,7 @@ def _private_api_uses(paths):
                         line = node.lineno
                 elif isinstance(owner, ast.Name) and owner.id in (
                         "tf", "keras", "model", "layer", "optimizer",
-                        "strategy") or (isinstance(owner, ast.Attribute)
+                        "strategy", "dense") or (isinstance(owner, ast.Attribute)
                                         and owner.attr == "extended"):
                     line = node.lineno
             if line is not None:

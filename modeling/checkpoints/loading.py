@@ -184,6 +184,20 @@ def check_shapes(model, shapes, source):
     return weights
 
 
+def _check_lora_alpha(model, prefix, shapes):
+    """Adapters saved with another alpha would be scaled wrongly: refused
+    (CheckpointMismatchError). Files without the record load as before."""
+    alpha = lora.lora_alpha(model)
+    if alpha is None or lora.ALPHA_NAME not in shapes:
+        return
+    saved = float(read_tensors(prefix, [lora.ALPHA_NAME])[lora.ALPHA_NAME])
+    if not np.isclose(saved, alpha, rtol=1e-6, atol=0.0):
+        raise CheckpointMismatchError(
+            f"{prefix} holds LoRA adapters trained with alpha {saved:g}, but "
+            f"model {model.name!r} has alpha {alpha:g}: pass --lora_alpha="
+            f"{saved:g} (enable_lora(alpha={saved:g})).")
+
+
 def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
                         allow_non_finite=False):
     """Loads a TF1 BERT checkpoint into a model built from this package.
@@ -204,7 +218,8 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
 
     Raises (nothing is assigned then):
         CheckpointNotFoundError: no checkpoint there.
-        CheckpointMismatchError: no weight name matches, or a shape differs.
+        CheckpointMismatchError: no weight name matches, a shape differs, or
+            LoRA adapters were saved with another alpha than the model's.
         CheckpointCorruptError: the index or data file is truncated or
             damaged (names the file).
         finiteness.CheckpointNonFiniteError: a tensor holds NaN/Inf, unless
@@ -215,10 +230,12 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
     """
     prefix, shapes = check_compatible(model, checkpoint)
     weights = checkpoint_weights(model, shapes)
+    _check_lora_alpha(model, prefix, shapes)
     loaded = sorted(name for name in weights if name in shapes)
     missing = sorted(name for name in weights if name not in shapes)
     unused = sorted(name for name in shapes
-                    if name not in weights and not is_optimizer_state(name))
+                    if name not in weights and not is_optimizer_state(name)
+                    and name != lora.ALPHA_NAME)
     slot_pairs = []
     if optimizer is not None:
         # Only trainable weights have slots (BertSquad's unused pooler has

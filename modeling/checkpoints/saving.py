@@ -43,6 +43,7 @@ def _tensors_to_save(model, optimizer, global_step):
     weights = model_weights_by_name(model)
     tensors.update({saved: tf.convert_to_tensor(weights[name].value)
                     for name, saved in resume.items()})
+    tensors.update(lora.alpha_tensors(model))
     if optimizer is not None:
         for variable in model.trainable_weights:
             for slot_name, slot in optimizer_slots(
@@ -62,6 +63,7 @@ def adapter_tensors(model, global_step=None):
     resume = lora.resume_names(model)
     tensors = {_saved_name(v, resume): tf.convert_to_tensor(v.value)
                for v in model.trainable_weights}
+    tensors.update(lora.alpha_tensors(model))
     if global_step is not None:
         tensors[GLOBAL_STEP] = tf.constant(int(global_step), tf.int64)
     return tensors

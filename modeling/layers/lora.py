@@ -29,6 +29,9 @@ DEFAULT_TARGETS = ("query", "value")
 #: their Adam slots): a loader without LoRA never meets it by its names.
 RESUME_SCOPE = "lora/"
 ADAPTER_NAMES = ("lora_kernel_a", "lora_kernel_b")
+#: The scale numerator the adapters were trained with (float32 scalar),
+#: saved beside them: read with another alpha they would be scaled wrongly.
+ALPHA_NAME = RESUME_SCOPE + "lora_alpha"
 
 
 def _target_layer(transformer_layer, target):
@@ -107,7 +110,7 @@ def merged_kernel(dense):
     """W + (alpha / rank) A B of a LoRA-enabled Dense, in the kernel's
     dtype (as `Dense.kernel` computes it, before its cast to the compute
     dtype). [input_dim, units]."""
-    kernel = dense._kernel
+    kernel = keras_internals.lora_base_kernel(dense)
     return ops.cast(ops.add(kernel, (dense.lora_alpha / dense.lora_rank)
                             * ops.matmul(dense.lora_kernel_a,
                                          dense.lora_kernel_b)), kernel.dtype)
@@ -118,7 +121,8 @@ def resume_names(model):
     state (each adapted base kernel and its two adapters); {} without LoRA."""
     names = {}
     for dense in lora_layers(model):
-        for variable in (dense._kernel, dense.lora_kernel_a,
+        for variable in (keras_internals.lora_base_kernel(dense),
+                         dense.lora_kernel_a,
                          dense.lora_kernel_b):
             names[tf1_name(variable)] = RESUME_SCOPE + tf1_name(variable)
     return names
@@ -127,10 +131,26 @@ def resume_names(model):
 def merged_weights(model):
     """`{TF1 name: tensor}` of `model` as the same model without LoRA: the
     adapted kernels merged (`merged_kernel`), adapters left out."""
-    merged = {id(dense._kernel): dense for dense in lora_layers(model)}
+    merged = {id(keras_internals.lora_base_kernel(dense)): dense
+              for dense in lora_layers(model)}
     return {tf1_name(v): (merged_kernel(merged[id(v)]) if id(v) in merged
                           else v.value)
             for v in model.weights if not _is_adapter(v)}
+
+
+def lora_alpha(model):
+    """The alpha of `model`'s adapted layers (Keras's `lora_alpha`: the
+    rank when enable_lora got none); None without LoRA."""
+    layers = lora_layers(model)
+    return float(layers[0].lora_alpha) if layers else None
+
+
+def alpha_tensors(model):
+    """`{ALPHA_NAME: float32 scalar}` of a LoRA model, {} without LoRA:
+    saved with the adapters (checkpoints and the adapters file)."""
+    alpha = lora_alpha(model)
+    return {} if alpha is None else {
+        ALPHA_NAME: ops.convert_to_tensor(alpha, "float32")}
 
 
 class LoraMixin:

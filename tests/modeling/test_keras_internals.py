@@ -159,3 +159,18 @@ def test_checkpoint_state_proto_is_what_tensorflow_reads(tmp_path):
     assert type(read) is keras_internals.checkpoint_state_proto()
     assert read.model_checkpoint_path.endswith("model.ckpt-2")
     assert len(read.all_model_checkpoint_paths) == 2
+
+
+def test_lora_base_kernel_is_the_frozen_w_under_keras_kernel():
+    # Keras's Dense.kernel is W + (alpha / rank) A B; the hook gives W.
+    dense = keras.layers.Dense(3)
+    dense.build((None, 4))
+    w = dense.kernel.numpy()
+    dense.enable_lora(2, lora_alpha=6)
+    dense.lora_kernel_b.assign(np.ones((2, 3), "float32"))
+    base = keras_internals.lora_base_kernel(dense)
+    assert not base.trainable
+    np.testing.assert_array_equal(base.numpy(), w)
+    np.testing.assert_allclose(
+        dense.kernel.numpy(),
+        w + 3.0 * dense.lora_kernel_a.numpy() @ np.ones((2, 3)), rtol=1e-6)

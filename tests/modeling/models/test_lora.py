@@ -202,13 +202,28 @@ def test_training_checkpoint_is_merged_resumable_and_has_adapters(
         if name.startswith("lora/") and "/lora_kernel_" in name
         and "/adam_" not in name
         or name in ("global_step", "output_weights", "output_bias",
-                    "bert/pooler/dense/kernel", "bert/pooler/dense/bias"))
+                    "bert/pooler/dense/kernel", "bert/pooler/dense/bias",
+                    lora.ALPHA_NAME))
+    assert tf.train.load_variable(adapters, lora.ALPHA_NAME) == 4.0
     reloaded = build_model(fixtures_dir / "tf1_tiny_classifier")
     reloaded.enable_lora(2, alpha=4)
     checkpoints.load_tf1_checkpoint(
         reloaded, fixtures_dir / "tf1_tiny_classifier", verbose=False)
     checkpoints.load_tf1_checkpoint(reloaded, adapters, verbose=False)
     np.testing.assert_array_equal(np.asarray(reloaded(inputs)), logits)
+
+    # Another alpha would scale the adapters wrongly: one line, nothing read.
+    other = build_model(fixtures_dir / "tf1_tiny_classifier")
+    other.enable_lora(2, alpha=8)
+    before = _weights(other)
+    for source in (adapters, prefix):
+        with pytest.raises(checkpoints.CheckpointMismatchError,
+                           match=r"alpha 4, but .* has alpha 8: pass "
+                                 r"--lora_alpha=4") as error:
+            checkpoints.load_tf1_checkpoint(other, source, verbose=False)
+        assert "\n" not in str(error.value)
+    for name, value in _weights(other).items():
+        np.testing.assert_array_equal(value, before[name], name)
 
 
 def test_unmerged_adapters_are_refused_by_loaders_without_lora(
