@@ -5,7 +5,8 @@
     export_saved_model("export/mrpc", model_type="classifier", ...)
 
 One module per served model on the shared `text_module`; `export` builds
-and writes them; `predictions` calls them on rows of text.
+and writes them; `predictions` calls them on rows of text; `pipelines`
+answers questions and tags words with an in-memory model.
 """
 from serving.export import (MODEL_TYPES, ExportExistsError,
                             build_serving_module, export_model,

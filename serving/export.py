@@ -22,7 +22,7 @@ from data.io.atomic import write_directory_atomically
 from data.io.errors import OutputExistsError, UserError
 from data.tokenization import BertPreprocessor, full_tokenizer
 from data.tokenization.preprocessor import VOCAB_ASSET
-from data.tokenization.vocab import load_vocab
+from data.tokenization.vocab import load_vocab, validate_vocab_size
 from modeling.interop import sources
 from modeling.config import BertConfig
 from modeling.pooling import POOLINGS
@@ -170,8 +170,8 @@ def serving_module(model, label_list=None, preprocessor=None,
 
     Raises:
         UserError: another kind of model, no preprocessor, labels missing
-            or not fitting the head, the length checks of
-            `build_serving_module`, an unknown pooling or quantization.
+            or not fitting the head, a vocab or length that does not fit
+            the config, an unknown pooling or quantization.
     """
     model_type = next((name for name, cls in _MODEL_CLASSES.items()
                        if isinstance(model, cls)), None)
@@ -185,6 +185,9 @@ def serving_module(model, label_list=None, preprocessor=None,
                      doc_stride, pooling)
     model.config.check_sequence_length(max_seq_length, "sequence_length",
                                        minimum=3)
+    vocab = load_vocab(preprocessor.tokenizer.vocab_file)
+    validate_vocab_size(vocab, model.config.vocab_size,
+                        preprocessor.tokenizer.vocab_file, "of the model")
     if model_type == "tagger":
         _check_tagger_labels(label_list, model.num_labels, "the model's head")
     if model_type == "classifier" and label_list is None:
@@ -204,7 +207,6 @@ def serving_module(model, label_list=None, preprocessor=None,
         return ClassifierServing(model, tokenizer, max_seq_length,
                                  label_list=label_list, **special)
     if model_type == "squad":
-        vocab = load_vocab(tokenizer.vocab_file)
         inverse = {index: token for token, index in vocab.items()}
         return SquadServing(model, tokenizer, max_seq_length,
                             vocab_tokens=[inverse.get(i, "")
