@@ -11,9 +11,8 @@ from data.tagging.features import (check_window_flags,
 from data.tagging.metric import conll_scores
 from data.tagging.outputs import choose_label_list
 from data.tagging.readers import DATA_FORMATS, read_tagged_file
-from data.tagging.schemes import (TRAINING_SCHEME, convert_tags,
-                                  entity_types, normalize_scheme,
-                                  scheme_labels)
+from data.tagging.schemes import (TRAINING_SCHEME, entity_types,
+                                  normalize_scheme, scheme_labels)
 from modeling.models import losses
 from modeling.models.feature_tagger import check_feature_layers
 from tasks import checks
@@ -103,10 +102,9 @@ class TaggingData:
     def file_tags(self, mode, logits):
         """The tags of float32 `logits` [num_windows, seq, num_labels],
         nested [document][sentence][word], in the files' scheme."""
-        tags = predicted_tags(self.windows[mode], logits,
-                              self.read_documents(mode), self.label_list)
-        return [[convert_tags(sentence, TRAINING_SCHEME, self.scheme)
-                 for sentence in document] for document in tags]
+        return predicted_tags(self.windows[mode], logits,
+                              self.read_documents(mode), self.label_list,
+                              self.scheme)
 
     def mean_scored_loss(self, mode, logits):
         """Mean cross-entropy of `logits` over the scored positions

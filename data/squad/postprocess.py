@@ -266,7 +266,16 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
                         verbose_logging=False):
     """Computes predictions, n-best lists and null odds without writing.
 
-    Args: as `write_predictions`.
+    Args:
+      all_examples: list of SquadExample (prediction mode).
+      all_features: list of InputFeatures from convert_examples_to_features.
+      all_results: iterable of objects with unique_id, start_logits,
+        end_logits (length max_seq_length).
+      n_best_size, max_answer_length: ints.
+      do_lower_case: bool, as used for tokenization.
+      version_2_with_negative: bool.
+      null_score_diff_threshold: float.
+      verbose_logging: bool, log failed text projections.
 
     Returns:
       (all_predictions, all_nbest_json, scores_diff_json): OrderedDicts by
@@ -275,6 +284,8 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
 
     Raises:
       ValueError: a feature has no result (every feature must be predicted).
+
+    Source: run_squad.py `write_predictions`, without the writing.
     """
     example_index_to_features = collections.defaultdict(list)
     for feature in all_features:
@@ -333,40 +344,19 @@ def write_predictions(all_examples, all_features, all_results, n_best_size,
                       output_null_log_odds_file,
                       version_2_with_negative=False,
                       null_score_diff_threshold=0.0, verbose_logging=False):
-    """Writes predictions.json, nbest_predictions.json and null_odds.json.
-
-    Args:
-      all_examples: list of SquadExample (prediction mode).
-      all_features: list of InputFeatures from convert_examples_to_features.
-      all_results: iterable of objects with unique_id, start_logits,
-        end_logits (length max_seq_length).
-      n_best_size, max_answer_length: ints.
-      do_lower_case: bool, as used for tokenization.
-      output_prediction_file, output_nbest_file: paths.
-      output_null_log_odds_file: path, written only for v2 (may be None
-        otherwise).
-      version_2_with_negative: bool.
-      null_score_diff_threshold: float.
-      verbose_logging: bool, log failed text projections.
-
-    Returns:
-      as `compute_predictions`.
-
-    Raises:
-      ValueError: a feature has no result.
+    """`compute_predictions`, written atomically as predictions.json,
+    nbest_predictions.json and (v2 only) null_odds.json at the paths given;
+    returns its result.
 
     Source: run_squad.py `write_predictions` (its FLAGS became arguments).
     """
-    logging.info("Writing predictions to: %s", output_prediction_file)
-    logging.info("Writing nbest to: %s", output_nbest_file)
-    all_predictions, all_nbest_json, scores_diff_json = compute_predictions(
+    results = compute_predictions(
         all_examples, all_features, all_results, n_best_size,
-        max_answer_length, do_lower_case,
-        version_2_with_negative=version_2_with_negative,
-        null_score_diff_threshold=null_score_diff_threshold,
-        verbose_logging=verbose_logging)
-    write_json_atomic(all_predictions, output_prediction_file)
-    write_json_atomic(all_nbest_json, output_nbest_file)
-    if version_2_with_negative:
-        write_json_atomic(scores_diff_json, output_null_log_odds_file)
-    return all_predictions, all_nbest_json, scores_diff_json
+        max_answer_length, do_lower_case, version_2_with_negative,
+        null_score_diff_threshold, verbose_logging)
+    for result, path in zip(results, (
+            output_prediction_file, output_nbest_file,
+            output_null_log_odds_file if version_2_with_negative else None)):
+        if path is not None:
+            write_json_atomic(result, path)
+    return results

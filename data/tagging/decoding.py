@@ -3,6 +3,8 @@ at each word's scored position (TaggingFeatures.scored), in input order.
 """
 import numpy as np
 
+from data.tagging.schemes import TRAINING_SCHEME, convert_tags
+
 __all__ = ["predicted_label_ids", "predicted_tags"]
 
 
@@ -58,8 +60,11 @@ def predicted_label_ids(features, predictions, documents):
     return result
 
 
-def predicted_tags(features, predictions, documents, label_list):
-    """Tags per word, nested as the documents (see predicted_label_ids).
+def predicted_tags(features, predictions, documents, label_list,
+                   scheme=None):
+    """Tags per word, nested as the documents (see predicted_label_ids);
+    with `scheme`, each sentence's tags are converted from the labels'
+    training scheme (IOB2) to it, as run_ner.py writes them.
 
     Returns:
       nested lists [document][sentence][word] of str (label_list[id]).
@@ -78,5 +83,7 @@ def predicted_tags(features, predictions, documents, label_list):
                     raise ValueError("predicted label id %d is outside the "
                                      "label list of %d labels"
                                      % (label_id, len(label_list)))
-            tags[-1].append([label_list[i] for i in sentence])
+            sentence = [label_list[i] for i in sentence]
+            tags[-1].append(convert_tags(sentence, TRAINING_SCHEME, scheme)
+                            if scheme else sentence)
     return tags
