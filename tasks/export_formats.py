@@ -23,13 +23,12 @@ from data.io.atomic import write_directory_atomically
 from data.io.errors import UserError
 from data.tokenization.lower_case_record import write_lower_case
 from serving import build_serving_module, formats
+from serving.formats import FORMATS, INFO_FILE
 from serving.export import track_captured_variables
 from serving.numeric import NumericServing, save_numeric
 from serving.op_audit import audit_lines
 
-FORMATS = ("saved_model", "numeric", "openvino", "litert", "onnx")
 CONVERTED = ("openvino", "litert", "onnx")
-INFO_FILE = "export_info.json"
 #: The model types each format takes (all, today: every converter takes the
 #: numeric graph of every model type); kept so a new format can say no.
 FORMAT_MODEL_TYPES = {name: ("classifier", "squad", "encoder", "tagger",
@@ -114,6 +113,10 @@ def write_formats(export_dir, names, arguments, labels, quantize=None,
     """
     module = build_serving_module(**arguments)  # a bad checkpoint fails first
     numeric = NumericServing.of(module, arguments["model_type"])
+    # Recorded with their defaults: predict_text.py's SQuAD and tagger rules.
+    recorded = dict(arguments, **{key: getattr(module, key) for key in (
+        "max_query_length", "max_answer_length", "n_best_size", "doc_stride")
+        if hasattr(module, key)})
     tf_version = f"tensorflow {tf.__version__}"
     layout = "" if serving_version is None else f"/{serving_version}"
     folders, audited = [], []
@@ -123,7 +126,7 @@ def write_formats(export_dir, names, arguments, labels, quantize=None,
         numeric_dir = (f"{temp_dir}/numeric{layout}" if "numeric" in names
                        else f"{temp_dir}/.numeric")
         save_numeric(numeric, numeric_dir)
-        info = dict(arguments=arguments, labels=labels,
+        info = dict(arguments=recorded, labels=labels,
                     signatures=numeric.signatures())
         for name in names:
             folder = f"{temp_dir}/{name}"
@@ -135,7 +138,7 @@ def write_formats(export_dir, names, arguments, labels, quantize=None,
                 tf.saved_model.save(served, folder + layout,
                                     signatures=signatures)
                 audited.append(name + layout)
-                details = _info(name, arguments, labels, signatures,
+                details = _info(name, recorded, labels, signatures,
                                 "Keras int8" if quantize else "float32",
                                 tf_version)
             elif name == "numeric":
