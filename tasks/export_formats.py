@@ -15,6 +15,7 @@ the SavedModel's Keras int8; each converted format's own int8
 """
 import json
 import os
+import re
 import shutil
 
 import tensorflow as tf
@@ -27,6 +28,7 @@ from serving.formats import FORMATS, INFO_FILE
 from serving.export import track_captured_variables
 from serving.numeric import NumericServing, save_numeric
 from serving.op_audit import audit_lines
+from tasks.quiet_start import tensorflow_noise_filtered
 
 CONVERTED = ("openvino", "litert", "onnx")
 #: The model types each format takes (all, today: every converter takes the
@@ -147,8 +149,12 @@ def write_formats(export_dir, names, arguments, labels, quantize=None,
                                 **info)
             else:
                 os.makedirs(folder)
-                details = _info(name, **info, **formats.converter(
-                    name).convert(numeric_dir, folder, int8=bool(quantize)))
+                # The converters' own output (MLIR diagnostics, tf2onnx's
+                # progress) is dropped: a failure is one UserError naming it.
+                with tensorflow_noise_filtered(re.compile("")):
+                    converted = formats.converter(name).convert(
+                        numeric_dir, folder, int8=bool(quantize))
+                details = _info(name, **info, **converted)
             _write_info(folder, details, arguments["vocab_file"],
                         arguments["do_lower_case"])
             folders.append(f"{export_dir}/{name}")
