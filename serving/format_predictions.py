@@ -1,23 +1,14 @@
-"""Raw text through any export of `export_saved_model.py`: JSON-ready
-results as `serving.predictions.Predictor` gives them.
+"""Raw text through any export of `export_saved_model.py`: results as
+`serving.predictions.Predictor` gives them (`open_export(folder).predict`).
 
-    from serving.format_predictions import open_export
-    predictor = open_export("export/onnx")   # or saved_model/, numeric/, ...
-    predictor.predict([("He said hello.", "He greeted us.")])
-
-A folder without `export_info.json`, or with format `saved_model`, is the
-raw-text SavedModel (`serving.predictions`). The other formats (`numeric`,
-`openvino`, `litert`, `onnx`) take ids and give numbers (`serving.numeric`,
-`serving.formats`); `FormatPredictor` turns text into ids in Python, by the
-folder's vocab.txt and lower-casing record with `FullTokenizer` and the
-scripts' own feature code (run_classifier.py's packing, run_squad.py's first
-window, run_ner.py's windows and max-context words, run_multiple_choice.py's
-choices), which pack as the raw-text graph does. After the runtime's call:
-the SQuAD span and answer text are the raw-text graph's own functions
-(`serving.squad_span.best_answers`, run eagerly); a tagger's words and
-offsets `InGraphWordSplitter`'s (core TF ops, eager), its tags and entities
-run_ner.py's rules (`data.tagging.decoding`, `data.tagging.schemes`, which
-`serving.entity_spans` follows in-graph).
+A folder without `export_info.json`, or of format `saved_model`, is the
+raw-text SavedModel. The numeric formats (`numeric`, `openvino`, `litert`,
+`onnx`) are run by `FormatPredictor`: the text tokenized by `FullTokenizer`
+(the folder's vocab.txt and lower-casing record) and packed by the scripts'
+own feature code, as the raw-text graph packs; after the runtime's call the
+SQuAD span is the raw-text graph's `serving.squad_span.best_answers` (run
+eagerly), a tagger's words `InGraphWordSplitter`'s (core TF ops, eager) and
+its tags and entities run_ner.py's rules (`data.tagging`).
 """
 import contextlib
 import json
