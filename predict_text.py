@@ -25,8 +25,10 @@ from absl import flags  # noqa: E402
 from tasks import cli, script_flags  # noqa: E402
 
 flags.DEFINE_string("export_dir", None,
-                    "A SavedModel written by export_saved_model.py (instead "
-                    "of --init_checkpoint).")
+                    "An export of export_saved_model.py (instead of "
+                    "--init_checkpoint): its raw-text SavedModel, or one "
+                    "--format folder (saved_model, numeric, openvino, litert, "
+                    "onnx; docs/deploying.md).")
 flags.DEFINE_enum("model_type", None,
                   ["classifier", "squad", "tagger", "multiple_choice"],
                   "What --init_checkpoint holds (needed with it); with "

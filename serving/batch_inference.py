@@ -193,8 +193,9 @@ class _LoadedModel:
                                           batch_size=len(rows))
         inputs = ids_batch(rows)
         if self.spec.model_type == "classifier":
-            return self.predictor._classifications(
-                self.signatures["classify_ids"](**inputs))
+            return self.predictor._classifications({
+                key: value.numpy() for key, value in
+                self.signatures["classify_ids"](**inputs).items()})
         out = self.signatures["encode_ids"](**inputs)
         vectors = pool_sequence(out["sequence_output"], inputs["input_mask"],
                                 self.spec.pooling, self.spec.l2_normalize)

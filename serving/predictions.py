@@ -142,28 +142,40 @@ class Predictor:
             else:
                 out = self.signatures["classify_pair"](text_a=columns[0],
                                                        text_b=columns[1])
-            return self._classifications(out)
+            return self._classifications(
+                {key: value.numpy() for key, value in out.items()})
         if self.model_type == "squad":
             out = self.signatures["squad_answer"](question=columns[0],
                                                   context=columns[1])
-            return [{"answer": _text(text), "score": _float(score)}
-                    for text, score in zip(out["answer_text"].numpy(),
-                                           out["score"].numpy())]
+            return self._answers(
+                {key: value.numpy() for key, value in out.items()})
         if self.model_type == "tagger":
             return self._tags(self.signatures["tag_text"](text=columns[0]))
         out = self.signatures["multiple_choice"](
             context=columns[0], endings=tf.stack(columns[1:], axis=1))
+        return self._choices({key: value.numpy() for key, value in out.items()})
+
+    @staticmethod
+    def _answers(out):
+        """Results of numpy `answer_text` (bytes), `score` [batch]."""
+        return [{"answer": _text(text), "score": _float(score)}
+                for text, score in zip(out["answer_text"], out["score"])]
+
+    @staticmethod
+    def _choices(out):
+        """Results of numpy `choice` [batch], `probabilities` [batch, n]."""
         return [{"choice": int(choice),
                  "probabilities": [float(p) for p in probabilities]}
-                for choice, probabilities in zip(out["choice"].numpy(),
-                                                 out["probabilities"].numpy())]
+                for choice, probabilities in zip(out["choice"],
+                                                 out["probabilities"])]
 
     def _classifications(self, out):
+        """Results of numpy `score` [batch], or `label` [batch] (bytes or
+        str) and `probabilities` [batch, num_labels]."""
         if "score" in out:
-            return [{"score": float(s)} for s in out["score"].numpy()]
+            return [{"score": float(s)} for s in out["score"]]
         results = []
-        for label, probabilities in zip(out["label"].numpy(),
-                                        out["probabilities"].numpy()):
+        for label, probabilities in zip(out["label"], out["probabilities"]):
             values = [float(p) for p in probabilities]
             if self.label_names and len(self.label_names) == len(values):
                 values = dict(zip(self.label_names, values))

@@ -2,7 +2,7 @@
 import keras_hub
 import tensorflow as tf
 
-from serving.squad_span import best_spans, span_text
+from serving.squad_span import best_answers
 from serving.text_module import TextServing, ids_features, ids_signature
 
 _question_signature = tf.function(input_signature=[
@@ -20,7 +20,7 @@ class SquadServing(TextServing):
     - `squad(question, context)`: tf.string [batch] -> `start_logits`,
       `end_logits` float32 [batch, max_seq_length] and the packed ids;
     - `squad_answer(question, context)`: the best span
-      (`serving.squad_span.best_spans`): `start_position`, `end_position`
+      (`serving.squad_span.best_answers`): `start_position`, `end_position`
       int32 [batch] (packed positions), `score` float32 [batch] and
       `answer_text` tf.string [batch] (`serving.squad_span.span_text`);
     - `squad_ids(input_ids, input_mask, segment_ids)`: the logits.
@@ -57,18 +57,9 @@ class SquadServing(TextServing):
     @_question_signature
     def squad_answer(self, question, context):
         features = self._pack_squad(question, context)
-        logits = self.model(features, training=False)
-        # Context tokens: segment 1 before the final [SEP].
-        last = tf.reduce_sum(features["input_mask"], axis=1, keepdims=True) - 1
-        is_context = tf.logical_and(
-            tf.equal(features["segment_ids"], 1),
-            tf.range(self.max_seq_length)[tf.newaxis, :] < last)
-        start, end, score = best_spans(
-            logits["start_logits"], logits["end_logits"], is_context,
-            self.max_answer_length, self.n_best_size)
-        return {"start_position": start, "end_position": end, "score": score,
-                "answer_text": span_text(features["input_ids"], start, end,
-                                         self.vocab_tokens)}
+        return best_answers(self.model(features, training=False), features,
+                            self.vocab_tokens, self.max_answer_length,
+                            self.n_best_size)
 
     @ids_signature
     def squad_ids(self, input_ids, input_mask, segment_ids):

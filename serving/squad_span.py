@@ -61,3 +61,24 @@ def span_text(input_ids, start, end, vocab_tokens):
     # The original's " ".join(tok_text.strip().split()).
     text = tf.strings.regex_replace(text, r"\s+", " ")
     return tf.strings.strip(text)
+
+
+def best_answers(logits, features, vocab_tokens, max_answer_length,
+                 n_best_size):
+    """`start_position`, `end_position` int32, `score` float32 and
+    `answer_text` tf.string [batch_size] of the best span (`best_spans`,
+    `span_text`) among the context tokens of `features` (int32 [batch_size,
+    seq_length] `input_ids`, `input_mask`, `segment_ids` of `[CLS] question
+    [SEP] context [SEP]`: segment 1 before the final [SEP]) by `logits`
+    (float32 [batch_size, seq_length] `start_logits`, `end_logits`)."""
+    mask, segment_ids = features["input_mask"], features["segment_ids"]
+    last = tf.reduce_sum(mask, axis=1, keepdims=True) - 1
+    is_context = tf.logical_and(
+        tf.equal(segment_ids, 1),
+        tf.range(tf.shape(segment_ids)[1])[tf.newaxis, :] < last)
+    start, end, score = best_spans(
+        logits["start_logits"], logits["end_logits"], is_context,
+        max_answer_length, n_best_size)
+    return {"start_position": start, "end_position": end, "score": score,
+            "answer_text": span_text(features["input_ids"], start, end,
+                                     vocab_tokens)}

@@ -15,6 +15,7 @@ the SavedModel's Keras int8; each converted format's own int8
 """
 import json
 import os
+import re
 import shutil
 
 import tensorflow as tf
@@ -23,13 +24,13 @@ from data.io.atomic import write_directory_atomically
 from data.io.errors import UserError
 from data.tokenization.lower_case_record import write_lower_case
 from serving import build_serving_module, formats
+from serving.formats import FORMATS, INFO_FILE
 from serving.export import track_captured_variables
 from serving.numeric import NumericServing, save_numeric
 from serving.op_audit import audit_lines
+from tasks.quiet_start import tensorflow_noise_filtered
 
-FORMATS = ("saved_model", "numeric", "openvino", "litert", "onnx")
 CONVERTED = ("openvino", "litert", "onnx")
-INFO_FILE = "export_info.json"
 #: The model types each format takes (all, today: every converter takes the
 #: numeric graph of every model type); kept so a new format can say no.
 FORMAT_MODEL_TYPES = {name: ("classifier", "squad", "encoder", "tagger",
@@ -114,6 +115,10 @@ def write_formats(export_dir, names, arguments, labels, quantize=None,
     """
     module = build_serving_module(**arguments)  # a bad checkpoint fails first
     numeric = NumericServing.of(module, arguments["model_type"])
+    # Recorded with their defaults: predict_text.py's SQuAD and tagger rules.
+    recorded = dict(arguments, **{key: getattr(module, key) for key in (
+        "max_query_length", "max_answer_length", "n_best_size", "doc_stride")
+        if hasattr(module, key)})
     tf_version = f"tensorflow {tf.__version__}"
     layout = "" if serving_version is None else f"/{serving_version}"
     folders, audited = [], []
@@ -123,7 +128,7 @@ def write_formats(export_dir, names, arguments, labels, quantize=None,
         numeric_dir = (f"{temp_dir}/numeric{layout}" if "numeric" in names
                        else f"{temp_dir}/.numeric")
         save_numeric(numeric, numeric_dir)
-        info = dict(arguments=arguments, labels=labels,
+        info = dict(arguments=recorded, labels=labels,
                     signatures=numeric.signatures())
         for name in names:
             folder = f"{temp_dir}/{name}"
@@ -135,7 +140,7 @@ def write_formats(export_dir, names, arguments, labels, quantize=None,
                 tf.saved_model.save(served, folder + layout,
                                     signatures=signatures)
                 audited.append(name + layout)
-                details = _info(name, arguments, labels, signatures,
+                details = _info(name, recorded, labels, signatures,
                                 "Keras int8" if quantize else "float32",
                                 tf_version)
             elif name == "numeric":
@@ -144,8 +149,12 @@ def write_formats(export_dir, names, arguments, labels, quantize=None,
                                 **info)
             else:
                 os.makedirs(folder)
-                details = _info(name, **info, **formats.converter(
-                    name).convert(numeric_dir, folder, int8=bool(quantize)))
+                # The converters' own output (MLIR diagnostics, tf2onnx's
+                # progress) is dropped: a failure is one UserError naming it.
+                with tensorflow_noise_filtered(re.compile("")):
+                    converted = formats.converter(name).convert(
+                        numeric_dir, folder, int8=bool(quantize))
+                details = _info(name, **info, **converted)
             _write_info(folder, details, arguments["vocab_file"],
                         arguments["do_lower_case"])
             folders.append(f"{export_dir}/{name}")

@@ -12,6 +12,7 @@ import sys
 from data.io.atomic import write_text_atomically
 from data.io.text_files import read_utf8_text
 from serving import build_serving_module
+from serving.format_predictions import open_export
 from serving.predictions import Predictor, load_export, model_type_of
 from tasks import batch_inference, checks
 from tasks.errors import UserError
@@ -142,11 +143,8 @@ class PredictTextTask:
                 os.path.dirname(os.path.abspath(config.output_file)),
                 "--output_file")
         numbered, where = _lines(config, self.stdin)
-        if config.export_dir:
-            # Kept: the signatures hold only a weak reference to the module.
-            self.served = load_export(config.export_dir)
-            self.predictor = Predictor.for_served(
-                self.served, config.export_dir, config.model_type)
+        if config.export_dir:   # any format of export_saved_model.py
+            self.predictor = open_export(config.export_dir, config.model_type)
             self.model_type = self.predictor.model_type
         else:
             self._prepare_checkpoint()

@@ -12,6 +12,10 @@ import importlib.util
 
 from data.io.errors import UserError
 
+#: The formats of export_saved_model.py --format, one folder each, and the
+#: file in each folder that says what it holds.
+FORMATS = ("saved_model", "numeric", "openvino", "litert", "onnx")
+INFO_FILE = "export_info.json"
 #: format -> the modules its converter and runner need (the [deploy] extra).
 REQUIRED_MODULES = {"openvino": ("openvino", "nncf"),
                     "litert": ("ai_edge_litert",),
@@ -22,8 +26,9 @@ INT8_METHODS = {"openvino": "NNCF int8 weight compression (data-free)",
                 "onnx": "ONNX Runtime dynamic int8 (quantize_dynamic)"}
 
 
-def require(format_name):
-    """Checks that `format_name`'s libraries import.
+def require(format_name, where=None):
+    """Checks that `format_name`'s libraries import (`where`: what needs
+    them in the message; default the --format flag).
 
     Raises:
         UserError: one is not installed (names it and the extra).
@@ -31,7 +36,8 @@ def require(format_name):
     for module in REQUIRED_MODULES.get(format_name, ()):
         if importlib.util.find_spec(module) is None:
             raise UserError(
-                f"--format={format_name} needs the Python package {module}, "
+                f"{where or '--format=' + format_name} needs the Python "
+                f"package {module}, "
                 "from the [deploy] extra: pip install "
                 "'bert-keras-tf1compat[deploy]'.")
 

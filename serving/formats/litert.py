@@ -1,4 +1,6 @@
 """LiteRT (`model.tflite`) of the numeric SavedModel, builtin ops only."""
+import re
+
 import tensorflow as tf
 
 from data.io.errors import UserError
@@ -36,10 +38,9 @@ def convert(numeric_dir, out_dir, int8=False):
     try:
         flatbuffer = converter.convert()
     except Exception as error:  # noqa: BLE001 (the converter's own errors)
-        lines = [line.strip() for line in str(error).splitlines()
-                 if "op is neither" in line or "ops are not supported" in line]
+        ops = sorted(set(re.findall(r"'([\w.]+)' op is neither", str(error))))
         raise UserError("--format=litert: the model has ops LiteRT's builtin "
-                        f"set lacks: {'; '.join(lines) or error}") from None
+                        f"set lacks: {', '.join(ops) or error}") from None
     unsupported = custom_ops(flatbuffer)
     if unsupported:
         raise UserError("--format=litert: the model needs custom or Flex ops "

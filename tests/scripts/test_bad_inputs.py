@@ -50,10 +50,12 @@ def test_the_table_covers_every_script():
 
 
 @pytest.mark.parametrize("bad_input", CASES, ids=lambda bad: bad.name)
-def test_bad_input(bad_input, tmp_path, capfd):
+def test_bad_input(bad_input, tmp_path, capfd, monkeypatch):
     folder = tmp_path / bad_input.name
     folder.mkdir()
     flags, names = bad_input.build(folder)
+    if bad_input.patch:
+        bad_input.patch(monkeypatch)
     before = _files(folder)
     capfd.readouterr()
     returncode = run_in_process(bad_input.script, flags)

@@ -5,7 +5,7 @@ tests/serving/test_numeric.py) on the same 200 inputs, for each model type
 and the real all-MiniLM-L6-v2 encoder mean-pooled; int8 variants build and
 stay close; the folders hold vocab, case record and export_info.json.
 
-One export per model per test module (module-scoped fixtures).
+One export per model per test session (tests/serving/conftest.py).
 """
 import json
 
@@ -23,28 +23,6 @@ TOLERANCE = 1e-4
 CONVERTED = ("openvino", "litert", "onnx")
 MODELS = ("classifier", "squad", "tagger", "multiple_choice", "encoder",
           "real_encoder")
-
-
-@pytest.fixture(scope="module")
-def exports(fixtures_dir, tmp_path_factory, request):
-    """model name -> (export dir, build arguments), written on first use."""
-    made = {}
-
-    def export(name):
-        if name not in made:
-            real = (request.getfixturevalue("real_model_dir")
-                    if name == "real_encoder" else None)
-            model_type = "encoder" if name == "real_encoder" else name
-            arguments = deploy_models.serving_arguments(
-                model_type, fixtures_dir, tmp_path_factory, real)
-            arguments.setdefault("pooling", "mean")
-            folder = tmp_path_factory.mktemp(name) / "export"
-            labels = arguments.get("label_list")
-            write_formats(str(folder), ("numeric",) + CONVERTED, arguments,
-                          labels)
-            made[name] = folder, arguments
-        return made[name]
-    return export
 
 
 def _runner(name, folder):

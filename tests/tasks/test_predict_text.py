@@ -182,7 +182,8 @@ def test_flags_that_do_not_fit(config, message):
 
 def test_missing_export_and_labels(fixtures_dir, tmp_path):
     fixture = fixtures_dir / FIXTURE
-    with pytest.raises(UserError, match=f"No SavedModel in {tmp_path}"):
+    with pytest.raises(UserError, match=f"{tmp_path} is not an export of "
+                       "export_saved_model.py"):
         PredictTextTask(PredictTextConfig(export_dir=str(tmp_path),
                                           text=["x"])).prepare()
     with pytest.raises(UserError, match="exactly one of --task_name"):

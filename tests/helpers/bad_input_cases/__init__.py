@@ -3,7 +3,9 @@
 Each case is a function `build(folder)` registered with `@case(script)`:
 it writes its tiny inputs under `folder` (a fresh folder of its own) and
 returns (flags, names): the flags `script` is run with, and the strings
-its one error line must contain. `inputs.py` holds the shared data and
+its one error line must contain; `@case(script, patch=f)`: `f(monkeypatch)`
+first changes the process for the run (a library made absent, an old
+rule put back), undone after it. `inputs.py` holds the shared data and
 flag sets; every other module holds the cases of one script (or two).
 
 Importing the package fills `CASES`; the modules are imported below in a
@@ -21,15 +23,17 @@ class BadInput:
     name: str
     script: str
     build: object
+    patch: object = None
 
 
 CASES = []
 
 
-def case(script):
-    """Registers the decorated `build(folder)` as a case run by `script`."""
+def case(script, patch=None):
+    """Registers the decorated `build(folder)` as a case run by `script`
+    (after `patch(monkeypatch)`, if given)."""
     def register(build):
-        CASES.append(BadInput(build.__name__, script, build))
+        CASES.append(BadInput(build.__name__, script, build, patch))
         return build
     return register
 

@@ -20,7 +20,8 @@ def predict_non_utf8_input_file(folder):
 def predict_export_dir_without_a_saved_model(folder):
     (folder / "export").mkdir()
     return ({"export_dir": folder / "export", "text": "hello"},
-            ["No SavedModel in", str(folder / "export")])
+            ["is not an export of export_saved_model.py", "export_info.json",
+             str(folder / "export")])
 
 
 @case("predict_text.py")
