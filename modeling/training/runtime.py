@@ -7,7 +7,6 @@ follow the strategy `setup` returned, not `--use_tpu`.
 """
 import contextlib
 import dataclasses
-import shutil
 import tempfile
 
 import keras
@@ -220,11 +219,9 @@ def worker_output_dir(strategy, output_dir):
     if is_chief(strategy):
         yield output_dir
         return
-    scratch = tempfile.mkdtemp(prefix="bert_worker_")
-    try:
+    with tempfile.TemporaryDirectory(prefix="bert_worker_",
+                                     ignore_cleanup_errors=True) as scratch:
         yield scratch
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def shard_for_workers(dataset):
