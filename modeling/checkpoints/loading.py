@@ -236,11 +236,9 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
         if restore_optimizer else []))
     check_finite(values, prefix, allow_non_finite)
     assignments = [(weights[name], values[name]) for name in loaded]
-    optimizer_restored = False
     if restore_optimizer:
         assignments.extend((slot, values[slot_name]) for slot, slot_name in slot_pairs)
         assignments.append((optimizer.iterations, values[GLOBAL_STEP]))
-        optimizer_restored = True
 
     for variable, value in assignments:
         variable.assign(np.asarray(value).astype(variable.dtype))
@@ -256,7 +254,7 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
         if unused:
             logging.info("%d checkpoint weights unused by the model: %s",
                          len(unused), ", ".join(unused))
-        if optimizer_restored:
+        if restore_optimizer:
             logging.info("Restored optimizer state at global_step %d.",
                          int(values[GLOBAL_STEP]))
-    return LoadStatus(prefix, loaded, missing, unused, optimizer_restored)
+    return LoadStatus(prefix, loaded, missing, unused, restore_optimizer)
