@@ -76,21 +76,12 @@ def check_data_size(prefix, shapes):
             "Copy or download the checkpoint again.")
 
 
-def read_tensors(prefix, names):
-    """Reads `names` from a checkpoint: dict name -> numpy array.
-
-    Raises:
-        CheckpointCorruptError: a `.data-*` file is short or fails its
-            checksum (TF raises a bare IndexError or DataLossError).
-    """
-    return dict(iter_tensors(prefix, names))
-
-
 def iter_tensors(prefix, names):
     """Yields (name, numpy array) for `names`, one tensor at a time.
 
     Raises:
-        CheckpointCorruptError: as `read_tensors`.
+        CheckpointCorruptError: a `.data-*` file is short or fails its
+            checksum (TF raises a bare IndexError or DataLossError).
     """
     reader = tf.train.load_checkpoint(prefix)
     for name in names:

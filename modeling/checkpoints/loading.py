@@ -13,7 +13,7 @@ from data.io.errors import LISTED_ITEMS, UserError
 from modeling.checkpoints.finiteness import check_finite
 from modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
                                         check_data_size, is_optimizer_state,
-                                        read_tensors, read_variables,
+                                        iter_tensors, read_variables,
                                         resolve_checkpoint)
 from modeling.layers import lora
 from modeling.naming import tf1_name
@@ -231,9 +231,9 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
     restore_optimizer = bool(slot_pairs) and GLOBAL_STEP in shapes
     # Everything is read before anything is assigned, so a damaged file
     # leaves the model as it was.
-    values = read_tensors(prefix, loaded + (
+    values = dict(iter_tensors(prefix, loaded + (
         [slot_name for _, slot_name in slot_pairs] + [GLOBAL_STEP]
-        if restore_optimizer else []))
+        if restore_optimizer else [])))
     check_finite(values, prefix, allow_non_finite)
     assignments = [(weights[name], values[name]) for name in loaded]
     if restore_optimizer:
