@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 from absl import logging
 
-from data.io.errors import LISTED_ITEMS, UserError
+from data.io.errors import UserError, cut_list
 from modeling.checkpoints.finiteness import check_finite
 from modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
                                         check_data_size, is_optimizer_state,
@@ -168,19 +168,17 @@ def check_shapes(model, shapes, source):
             f"It holds e.g. {sample}; the model expects e.g. "
             f"{sorted(weights)[:5]}.")
     mismatches = [
-        f"  {name}: checkpoint {list(shapes[name])} vs model "
+        f"{name}: checkpoint {list(shapes[name])} vs model "
         f"{list(weights[name].shape)}"
         for name in matched if list(shapes[name]) != list(weights[name].shape)]
     if mismatches:
         # A Base config against a Mini checkpoint differs in every weight: a
         # few of them and the count say it (and stay on one screen).
-        shown = mismatches[:LISTED_ITEMS]
-        if len(mismatches) > LISTED_ITEMS:
-            shown.append(f"  ... and {len(mismatches) - LISTED_ITEMS} more")
         raise CheckpointMismatchError(
             f"Checkpoint {source} does not fit the model config; nothing was "
-            f"loaded. {len(mismatches)} shape mismatch(es):\n"
-            + "\n".join(shown) + _mismatch_hints(shapes, weights))
+            f"loaded. {len(mismatches)} shape mismatch(es):\n  "
+            + cut_list(mismatches, separator="\n  ")
+            + _mismatch_hints(shapes, weights))
     return weights
 
 
