@@ -297,11 +297,9 @@ def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True,
     """
     arch = architecture(weights)
     tensors = tf1_to_hf(weights)
-    num_labels = None
-    if arch == "BertForSequenceClassification":
-        num_labels = weights["output_weights"].shape[0]
-    elif arch == TOKEN_CLASSIFICATION:
-        num_labels = weights["cls/tagging/output_weights"].shape[0]
+    head = {"BertForSequenceClassification": "output_weights",
+            TOKEN_CLASSIFICATION: "cls/tagging/output_weights"}.get(arch)
+    num_labels = weights[head].shape[0] if head else None
     if arch != TOKEN_CLASSIFICATION:
         label_names = None
 
