@@ -20,10 +20,6 @@ def gelu_exact(x):
     return keras.activations.gelu(x, approximate=False)
 
 
-def _linear(x):
-    return x
-
-
 # Own gradients, because a measurement requires them: TensorFlow's automatic
 # gradient of GELU runs a dozen element-wise passes over the
 # [tokens, intermediate_size] tensor; here the gradient is one XLA-fused pass
@@ -70,8 +66,8 @@ _ACTIVATIONS = {
     "gelu_exact": gelu_exact,
     "relu": keras.activations.relu,
     "tanh": keras.activations.tanh,
-    "linear": _linear,
-    "": _linear,
+    "linear": keras.activations.linear,
+    "": keras.activations.linear,
 }
 
 ACTIVATION_NAMES = frozenset(_ACTIVATIONS)
@@ -93,7 +89,7 @@ def get_activation(name):
     if callable(name):
         return name
     if name is None:
-        return _linear
+        return keras.activations.linear
     key = name.lower()
     if key not in _ACTIVATIONS:
         raise ValueError(

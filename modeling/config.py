@@ -13,28 +13,18 @@ from data.io.atomic import write_text_atomically
 from data.io.errors import MissingFileError, UserError
 from modeling.activations import ACTIVATION_NAMES
 
-# The fields the model reads, with the original constructor's defaults.
-_DEFAULTS = {
-    "vocab_size": None,
-    "hidden_size": 768,
-    "num_hidden_layers": 12,
-    "num_attention_heads": 12,
-    "intermediate_size": 3072,
-    "hidden_act": "gelu",
-    "hidden_dropout_prob": 0.1,
-    "attention_probs_dropout_prob": 0.1,
-    "max_position_embeddings": 512,
-    "type_vocab_size": 16,
-    "initializer_range": 0.02,
-}
+# The fields the model reads (the constructor gives the original's defaults).
+_FIELDS = ("vocab_size", "hidden_size", "num_hidden_layers",
+           "num_attention_heads", "intermediate_size", "hidden_act",
+           "hidden_dropout_prob", "attention_probs_dropout_prob",
+           "max_position_embeddings", "type_vocab_size", "initializer_range")
 
 # Keys a `bert_config.json` must give: those that fix the weights' shapes (the
 # original silently defaulted them); the others keep the original's defaults.
+# Each must be a positive integer.
 REQUIRED_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers",
                  "num_attention_heads", "intermediate_size",
                  "max_position_embeddings", "type_vocab_size")
-
-_POSITIVE_INTS = REQUIRED_KEYS
 _PROBABILITIES = ("hidden_dropout_prob", "attention_probs_dropout_prob")
 
 
@@ -131,7 +121,7 @@ class BertConfig:
 
     def validate(self, source="BertConfig"):
         """Checks every field; `source` (e.g. a file name) prefixes errors."""
-        for key in _POSITIVE_INTS:
+        for key in REQUIRED_KEYS:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise BertConfigError(
@@ -174,10 +164,8 @@ class BertConfig:
                 f"{source}: required key(s) "
                 f"{', '.join(f'`{key}`' for key in missing)} missing; a BERT "
                 f"config must give {', '.join(REQUIRED_KEYS)}.")
-        values = dict(_DEFAULTS)
-        values.update(json_object)
         try:
-            return cls(**values)
+            return cls(**json_object)
         except BertConfigError as error:
             message = str(error)
             if message.startswith("BertConfig:"):
@@ -208,7 +196,7 @@ class BertConfig:
 
     def to_dict(self):
         """The config as a plain dict, extra keys included."""
-        output = {key: getattr(self, key) for key in _DEFAULTS}
+        output = {key: getattr(self, key) for key in _FIELDS}
         output.update(copy.deepcopy(self.extra))
         return output
 

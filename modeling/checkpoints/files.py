@@ -76,21 +76,12 @@ def check_data_size(prefix, shapes):
             "Copy or download the checkpoint again.")
 
 
-def read_tensors(prefix, names):
-    """Reads `names` from a checkpoint: dict name -> numpy array.
-
-    Raises:
-        CheckpointCorruptError: a `.data-*` file is short or fails its
-            checksum (TF raises a bare IndexError or DataLossError).
-    """
-    return dict(iter_tensors(prefix, names))
-
-
 def iter_tensors(prefix, names):
     """Yields (name, numpy array) for `names`, one tensor at a time.
 
     Raises:
-        CheckpointCorruptError: as `read_tensors`.
+        CheckpointCorruptError: a `.data-*` file is short or fails its
+            checksum (TF raises a bare IndexError or DataLossError).
     """
     reader = tf.train.load_checkpoint(prefix)
     for name in names:
@@ -139,12 +130,11 @@ def resolve_checkpoint(path):
             f"file or `{RELEASED_CHECKPOINT_NAME}.index`.")
     if tf.io.gfile.exists(path + ".index"):
         return path
-    if path.endswith(".index") and tf.io.gfile.exists(path):
-        return path[:-len(".index")]
-    # A data file named instead of the prefix (model.ckpt.data-00000-of-00001).
-    data_suffix = re.search(r"\.data-\d+-of-\d+$", path)
-    if data_suffix and tf.io.gfile.exists(path[:data_suffix.start()] + ".index"):
-        return path[:data_suffix.start()]
+    # The index or a data file named instead of the prefix
+    # (model.ckpt.index, model.ckpt.data-00000-of-00001).
+    stem = re.sub(r"\.(index|data-\d+-of-\d+)$", "", path)
+    if stem != path and tf.io.gfile.exists(stem + ".index"):
+        return stem
     raise CheckpointNotFoundError(
         f"Checkpoint not found: {path} (looked for {path}.index, or a directory "
         "holding one).")

@@ -9,11 +9,11 @@ import dataclasses
 import numpy as np
 from absl import logging
 
-from data.io.errors import LISTED_ITEMS, UserError
+from data.io.errors import UserError, cut_list
 from modeling.checkpoints.finiteness import check_finite
 from modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
                                         check_data_size, is_optimizer_state,
-                                        read_tensors, read_variables,
+                                        iter_tensors, read_variables,
                                         resolve_checkpoint)
 from modeling.layers import lora
 from modeling.naming import tf1_name
@@ -168,19 +168,17 @@ def check_shapes(model, shapes, source):
             f"It holds e.g. {sample}; the model expects e.g. "
             f"{sorted(weights)[:5]}.")
     mismatches = [
-        f"  {name}: checkpoint {list(shapes[name])} vs model "
+        f"{name}: checkpoint {list(shapes[name])} vs model "
         f"{list(weights[name].shape)}"
         for name in matched if list(shapes[name]) != list(weights[name].shape)]
     if mismatches:
         # A Base config against a Mini checkpoint differs in every weight: a
         # few of them and the count say it (and stay on one screen).
-        shown = mismatches[:LISTED_ITEMS]
-        if len(mismatches) > LISTED_ITEMS:
-            shown.append(f"  ... and {len(mismatches) - LISTED_ITEMS} more")
         raise CheckpointMismatchError(
             f"Checkpoint {source} does not fit the model config; nothing was "
-            f"loaded. {len(mismatches)} shape mismatch(es):\n"
-            + "\n".join(shown) + _mismatch_hints(shapes, weights))
+            f"loaded. {len(mismatches)} shape mismatch(es):\n  "
+            + cut_list(mismatches, separator="\n  ")
+            + _mismatch_hints(shapes, weights))
     return weights
 
 
@@ -248,16 +246,14 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
     restore_optimizer = bool(slot_pairs) and GLOBAL_STEP in shapes
     # Everything is read before anything is assigned, so a damaged file
     # leaves the model as it was.
-    values = read_tensors(prefix, loaded + (
+    values = dict(iter_tensors(prefix, loaded + (
         [slot_name for _, slot_name in slot_pairs] + [GLOBAL_STEP]
-        if restore_optimizer else []))
+        if restore_optimizer else [])))
     check_finite(values, prefix, allow_non_finite)
     assignments = [(weights[name], values[name]) for name in loaded]
-    optimizer_restored = False
     if restore_optimizer:
         assignments.extend((slot, values[slot_name]) for slot, slot_name in slot_pairs)
         assignments.append((optimizer.iterations, values[GLOBAL_STEP]))
-        optimizer_restored = True
 
     for variable, value in assignments:
         variable.assign(np.asarray(value).astype(variable.dtype))
@@ -273,7 +269,7 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
         if unused:
             logging.info("%d checkpoint weights unused by the model: %s",
                          len(unused), ", ".join(unused))
-        if optimizer_restored:
+        if restore_optimizer:
             logging.info("Restored optimizer state at global_step %d.",
                          int(values[GLOBAL_STEP]))
-    return LoadStatus(prefix, loaded, missing, unused, optimizer_restored)
+    return LoadStatus(prefix, loaded, missing, unused, restore_optimizer)

@@ -70,6 +70,19 @@ MULTIPLE_CHOICE = "BertForMultipleChoice"
 # The TF1 scope of `classifier.*` per architecture (default: root).
 _CLASSIFIER_SCOPES = {TOKEN_CLASSIFICATION: "cls/tagging/",
                       MULTIPLE_CHOICE: "cls/multiple_choice/"}
+# The architecture of a weight dict: that of the first head present.
+_ARCHITECTURES = (("cls/predictions/output_bias", "BertForPreTraining"),
+                  ("cls/squad/output_weights", "BertForQuestionAnswering"),
+                  ("cls/tagging/output_weights", TOKEN_CLASSIFICATION),
+                  ("cls/multiple_choice/output_weights", MULTIPLE_CHOICE),
+                  ("output_weights", "BertForSequenceClassification"))
+# Config keys named alike in both, with transformers' `BertConfig` defaults.
+_SHARED_CONFIG = {"hidden_size": 768, "num_hidden_layers": 12,
+                  "num_attention_heads": 12, "intermediate_size": 3072,
+                  "hidden_dropout_prob": 0.1,
+                  "attention_probs_dropout_prob": 0.1,
+                  "max_position_embeddings": 512, "type_vocab_size": 2,
+                  "initializer_range": 0.02}
 # Architectures whose transformers class has no pooler.
 _NO_POOLER = {"cls/squad/output_weights", "cls/tagging/output_weights"}
 _LEAVES = {"kernel": "weight", "gamma": "weight", "beta": "bias",
@@ -90,7 +103,6 @@ _KNOWN_TF1 = re.compile(
     r"|cls/predictions/transform/dense/(kernel|bias)"
     r"|cls/predictions/transform/LayerNorm/(gamma|beta))$")
 _DECODER_WEIGHT = "cls.predictions.decoder.weight"
-
 _DECODER_BIAS = "cls.predictions.decoder.bias"
 
 
@@ -156,17 +168,8 @@ def tf1_name(name, architecture_name=None):
 
 def architecture(weights):
     """The HF class whose weights these are: by the heads present."""
-    if "cls/predictions/output_bias" in weights:
-        return "BertForPreTraining"
-    if "cls/squad/output_weights" in weights:
-        return "BertForQuestionAnswering"
-    if "cls/tagging/output_weights" in weights:
-        return TOKEN_CLASSIFICATION
-    if "cls/multiple_choice/output_weights" in weights:
-        return MULTIPLE_CHOICE
-    if "output_weights" in weights:
-        return "BertForSequenceClassification"
-    return "BertModel"
+    return next((arch for head, arch in _ARCHITECTURES if head in weights),
+                "BertModel")
 
 
 def tf1_to_hf(weights):
@@ -235,16 +238,9 @@ def hf_config(config, architecture_name, num_labels=None, label_names=None):
                         "Face equivalent.")
     result = {
         "architectures": [architecture_name], "model_type": "bert",
-        "vocab_size": config.vocab_size, "hidden_size": config.hidden_size,
-        "num_hidden_layers": config.num_hidden_layers,
-        "num_attention_heads": config.num_attention_heads,
-        "intermediate_size": config.intermediate_size,
+        "vocab_size": config.vocab_size,
+        **{key: getattr(config, key) for key in _SHARED_CONFIG},
         "hidden_act": _ACTIVATIONS_TO_HF[config.hidden_act.lower()],
-        "hidden_dropout_prob": config.hidden_dropout_prob,
-        "attention_probs_dropout_prob": config.attention_probs_dropout_prob,
-        "max_position_embeddings": config.max_position_embeddings,
-        "type_vocab_size": config.type_vocab_size,
-        "initializer_range": config.initializer_range,
         "layer_norm_eps": 1e-12, "pad_token_id": 0,
         "position_embedding_type": "absolute",
     }
@@ -277,18 +273,12 @@ def config_from_hf(hf, source=CONFIG_NAME):
     if position != "absolute":
         raise UserError(f"{source}: position_embedding_type {position!r}; "
                         "only 'absolute' is supported.")
-    values = {key: hf[key] for key in ("vocab_size",) if key in hf}
-    return BertConfig.from_dict(dict(values, **{
-        "hidden_size": hf.get("hidden_size", 768),
-        "num_hidden_layers": hf.get("num_hidden_layers", 12),
-        "num_attention_heads": hf.get("num_attention_heads", 12),
-        "intermediate_size": hf.get("intermediate_size", 3072),
-        "hidden_act": _ACTIVATIONS_FROM_HF[act],
-        "hidden_dropout_prob": hf.get("hidden_dropout_prob", 0.1),
-        "attention_probs_dropout_prob": hf.get("attention_probs_dropout_prob", 0.1),
-        "max_position_embeddings": hf.get("max_position_embeddings", 512),
-        "type_vocab_size": hf.get("type_vocab_size", 2),
-        "initializer_range": hf.get("initializer_range", 0.02)}), source=source)
+    values = {key: hf.get(key, default)
+              for key, default in _SHARED_CONFIG.items()}
+    if "vocab_size" in hf:
+        values["vocab_size"] = hf["vocab_size"]
+    return BertConfig.from_dict(dict(values, hidden_act=_ACTIVATIONS_FROM_HF[act]),
+                                source=source)
 
 
 def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True,
@@ -307,11 +297,9 @@ def save_hf(weights, config, output_dir, vocab_file=None, do_lower_case=True,
     """
     arch = architecture(weights)
     tensors = tf1_to_hf(weights)
-    num_labels = None
-    if arch == "BertForSequenceClassification":
-        num_labels = weights["output_weights"].shape[0]
-    elif arch == TOKEN_CLASSIFICATION:
-        num_labels = weights["cls/tagging/output_weights"].shape[0]
+    head = {"BertForSequenceClassification": "output_weights",
+            TOKEN_CLASSIFICATION: "cls/tagging/output_weights"}.get(arch)
+    num_labels = weights[head].shape[0] if head else None
     if arch != TOKEN_CLASSIFICATION:
         label_names = None
 
@@ -378,9 +366,8 @@ def load_hf(path):
                 f"{shard_path}: missing (listed in {index_path})")
         with reading_file(shard_path, "safetensors weights file"):
             with safe_open(shard_path, framework="np") as reader:
-                names = list(reader.keys())  # the header only
-        model_kind.check_hf_tensors(names, shard_path)
-        with reading_file(shard_path, "safetensors weights file"):
+                # The header only, checked before any tensor is read.
+                model_kind.check_hf_tensors(list(reader.keys()), shard_path)
             tensors.update(load_file(shard_path))
     return hf_to_tf1(tensors, _architecture_of(hf)), config
 

@@ -28,8 +28,7 @@ import os
 
 import keras_hub
 
-from data.io.errors import (MissingFileError, OutputExistsError, UserError,
-                            reading_file)
+from data.io.errors import MissingFileError, UserError, reading_file
 from modeling.checkpoints import model_kind
 from modeling.config import BertConfig
 from modeling.naming import encoder_weight_shapes
@@ -54,6 +53,15 @@ _LAYER_RENAMES = (
     ("output/LayerNorm/", "feedforward_layer_norm/"),
 )
 _LAYER_PREFIX = "bert/encoder/layer_"
+# `BertBackbone` argument and attribute -> `BertConfig` field.
+_BACKBONE_ARGS = {"vocabulary_size": "vocab_size",
+                  "num_layers": "num_hidden_layers",
+                  "num_heads": "num_attention_heads",
+                  "hidden_dim": "hidden_size",
+                  "intermediate_dim": "intermediate_size",
+                  "dropout": "hidden_dropout_prob",
+                  "max_sequence_length": "max_position_embeddings",
+                  "num_segments": "type_vocab_size"}
 
 
 def keras_hub_path(tf1_name):
@@ -81,31 +89,17 @@ def backbone_for_config(config):
         raise UserError(
             f"keras-hub's BertBackbone uses tanh-gelu only; this config has "
             f"hidden_act {config.hidden_act!r}.")
-    return keras_hub.models.BertBackbone(
-        vocabulary_size=config.vocab_size,
-        num_layers=config.num_hidden_layers,
-        num_heads=config.num_attention_heads,
-        hidden_dim=config.hidden_size,
-        intermediate_dim=config.intermediate_size,
-        dropout=config.hidden_dropout_prob,
-        max_sequence_length=config.max_position_embeddings,
-        num_segments=config.type_vocab_size)
+    return keras_hub.models.BertBackbone(**{
+        theirs: getattr(config, ours) for theirs, ours in _BACKBONE_ARGS.items()})
 
 
 def config_for_backbone(backbone):
     """The `BertConfig` of a `BertBackbone` (initializer_range 0.02, the
     backbone's initializer)."""
     return BertConfig(
-        vocab_size=backbone.vocabulary_size,
-        hidden_size=backbone.hidden_dim,
-        num_hidden_layers=backbone.num_layers,
-        num_attention_heads=backbone.num_heads,
-        intermediate_size=backbone.intermediate_dim,
-        hidden_act="gelu",
-        hidden_dropout_prob=backbone.dropout,
-        attention_probs_dropout_prob=backbone.dropout,
-        max_position_embeddings=backbone.max_sequence_length,
-        type_vocab_size=backbone.num_segments,
+        **{ours: getattr(backbone, theirs)
+           for theirs, ours in _BACKBONE_ARGS.items()},
+        hidden_act="gelu", attention_probs_dropout_prob=backbone.dropout,
         initializer_range=0.02)
 
 

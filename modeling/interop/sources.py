@@ -35,12 +35,6 @@ which is read by `checkpoints.load_tf1_checkpoint`).
 """
 
 
-def _as_config(config):
-    if config is None or isinstance(config, BertConfig):
-        return config
-    return BertConfig.from_json_file(os.fspath(config))
-
-
 def _tf1_config(prefix, path):
     """bert_config.json of a TF1 checkpoint: beside it, one folder up (a
     `best/` folder of an output_dir), or beside the checkpoint named in the
@@ -96,7 +90,8 @@ def find_checkpoint(path, config=None):
     from modeling import checkpoints
 
     path = os.fspath(path)
-    config = _as_config(config)
+    if config is not None and not isinstance(config, BertConfig):
+        config = BertConfig.from_json_file(os.fspath(config))
     kind = checkpoint_kind(path)
     if kind == "huggingface":
         from modeling.interop import huggingface

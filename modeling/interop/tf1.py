@@ -37,14 +37,14 @@ def read_tf1_weights(checkpoint):
         FileNotFoundError: no checkpoint there.
         OtherModelError: ALBERT, ELECTRA, ... variable names.
     """
-    from modeling.checkpoints.files import read_tensors, read_variables
+    from modeling.checkpoints.files import iter_tensors, read_variables
     from modeling.checkpoints.model_kind import check_tf1_names
 
     prefix = checkpoints.resolve_checkpoint(checkpoint)
     names = [name for name in read_variables(prefix)
              if not checkpoints.is_optimizer_state(name)]
     check_tf1_names(names, prefix)
-    return prefix, read_tensors(prefix, sorted(names))
+    return prefix, dict(iter_tensors(prefix, sorted(names)))
 
 
 def find_config(checkpoint_prefix, bert_config_file=None):

@@ -70,12 +70,9 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         self.beta_2 = float(beta_2)
         self.epsilon = float(epsilon)
         self.schedule_step_offset = int(schedule_step_offset)
-        if exclude_from_weight_decay is None:
-            exclude_from_weight_decay = ()
-        elif isinstance(exclude_from_weight_decay, str):
-            exclude_from_weight_decay = (exclude_from_weight_decay,)
-        self._exclude_patterns = tuple(exclude_from_weight_decay)
+        self._exclude_patterns = ()
         self._excluded_ids = set()
+        self.exclude_from_weight_decay(var_names=exclude_from_weight_decay)
 
 
     def exclude_from_weight_decay(self, var_list=None, var_names=None):

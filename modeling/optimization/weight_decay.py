@@ -74,10 +74,8 @@ def normalization_variables(model):
     norm_types = (keras.layers.LayerNormalization,
                   keras.layers.BatchNormalization,
                   keras.layers.GroupNormalization,
-                  keras.layers.UnitNormalization)
-    rms_norm = getattr(keras.layers, "RMSNormalization", None)
-    if rms_norm is not None:
-        norm_types += (rms_norm,)
+                  keras.layers.UnitNormalization,
+                  keras.layers.RMSNormalization)
     found = []
     # Keras has no public recursive walk; this one includes `model` itself.
     for layer in keras_internals.all_layers(model):

@@ -98,7 +98,7 @@ def newest_training_checkpoint(output_dir):
 def list_as_newest(output_dir, name, keep_checkpoint_max=0):
     """Lists checkpoint `name` last in output_dir's state file, keeping the
     newest `keep_checkpoint_max` entries (0: all) and deleting the files of
-    those dropped; returns the names now listed."""
+    those dropped."""
     state = checkpoints.read_state(output_dir)
     recorded = [os.path.basename(path) for path in state.listed
                 if os.path.basename(path) != name] if state else []
@@ -113,21 +113,15 @@ def list_as_newest(output_dir, name, keep_checkpoint_max=0):
     for old in stale:
         for path in tf.io.gfile.glob(os.path.join(output_dir, old + ".*")):
             tf.io.gfile.remove(path)
-    return kept
 
 
 def record_adopted_checkpoint(prefix):
-    """Lists an adopted, complete `model.ckpt-N` as the newest in its state file.
-
-    Returns:
-        list of str, the names now listed.
-    """
+    """Lists an adopted, complete `model.ckpt-N` as the newest in its state file."""
     output_dir, name = os.path.split(prefix)
-    recorded = list_as_newest(output_dir, name)
+    list_as_newest(output_dir, name)
     logging.warning("Adopted %s: a complete checkpoint that %s/checkpoint did "
                     "not list yet (its run stopped before updating it).",
                     prefix, output_dir)
-    return recorded
 
 
 def _loss_scale_optimizer(model):

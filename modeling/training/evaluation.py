@@ -25,6 +25,7 @@ from modeling import checkpoints
 from modeling.training import summaries
 from modeling.training.checkpoint_state import (TRAINING_CHECKPOINT_PREFIX,
                                                 checkpoint_step,
+                                                latest_training_checkpoint,
                                                 list_as_newest,
                                                 remove_unlisted_checkpoints)
 from modeling.training.runtime import is_chief
@@ -131,10 +132,7 @@ def best_checkpoint(output_dir):
         checkpoints.CheckpointStateError: `best/checkpoint` names a path
             outside `best/` or a checkpoint that is missing.
     """
-    folder = _best_dir(output_dir)
-    if not tf.io.gfile.isdir(folder):
-        return None
-    return checkpoints.newest_listed(folder)
+    return latest_training_checkpoint(_best_dir(output_dir))
 
 
 def _read_key_values(path):
@@ -274,13 +272,10 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
         if self._resumed:
             return
         self._resumed = True
-        if self._chief_arg is None:
-            self._chief = is_chief(self._trained().distribute_strategy)
-        else:
-            self._chief = bool(self._chief_arg)
-        start = self._step()
-        self._last_step = start
-        self._resume(start)
+        self._chief = (is_chief(self._trained().distribute_strategy)
+                       if self._chief_arg is None else bool(self._chief_arg))
+        self._last_step = self._step()
+        self._resume(self._last_step)
 
     def on_train_batch_end(self, batch, logs=None):
         step = self._step()
@@ -303,8 +298,6 @@ class EvaluateDuringTraining(keras.callbacks.Callback):
         """`best/eval_results.txt` as a dict, or None; finishes a
         replacement that a kill interrupted."""
         folder = _best_dir(self._output_dir)
-        if not tf.io.gfile.isdir(folder):
-            return None
         prefix = best_checkpoint(self._output_dir)
         results = _read_key_values(os.path.join(folder, BEST_RESULTS_FILE))
         if results is None or not isinstance(results.get(GLOBAL_STEP_KEY), int):

@@ -43,13 +43,10 @@ class StopOnNonFiniteLoss(keras.callbacks.Callback):
             self._first_step = int(self._optimizer.iterations.numpy())
 
     def on_train_batch_end(self, batch, logs=None):
-        logs = logs or {}
-        loss = logs.get("loss")
-        if loss is None:
+        loss = (logs or {}).get("loss")
+        if loss is None or math.isfinite(float(loss)):
             return
         loss = float(loss)
-        if math.isfinite(loss):
-            return
         step = int(self._optimizer.iterations.numpy())
         if self._loss_scaled:
             logging.warning("Loss is %s at step %d: float16 overflow; the "

@@ -209,20 +209,16 @@ def restore_for_inference(model, choice, allow_random_weights=False):
                         "(--allow_random_weights).")
         return 0
     logging.info("Restoring %s", choice.path)
+    if choice.source == "init_checkpoint":
+        load_init_checkpoint(model, choice)
+        return 0
     try:
-        if choice.source == "init_checkpoint":
-            load_init_checkpoint(model, choice)
-        else:
-            checkpoints.load_tf1_checkpoint(
-                model, choice.path, allow_non_finite=choice.allow_non_finite)
+        checkpoints.load_tf1_checkpoint(
+            model, choice.path, allow_non_finite=choice.allow_non_finite)
     except checkpoints.CheckpointMismatchError as error:
-        if choice.source == "init_checkpoint":
-            raise
         raise _another_model(error, choice.path,
                              "it takes precedence over --init_checkpoint"
                              ) from None
-    if choice.source == "init_checkpoint":
-        return 0
     reader = tf.train.load_checkpoint(choice.path)
     if reader.has_tensor(checkpoints.GLOBAL_STEP):
         return int(reader.get_tensor(checkpoints.GLOBAL_STEP))

@@ -7,7 +7,6 @@ follow the strategy `setup` returned, not `--use_tpu`.
 """
 import contextlib
 import dataclasses
-import shutil
 import tempfile
 
 import keras
@@ -163,16 +162,6 @@ def resolve_precision(options, strategy=None):
     return precision
 
 
-def configure_precision(options, strategy=None):
-    """Sets the global Keras dtype policy; returns its name."""
-    precision = resolve_precision(options, strategy)
-    policy = "float32" if precision == "float32" else f"mixed_{precision}"
-    keras.mixed_precision.set_global_policy(policy)
-    if policy != "float32":
-        logging.info("Mixed precision: %s compute, float32 weights.", precision)
-    return policy
-
-
 def is_chief(strategy):
     """True on the worker that writes checkpoints and result files."""
     resolver = getattr(strategy, "cluster_resolver", None)
@@ -208,7 +197,11 @@ def setup(options):
     strategy = get_strategy(options)
     if options.seed is not None:
         apply_seed(options.seed)
-    configure_precision(options, strategy)
+    precision = resolve_precision(options, strategy)
+    keras.mixed_precision.set_global_policy(
+        "float32" if precision == "float32" else f"mixed_{precision}")
+    if precision != "float32":
+        logging.info("Mixed precision: %s compute, float32 weights.", precision)
     return strategy
 
 
@@ -220,11 +213,9 @@ def worker_output_dir(strategy, output_dir):
     if is_chief(strategy):
         yield output_dir
         return
-    scratch = tempfile.mkdtemp(prefix="bert_worker_")
-    try:
+    with tempfile.TemporaryDirectory(prefix="bert_worker_",
+                                     ignore_cleanup_errors=True) as scratch:
         yield scratch
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def shard_for_workers(dataset):

@@ -18,14 +18,9 @@ from modeling import keras_internals
 def window_mean(mean_now, batches_now, mean_before, batches_before):
     """Mean over the batches between two readings of a running mean:
     `(mean_now * batches_now - mean_before * batches_before) /
-    (batches_now - batches_before)` (0 batches before: any mean).
-
-    Raises:
-        ValueError: no batch in between.
+    (batches_now - batches_before)` (0 batches before: any mean); the
+    caller ensures `batches_now > batches_before`.
     """
-    if batches_now <= batches_before:
-        raise ValueError(f"window_mean: {batches_now} batches is not after "
-                         f"{batches_before}.")
     total_before = mean_before * batches_before if batches_before else 0.0
     return (mean_now * batches_now - total_before) / (batches_now - batches_before)
 

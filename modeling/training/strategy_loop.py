@@ -15,22 +15,6 @@ import tensorflow as tf
 from data.io.errors import UserError
 
 
-def _gradient_function(model, optimizer, jit_compile):
-    def compute(x, y, sample_weight):
-        with tf.GradientTape() as tape:
-            y_pred = model(x, training=True)
-            loss = model.compute_loss(x=x, y=y, y_pred=y_pred,
-                                      sample_weight=sample_weight,
-                                      training=True)
-            scaled = optimizer.scale_loss(loss)
-        grads = tape.gradient(scaled, model.trainable_variables)
-        return loss, grads
-
-    if jit_compile:
-        return tf.function(compute, jit_compile=True, reduce_retracing=True)
-    return compute
-
-
 def make_train_function(model, strategy, jit_compile=False):
     """`train(iterator, num_steps) -> losses` over `num_steps` batches.
 
@@ -41,7 +25,19 @@ def make_train_function(model, strategy, jit_compile=False):
     batch's global-batch loss (the per-replica losses summed).
     """
     optimizer = model.optimizer
-    gradients = _gradient_function(model, optimizer, jit_compile)
+
+    def gradients(x, y, sample_weight):
+        with tf.GradientTape() as tape:
+            y_pred = model(x, training=True)
+            loss = model.compute_loss(x=x, y=y, y_pred=y_pred,
+                                      sample_weight=sample_weight,
+                                      training=True)
+            scaled = optimizer.scale_loss(loss)
+        return loss, tape.gradient(scaled, model.trainable_variables)
+
+    if jit_compile:
+        gradients = tf.function(gradients, jit_compile=True,
+                                reduce_retracing=True)
 
     def replica_step(data):
         x, y, sample_weight = keras.utils.unpack_x_y_sample_weight(data)

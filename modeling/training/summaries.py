@@ -108,7 +108,6 @@ class TrainingSummaries:
     """
 
     def __init__(self, output_dir, start_step):
-        self.logdir = output_dir
         purge_events(output_dir, int(start_step) + 1)
         self._writer = tf.summary.create_file_writer(output_dir)
 
