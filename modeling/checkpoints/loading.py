@@ -188,7 +188,7 @@ def _check_lora_alpha(model, prefix, shapes):
     alpha = lora.lora_alpha(model)
     if alpha is None or lora.ALPHA_NAME not in shapes:
         return
-    saved = float(read_tensors(prefix, [lora.ALPHA_NAME])[lora.ALPHA_NAME])
+    saved = float(dict(iter_tensors(prefix, [lora.ALPHA_NAME]))[lora.ALPHA_NAME])
     if not np.isclose(saved, alpha, rtol=1e-6, atol=0.0):
         raise CheckpointMismatchError(
             f"{prefix} holds LoRA adapters trained with alpha {saved:g}, but "
