@@ -185,8 +185,10 @@ def beam_runs(script, work, env):
             if FLAGS.startup_lines and workers not in startup:
                 startup[workers] = timed(FLAGS.startup_lines, "startup")[0]
             seconds, driver, peaks = timed(count, "run")
-            net = (count / (seconds - startup[workers]) if workers in startup
-                   else None)
+            # Start-up varies on a loaded machine: no net rate when the run
+            # took less than its start-up run.
+            net = (count / (seconds - startup[workers])
+                   if seconds > startup.get(workers, seconds) else None)
             rate = net or count / seconds
             one = one or rate / workers
             print("| %d | %d | %d | %.1f | %.0f | %s | %s | %.2f | %.0f | %s |"

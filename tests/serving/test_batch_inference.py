@@ -194,14 +194,15 @@ def test_killed_run_resumes_to_the_uninterrupted_output(classifier_export,
 
 
 def test_beam_not_installed_is_one_user_error(monkeypatch, tmp_path):
-    from tasks.batch_inference import check_options
     from tasks.errors import UserError
 
+    path = _write_lines(tmp_path / "in.txt", ["a line"])
     monkeypatch.setitem(sys.modules, "apache_beam", None)  # import fails
-    with pytest.raises(UserError, match="needs Apache Beam, which is not "
-                       "installed"):
-        check_options(_beam(tmp_path / "out"))
-    assert not (tmp_path / "out").exists()
+    with pytest.raises(UserError, match="--runner=DirectRunner needs Apache "
+                       "Beam, which is not installed"):
+        FeatureExtractionTask(_extract(path, batch=_beam(
+            tmp_path / "out"))).run()
+    assert sorted(os.listdir(tmp_path)) == ["in.txt"]   # nothing written
 
 
 def test_finished_or_foreign_output_dir_is_refused(tmp_path):
