@@ -4,10 +4,14 @@ time that token-bounded batches save against fixed-size ones
 (docs/batch_inference.md; the numbers are in benchmarks/README.md).
 
     M=/root/.cache/bert-keras-tf1compat/all-MiniLM-L6-v2
-    nice python benchmarks/batch_inference.py --model_dir=$M --sizes=20000 \
-        --worker_counts=1,2 --startup_lines=200 --timing_lines=2000
+    nice python benchmarks/batch_inference.py --model_dir=$M --sizes=100000 \
+        --worker_counts=1,2 --startup_lines=200 --timing_lines=0
+    nice python benchmarks/batch_inference.py --model_dir=$M --sizes= \
+        --timing_lines=1000
     nice python benchmarks/batch_inference.py --sizes=10000,50000,200000 \
         --worker_counts=2 --timing_lines=0
+    nice python benchmarks/batch_inference.py --runner_probe \
+        --sizes=10000,50000,200000 --worker_counts=2
 
 Input: SST-2 train sentences (67,349), repeated to --sizes lines. Model: a
 classifier export of the shared MRPC fixture (H=32, L=2) through
@@ -68,6 +72,13 @@ flags.DEFINE_integer("startup_lines", 0, "Lines of a start-up run per "
                      "worker count (0: none, no net rate).")
 flags.DEFINE_integer("timing_lines", 2000, "Lines of the batching table "
                      "(0: none).")
+flags.DEFINE_bool("runner_probe", False, "Instead: Beam alone (no model, "
+                  "no tokenizer), the pipeline's shape with 330-byte "
+                  "elements (a classifier result's encoded size), at each "
+                  "--sizes with the last --worker_counts: is memory growth "
+                  "the runner's?")
+flags.DEFINE_integer("probe_child", 0, "Internal: run the probe pipeline "
+                     "on this many lines.")
 FLAGS = flags.FLAGS
 
 
@@ -113,7 +124,8 @@ def batching_table(lines, spec):
     ours += [value.value for value in batcher.finish_bundle()]
     size = FLAGS.fixed_batch
     fixed = [rows[i:i + size] for i in range(0, len(rows), size)]
-    signature = _LoadedModel(spec).signatures[
+    model = _LoadedModel(spec)   # the signatures need it alive
+    signature = model.signatures[
         "classify_ids" if spec.model_type == "classifier" else "encode_ids"]
 
     def model_seconds(batches, length=None):
@@ -200,11 +212,48 @@ def beam_runs(script, work, env):
                      or "-"), flush=True)
 
 
+def probe_pipeline(lines, workers):
+    """Create(shards) -> Reshuffle -> 330-byte element per line -> by shard
+    -> GroupByKey -> count: our pipeline's data flow without our code."""
+    import apache_beam as beam
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    shards = [(i, min(FLAGS.lines_per_shard, lines - i * FLAGS.lines_per_shard))
+              for i in range(-(-lines // FLAGS.lines_per_shard))]
+    options = PipelineOptions([
+        "--runner=FnApiRunner", "--direct_num_workers=%d" % workers,
+        "--direct_running_mode=multi_processing"])
+    with beam.Pipeline(options=options) as root:
+        (root | beam.Create(shards) | beam.Reshuffle()
+         | beam.FlatMap(lambda s: ((s[0], (n, "x" * 300))
+                                   for n in range(s[1])))
+         | beam.GroupByKey()
+         | beam.Map(lambda group: sum(1 for _ in group[1])))
+
+
+def runner_probe(env):
+    workers = int(FLAGS.worker_counts[-1])
+    print("| lines (Beam alone) | workers | wall s | driver peak RSS MB | "
+          "peak RSS per worker MB |\n|---|---|---|---|---|")
+    for count in [int(n) for n in FLAGS.sizes]:
+        seconds, driver, peaks = run([
+            sys.executable, __file__, "--probe_child=%d" % count,
+            "--worker_counts=%d" % workers,
+            "--lines_per_shard=%d" % FLAGS.lines_per_shard], env)
+        print("| %d | %d | %.1f | %.0f | %s |" % (
+            count, workers, seconds, driver,
+            ", ".join("%.0f" % mb for mb in sorted(peaks))), flush=True)
+
+
 def main(argv):
     del argv
-    work = pathlib.Path(tempfile.mkdtemp(prefix="batch_inference_bench-"))
+    if FLAGS.probe_child:
+        return probe_pipeline(FLAGS.probe_child, int(FLAGS.worker_counts[-1]))
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), CUDA_VISIBLE_DEVICES="",
                TF_CPP_MIN_LOG_LEVEL="2")
+    if FLAGS.runner_probe:
+        return runner_probe(env)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="batch_inference_bench-"))
     model = pathlib.Path(FLAGS.model_dir) if FLAGS.model_dir else MRPC
     try:
         export = None
