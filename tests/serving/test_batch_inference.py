@@ -215,6 +215,11 @@ def test_finished_or_foreign_output_dir_is_refused(tmp_path):
                          lambda _, __, line: (line,) if line else None)
     assert [(s.text_range.first_line, s.examples) for s in shards] == [
         (1, 1), (3, 2)]
+    blank = _write_lines(tmp_path / "blank.txt", ["a", "", "", "", "b"])
+    assert [(s.index, s.num_shards, s.text_range.first_line, s.examples)
+            for s in plan_shards([blank], _beam(tmp_path, lines_per_shard=2),
+                                 lambda _, __, line: (line,) if line else None)
+            ] == [(0, 2, 1, 1), (1, 2, 5, 1)]   # lines 3-4: no shard
     spec = ModelSpec(model_type="classifier", export_dir="x")
     out = tmp_path / "out"
     out.mkdir()
@@ -299,3 +304,26 @@ def test_worker_requirements_name_setup_pins():
         pins = [line for line in lines if line.split(">")[0] == package]
         assert len(pins) == 1, package
         assert f'"{pins[0]}"' in setup, pins[0]   # setup.py's exact pin
+
+
+def test_batches_end_with_their_shard_and_bound_tokens():
+    """What lets WriteShard write a shard without a shuffle: no batch
+    mixes shards, and a shard's batches all come before the next's."""
+    from serving.batch_inference import Row, TokenBoundedBatches
+
+    lengths = [3, 17, 9, 30, 4, 12, 25, 7, 16, 2]
+    rows = [Row(shard, "f", line, ("x",), ids=(1,) * n, segment_ids=(0,) * n)
+            for shard in (0, 1, 2) for line, n in enumerate(lengths, 1)]
+    batcher = TokenBoundedBatches(max_tokens=48, fixed_length=128)
+    batcher.start_bundle()
+    batches = [b for row in rows for b in batcher.process(row)]
+    batches += [value.value for value in batcher.finish_bundle()]
+    assert sorted((r.shard, r.line) for b in batches for r in b) == sorted(
+        (r.shard, r.line) for r in rows)
+    shards = [{row.shard for row in batch} for batch in batches]
+    assert all(len(s) == 1 for s in shards)
+    order = [s.pop() for s in shards]
+    assert order == sorted(order)   # shard 0's batches, then 1's, then 2's
+    for batch in batches:   # lengths rounded up to 8: rows x bucket <= 48
+        bucket = max(-(-len(row.ids) // 8) * 8 for row in batch)
+        assert len(batch) * bucket <= 48 or len(batch) == 1
