@@ -218,8 +218,9 @@ def probe_pipeline(lines, workers):
     import apache_beam as beam
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    shards = [(i, min(FLAGS.lines_per_shard, lines - i * FLAGS.lines_per_shard))
-              for i in range(-(-lines // FLAGS.lines_per_shard))]
+    size = FLAGS.lines_per_shard
+    shards = [(i, min(size, lines - i * size))
+              for i in range(-(-lines // size))]
     options = PipelineOptions([
         "--runner=FnApiRunner", "--direct_num_workers=%d" % workers,
         "--direct_running_mode=multi_processing"])
@@ -265,7 +266,8 @@ def main(argv):
         else:
             from serving import export_saved_model
             export = export_saved_model(
-                work / "export", model_type="classifier", label_list=["0", "1"],
+                work / "export", model_type="classifier",
+                label_list=["0", "1"],
                 init_checkpoint=str(MRPC), max_seq_length=FLAGS.max_seq_length,
                 bert_config_file=str(MRPC / "bert_config.json"),
                 vocab_file=str(MRPC / "vocab.txt"))
