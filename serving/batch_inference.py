@@ -1,8 +1,14 @@
 """Batch inference over a corpus on Apache Beam (docs/batch_inference.md).
 
     shards (Create) -> Reshuffle -> ReadShard: each line keyed by (file, line)
-    -> TokenBoundedBatches -> RunInference(ServedModelHandler) -> by shard
-    -> GroupByKey -> WriteShard: one file per shard, renamed into place
+    -> TokenBoundedBatches -> RunInference(ServedModelHandler)
+    -> WriteShard: one file per shard, renamed into place
+
+All after the Reshuffle runs fused, one shard at a time: a shard's rows
+are read in one call and its batches end with it, so its results are all
+there once its last batch is through, and no shuffle of results (which
+DirectRunner buffers in the driver, and a cluster runner sends over the
+network) is needed. A worker holds one shard's results at most.
 
 A shard is a run of whole lines of one text file (or one TFRecord file); its
 output file name depends on its index only, so a retried or rerun shard
@@ -136,7 +142,9 @@ class TokenBoundedBatches(beam.DoFn):
 
     Our own: Beam's BatchElements caps a weight but mixes lengths, and its
     length-bucketed path is the stateful one (keyed state and timers). The
-    buckets live per bundle: a worker holds at most one batch per bucket.
+    buckets live per shard: a worker holds at most one batch per bucket,
+    and a shard's last rows go out when the next shard's first row (or the
+    bundle's end) comes.
     """
 
     def __init__(self, max_tokens, fixed_length):
@@ -144,9 +152,12 @@ class TokenBoundedBatches(beam.DoFn):
         self.fixed_length = fixed_length
 
     def start_bundle(self):
-        self.buckets = {}
+        self.buckets, self.shard = {}, None
 
     def process(self, row):
+        if row.shard != self.shard:   # ReadShard yields shard after shard
+            yield from self._take_all()
+            self.shard = row.shard
         length = len(row.ids) if row.ids is not None else self.fixed_length
         bucket = -(-length // _BUCKET) * _BUCKET
         rows = self.buckets.setdefault(bucket, [])
@@ -156,9 +167,13 @@ class TokenBoundedBatches(beam.DoFn):
         rows.append(row)
 
     def finish_bundle(self):
-        for bucket in sorted(self.buckets):
-            yield WindowedValue(self.buckets[bucket], 0, [GlobalWindow()])
+        for batch in self._take_all():
+            yield WindowedValue(batch, 0, [GlobalWindow()])
+
+    def _take_all(self):
+        batches = [self.buckets[bucket] for bucket in sorted(self.buckets)]
         self.buckets = {}
+        return batches
 
 
 class _LoadedModel:
@@ -273,9 +288,16 @@ class ServedModelHandler(ModelHandler):
 
 
 class WriteShardFn(beam.DoFn):
-    """(shard, [(Row, result)]) -> the shard's file, written atomically in
-    line order: JSON lines (`format_result(row, result)` -> dict), or for
-    embeddings Parquet with columns `file`, `line`, `embedding`."""
+    """[(Row, result)] of a batch -> the file of each shard whose results
+    are all there (the plan's count), written atomically in line order:
+    JSON lines (`format_result(row, result)` -> dict), or for embeddings
+    Parquet with columns `file`, `line`, `embedding`.
+
+    Raises:
+        RuntimeError: a shard with duplicate rows, or left incomplete at a
+            bundle's end (a bug: TokenBoundedBatches ends batches with
+            their shard).
+    """
 
     def __init__(self, output_dir, shards, format_result, embeddings):
         self.output_dir = output_dir
@@ -283,8 +305,22 @@ class WriteShardFn(beam.DoFn):
         self.format_result = format_result
         self.embeddings = embeddings
 
-    def process(self, element):
-        index, results = element
+    def start_bundle(self):
+        self.pending = {}   # shard index -> [(Row, result)]
+
+    def process(self, pairs):
+        for row, result in pairs:
+            results = self.pending.setdefault(row.shard, [])
+            results.append((row, result))
+            if len(results) == self.shards[row.shard].examples:
+                yield self._write(row.shard, self.pending.pop(row.shard))
+
+    def finish_bundle(self):
+        if self.pending:
+            raise RuntimeError("shard(s) %s incomplete at the end of a "
+                               "bundle" % sorted(self.pending))
+
+    def _write(self, index, results):
         shard = self.shards[index]
         results = sorted(results, key=lambda pair: pair[0].line)
         lines = [row.line for row, _ in results]
@@ -314,7 +350,7 @@ class WriteShardFn(beam.DoFn):
         finally:
             if tf.io.gfile.exists(temp):
                 tf.io.gfile.remove(temp)
-        yield path
+        return path
 
 
 def _write_parquet(writer, results):
@@ -360,8 +396,5 @@ def build_pipeline(root, shards, spec, parse_line, format_result, output_dir,
             | "Batch" >> beam.ParDo(TokenBoundedBatches(
                 max_tokens, spec.max_seq_length))
             | "RunInference" >> RunInference(ServedModelHandler(spec))
-            | "Flatten" >> beam.FlatMap(lambda pairs: pairs)
-            | "ByShard" >> beam.Map(lambda pair: (pair[0].shard, pair))
-            | "GroupByShard" >> beam.GroupByKey()
             | "WriteShard" >> beam.ParDo(WriteShardFn(
                 output_dir, shards, format_result, embeddings)))

@@ -138,7 +138,9 @@ def plan_shards(paths, options, parse_line):
                 start, first, examples = position, number, 0
         if number > first:
             pieces.append((TextRange(path, start, None, first), examples, ()))
-    if not sum(examples for _, examples, _ in pieces):
+    # A piece of skipped lines only would yield no row, so no file.
+    pieces = [piece for piece in pieces if piece[1]]
+    if not pieces:
         raise UserError(f"--input_file: no examples in {', '.join(paths)}")
     return [Shard(index, len(pieces), text_range, examples, features)
             for index, (text_range, examples, features) in enumerate(pieces)]

@@ -194,14 +194,15 @@ def test_killed_run_resumes_to_the_uninterrupted_output(classifier_export,
 
 
 def test_beam_not_installed_is_one_user_error(monkeypatch, tmp_path):
-    from tasks.batch_inference import check_options
     from tasks.errors import UserError
 
+    path = _write_lines(tmp_path / "in.txt", ["a line"])
     monkeypatch.setitem(sys.modules, "apache_beam", None)  # import fails
-    with pytest.raises(UserError, match="needs Apache Beam, which is not "
-                       "installed"):
-        check_options(_beam(tmp_path / "out"))
-    assert not (tmp_path / "out").exists()
+    with pytest.raises(UserError, match="--runner=DirectRunner needs Apache "
+                       "Beam, which is not installed"):
+        FeatureExtractionTask(_extract(path, batch=_beam(
+            tmp_path / "out"))).run()
+    assert sorted(os.listdir(tmp_path)) == ["in.txt"]   # nothing written
 
 
 def test_finished_or_foreign_output_dir_is_refused(tmp_path):
@@ -214,6 +215,11 @@ def test_finished_or_foreign_output_dir_is_refused(tmp_path):
                          lambda _, __, line: (line,) if line else None)
     assert [(s.text_range.first_line, s.examples) for s in shards] == [
         (1, 1), (3, 2)]
+    blank = _write_lines(tmp_path / "blank.txt", ["a", "", "", "", "b"])
+    assert [(s.index, s.num_shards, s.text_range.first_line, s.examples)
+            for s in plan_shards([blank], _beam(tmp_path, lines_per_shard=2),
+                                 lambda _, __, line: (line,) if line else None)
+            ] == [(0, 2, 1, 1), (1, 2, 5, 1)]   # lines 3-4: no shard
     spec = ModelSpec(model_type="classifier", export_dir="x")
     out = tmp_path / "out"
     out.mkdir()
@@ -225,6 +231,35 @@ def test_finished_or_foreign_output_dir_is_refused(tmp_path):
     with pytest.raises(UserError, match="finished run"):
         shards_to_run(str(out), shards, spec)
     assert sorted(os.listdir(out)) == [SUCCESS_FILE, "mine.txt"]
+
+
+@pytest.mark.slow
+def test_real_model_on_beam_equals_extract_features(real_model_dir, data_dir,
+                                                    tmp_path):
+    """all-MiniLM-L6-v2 on 10,000 SST-2 train sentences: DirectRunner with
+    2 workers (token-bounded batches of similar length) against one
+    extract_features.py process (batches of 64 padded to 64 tokens; the
+    longest sentence has 63 word pieces with [CLS] and [SEP], so nothing is
+    cut). The largest difference, which batch composition alone causes, is
+    printed."""
+    path = _write_lines(tmp_path / "sst2.txt", sst2_sentences(data_dir))
+    model = dict(vocab_file=str(real_model_dir / "vocab.txt"),
+                 bert_config_file=str(real_model_dir / "bert_config.json"),
+                 init_checkpoint=str(real_model_dir / "bert_model.ckpt"),
+                 input_file=path, pooling="mean", max_seq_length=64)
+    FeatureExtractionTask(FeatureExtractionConfig(
+        batch=_beam(tmp_path / "out"), **model)).run()
+    FeatureExtractionTask(FeatureExtractionConfig(
+        output_file=str(tmp_path / "local.npy"), batch_size=64,
+        **model)).run()
+    files, numbers, vectors = read_embeddings(str(tmp_path / "out"))
+    assert set(files) == {path}
+    assert sorted(numbers) == list(range(1, 10001))   # each line once
+    local = np.load(tmp_path / "local.npy")
+    assert vectors.shape == local.shape == (10000, 384)
+    largest = np.abs(vectors - local[numbers - 1]).max()
+    print("all-MiniLM-L6-v2, 10,000 lines: largest difference %.2g" % largest)
+    assert largest <= 1e-5
 
 
 @pytest.mark.slow
@@ -269,3 +304,26 @@ def test_worker_requirements_name_setup_pins():
         pins = [line for line in lines if line.split(">")[0] == package]
         assert len(pins) == 1, package
         assert f'"{pins[0]}"' in setup, pins[0]   # setup.py's exact pin
+
+
+def test_batches_end_with_their_shard_and_bound_tokens():
+    """What lets WriteShard write a shard without a shuffle: no batch
+    mixes shards, and a shard's batches all come before the next's."""
+    from serving.batch_inference import Row, TokenBoundedBatches
+
+    lengths = [3, 17, 9, 30, 4, 12, 25, 7, 16, 2]
+    rows = [Row(shard, "f", line, ("x",), ids=(1,) * n, segment_ids=(0,) * n)
+            for shard in (0, 1, 2) for line, n in enumerate(lengths, 1)]
+    batcher = TokenBoundedBatches(max_tokens=48, fixed_length=128)
+    batcher.start_bundle()
+    batches = [b for row in rows for b in batcher.process(row)]
+    batches += [value.value for value in batcher.finish_bundle()]
+    assert sorted((r.shard, r.line) for b in batches for r in b) == sorted(
+        (r.shard, r.line) for r in rows)
+    shards = [{row.shard for row in batch} for batch in batches]
+    assert all(len(s) == 1 for s in shards)
+    order = [s.pop() for s in shards]
+    assert order == sorted(order)   # shard 0's batches, then 1's, then 2's
+    for batch in batches:   # lengths rounded up to 8: rows x bucket <= 48
+        bucket = max(-(-len(row.ids) // 8) * 8 for row in batch)
+        assert len(batch) * bucket <= 48 or len(batch) == 1
