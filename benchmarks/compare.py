@@ -212,6 +212,11 @@ def measure_row(args, config, case, precision, workdir):
     return {label: statistics.median(t) for label, t in times.items()}, skipped
 
 
+def _ms(seconds):
+    """Milliseconds to three significant digits (1x128 rows take a few)."""
+    return f"{1000 * seconds:.3g}" if seconds < 0.1 else f"{1000 * seconds:.0f}"
+
+
 def print_row(config, case, precision, medians, skipped, limit_rates):
     mode, batch_size, seq_length = CASES[case]
     flops = forward_flops(config, batch_size, seq_length) * (3 if mode == "train" else 1)
@@ -227,7 +232,7 @@ def print_row(config, case, precision, medians, skipped, limit_rates):
             continue
         speedup = "" if ours is None else f"{seconds / ours:.2f}"
         percent = 100.0 * flops / seconds / rates[limit_label]
-        print(f"| {case}_{precision} | {label} | {1000 * seconds:.0f} | {speedup} "
+        print(f"| {case}_{precision} | {label} | {_ms(seconds)} | {speedup} "
               f"| {percent:.0f} | {load:.1f} |", flush=True)
     for label, reason in skipped.items():
         print(f"| {case}_{precision} | {label} | - | | | skipped: {reason} |", flush=True)
@@ -244,7 +249,7 @@ def best_against_peers(medians):
     if not ours or not peers:
         return None
     mine, theirs = min(ours, key=ours.get), min(peers, key=peers.get)
-    return (mine, 1000 * ours[mine], theirs, 1000 * peers[theirs],
+    return (mine, _ms(ours[mine]), theirs, _ms(peers[theirs]),
             peers[theirs] / ours[mine])
 
 
@@ -287,7 +292,7 @@ def main(argv=None):
     versions = subprocess.run(
         [sys.executable, "-c", "import importlib.metadata as m\n"
          "for p in ('tensorflow','keras','keras-hub','torch','transformers',"
-         "'onnxruntime','numpy'):\n"
+         "'onnxruntime','numpy','openvino','nncf','ai-edge-litert','tf2onnx'):\n"
          "  try: print(p, m.version(p))\n  except m.PackageNotFoundError: pass"],
         capture_output=True, text=True).stdout.split("\n")
     print(f"model: L={config['num_hidden_layers']} H={config['hidden_size']} "
@@ -321,8 +326,8 @@ def main(argv=None):
     print("|---|---|---:|---|---:|---:|")
     for label, best in summary.items():
         if best:
-            print(f"| {label} | {best[0]} | {best[1]:.0f} | {best[2]} | "
-                  f"{best[3]:.0f} | {best[4]:.2f} |")
+            print(f"| {label} | {best[0]} | {best[1]} | {best[2]} | "
+                  f"{best[3]} | {best[4]:.2f} |")
 
 
 if __name__ == "__main__":

@@ -16,11 +16,18 @@ OpenVINO's bf16 inference hint on the fp32 IR, and ("openvino PTQ") NNCF
 post-training quantization of the fp32 IR calibrated on the first
 `--calibration` SST-2 training sentences (not a format the export writes:
 measured to choose between the two OpenVINO int8 methods).
+
+`--predict_text=<predict_text.py>`: also runs that script (one that takes
+every --format folder) over each folder of both exports on the 872
+sentences, as a user would, and compares its JSON lines' labels and
+probabilities with those of the raw-text SavedModel folder.
 """
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -89,6 +96,8 @@ def main(argv=None):
         REPO, "..", "shared", "data", "glue", "SST-2"))
     parser.add_argument("--calibration", type=int, default=300,
                         help="SST-2 training sentences for OpenVINO PTQ (0: skip).")
+    parser.add_argument("--predict_text", default="",
+                        help="A predict_text.py to run over each folder too.")
     args = parser.parse_args(argv)
     processor = Sst2Processor()
     examples = processor.get_dev_examples(args.data_dir)
@@ -132,6 +141,47 @@ def main(argv=None):
         print(f"| {name} | {precision} | {100 * (predicted == labels).mean():.2f}% "
               f"| {(predicted == reference_labels).sum()}/{len(labels)} "
               f"| {np.abs(logits - reference).max():.2e} |")
+
+
+    if args.predict_text:
+        _predict_text_table(args, sentences, labels)
+
+
+def _predict_text_lines(script, folder, sentence_file):
+    result = subprocess.run(
+        [sys.executable, os.path.basename(script), f"--export_dir={folder}",
+         f"--input_file={sentence_file}"], cwd=os.path.dirname(script),
+        capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in result.stdout.splitlines()
+            if line.startswith("{")]
+
+
+def _predict_text_table(args, sentences, labels):
+    script = os.path.abspath(args.predict_text)
+    folders = [(f"{args.export_dir}/{name}", name, "float32") for name in (
+        "saved_model", "numeric", "openvino", "litert", "onnx")]
+    if args.int8_export_dir:
+        folders += [(f"{args.int8_export_dir}/{name}", name, "int8")
+                    for name in ("saved_model", "openvino", "litert", "onnx")]
+    with tempfile.TemporaryDirectory() as scratch:
+        sentence_file = os.path.join(scratch, "dev.txt")
+        with open(sentence_file, "w", encoding="utf-8") as f:
+            f.write("".join(s + "\n" for s in sentences))
+        outputs = [(name, precision, _predict_text_lines(
+            script, folder, sentence_file)) for folder, name, precision in folders]
+    reference = outputs[0][2]
+    print(f"\n`{args.predict_text}` over each folder, {len(sentences)} sentences")
+    print("| folder | precision | lines | dev accuracy | labels = saved_model "
+          "fp32 | max abs probability diff |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, precision, lines in outputs:
+        predicted = np.array([int(line["label"]) for line in lines])
+        same = sum(a["label"] == b["label"] for a, b in zip(lines, reference))
+        diff = max(abs(a["probabilities"][k] - b["probabilities"][k])
+                   for a, b in zip(lines, reference) for k in a["probabilities"])
+        print(f"| {name} | {precision} | {len(lines)} "
+              f"| {100 * (predicted == labels).mean():.2f}% "
+              f"| {same}/{len(reference)} | {diff:.2e} |")
 
 
 if __name__ == "__main__":
