@@ -2,11 +2,12 @@
 
     python benchmarks/compare.py [--threads=1] [--reps=5] [--only=infer_8x128]
         [--bert_config_file=../shared/data/bert_models/uncased_L-12_H-768_A-12/bert_config.json]
+        [--model_dir=<Google-layout folder> [--exports_dir=DIR]] [--skip=ours_mixed]
 
 Rows (BERT-Base shapes by default, random weights and ids, no padding), each
 in fp32, bf16 and (inference) int8:
-- `infer_8x128`, `infer_1x512`: the encoder forward pass (sequence and pooled
-  outputs), dropout off;
+- `infer_8x128`, `infer_1x128` (latency), `infer_1x512`: the encoder forward
+  pass (sequence and pooled outputs), dropout off;
 - `train_8x128`: one fine-tuning step of a 2-class classifier (dropout on,
   forward, backward, global-norm clipping at 1.0, AdamW update); also
   `train_32x128`, and (only with `--cases`) `train_32x16`, `train_32x32`: the
@@ -21,7 +22,18 @@ Variants (see benchmarks/tf_bert.py and benchmarks/torch_bert.py):
   (bf16 = `torch.autocast`; int8 = `torch.ao` dynamic quantization);
 - torch_compile: the same under `torch.compile` with inductor freezing;
 - onnxruntime: the same model exported to ONNX, fused, all graph
-  optimizations (int8 = ORT dynamic quantization); only when installed.
+  optimizations (int8 = ORT dynamic quantization); only when installed;
+- our deployment formats (`--model_dir`, benchmarks/formats_bert.py): the
+  folder's checkpoint exported by `export_saved_model.py --model_type=encoder
+  --format=numeric,openvino,litert,onnx` (and `--quantize=int8`) at the row's
+  sequence length, run at its batch: "numeric" (the numeric SavedModel in
+  TF), "openvino" (fp32, bf16 hint, int8 weight compression), "openvino_ptq"
+  (int8 by NNCF post-training quantization), "litert", "onnx" (tf2onnx),
+  "onnx_ortopt" (that after ONNX Runtime's BERT optimizer). With
+  `--model_dir` every variant takes that folder's config; the formats run
+  its real weights, the others random weights of the same shapes (the same
+  FLOPs). The last table: per row, the fastest of ours against the fastest
+  peer (keras_hub, torch_eager, torch_compile, onnxruntime).
 TensorFlow variants run with TF_ENABLE_ONEDNN_OPTS=1 (`--tf_onednn`; TF 2.21
 leaves oneDNN off on CPUs without AVX-512).
 
@@ -50,21 +62,31 @@ import subprocess
 import sys
 import tempfile
 
+from formats_bert import PRECISIONS as FORMAT_PRECISIONS
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 _BASE_CONFIG = os.path.join(HERE, "..", "..", "shared", "data", "bert_models",
                             "uncased_L-12_H-768_A-12", "bert_config.json")
-CASES = {"infer_8x128": ("infer", 8, 128), "infer_1x512": ("infer", 1, 512),
+CASES = {"infer_8x128": ("infer", 8, 128), "infer_1x128": ("infer", 1, 128),
+         "infer_1x512": ("infer", 1, 512),
          "train_8x128": ("train", 8, 128), "train_32x128": ("train", 32, 128),
          # SST-2's sentence lengths (run_main.sh's length-grouped batches).
          "train_32x16": ("train", 32, 16), "train_32x32": ("train", 32, 32)}
 DEFAULT_CASES = ("infer_8x128", "infer_1x512", "train_8x128", "train_32x128")
+#: Our export formats (benchmarks/formats_bert.py, with --model_dir); each
+#: is skipped in the precisions it has no variant for.
+FORMAT_VARIANTS = ["numeric", "openvino", "openvino_ptq", "litert", "onnx",
+                   "onnx_ortopt"]
+#: The peers: the goal is one of ours at >= 1.0x the fastest of these.
+PEERS = ("keras_hub", "torch_eager", "torch_compile", "onnxruntime")
 # (variant, worker) per (mode, precision); "ours" first: the reference.
 VARIANTS = {
     ("infer", "fp32"): ["ours", "ours_tf_default", "keras_hub", "torch_eager",
-                        "torch_compile", "onnxruntime"],
+                        "torch_compile", "onnxruntime", *FORMAT_VARIANTS],
     ("infer", "bf16"): ["ours", "ours_mixed", "keras_hub", "torch_eager",
-                        "torch_compile"],
-    ("infer", "int8"): ["ours", "ours@fp32", "torch_eager", "onnxruntime"],
+                        "torch_compile", *FORMAT_VARIANTS],
+    ("infer", "int8"): ["ours", "ours@fp32", "torch_eager", "onnxruntime",
+                        *FORMAT_VARIANTS],
     ("train", "fp32"): ["ours", "keras_hub", "torch_eager"],
     ("train", "bf16"): ["ours", "keras_hub", "torch_eager"],
 }
@@ -94,7 +116,9 @@ class Worker:
     """One variant in its own process (protocol: benchmarks/bench_protocol.py)."""
 
     def __init__(self, label, settings):
-        script = "tf_bert.py" if settings["variant"] in TF_VARIANTS else "torch_bert.py"
+        script = ("tf_bert.py" if settings["variant"] in TF_VARIANTS else
+                  "formats_bert.py" if settings["variant"] in FORMAT_VARIANTS
+                  else "torch_bert.py")
         self.label = label
         self.process = subprocess.Popen(
             [sys.executable, os.path.join(HERE, script), json.dumps(settings)],
@@ -120,6 +144,29 @@ class Worker:
             self.process.wait(timeout=120)
 
 
+def make_exports(args, seq_length):
+    """{fp32,int8}/<format>/ under `--exports_dir`/seq<N>: what
+    export_saved_model.py --model_type=encoder writes from `--model_dir`
+    (made once, kept for later runs); returns that folder."""
+    folder = os.path.join(args.exports_dir, f"seq{seq_length}")
+    for precision, extra in (("fp32", ["--format=numeric,openvino,litert,onnx"]),
+                             ("int8", ["--format=openvino,litert,onnx",
+                                       "--quantize=int8"])):
+        if os.path.isdir(os.path.join(folder, precision)):
+            continue
+        command = [sys.executable, os.path.join(HERE, "..", "export_saved_model.py"),
+                   "--model_type=encoder",
+                   f"--vocab_file={args.model_dir}/vocab.txt",
+                   f"--bert_config_file={args.model_dir}/bert_config.json",
+                   f"--init_checkpoint={args.model_dir}/bert_model.ckpt",
+                   f"--max_seq_length={seq_length}",
+                   f"--export_dir={os.path.join(folder, precision)}", *extra]
+        print(f"exporting: {' '.join(command)}", file=sys.stderr, flush=True)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return folder
+
+
 def _settings(args, config, case, precision, variant, workdir):
     mode, batch_size, seq_length = CASES[case]
     onednn = args.tf_onednn and variant != "ours_tf_default"
@@ -130,14 +177,18 @@ def _settings(args, config, case, precision, variant, workdir):
                 batch_size=batch_size, seq_length=seq_length,
                 threads=args.threads, onednn=onednn, workdir=workdir,
                 cpus=list(range(args.threads)) if args.threads else None,
-                chain_pairs=CHAIN_PAIRS)
+                chain_pairs=CHAIN_PAIRS,
+                exports=(make_exports(args, seq_length) if args.model_dir
+                         and variant in FORMAT_VARIANTS else None))
 
 
 def measure_row(args, config, case, precision, workdir):
     """{label: median seconds} for a row's variants and limit chains."""
     mode = CASES[case][0]
-    labels = [v for v in VARIANTS[(mode, precision)] if not args.frameworks
-              or any(v.startswith(f) for f in args.frameworks)]
+    labels = [v for v in VARIANTS[(mode, precision)] if (
+        not args.frameworks or any(v.startswith(f) for f in args.frameworks))
+        and v not in args.skip
+        and precision in FORMAT_PRECISIONS.get(v, (precision,))]
     labels += LIMITS[precision]
     workers, skipped = {}, {}
     try:
@@ -161,6 +212,11 @@ def measure_row(args, config, case, precision, workdir):
     return {label: statistics.median(t) for label, t in times.items()}, skipped
 
 
+def _ms(seconds):
+    """Milliseconds to three significant digits (1x128 rows take a few)."""
+    return f"{1000 * seconds:.3g}" if seconds < 0.1 else f"{1000 * seconds:.0f}"
+
+
 def print_row(config, case, precision, medians, skipped, limit_rates):
     mode, batch_size, seq_length = CASES[case]
     flops = forward_flops(config, batch_size, seq_length) * (3 if mode == "train" else 1)
@@ -176,10 +232,25 @@ def print_row(config, case, precision, medians, skipped, limit_rates):
             continue
         speedup = "" if ours is None else f"{seconds / ours:.2f}"
         percent = 100.0 * flops / seconds / rates[limit_label]
-        print(f"| {case}_{precision} | {label} | {1000 * seconds:.0f} | {speedup} "
+        print(f"| {case}_{precision} | {label} | {_ms(seconds)} | {speedup} "
               f"| {percent:.0f} | {load:.1f} |", flush=True)
     for label, reason in skipped.items():
         print(f"| {case}_{precision} | {label} | - | | | skipped: {reason} |", flush=True)
+    return best_against_peers(medians)
+
+
+def best_against_peers(medians):
+    """(fastest of ours, its ms, fastest peer, its ms, peer time / ours) of a
+    row's medians (seconds), or None without both; "ours@fp32" (fp32 in an
+    int8 row) does not count as ours."""
+    ours = {k: v for k, v in medians.items() if k not in PEERS
+            and not k.startswith("matmul") and k != "ours@fp32"}
+    peers = {k: v for k, v in medians.items() if k in PEERS}
+    if not ours or not peers:
+        return None
+    mine, theirs = min(ours, key=ours.get), min(peers, key=peers.get)
+    return (mine, _ms(ours[mine]), theirs, _ms(peers[theirs]),
+            peers[theirs] / ours[mine])
 
 
 def main(argv=None):
@@ -193,6 +264,15 @@ def main(argv=None):
                         help="Comma-separated variant prefixes (e.g. ours,torch).")
     parser.add_argument("--only", default="", help="Rows whose `case_precision` "
                         "label contains one of these comma-separated strings.")
+    parser.add_argument("--skip", default="",
+                        help="Comma-separated variants left out (e.g. ours_mixed).")
+    parser.add_argument("--model_dir", default="",
+                        help="A Google-layout checkpoint folder: its config for "
+                        "every variant and, exported by export_saved_model.py, "
+                        "the rows of our formats (skipped without it).")
+    parser.add_argument("--exports_dir", default="",
+                        help="Where those exports are made and kept "
+                        "(default: the run's scratch folder).")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--threads", type=int, default=0,
@@ -202,6 +282,9 @@ def main(argv=None):
                         default=True)
     args = parser.parse_args(argv)
     args.frameworks = [f for f in args.frameworks.split(",") if f]
+    args.skip = [f for f in args.skip.split(",") if f]
+    if args.model_dir:
+        args.bert_config_file = os.path.join(args.model_dir, "bert_config.json")
     with open(args.bert_config_file) as f:
         config = json.load(f)
     if args.num_hidden_layers:
@@ -209,7 +292,7 @@ def main(argv=None):
     versions = subprocess.run(
         [sys.executable, "-c", "import importlib.metadata as m\n"
          "for p in ('tensorflow','keras','keras-hub','torch','transformers',"
-         "'onnxruntime','numpy'):\n"
+         "'onnxruntime','numpy','openvino','nncf','ai-edge-litert','tf2onnx'):\n"
          "  try: print(p, m.version(p))\n  except m.PackageNotFoundError: pass"],
         capture_output=True, text=True).stdout.split("\n")
     print(f"model: L={config['num_hidden_layers']} H={config['hidden_size']} "
@@ -219,8 +302,9 @@ def main(argv=None):
           f"of {args.reps}; load at start {os.getloadavg()[0]:.1f}")
     print("| row | variant | ms | vs ours | % limit | load |")
     print("|---|---|---:|---:|---:|---:|")
-    limit_rates = {}
+    limit_rates, summary = {}, {}
     with tempfile.TemporaryDirectory() as workdir:
+        args.exports_dir = args.exports_dir or os.path.join(workdir, "exports")
         for case in args.cases.split(","):
             for precision in args.precisions.split(","):
                 label = f"{case}_{precision}"
@@ -228,13 +312,22 @@ def main(argv=None):
                         args.only and not any(p in label for p in args.only.split(","))):
                     continue
                 medians, skipped = measure_row(args, config, case, precision, workdir)
-                print_row(config, case, precision, medians, skipped, limit_rates)
+                summary[label] = print_row(config, case, precision, medians,
+                                           skipped, limit_rates)
     print("\nlimit chains, GFLOP/s (int8: GOP/s), best = the row's limit:")
     print("| row | " + " | ".join(LIMITS["fp32"]) + " |")
     print("|---|" + "---:|" * len(LIMITS["fp32"]))
     for (case, precision), rates in limit_rates.items():
         cells = [f"{rates[l] / 1e9:.0f}" if l in rates else "" for l in LIMITS["fp32"]]
         print(f"| {case}_{precision} | " + " | ".join(cells) + " |")
+    print("\nfastest of ours against the fastest peer (goal: >= 1.00, a tie "
+          "within 3%):")
+    print("| row | ours | ms | peer | ms | peer / ours |")
+    print("|---|---|---:|---|---:|---:|")
+    for label, best in summary.items():
+        if best:
+            print(f"| {label} | {best[0]} | {best[1]} | {best[2]} | "
+                  f"{best[3]} | {best[4]:.2f} |")
 
 
 if __name__ == "__main__":

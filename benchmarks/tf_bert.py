@@ -14,7 +14,7 @@ without AVX-512). Variants:
 - "ours_mixed": inference under `mixed_bfloat16` (float32 weights cast per
   call), to show what the bfloat16 copy saves;
 - "keras_hub": keras-hub `BertBackbone` / `BertTextClassifier` (+ the same
-  optimizer), "bf16" = `mixed_bfloat16`;
+  optimizer), "bf16" = `mixed_bfloat16`; always the tanh GELU (its only one);
 - "matmul_tf": the limit chain (see compare.py) in TensorFlow: MatMul +
   BiasAdd in float32 or bfloat16; "int8": XLA's s8 x s8 -> s32 matmul
   (what `modeling.inference.int8` runs) on fixed codes;
@@ -148,7 +148,9 @@ def _keras_hub(settings, tf, keras):
     from modeling.optimization import create_optimizer
     if settings["precision"] not in ("fp32", "bf16"):
         raise Unavailable("keras-hub: fp32 and bf16 only")
-    config = BertConfig.from_dict(settings["config"])
+    # BertBackbone has only the tanh GELU: a "gelu_exact" config (all-MiniLM-
+    # L6-v2) is timed with it (the same matmuls; the activation differs).
+    config = BertConfig.from_dict(dict(settings["config"], hidden_act="gelu"))
     policy = "mixed_bfloat16" if settings["precision"] == "bf16" else "float32"
     features, labels = _inputs(settings, tf)
     features = {"token_ids": features["input_ids"],
