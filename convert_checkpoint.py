@@ -17,13 +17,13 @@ Formats and what goes along: docs/moving_weights.md. An existing
 --output_path is never overwritten.
 """
 
-from tasks.quiet_start import start_tensorflow
+from bert_tf1.tasks.quiet_start import start_tensorflow
 
 start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
-from tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
 
 FORMATS = ["tf1", "keras_hub", "huggingface"]
 FLAGS = flags.FLAGS
@@ -59,7 +59,7 @@ flags.mark_flags_as_required(["input_path", "output_format", "output_path"])
 
 def run():
     """Flags -> `ConversionConfig` -> `ConversionTask.run()`."""
-    from tasks.conversion import ConversionConfig, ConversionTask
+    from bert_tf1.tasks.conversion import ConversionConfig, ConversionTask
 
     given = FLAGS.do_lower_case if FLAGS["do_lower_case"].present else None
     path = ConversionTask(cli.config_from_flags(

@@ -13,12 +13,12 @@ Example:
 """
 if __name__ == "__mp_main__":
     # A spawned --num_workers process: TF's start-up lines filtered too.
-    from tasks.quiet_start import start_tensorflow
+    from bert_tf1.tasks.quiet_start import start_tensorflow
     start_tensorflow()
 
 from absl import flags  # noqa: E402
 
-from tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
 
 flags.DEFINE_string(
     "input_file", None,
@@ -75,10 +75,10 @@ cli.define_common_flags(checkpoint_flags=False)
 def main():
     """Flags -> `PretrainingDataConfig` -> `PretrainingDataTask.run()`."""
     # Imported here so that --help answers without loading TensorFlow.
-    from tasks.quiet_start import start_tensorflow
+    from bert_tf1.tasks.quiet_start import start_tensorflow
     start_tensorflow()
-    from tasks.pretraining_data import (PretrainingDataConfig,
-                                        PretrainingDataTask)
+    from bert_tf1.tasks.pretraining_data import (PretrainingDataConfig,
+                                                 PretrainingDataTask)
 
     PretrainingDataTask(cli.config_from_flags(PretrainingDataConfig)).run()
 

@@ -12,13 +12,13 @@ Signatures: docs/serving.md. An existing `--export_dir` is never
 overwritten. Load an export with `import tensorflow_text` first.
 """
 
-from tasks.quiet_start import start_tensorflow
+from bert_tf1.tasks.quiet_start import start_tensorflow
 
 start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
-from tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
 
 flags.DEFINE_enum("model_type", "classifier",
                   ["classifier", "squad", "encoder", "tagger",
@@ -95,7 +95,7 @@ flags.mark_flags_as_required(["bert_config_file", "vocab_file",
 
 def run():
     """Flags -> `ExportConfig` -> `ExportTask.run()`."""
-    from tasks.export import ExportConfig, ExportTask
+    from bert_tf1.tasks.export import ExportConfig, ExportTask
 
     export_dir = ExportTask(cli.config_from_flags(ExportConfig)).run()
     print(f"Wrote {export_dir}")

@@ -20,13 +20,13 @@ files and globs go to Parquet shards in --output_dir instead
 (docs/batch_inference.md).
 """
 
-from tasks.quiet_start import start_tensorflow
+from bert_tf1.tasks.quiet_start import start_tensorflow
 
 start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
-from tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -64,8 +64,8 @@ flags.mark_flags_as_required(["input_file", "vocab_file", "bert_config_file",
 
 def main():
     """Flags -> `FeatureExtractionConfig` -> `FeatureExtractionTask.run()`."""
-    from tasks.feature_extraction import (FeatureExtractionConfig,
-                                          FeatureExtractionTask)
+    from bert_tf1.tasks.feature_extraction import (FeatureExtractionConfig,
+                                                   FeatureExtractionTask)
 
     layers = FLAGS.layers if FLAGS["layers"].present else None
     # --output_dir is the Beam shards' folder, not the task's output_dir.

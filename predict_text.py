@@ -16,13 +16,13 @@ Apache Beam runner) and --export_dir: --input_file files and globs into
 --output_dir shards (docs/batch_inference.md).
 """
 
-from tasks.quiet_start import start_tensorflow
+from bert_tf1.tasks.quiet_start import start_tensorflow
 
 start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
-from tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
 
 flags.DEFINE_string("export_dir", None,
                     "An export of export_saved_model.py (instead of "
@@ -73,7 +73,7 @@ cli.define_common_flags(checkpoint_flags=False)
 
 def run():
     """Flags -> `PredictTextConfig` -> `PredictTextTask.run()`."""
-    from tasks.predict_text import PredictTextConfig, PredictTextTask
+    from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask
 
     PredictTextTask(cli.config_from_flags(
         PredictTextConfig, batch=script_flags.batch_options_from_flags())).run()

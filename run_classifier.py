@@ -16,15 +16,15 @@ their longest example (docs/fine_tuning_speed.md). Rerunning a command
 resumes from the newest checkpoint in `output_dir`.
 """
 
-from tasks.quiet_start import start_tensorflow
+from bert_tf1.tasks.quiet_start import start_tensorflow
 
 start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
-from data.glue.processors import PROCESSORS  # noqa: E402
-from tasks import cli, script_flags  # noqa: E402
-from tasks.classification import (  # noqa: E402
+from bert_tf1.data.glue.processors import PROCESSORS  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks.classification import (  # noqa: E402
     ClassificationConfig, ClassificationTask)
 
 # --help prints this docstring: name the tasks --task_name knows.

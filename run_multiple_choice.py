@@ -16,15 +16,15 @@ Writes `*.tf_record`, TF1 checkpoints `model.ckpt-N`, `eval_results.txt` and
 Rerunning a command resumes from the newest checkpoint in `output_dir`.
 """
 
-from tasks.quiet_start import start_tensorflow
+from bert_tf1.tasks.quiet_start import start_tensorflow
 
 start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
-from data.multiple_choice.readers import DATA_FORMATS  # noqa: E402
-from tasks import cli, script_flags  # noqa: E402
-from tasks.multiple_choice import (  # noqa: E402
+from bert_tf1.data.multiple_choice.readers import DATA_FORMATS  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks.multiple_choice import (  # noqa: E402
     MultipleChoiceConfig, MultipleChoiceTask)
 
 script_flags.define_model_flags()

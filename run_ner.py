@@ -16,16 +16,16 @@ Windows, formats and files: docs/tagging.md. Rerunning a command resumes
 training.
 """
 
-from tasks.quiet_start import start_tensorflow
+from bert_tf1.tasks.quiet_start import start_tensorflow
 
 start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
-from data.tagging.readers import DATA_FORMATS  # noqa: E402
-from modeling.models.feature_tagger import FEATURE_LAYERS  # noqa: E402
-from tasks import cli, script_flags  # noqa: E402
-from tasks.tagging import TaggingConfig, TaggingTask  # noqa: E402
+from bert_tf1.data.tagging.readers import DATA_FORMATS  # noqa: E402
+from bert_tf1.modeling.models.feature_tagger import FEATURE_LAYERS  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks.tagging import TaggingConfig, TaggingTask  # noqa: E402
 
 script_flags.define_model_flags(do_lower_case=False)  # a cased model
 script_flags.define_output_dir_flag()

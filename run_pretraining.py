@@ -15,14 +15,14 @@ A rerun resumes from the newest `model.ckpt-N`. Added: --dynamic_masking and
 --optimizer_type (an alias of --optimizer).
 """
 
-from tasks.quiet_start import start_tensorflow
+from bert_tf1.tasks.quiet_start import start_tensorflow
 
 start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
-from tasks import cli, script_flags  # noqa: E402
-from tasks.pretraining import PretrainingConfig, PretrainingTask  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks.pretraining import PretrainingConfig, PretrainingTask  # noqa: E402
 
 script_flags.define_model_flags(
     max_seq_length_help=script_flags.MAX_SEQ_LENGTH_HELP

@@ -16,14 +16,14 @@ evaluation) when the predict file has gold answers. Rerunning a command
 resumes training from the newest checkpoint in `output_dir`.
 """
 
-from tasks.quiet_start import start_tensorflow
+from bert_tf1.tasks.quiet_start import start_tensorflow
 
 start_tensorflow()  # before anything else imports TensorFlow
 
 from absl import flags  # noqa: E402
 
-from tasks import cli, script_flags  # noqa: E402
-from tasks.squad import SquadConfig, SquadTask  # noqa: E402
+from bert_tf1.tasks import cli, script_flags  # noqa: E402
+from bert_tf1.tasks.squad import SquadConfig, SquadTask  # noqa: E402
 
 script_flags.define_model_flags(max_seq_length=384)
 script_flags.define_output_dir_flag()

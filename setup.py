@@ -1,6 +1,35 @@
-"""The `modeling`, `data`, `serving` and `tasks` packages; the scripts stay at
-the repository root, as in google-research/bert."""
+"""One import name, `bert_tf1`: the repository's folders `modeling`, `data`,
+`serving` and `tasks` install as `bert_tf1.modeling`, ... (package_dir
+remapping, as keras-hub installs its folders under one name), and the scripts
+at the repository root, as in google-research/bert, are copied into the
+package (`bert_tf1.run_classifier`, ...) with a command each
+(`bert-run-classifier`, ...). A clone imports the same names without
+installing (bert_tf1/__init__.py)."""
+import pathlib
+import shutil
+
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+ROOT = pathlib.Path(__file__).resolve().parent
+FOLDERS = ("modeling", "data", "serving", "tasks")
+SCRIPTS = sorted(path.stem for path in ROOT.glob("*.py")
+                 if path.name != "setup.py")
+
+
+class BuildWithScripts(build_py):
+    """build_py that also copies the root scripts into bert_tf1/."""
+
+    def run(self):
+        super().run()
+        target = pathlib.Path(self.build_lib) / "bert_tf1"
+        for script in SCRIPTS:
+            shutil.copyfile(ROOT / f"{script}.py", target / f"{script}.py")
+
+
+PACKAGES = ["bert_tf1"] + [
+    f"bert_tf1.{name}" for folder in FOLDERS
+    for name in [folder] + [f"{folder}.{sub}" for sub in find_packages(folder)]]
 
 setup(
     name="bert-keras-tf1compat",
@@ -9,8 +38,14 @@ setup(
         "TensorFlow 2 / Keras 3 BERT that loads and writes the original "
         "google-research/bert TF1 checkpoints"
     ),
-    packages=find_packages(include=["modeling", "modeling.*", "data", "data.*",
-                                    "serving", "serving.*", "tasks", "tasks.*"]),
+    packages=PACKAGES,
+    package_dir={"bert_tf1": "bert_tf1",
+                 **{f"bert_tf1.{folder}": folder for folder in FOLDERS}},
+    package_data={"bert_tf1.serving": ["worker_requirements.txt"]},
+    cmdclass={"build_py": BuildWithScripts},
+    entry_points={"console_scripts": [
+        f"bert-{script.replace('_', '-')} = bert_tf1.commands:{script}"
+        for script in SCRIPTS]},
     python_requires=">=3.10,<3.14",
     install_requires=[
         # One mutually compatible set: TF Text and TF must share the minor version.

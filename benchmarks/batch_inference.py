@@ -31,7 +31,7 @@ Beam start-up, model load) subtracted for the "net" rate.
 
 Batching (--timing_lines): the same lines cut three ways -- batches of
 similar length within --max_tokens padded tokens (ours,
-serving.batch_inference.TokenBoundedBatches), --fixed_batch lines in input
+bert_tf1.serving.batch_inference.TokenBoundedBatches), --fixed_batch lines in input
 order cut to their longest, and --fixed_batch lines padded to
 --max_seq_length (extract_features.py's one-process path) -- with the
 tokens each computes, and the seconds of the model's `*_ids` signature over
@@ -91,7 +91,7 @@ def sentences(count):
 
 def model_spec(model, export):
     """The ModelSpec a worker of the runs loads."""
-    from serving.batch_inference import ModelSpec
+    from bert_tf1.serving.batch_inference import ModelSpec
 
     vocab = str(model / "vocab.txt")
     if export is not None:
@@ -114,8 +114,8 @@ def batching_table(lines, spec):
     import numpy as np
     import tensorflow as tf
 
-    from serving.batch_inference import (ReadShardFn, TokenBoundedBatches,
-                                         _LoadedModel, ids_batch)
+    from bert_tf1.serving.batch_inference import (ReadShardFn, TokenBoundedBatches,
+                                                  _LoadedModel, ids_batch)
 
     rows = list(ReadShardFn._rows(spec, enumerate([(t,) for t in lines], 1)))
     batcher = TokenBoundedBatches(FLAGS.max_tokens, FLAGS.max_seq_length)
@@ -264,7 +264,7 @@ def main(argv):
                       f"--bert_config_file={model / 'bert_config.json'}",
                       f"--init_checkpoint={model / 'bert_model.ckpt'}"]
         else:
-            from serving import export_saved_model
+            from bert_tf1.serving import export_saved_model
             export = export_saved_model(
                 work / "export", model_type="classifier",
                 label_list=["0", "1"],

@@ -15,7 +15,7 @@ in fp32, bf16 and (inference) int8:
 Variants (see benchmarks/tf_bert.py and benchmarks/torch_bert.py):
 - ours: `BertModel` / `BertClassifier`; bf16 inference from a bfloat16 copy
   of the weights, bf16 fine-tuning under `mixed_bfloat16`; int8 =
-  `modeling.inference.int8`; "ours_mixed" = bf16 inference under
+  `bert_tf1.modeling.inference.int8`; "ours_mixed" = bf16 inference under
   `mixed_bfloat16`; "ours_tf_default" = fp32 without TF_ENABLE_ONEDNN_OPTS;
 - keras_hub: `BertBackbone` / `BertTextClassifier` (fp32, `mixed_bfloat16`);
 - torch_eager: transformers `BertModel` with the config's GELU (tanh or erf)

@@ -10,8 +10,8 @@ the same command with `--quantize=int8` (saved_model, openvino, litert,
 onnx). The reference is the raw-text SavedModel's `classify_text` on the
 sentences (TF Text tokenizes in the graph); every other format gets the ids
 of the Python `FullTokenizer` (the export's vocab.txt and lower-casing
-record, `data.glue.features.convert_examples_to_features`) through its
-`Runner` (`serving.numeric`, `serving.formats.*`), in batches of 32. Also:
+record, `bert_tf1.data.glue.features.convert_examples_to_features`) through its
+`Runner` (`bert_tf1.serving.numeric`, `bert_tf1.serving.formats.*`), in batches of 32. Also:
 OpenVINO's bf16 inference hint on the fp32 IR, and ("openvino PTQ") NNCF
 post-training quantization of the fp32 IR calibrated on the first
 `--calibration` SST-2 training sentences (not a format the export writes:
@@ -36,12 +36,12 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import tensorflow_text  # noqa: E402,F401  (the raw-text SavedModel's ops)
 
-from data.glue.features import convert_examples_to_features  # noqa: E402
-from data.glue.processors import Sst2Processor  # noqa: E402
-from data.tokenization import FullTokenizer  # noqa: E402
-from data.tokenization.lower_case_record import read_lower_case  # noqa: E402
-from serving import numeric  # noqa: E402
-from serving.formats import litert, onnx, openvino  # noqa: E402
+from bert_tf1.data.glue.features import convert_examples_to_features  # noqa: E402
+from bert_tf1.data.glue.processors import Sst2Processor  # noqa: E402
+from bert_tf1.data.tokenization import FullTokenizer  # noqa: E402
+from bert_tf1.data.tokenization.lower_case_record import read_lower_case  # noqa: E402
+from bert_tf1.serving import numeric  # noqa: E402
+from bert_tf1.serving.formats import litert, onnx, openvino  # noqa: E402
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 BATCH = 32

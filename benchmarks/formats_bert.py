@@ -24,7 +24,7 @@ the segment ids 1) and returns its outputs as NumPy arrays. Variants:
 - "onnx_ortopt": the same after ONNX Runtime's BERT optimizer
   (`onnxruntime.transformers.optimizer`, the step the transformers peer
   gets); int8 = `quantize_dynamic` of that. Its fused-op counts go to stderr.
-The runtimes are driven directly, not through `serving.formats.*.Runner`:
+The runtimes are driven directly, not through `bert_tf1.serving.formats.*.Runner`:
 those modules import TensorFlow (whose thread pools would share the process)
 and take no thread settings.
 """

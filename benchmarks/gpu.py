@@ -33,8 +33,8 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import keras  # noqa: E402
 
-from modeling import BertConfig, BertModel, BertSquad  # noqa: E402
-from modeling.optimization import create_optimizer  # noqa: E402
+from bert_tf1.modeling import BertConfig, BertModel, BertSquad  # noqa: E402
+from bert_tf1.modeling.optimization import create_optimizer  # noqa: E402
 
 MODELS = {  # the released checkpoints' shapes (bert_config.json)
     "base": dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,

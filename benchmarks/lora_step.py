@@ -31,7 +31,7 @@ def measure(args, mode):
     """{mode, step_s, peak_rss_mb, trainable}: runs in this process."""
     import numpy as np
 
-    from modeling import BertClassifier, BertConfig, checkpoints, optimization
+    from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints, optimization
 
     config = BertConfig.from_json_file(
         os.path.join(args.model_dir, "bert_config.json"))

@@ -8,7 +8,7 @@ encoder (8 x 128 random ids), prints the max abs difference of
 `sequence_output` and `pooled_output` from the reference (the fixture's
 original outputs; for BERT-Base our own float32 run) for: float32,
 `mixed_bfloat16` (float32 weights, bfloat16 compute), the bfloat16 copy
-(`modeling.inference.bfloat16`) and int8 (`modeling.inference.int8`).
+(`bert_tf1.modeling.inference.bfloat16`) and int8 (`bert_tf1.modeling.inference.int8`).
 """
 import argparse
 import os
@@ -23,9 +23,9 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from modeling import BertConfig, BertModel, checkpoints  # noqa: E402
-from modeling.inference.bfloat16 import bfloat16_inference_copy  # noqa: E402
-from modeling.inference.int8 import quantize_int8  # noqa: E402
+from bert_tf1.modeling import BertConfig, BertModel, checkpoints  # noqa: E402
+from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy  # noqa: E402
+from bert_tf1.modeling.inference.int8 import quantize_int8  # noqa: E402
 from tests.helpers.fixture_models import (INPUT_KEYS, build_model,  # noqa: E402
                                   reference_outputs)
 

@@ -1,4 +1,4 @@
-"""Lines per second of predict_text.py's work (serving.predictions.Predictor)
+"""Lines per second of predict_text.py's work (bert_tf1.serving.predictions.Predictor)
 for a classifier and a tagger, at several batch sizes.
 
 The models are the fixture's MRPC classifier (2 layers, hidden 32, the
@@ -25,8 +25,8 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from serving import build_serving_module  # noqa: E402
-from serving.predictions import Predictor  # noqa: E402
+from bert_tf1.serving import build_serving_module  # noqa: E402
+from bert_tf1.serving.predictions import Predictor  # noqa: E402
 
 _FIXTURE = REPO_ROOT.parent / "shared" / "fixtures" / "tf1_vocab_mrpc_classifier"
 
@@ -46,8 +46,8 @@ def _pairs(fixture, count):
 
 
 def _tagger_checkpoint(fixture, folder):
-    from modeling import BertConfig, checkpoints
-    from modeling.models import BertTokenClassifier
+    from bert_tf1.modeling import BertConfig, checkpoints
+    from bert_tf1.modeling.models import BertTokenClassifier
 
     model = BertTokenClassifier(
         BertConfig.from_json_file(fixture / "bert_config.json"), 5)

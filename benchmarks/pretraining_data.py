@@ -7,9 +7,9 @@ defaults (dupe_factor 10, max_seq_length 128, uncased vocab) three ways:
   original   --shard_size_mb=0 --num_workers=1: the whole corpus in one
              shard in one process (the original's algorithm and memory)
   pool       the local process pool: --shard_size_mb shards, --workers
-             processes (data.pretraining.pipeline)
+             processes (bert_tf1.data.pretraining.pipeline)
   beam       --runner=DirectRunner with --workers worker processes
-             (data.pretraining.beam_pipeline on Beam's FnApiRunner)
+             (bert_tf1.data.pretraining.beam_pipeline on Beam's FnApiRunner)
 
 Each runs in a fresh child process. A sampler reads /proc every 0.2 s and
 keeps each process's peak RSS (VmHWM); "per worker" is the largest peak of
@@ -81,9 +81,9 @@ def run_child(job):
     logging.set_verbosity(logging.WARNING)
     start = time.perf_counter()
     if job["kind"] in ("shard", "baseline"):
-        from data.pretraining import corpus, shard_build, shard_records
-        from data.pretraining.pipeline import PretrainingOptions
-        from data.tokenization import FullTokenizer
+        from bert_tf1.data.pretraining import corpus, shard_build, shard_records
+        from bert_tf1.data.pretraining.pipeline import PretrainingOptions
+        from bert_tf1.data.tokenization import FullTokenizer
         tokenizer = FullTokenizer(job["vocab_file"], True)
         if job["kind"] == "baseline":  # What a worker holds before a shard.
             print(json.dumps({"seconds": 0.0, "records": 0, "bytes": 0}))
@@ -96,15 +96,15 @@ def run_child(job):
         count = shard_records.write_records(job["outputs"][0], built.records)
         size = corpus.shard_size(shard)
     elif job["kind"] == "beam":
-        from data.pretraining.beam_pipeline import (
-            create_pretraining_files_beam)
+        from bert_tf1.data.pretraining.beam_pipeline import (
+                     create_pretraining_files_beam)
         count = create_pretraining_files_beam(
             [job["input"]], job["outputs"], job["vocab_file"],
             shard_size_bytes=int(job["shard_mb"] * _MB),
             runner="DirectRunner", num_workers=job["workers"])
         size = os.path.getsize(job["input"])
     else:
-        from data.pretraining.pipeline import create_pretraining_files
+        from bert_tf1.data.pretraining.pipeline import create_pretraining_files
         count = create_pretraining_files(
             [job["input"]], job["outputs"], job["vocab_file"],
             shard_size_bytes=int(job["shard_mb"] * _MB),

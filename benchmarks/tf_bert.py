@@ -7,8 +7,8 @@ as in `benchmarks/torch_bert.py`, plus `onednn` (sets TF_ENABLE_ONEDNN_OPTS
 before TensorFlow is imported: TensorFlow 2.21 leaves oneDNN off on CPUs
 without AVX-512). Variants:
 - "ours": inference of our `BertModel` (a `tf.function`, dropout off) in
-  "fp32"; "bf16" = `modeling.inference.bfloat16.bfloat16_inference_copy` (bfloat16
-  weights, no per-call casts); "int8" = `modeling.inference.int8.quantize_int8`;
+  "fp32"; "bf16" = `bert_tf1.modeling.inference.bfloat16.bfloat16_inference_copy` (bfloat16
+  weights, no per-call casts); "int8" = `bert_tf1.modeling.inference.int8.quantize_int8`;
   fine-tuning = one `train_on_batch` of `BertClassifier` with the original
   optimizer (AdamWeightDecay, clipping at 1.0), "bf16" = `mixed_bfloat16`;
 - "ours_mixed": inference under `mixed_bfloat16` (float32 weights cast per
@@ -17,7 +17,7 @@ without AVX-512). Variants:
   optimizer), "bf16" = `mixed_bfloat16`; always the tanh GELU (its only one);
 - "matmul_tf": the limit chain (see compare.py) in TensorFlow: MatMul +
   BiasAdd in float32 or bfloat16; "int8": XLA's s8 x s8 -> s32 matmul
-  (what `modeling.inference.int8` runs) on fixed codes;
+  (what `bert_tf1.modeling.inference.int8` runs) on fixed codes;
 - "matmul_numpy": the float32 chain with `np.matmul` (NumPy's BLAS).
 """
 import os
@@ -67,7 +67,7 @@ def _tf_chain(settings, tf):
         def int8_chain():
             # Each matmul on fixed codes: the kernel rate, no quantization
             # (int8 x int8 -> int32 under XLA, as Keras's int8 Dense runs in
-            # `modeling.inference.int8`).
+            # `bert_tf1.modeling.inference.int8`).
             return [tf.linalg.matmul(codes[k.shape[0]], k, output_type=tf.int32)
                     for k in kernels]
         return lambda: [t.numpy() for t in int8_chain()]
@@ -110,8 +110,8 @@ def _with_policy(keras, policy, build):
 
 
 def _ours(settings, tf, keras):
-    from modeling import BertClassifier, BertConfig, BertModel
-    from modeling.optimization import create_optimizer
+    from bert_tf1.modeling import BertClassifier, BertConfig, BertModel
+    from bert_tf1.modeling.optimization import create_optimizer
     config = BertConfig.from_dict(settings["config"])
     precision, variant = settings["precision"], settings["variant"]
     features, labels = _inputs(settings, tf)
@@ -127,10 +127,10 @@ def _ours(settings, tf, keras):
     else:
         model = BertModel(config)
     if variant == "ours" and precision == "bf16":
-        from modeling.inference.bfloat16 import bfloat16_inference_copy
+        from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy
         model = bfloat16_inference_copy(model)
     if precision == "int8":
-        from modeling.inference.int8 import quantize_int8
+        from bert_tf1.modeling.inference.int8 import quantize_int8
         # Called below like the model; its own tf.function runs under XLA.
         model = quantize_int8(model)
 
@@ -143,9 +143,9 @@ def _ours(settings, tf, keras):
 
 def _keras_hub(settings, tf, keras):
     from keras_hub import models as keras_hub_models
-    from modeling import BertConfig
-    from modeling.interop.keras_hub import backbone_for_config
-    from modeling.optimization import create_optimizer
+    from bert_tf1.modeling import BertConfig
+    from bert_tf1.modeling.interop.keras_hub import backbone_for_config
+    from bert_tf1.modeling.optimization import create_optimizer
     if settings["precision"] not in ("fp32", "bf16"):
         raise Unavailable("keras-hub: fp32 and bf16 only")
     # BertBackbone has only the tanh GELU: a "gelu_exact" config (all-MiniLM-

@@ -1,8 +1,8 @@
 """Throughput of the pure-Python and the in-graph BERT tokenizers.
 
 Tokenizes every context of SQuAD v1.1 dev (2067 paragraphs, 1.6 MB) to ids
-with `data.tokenization.FullTokenizer` and with
-`data.tokenization.in_graph.InGraphFullTokenizer` (called on batches, and inside a
+with `bert_tf1.data.tokenization.FullTokenizer` and with
+`bert_tf1.data.tokenization.in_graph.InGraphFullTokenizer` (called on batches, and inside a
 tf.data pipeline), checks that both give the same ids, and prints sentences
 (contexts) per second and MB/s (UTF-8 input bytes) as a table.
 
@@ -26,8 +26,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import tensorflow as tf  # noqa: E402
 
-from data.tokenization import in_graph as tf_tokenization  # noqa: E402
-from data.tokenization import full_tokenizer as tokenization  # noqa: E402
+from bert_tf1.data.tokenization import in_graph as tf_tokenization  # noqa: E402
+from bert_tf1.data.tokenization import full_tokenizer as tokenization  # noqa: E402
 
 _SHARED = REPO_ROOT.parent / "shared" / "data"
 

@@ -7,7 +7,7 @@ on the same token ids as our scripts.
     python benchmarks/torch_fine_tune.py --task=squad --train_file=T --predict_file=P ...
 
 Needs torch and transformers (`pip install -e .[bench]`). The features come
-from our data code (data.glue, data.tagging, data.squad with FullTokenizer),
+from our data code (bert_tf1.data.glue, bert_tf1.data.tagging, bert_tf1.data.squad with FullTokenizer),
 so both frameworks see the same ids; the metrics and the SQuAD
 post-processing are ours too, applied to this model's logits. Training as
 transformers' `Trainer` does it: `BertForSequenceClassification` (one label:
@@ -78,8 +78,8 @@ def _unpadded(ids, mask):
 
 def classification_data(args, tokenizer):
     """(train rows, eval rows, eval labels, num_labels, is_regression)."""
-    from data.glue.features import convert_examples_to_features
-    from data.glue.processors import get_processor
+    from bert_tf1.data.glue.features import convert_examples_to_features
+    from bert_tf1.data.glue.processors import get_processor
 
     processor = get_processor(args.task_name)
     label_list = processor.get_labels()
@@ -105,11 +105,11 @@ def classification_data(args, tokenizer):
 
 def tagging_data(args, tokenizer):
     """(train rows, eval rows, eval features, eval documents, label_list)."""
-    from data.tagging.documents import all_tags, convert_documents
-    from data.tagging.features import convert_documents_to_features
-    from data.tagging.readers import read_tagged_file
-    from data.tagging.schemes import (TRAINING_SCHEME, entity_types,
-                                      scheme_labels)
+    from bert_tf1.data.tagging.documents import all_tags, convert_documents
+    from bert_tf1.data.tagging.features import convert_documents_to_features
+    from bert_tf1.data.tagging.readers import read_tagged_file
+    from bert_tf1.data.tagging.schemes import (TRAINING_SCHEME, entity_types,
+                                               scheme_labels)
 
     train_docs = convert_documents(read_tagged_file(args.train_file),
                                    "iob2")
@@ -139,8 +139,8 @@ def tagging_data(args, tokenizer):
 
 def squad_data(args, tokenizer):
     """(train rows, eval rows, eval examples, eval features)."""
-    from data.squad.examples import read_squad_examples
-    from data.squad.features import convert_examples_to_features
+    from bert_tf1.data.squad.examples import read_squad_examples
+    from bert_tf1.data.squad.features import convert_examples_to_features
 
     def featurize(path, is_training):
         examples = read_squad_examples(path, is_training)
@@ -264,7 +264,7 @@ def main(argv=None):
                               DataCollatorForTokenClassification,
                               DataCollatorWithPadding)
 
-    from data.tokenization.full_tokenizer import FullTokenizer
+    from bert_tf1.data.tokenization.full_tokenizer import FullTokenizer
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -287,16 +287,16 @@ def main(argv=None):
                           else "single_label_classification"))
         train_s, steps = train(model, train_rows, plain, args)
         logits = predict(model, dev_rows, plain, args, ["logits"])["logits"]
-        from data.glue.metrics import task_metrics
+        from bert_tf1.data.glue.metrics import task_metrics
         metrics = {}
         if not regression:
             metrics["eval_accuracy"] = float(
                 (logits.argmax(-1) == labels).mean())
         metrics.update(task_metrics(args.task_name, logits, labels))
     elif args.task == "tag":
-        from data.tagging.decoding import predicted_tags
-        from data.tagging.metric import conll_scores
-        from data.tagging.schemes import TRAINING_SCHEME, convert_tags
+        from bert_tf1.data.tagging.decoding import predicted_tags
+        from bert_tf1.data.tagging.metric import conll_scores
+        from bert_tf1.data.tagging.schemes import TRAINING_SCHEME, convert_tags
 
         train_rows, dev_rows, dev_features, eval_docs, label_list = \
             tagging_data(args, tokenizer)
@@ -317,9 +317,9 @@ def main(argv=None):
                    "eval_recall": scores.overall.recall,
                    "eval_accuracy": scores.accuracy}
     else:
-        from data.squad.evaluate import evaluate
-        from data.squad.examples import load_squad_json
-        from data.squad.postprocess import RawResult, compute_predictions
+        from bert_tf1.data.squad.evaluate import evaluate
+        from bert_tf1.data.squad.examples import load_squad_json
+        from bert_tf1.data.squad.postprocess import RawResult, compute_predictions
 
         train_rows, dev_rows, eval_examples, eval_features, num_examples = \
             squad_data(args, tokenizer)

@@ -17,8 +17,8 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from absl import app, flags  # noqa: E402
 
-from modeling import BertClassifier, BertConfig  # noqa: E402
-from modeling.optimization import create_optimizer  # noqa: E402
+from bert_tf1.modeling import BertClassifier, BertConfig  # noqa: E402
+from bert_tf1.modeling.optimization import create_optimizer  # noqa: E402
 
 flags.DEFINE_string("bert_config_file", os.path.join(
     os.path.dirname(__file__), "..", "configs", "bert_tiny_from_scratch.json"),

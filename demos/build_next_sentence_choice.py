@@ -17,7 +17,7 @@ import sys
 # The checkout this script is in comes first (an installed copy may be older).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from data.io.errors import UserError  # noqa: E402
+from bert_tf1.data.io.errors import UserError  # noqa: E402
 from demos.next_sentence import next_sentence_task  # noqa: E402
 
 

@@ -18,11 +18,11 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 
-from data.io.results import write_key_value_file  # noqa: E402
+from bert_tf1.data.io.results import write_key_value_file  # noqa: E402
 from demos.ner.baselines import MostFrequentTagBaseline  # noqa: E402
-from data.tagging.metric import conll_scores  # noqa: E402
-from data.tagging.outputs import write_predictions  # noqa: E402
-from data.tagging.readers import read_tagged_file  # noqa: E402
+from bert_tf1.data.tagging.metric import conll_scores  # noqa: E402
+from bert_tf1.data.tagging.outputs import write_predictions  # noqa: E402
+from bert_tf1.data.tagging.readers import read_tagged_file  # noqa: E402
 
 SENTENCES_PER_DOCUMENT = 20
 

@@ -19,11 +19,11 @@ import sys
 # The checkout this script is in comes first (an installed copy may be older).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from data.io.errors import UserError  # noqa: E402
+from bert_tf1.data.io.errors import UserError  # noqa: E402
 from demos.next_sentence import next_sentence_analysis as analysis  # noqa: E402
 from demos.next_sentence.next_sentence_task import (  # noqa: E402
     read_shared_documents)
-from data.multiple_choice.readers import read_examples  # noqa: E402
+from bert_tf1.data.multiple_choice.readers import read_examples  # noqa: E402
 from demos.next_sentence.results_reader import read_test_results  # noqa: E402
 
 

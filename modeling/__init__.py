@@ -1,6 +1,6 @@
 """Keras 3 BERT with the original google-research/bert weight layout.
 
-    from modeling import BertConfig, BertModel, checkpoints
+    from bert_tf1.modeling import BertConfig, BertModel, checkpoints
     config = BertConfig.from_json_file("bert_config.json")
     model = BertModel(config)
     checkpoints.load_tf1_checkpoint(model, "uncased_L-12_H-768_A-12/")
@@ -22,9 +22,9 @@ if keras.backend.backend() != "tensorflow":
         f"~/.keras/keras.json): set KERAS_BACKEND=tensorflow before Keras "
         f"is first imported.")
 
-from modeling import checkpoints  # noqa: E402
-from modeling.config import BertConfig, BertConfigError  # noqa: E402
-from modeling.models import (BertClassifier, BertFeatureTagger,  # noqa: E402
+from bert_tf1.modeling import checkpoints  # noqa: E402
+from bert_tf1.modeling.config import BertConfig, BertConfigError  # noqa: E402
+from bert_tf1.modeling.models import (BertClassifier, BertFeatureTagger,  # noqa: E402
                              BertModel, BertMultipleChoice, BertPretrainer,
                              BertSquad, BertTokenClassifier)
 

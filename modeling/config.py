@@ -9,9 +9,9 @@ import copy
 import json
 import os
 
-from data.io.atomic import write_text_atomically
-from data.io.errors import MissingFileError, UserError
-from modeling.activations import ACTIVATION_NAMES
+from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.data.io.errors import MissingFileError, UserError
+from bert_tf1.modeling.activations import ACTIVATION_NAMES
 
 # The fields the model reads (the constructor gives the original's defaults).
 _FIELDS = ("vocab_size", "hidden_size", "num_hidden_layers",

@@ -30,11 +30,11 @@ from apache_beam.utils.windowed_value import WindowedValue
 import numpy as np
 import tensorflow as tf
 
-from data.io.errors import UserError
-from data.io.text_files import TextRange, iter_lines, open_file
-from data.tokenization import full_tokenizer
-from data.tokenization.packing import pack_ids
-from modeling.pooling import pool_sequence
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.text_files import TextRange, iter_lines, open_file
+from bert_tf1.data.tokenization import full_tokenizer
+from bert_tf1.data.tokenization.packing import pack_ids
+from bert_tf1.modeling.pooling import pool_sequence
 
 METRICS_NAMESPACE = "batch_inference"
 #: Shard files being written, under the output folder.
@@ -61,7 +61,7 @@ class Shard:
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:
     """What a worker loads: `export_dir` (a SavedModel) or the
-    `serving.build_serving_module` arguments `serving_arguments`;
+    `bert_tf1.serving.build_serving_module` arguments `serving_arguments`;
     `model_type`; `tokenizer` (vocab_file, do_lower_case) and
     `max_seq_length` for the `*_ids` path (classifier, encoder), else None;
     an encoder's `pooling` and `l2_normalize`."""
@@ -180,12 +180,12 @@ class _LoadedModel:
     """A loaded export or built module, and what calls it."""
 
     def __init__(self, spec):
-        from serving.predictions import Predictor, load_export
+        from bert_tf1.serving.predictions import Predictor, load_export
 
         if spec.export_dir:
             self.served = load_export(spec.export_dir)
         else:
-            from serving.export import build_serving_module
+            from bert_tf1.serving.export import build_serving_module
             self.served = build_serving_module(**spec.serving_arguments)
         self.spec = spec
         self.signatures = (self.served.signatures()
@@ -331,7 +331,7 @@ class WriteShardFn(beam.DoFn):
                                                      shard.examples))
         name = shard.file_name(self.embeddings)
         path = os.path.join(self.output_dir, name)
-        # Not data.io.atomic: its per-write temp folder removal races
+        # Not bert_tf1.data.io.atomic: its per-write temp folder removal races
         # between workers writing into one folder. TEMP_DIR goes at the end.
         temp = os.path.join(self.output_dir, TEMP_DIR,
                             "%s.%s.partial" % (name, uuid.uuid4().hex))

@@ -1,8 +1,8 @@
 """Serving a `BertClassifier` (run_classifier.py) from raw text."""
 import tensorflow as tf
 
-from serving.text_module import (TextServing, ids_features, ids_signature,
-                                 pair_signature, text_signature)
+from bert_tf1.serving.text_module import (TextServing, ids_features, ids_signature,
+                                          pair_signature, text_signature)
 
 
 class ClassifierServing(TextServing):

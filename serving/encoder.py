@@ -1,8 +1,8 @@
 """Serving a `BertModel` encoder from raw text."""
 
-from modeling.pooling import pool_sequence
-from serving.text_module import (TextServing, ids_features, ids_signature,
-                                 pair_signature, text_signature)
+from bert_tf1.modeling.pooling import pool_sequence
+from bert_tf1.serving.text_module import (TextServing, ids_features, ids_signature,
+                                          pair_signature, text_signature)
 
 
 class EncoderServing(TextServing):
@@ -13,7 +13,7 @@ class EncoderServing(TextServing):
       float32 [batch, max_seq_length, hidden_size] (text signatures: and
       the packed ids int32 [batch, max_seq_length]);
     - `embed_text(text)`: `embedding` float32 [batch, hidden_size], the last
-      layer pooled (`modeling.pooling.pool_sequence`, `pooling` and
+      layer pooled (`bert_tf1.modeling.pooling.pool_sequence`, `pooling` and
       `l2_normalize` fixed at export).
     """
 

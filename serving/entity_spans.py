@@ -1,12 +1,12 @@
 """Entities from tag ids, in-graph, with conlleval's chunk rules.
 
-The rules of `data.tagging.schemes.entity_spans` (conlleval's
+The rules of `bert_tf1.data.tagging.schemes.entity_spans` (conlleval's
 startOfChunk/endOfChunk with seqeval's E-/S- extension); IOB1, IOB2 and
 BIOES tags are read alike.
 """
 import tensorflow as tf
 
-from data.tagging.schemes import OUTSIDE, split_tag
+from bert_tf1.data.tagging.schemes import OUTSIDE, split_tag
 
 __all__ = ["PREFIXES", "label_tables", "entity_spans", "iob2_tables",
            "render_iob2"]
@@ -95,7 +95,7 @@ def render_iob2(tag_ids, starts, ends, type_ids, outside_id, begin_ids,
                 inside_ids):
     """The IOB2 tag ids, ragged int32 [batch, (words)] like `tag_ids`, of
     the entities `entity_spans` found (`iob2_tables` ids): in-graph
-    `data.tagging.schemes.convert_tags(tags, "iob2")`."""
+    `bert_tf1.data.tagging.schemes.convert_tags(tags, "iob2")`."""
     row_start = tf.gather(tf.cast(tag_ids.row_splits, tf.int32),
                           tf.cast(starts.value_rowids(), tf.int32))
     first = row_start + starts.flat_values

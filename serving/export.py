@@ -1,7 +1,7 @@
 """SavedModels that serve BERT from raw text: classifier, SQuAD, encoder,
 tagger (NER) and multiple choice.
 
-    from serving import export_model, export_saved_model
+    from bert_tf1.serving import export_model, export_saved_model
     export_model(model, "export/mine")  # a task model and its preprocessor
     export_saved_model(                 # the same from a checkpoint's paths
         "export/mrpc", model_type="classifier",
@@ -9,8 +9,8 @@ tagger (NER) and multiple choice.
         init_checkpoint="/tmp/mrpc_output", do_lower_case=True,
         max_seq_length=128, label_list=["0", "1"])
 
-Tokenizing and packing run inside the graph (`serving.text_module`); loading
-an export needs `import tensorflow_text` first (`serving.predictions`).
+Tokenizing and packing run inside the graph (`bert_tf1.serving.text_module`); loading
+an export needs `import tensorflow_text` first (`bert_tf1.serving.predictions`).
 """
 import os
 import tempfile
@@ -18,22 +18,22 @@ import tempfile
 import tensorflow as tf
 from absl import logging
 
-from data.io.atomic import write_directory_atomically
-from data.io.errors import OutputExistsError, UserError
-from data.tokenization import BertPreprocessor, full_tokenizer
-from data.tokenization.preprocessor import VOCAB_ASSET
-from data.tokenization.vocab import load_vocab, validate_vocab_size
-from modeling.interop import sources
-from modeling.config import BertConfig
-from modeling.pooling import POOLINGS
-from modeling.models import (BertClassifier, BertModel, BertMultipleChoice,
-                             BertSquad, BertTokenClassifier)
-from serving.classifier import ClassifierServing
-from serving.entity_spans import label_tables
-from serving.encoder import EncoderServing
-from serving.multiple_choice import MultipleChoiceServing
-from serving.squad import SquadServing
-from serving.tagger import TaggerServing
+from bert_tf1.data.io.atomic import write_directory_atomically
+from bert_tf1.data.io.errors import OutputExistsError, UserError
+from bert_tf1.data.tokenization import BertPreprocessor, full_tokenizer
+from bert_tf1.data.tokenization.preprocessor import VOCAB_ASSET
+from bert_tf1.data.tokenization.vocab import load_vocab, validate_vocab_size
+from bert_tf1.modeling.interop import sources
+from bert_tf1.modeling.config import BertConfig
+from bert_tf1.modeling.pooling import POOLINGS
+from bert_tf1.modeling.models import (BertClassifier, BertModel, BertMultipleChoice,
+                                      BertSquad, BertTokenClassifier)
+from bert_tf1.serving.classifier import ClassifierServing
+from bert_tf1.serving.entity_spans import label_tables
+from bert_tf1.serving.encoder import EncoderServing
+from bert_tf1.serving.multiple_choice import MultipleChoiceServing
+from bert_tf1.serving.squad import SquadServing
+from bert_tf1.serving.tagger import TaggerServing
 
 MODEL_TYPES = ("classifier", "squad", "encoder", "tagger", "multiple_choice")
 # The head each model type needs in the checkpoint (None: the encoder only).
@@ -55,7 +55,7 @@ _MODEL_CLASSES = {"classifier": BertClassifier, "squad": BertSquad,
 def _load_model(model_type, config, init_checkpoint, label_list,
                 num_labels=None):
     """The task model with every weight from `init_checkpoint` (any folder
-    `modeling.interop.sources.find_checkpoint` reads); a weight it lacks is
+    `bert_tf1.modeling.interop.sources.find_checkpoint` reads); a weight it lacks is
     a UserError."""
     source = sources.find_checkpoint(init_checkpoint, config)
     if model_type == "tagger":
@@ -156,13 +156,13 @@ def serving_module(model, label_list=None, preprocessor=None,
         label_list: classifier labels in id order (None: "0", "1", ...,
             or a regression for `num_labels` 1); a tagger's tags in id
             order (required).
-        preprocessor: a `data.tokenization.BertPreprocessor` with a
+        preprocessor: a `bert_tf1.data.tokenization.BertPreprocessor` with a
             `sequence_length` (its vocab, casing and length are served);
             default `model.preprocessor`.
         max_query_length, max_answer_length, n_best_size, doc_stride: as
             run_squad.py's and run_ner.py's flags.
-        quantize: None, or "int8" (`modeling.inference.int8`).
-        pooling, l2_normalize: an encoder's `embed_text` (`modeling.pooling`).
+        quantize: None, or "int8" (`bert_tf1.modeling.inference.int8`).
+        pooling, l2_normalize: an encoder's `embed_text` (`bert_tf1.modeling.pooling`).
 
     Returns:
         ClassifierServing, SquadServing, EncoderServing, TaggerServing or
@@ -197,7 +197,7 @@ def serving_module(model, label_list=None, preprocessor=None,
         if quantize not in QUANTIZATIONS:
             raise UserError(f"--quantize={quantize}: expected one of "
                             f"{', '.join(QUANTIZATIONS)}")
-        from modeling.inference.int8 import quantize_int8
+        from bert_tf1.modeling.inference.int8 import quantize_int8
 
         model = quantize_int8(model)
 
@@ -250,7 +250,7 @@ def build_serving_module(model_type, bert_config_file, vocab_file,
             labels, max_seq_length out of range, doc_stride < 1, a missing
             vocab, config or checkpoint, a checkpoint lacking weights, a
             vocab that does not fit the config.
-        modeling.checkpoints.CheckpointMismatchError: shapes differ.
+        bert_tf1.modeling.checkpoints.CheckpointMismatchError: shapes differ.
     """
     _check_arguments(model_type, max_seq_length,
                      kwargs.get("max_query_length", 64),

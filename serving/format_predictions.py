@@ -1,14 +1,14 @@
 """Raw text through any export of `export_saved_model.py`: results as
-`serving.predictions.Predictor` gives them (`open_export(folder).predict`).
+`bert_tf1.serving.predictions.Predictor` gives them (`open_export(folder).predict`).
 
 A folder without `export_info.json`, or of format `saved_model`, is the
 raw-text SavedModel. The numeric formats (`numeric`, `openvino`, `litert`,
 `onnx`) are run by `FormatPredictor`: the text tokenized by `FullTokenizer`
 (the folder's vocab.txt and lower-casing record) and packed by the scripts'
 own feature code, as the raw-text graph packs; after the runtime's call the
-SQuAD span is the raw-text graph's `serving.squad_span.best_answers` (run
+SQuAD span is the raw-text graph's `bert_tf1.serving.squad_span.best_answers` (run
 eagerly), a tagger's words `InGraphWordSplitter`'s (core TF ops, eager) and
-its tags and entities run_ner.py's rules (`data.tagging`).
+its tags and entities run_ner.py's rules (`bert_tf1.data.tagging`).
 """
 import contextlib
 import json
@@ -18,24 +18,24 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.io.errors import UserError
-from data.squad.examples import SquadExample, split_context
-from data.squad.features import convert_examples_to_features
-from data.tagging.decoding import predicted_label_ids
-from data.tagging.documents import Document, Sentence, Word
-from data.tagging.features import convert_documents_to_features
-from data.tagging.schemes import IOB2, entity_spans, render_tags
-from data.multiple_choice.examples import MultipleChoiceExample
-from data.multiple_choice.features import convert_example_to_features
-from data.tokenization.full_tokenizer import FullTokenizer
-from data.tokenization.in_graph_words import InGraphWordSplitter
-from data.tokenization.lower_case_record import read_lower_case
-from data.tokenization.packing import pack_tokens
-from serving import formats, numeric
-from serving.formats import FORMATS, INFO_FILE
-from serving.entity_spans import iob2_tables, label_tables
-from serving.predictions import Predictor, load_export
-from serving.squad_span import best_answers
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.squad.examples import SquadExample, split_context
+from bert_tf1.data.squad.features import convert_examples_to_features
+from bert_tf1.data.tagging.decoding import predicted_label_ids
+from bert_tf1.data.tagging.documents import Document, Sentence, Word
+from bert_tf1.data.tagging.features import convert_documents_to_features
+from bert_tf1.data.tagging.schemes import IOB2, entity_spans, render_tags
+from bert_tf1.data.multiple_choice.examples import MultipleChoiceExample
+from bert_tf1.data.multiple_choice.features import convert_example_to_features
+from bert_tf1.data.tokenization.full_tokenizer import FullTokenizer
+from bert_tf1.data.tokenization.in_graph_words import InGraphWordSplitter
+from bert_tf1.data.tokenization.lower_case_record import read_lower_case
+from bert_tf1.data.tokenization.packing import pack_tokens
+from bert_tf1.serving import formats, numeric
+from bert_tf1.serving.formats import FORMATS, INFO_FILE
+from bert_tf1.serving.entity_spans import iob2_tables, label_tables
+from bert_tf1.serving.predictions import Predictor, load_export
+from bert_tf1.serving.squad_span import best_answers
 
 FEATURES = ("input_ids", "input_mask", "segment_ids")
 
@@ -130,7 +130,7 @@ class FormatPredictor(Predictor):
         info: the folder's export_info.json; folder: its vocab.txt and
             tokenizer_config.json; run: called with int32 numpy
             `input_ids`, `input_mask`, `segment_ids` by name, gives numpy
-            outputs by the numeric signature's names (`serving.numeric`).
+            outputs by the numeric signature's names (`bert_tf1.serving.numeric`).
     """
 
     def __init__(self, info, folder, run):

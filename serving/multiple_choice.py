@@ -6,8 +6,8 @@ packs it.
 """
 import tensorflow as tf
 
-from serving.text_module import (TextServing, choices_ids_signature,
-                                 ids_features)
+from bert_tf1.serving.text_module import (TextServing, choices_ids_signature,
+                                          ids_features)
 
 
 class MultipleChoiceServing(TextServing):

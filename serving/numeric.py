@@ -2,8 +2,8 @@
 that take no TF Text op and no string (TF Serving's stock build, OpenVINO,
 LiteRT, ONNX Runtime, TF Java).
 
-    from serving import build_serving_module
-    from serving.numeric import NumericServing, save_numeric
+    from bert_tf1.serving import build_serving_module
+    from bert_tf1.serving.numeric import NumericServing, save_numeric
     numeric = NumericServing.of(build_serving_module(...))
     save_numeric(numeric, "export/mrpc_numeric")
 
@@ -18,8 +18,8 @@ span/entity rules itself: `predict_text.py` reads only the raw-text export.
 """
 import tensorflow as tf
 
-from modeling.pooling import pool_sequence
-from serving.text_module import ids_features
+from bert_tf1.modeling.pooling import pool_sequence
+from bert_tf1.serving.text_module import ids_features
 
 #: The output names of each model type's numeric signature.
 OUTPUTS = {"classifier": ("logits", "probabilities", "label_id"),
@@ -41,9 +41,9 @@ class NumericServing(tf.Module):
 
     Args:
         model: the served Keras model; model_type: one of
-            `serving.export.MODEL_TYPES`; max_seq_length: the inputs' last
+            `bert_tf1.serving.export.MODEL_TYPES`; max_seq_length: the inputs' last
             axis; pooling, l2_normalize: an encoder's `embedding`
-            (`modeling.pooling.pool_sequence`).
+            (`bert_tf1.modeling.pooling.pool_sequence`).
     """
 
     def __init__(self, model, model_type, max_seq_length, pooling="mean",
@@ -64,7 +64,7 @@ class NumericServing(tf.Module):
 
     @classmethod
     def of(cls, serving_module, model_type):
-        """The numeric graph of a `serving.build_serving_module` result
+        """The numeric graph of a `bert_tf1.serving.build_serving_module` result
         (its label names are not part of the graph: `export_info.json`)."""
         return cls(serving_module.model, model_type,
                    serving_module.max_seq_length,
@@ -103,7 +103,7 @@ def save_numeric(numeric, directory):
     (which must not exist; written as is, the caller makes it atomic), its
     captured variables tracked (untracked ones convert to a LiteRT model
     that outputs NaN)."""
-    from serving.export import track_captured_variables
+    from bert_tf1.serving.export import track_captured_variables
 
     signatures = numeric.signatures()
     track_captured_variables(numeric, signatures)

@@ -1,6 +1,6 @@
 """Text in, text out from Python: SQuAD answers and NER tags of an
-in-memory model by the scripts' own code (`data.squad.features` and
-`.postprocess`: windows and n-best rules; `data.tagging.features` and
+in-memory model by the scripts' own code (`bert_tf1.data.squad.features` and
+`.postprocess`: windows and n-best rules; `bert_tf1.data.tagging.features` and
 `.decoding`: windows, first word piece of the max-context window), with
 vocab, casing and max_seq_length from the model's `BertPreprocessor`.
 
@@ -9,15 +9,15 @@ vocab, casing and max_seq_length from the model's `BertPreprocessor`.
 """
 import numpy as np
 
-from data.squad.examples import SquadExample, split_context
-from data.squad.features import convert_examples_to_features
-from data.squad.postprocess import RawResult, compute_predictions
-from data.tagging.decoding import predicted_tags
-from data.tagging.documents import Document, Sentence, Word
-from data.tagging.features import convert_documents_to_features
-from data.tagging.schemes import entity_spans
-from data.tokenization.full_tokenizer import FullTokenizer
-from serving.export import preprocessor_of
+from bert_tf1.data.squad.examples import SquadExample, split_context
+from bert_tf1.data.squad.features import convert_examples_to_features
+from bert_tf1.data.squad.postprocess import RawResult, compute_predictions
+from bert_tf1.data.tagging.decoding import predicted_tags
+from bert_tf1.data.tagging.documents import Document, Sentence, Word
+from bert_tf1.data.tagging.features import convert_documents_to_features
+from bert_tf1.data.tagging.schemes import entity_spans
+from bert_tf1.data.tokenization.full_tokenizer import FullTokenizer
+from bert_tf1.serving.export import preprocessor_of
 
 __all__ = ["answer", "tag"]
 

@@ -1,7 +1,7 @@
 """Calling a served model (an export, or the module built in memory) on rows
 of raw text: JSON-ready dicts out, batched.
 
-    from serving.predictions import load_export, Predictor
+    from bert_tf1.serving.predictions import load_export, Predictor
     served = load_export("export/mrpc")          # imports tensorflow_text
     predictor = Predictor.for_served(served)
     for result in predictor.predict([("text a", "text b"), ("text",)]):
@@ -20,7 +20,7 @@ import math
 
 import tensorflow as tf
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 __all__ = ["MODEL_TYPE_OF_SIGNATURE", "load_export", "model_type_of",
            "Predictor"]
@@ -96,7 +96,7 @@ class Predictor:
     @classmethod
     def for_served(cls, served, where="the export", model_type=None):
         """A Predictor for `served`, a `load_export` object or a serving
-        module (`serving.build_serving_module`), named `where` in errors.
+        module (`bert_tf1.serving.build_serving_module`), named `where` in errors.
 
         Raises:
             UserError: it serves another model type than `model_type`.

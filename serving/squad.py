@@ -2,8 +2,8 @@
 import keras_hub
 import tensorflow as tf
 
-from serving.squad_span import best_answers
-from serving.text_module import TextServing, ids_features, ids_signature
+from bert_tf1.serving.squad_span import best_answers
+from bert_tf1.serving.text_module import TextServing, ids_features, ids_signature
 
 _question_signature = tf.function(input_signature=[
     tf.TensorSpec([None], tf.string, name="question"),
@@ -20,9 +20,9 @@ class SquadServing(TextServing):
     - `squad(question, context)`: tf.string [batch] -> `start_logits`,
       `end_logits` float32 [batch, max_seq_length] and the packed ids;
     - `squad_answer(question, context)`: the best span
-      (`serving.squad_span.best_answers`): `start_position`, `end_position`
+      (`bert_tf1.serving.squad_span.best_answers`): `start_position`, `end_position`
       int32 [batch] (packed positions), `score` float32 [batch] and
-      `answer_text` tf.string [batch] (`serving.squad_span.span_text`);
+      `answer_text` tf.string [batch] (`bert_tf1.serving.squad_span.span_text`);
     - `squad_ids(input_ids, input_mask, segment_ids)`: the logits.
     """
 

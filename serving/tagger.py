@@ -1,17 +1,17 @@
 """Serving a `BertTokenClassifier` (run_ner.py) from raw text or words.
 
-Everything runs in the graph (`serving.tagging_windows`,
-`serving.entity_spans`); given the same words, the tags equal
+Everything runs in the graph (`bert_tf1.serving.tagging_windows`,
+`bert_tf1.serving.entity_spans`); given the same words, the tags equal
 `run_ner.py --do_predict`'s.
 """
 import tensorflow as tf
 
-from data.tokenization.in_graph_words import InGraphWordSplitter
-from serving.entity_spans import (entity_spans, iob2_tables, label_tables,
-                                   render_iob2)
-from serving.tagging_windows import max_context_positions, window_features
-from serving.text_module import (TextServing, ids_features, ids_signature,
-                                 text_signature)
+from bert_tf1.data.tokenization.in_graph_words import InGraphWordSplitter
+from bert_tf1.serving.entity_spans import (entity_spans, iob2_tables, label_tables,
+                                            render_iob2)
+from bert_tf1.serving.tagging_windows import max_context_positions, window_features
+from bert_tf1.serving.text_module import (TextServing, ids_features, ids_signature,
+                                          text_signature)
 
 
 class TaggerServing(TextServing):
@@ -75,7 +75,7 @@ class TaggerServing(TextServing):
         """(features, windows, positions) of ragged `words` tf.string
         [batch, (words)]: int32 [num_windows, max_seq_length] model inputs,
         and int32 [num_words] the window and position where each word is
-        read (`serving.tagging_windows`)."""
+        read (`bert_tf1.serving.tagging_windows`)."""
         pieces = self._word_pieces(words.flat_values)
         counts = tf.cast(pieces.row_lengths(), tf.int32)
         first_piece = tf.cumsum(counts, exclusive=True)

@@ -3,7 +3,7 @@
 signature decorators."""
 import tensorflow as tf
 
-from data.tokenization.packing import InGraphPacker
+from bert_tf1.data.tokenization.packing import InGraphPacker
 
 
 def _specs(dtype, rank, *names):

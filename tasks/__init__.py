@@ -1,28 +1,28 @@
 """Task layer: one object per job, built from a dataclass config.
 
-    from tasks.classification import ClassificationConfig, ClassificationTask
+    from bert_tf1.tasks.classification import ClassificationConfig, ClassificationTask
     task = ClassificationTask(ClassificationConfig(task_name="MRPC", ...))
     results = task.run()            # or task.train() / evaluate() / predict()
 
 One module per script (docs/architecture.md). Names are imported on first
-use, so `import tasks.cli` stays free of TensorFlow.
+use, so `import bert_tf1.tasks.cli` stays free of TensorFlow.
 """
 import importlib
 
 _EXPORTS = {
-    "Task": "tasks.base", "TaskConfig": "tasks.base",
-    "FineTuningTask": "tasks.base",
-    "UserError": "tasks.errors",
-    "ClassificationConfig": "tasks.classification",
-    "ClassificationTask": "tasks.classification",
-    "SquadConfig": "tasks.squad", "SquadTask": "tasks.squad",
-    "PretrainingConfig": "tasks.pretraining",
-    "PretrainingTask": "tasks.pretraining",
-    "FeatureExtractionConfig": "tasks.feature_extraction",
-    "FeatureExtractionTask": "tasks.feature_extraction",
-    "TaggingConfig": "tasks.tagging", "TaggingTask": "tasks.tagging",
-    "MultipleChoiceConfig": "tasks.multiple_choice",
-    "MultipleChoiceTask": "tasks.multiple_choice",
+    "Task": "bert_tf1.tasks.base", "TaskConfig": "bert_tf1.tasks.base",
+    "FineTuningTask": "bert_tf1.tasks.base",
+    "UserError": "bert_tf1.tasks.errors",
+    "ClassificationConfig": "bert_tf1.tasks.classification",
+    "ClassificationTask": "bert_tf1.tasks.classification",
+    "SquadConfig": "bert_tf1.tasks.squad", "SquadTask": "bert_tf1.tasks.squad",
+    "PretrainingConfig": "bert_tf1.tasks.pretraining",
+    "PretrainingTask": "bert_tf1.tasks.pretraining",
+    "FeatureExtractionConfig": "bert_tf1.tasks.feature_extraction",
+    "FeatureExtractionTask": "bert_tf1.tasks.feature_extraction",
+    "TaggingConfig": "bert_tf1.tasks.tagging", "TaggingTask": "bert_tf1.tasks.tagging",
+    "MultipleChoiceConfig": "bert_tf1.tasks.multiple_choice",
+    "MultipleChoiceTask": "bert_tf1.tasks.multiple_choice",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -15,20 +15,20 @@ import tensorflow as tf
 from absl import logging
 from keras import ops
 
-from data.glue.outputs import test_results_text
-from data.io import dynamic_padding, output_lock
-from data.io.record_scan import naming_record_errors
-from data.io.results import (check_finite_rows, check_finite_values,
-                             write_key_value_file, write_text_atomically)
-from data.tokenization import full_tokenizer
-from modeling import BertConfig, optimization, training
-from modeling.training import evaluation
-from modeling.training import runtime as runtime_lib
-from modeling.training.padded_outputs import PaddedOutputs
-from modeling.layers import lora
-from tasks import checks, lora_options, model_folder, modes
-from tasks.errors import UserError
-from tasks.modes import MODES, requested
+from bert_tf1.data.glue.outputs import test_results_text
+from bert_tf1.data.io import dynamic_padding, output_lock
+from bert_tf1.data.io.record_scan import naming_record_errors
+from bert_tf1.data.io.results import (check_finite_rows, check_finite_values,
+                                      write_key_value_file, write_text_atomically)
+from bert_tf1.data.tokenization import full_tokenizer
+from bert_tf1.modeling import BertConfig, optimization, training
+from bert_tf1.modeling.training import evaluation
+from bert_tf1.modeling.training import runtime as runtime_lib
+from bert_tf1.modeling.training.padded_outputs import PaddedOutputs
+from bert_tf1.modeling.layers import lora
+from bert_tf1.tasks import checks, lora_options, model_folder, modes
+from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.modes import MODES, requested
 
 #: run_squad.py's seed for its one shuffle of the training examples before
 #: they are written (tf.data's buffer of 100 sees one stretch of a file).
@@ -38,11 +38,11 @@ SHUFFLE_SEED = 12345
 @dataclasses.dataclass(kw_only=True)
 class TaskConfig:
     """Fields every task has: the original's flags, the --allow_* flags
-    (`tasks.cli.define_common_flags`), `dynamic_padding` (cut each batch to
-    its longest example, `data.io.dynamic_padding`; not under a TPU strategy
-    or `use_xla`) and `runtime` (`modeling.training.runtime.RuntimeOptions`).
+    (`bert_tf1.tasks.cli.define_common_flags`), `dynamic_padding` (cut each batch to
+    its longest example, `bert_tf1.data.io.dynamic_padding`; not under a TPU strategy
+    or `use_xla`) and `runtime` (`bert_tf1.modeling.training.runtime.RuntimeOptions`).
     """
-    bert_config_file: str = None  # or a `modeling.BertConfig`
+    bert_config_file: str = None  # or a `bert_tf1.modeling.BertConfig`
     output_dir: str = None
     init_checkpoint: str = None
     max_seq_length: int = 128
@@ -57,7 +57,7 @@ class TaskConfig:
 @dataclasses.dataclass(kw_only=True)
 class FineTuningConfig(TaskConfig):
     """The flags run_classifier.py and run_squad.py share (same defaults),
-    and the LoRA flags (`tasks.lora_options`)."""
+    and the LoRA flags (`bert_tf1.tasks.lora_options`)."""
     vocab_file: str = None
     do_lower_case: bool = True
     do_train: bool = False
@@ -76,7 +76,7 @@ class FineTuningConfig(TaskConfig):
 class EvaluatingConfig(FineTuningConfig):
     """Fine-tuning with an eval mode (run_classifier.py, run_ner.py,
     run_multiple_choice.py): do_eval, eval_batch_size, and the flags of
-    `tasks.script_flags.define_padding_flags` and `define_evaluation_flags`.
+    `bert_tf1.tasks.script_flags.define_padding_flags` and `define_evaluation_flags`.
     """
     do_eval: bool = False
     eval_batch_size: int = 8
@@ -229,8 +229,8 @@ class Task:
                     num_warmup_steps, optimizer_model=None, callbacks=()):
         """Trains `self.model` from `self.checkpoint` on `dataset` (repeating
         `(features, labels)` batches of `batch_size`) with
-        `modeling.training.run_training` and
-        `modeling.optimization.create_optimizer`; returns {loss, global_step}.
+        `bert_tf1.modeling.training.run_training` and
+        `bert_tf1.modeling.optimization.create_optimizer`; returns {loss, global_step}.
         """
         config = self.config
         self.prepare()
@@ -387,7 +387,7 @@ class FineTuningTask(Task):
         return result
 
     def write_test_results(self, rows, softmax=True):
-        """test_results.tsv (`data.glue.outputs.test_results_text`) of the
+        """test_results.tsv (`bert_tf1.data.glue.outputs.test_results_text`) of the
         real examples' `rows` [num_actual, k], softmaxed unless `softmax` is
         False; chief only. Returns the values, float32 [num_actual, k].
 

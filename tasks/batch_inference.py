@@ -1,6 +1,6 @@
 """predict_text.py / extract_features.py with --runner: every check, the
 shard plan and the output folder's state before Beam starts
-(serving.batch_inference holds the pipeline; docs/batch_inference.md).
+(bert_tf1.serving.batch_inference holds the pipeline; docs/batch_inference.md).
 
 The output folder: `part-NNNNN-of-MMMMM.{jsonl,parquet}` (each renamed into
 place once complete), `_PLAN.json` (written before the pipeline: the inputs'
@@ -19,10 +19,10 @@ import time
 from absl import logging
 import tensorflow as tf
 
-from data.io.atomic import write_text_atomically
-from data.io.errors import OutputExistsError, UserError
-from data.io.text_files import TextRange, iter_lines
-from data.pretraining import runners
+from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.data.io.errors import OutputExistsError, UserError
+from bert_tf1.data.io.text_files import TextRange, iter_lines
+from bert_tf1.data.pretraining import runners
 
 PLAN_FILE = "_PLAN.json"
 SUCCESS_FILE = "_SUCCESS"
@@ -109,13 +109,13 @@ def input_paths(input_file):
 
 def plan_shards(paths, options, parse_line):
     """Reads every input once (UTF-8 and each line's fields checked) and
-    cuts it into serving.batch_inference.Shard's of `lines_per_shard` lines.
+    cuts it into bert_tf1.serving.batch_inference.Shard's of `lines_per_shard` lines.
 
     Raises:
         UserError: a line that is not UTF-8 or not a valid row (file and
             line named), a record without --text_feature, no examples.
     """
-    from serving.batch_inference import Shard
+    from bert_tf1.serving.batch_inference import Shard
 
     pieces = []   # (TextRange, examples, features)
     for path in paths:
@@ -226,7 +226,7 @@ def run_batch_inference(options, spec, input_file, parse_line,
 
     Args:
         options: BatchOptions (check_options first).
-        spec: serving.batch_inference.ModelSpec.
+        spec: bert_tf1.serving.batch_inference.ModelSpec.
         input_file: comma list of files and globs.
         parse_line: (path, line number, str) -> tuple of str, or None to skip;
             raises UserError for a bad line.
@@ -237,7 +237,7 @@ def run_batch_inference(options, spec, input_file, parse_line,
             options.
         RuntimeError: the pipeline did not finish.
     """
-    from serving import batch_inference
+    from bert_tf1.serving import batch_inference
 
     args = runners.beam_args(options.runner, options.beam_pipeline_options,
                              options.num_workers)

@@ -1,6 +1,6 @@
 """Checks that run before any file is written or any training starts.
 
-Each raises `tasks.errors.UserError` with one message naming the file or flag,
+Each raises `bert_tf1.tasks.errors.UserError` with one message naming the file or flag,
 what was found and what was expected; the tasks call them from `prepare()`.
 """
 import os
@@ -10,14 +10,14 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.io import output_lock
-from data.io.results import write_text_atomically
-from data.pretraining.dataset import expand_input_files
-from data.tokenization import full_tokenizer
-from modeling import checkpoints, training
-from modeling.interop import sources
-from modeling.layers import lora
-from tasks.errors import UserError
+from bert_tf1.data.io import output_lock
+from bert_tf1.data.io.results import write_text_atomically
+from bert_tf1.data.pretraining.dataset import expand_input_files
+from bert_tf1.data.tokenization import full_tokenizer
+from bert_tf1.modeling import checkpoints, training
+from bert_tf1.modeling.interop import sources
+from bert_tf1.modeling.layers import lora
+from bert_tf1.tasks.errors import UserError
 
 INIT_CHECKPOINT_RECORD = "init_checkpoint.txt"
 _LAYER_PATTERN = re.compile(r"^bert/encoder/layer_(\d+)/")
@@ -206,8 +206,8 @@ def record_init_checkpoint(output_dir, init_checkpoint):
 
 
 def choose_checkpoint(output_dir, init_checkpoint, allow_non_finite=False):
-    """The `modeling.training.CheckpointChoice` of a run
-    (`modeling.training.choose_start`); an `--init_checkpoint` given as well
+    """The `bert_tf1.modeling.training.CheckpointChoice` of a run
+    (`bert_tf1.modeling.training.choose_start`); an `--init_checkpoint` given as well
     must be the one output_dir's training started from, or its newest.
 
     Raises:
@@ -266,7 +266,7 @@ def shorten_mismatch(message, shown=3):
 
 def check_checkpoint_fits(model, checkpoint, bert_config_file,
                           allow_partial=False):
-    """Shapes (`modeling.checkpoints.check_compatible`) and the set of
+    """Shapes (`bert_tf1.modeling.checkpoints.check_compatible`) and the set of
     `bert/` weights of `checkpoint` against `model`, nothing assigned; other
     layers need `allow_partial`, a new task head is always fine.
 
@@ -316,7 +316,7 @@ def check_checkpoint_fits(model, checkpoint, bert_config_file,
 
 def check_squad_flags(config):
     """run_squad.py's `validate_flags_or_throw` (its messages), plus
-    n_best_size and max_answer_length > 0, of a `tasks.squad.SquadConfig`."""
+    n_best_size and max_answer_length > 0, of a `bert_tf1.tasks.squad.SquadConfig`."""
     if config.do_train and not config.train_file:
         raise UserError(
             "If `do_train` is True, then `train_file` must be specified.")

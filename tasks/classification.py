@@ -9,17 +9,17 @@ import numpy as np
 from absl import logging
 from keras import ops
 
-from data.glue import features as glue_features
-from data.glue.metrics import task_metric_names, task_metrics
-from data.glue.outputs import eval_predictions_text
-from data.glue.processors import PaddingInputExample, get_processor
-from data.io.results import write_text_atomically
-from modeling import BertClassifier
-from modeling.models import losses
-from tasks import checks
-from tasks.base import EvaluatingConfig, FineTuningTask
-from tasks.errors import UserError
-from tasks.modes import MODES
+from bert_tf1.data.glue import features as glue_features
+from bert_tf1.data.glue.metrics import task_metric_names, task_metrics
+from bert_tf1.data.glue.outputs import eval_predictions_text
+from bert_tf1.data.glue.processors import PaddingInputExample, get_processor
+from bert_tf1.data.io.results import write_text_atomically
+from bert_tf1.modeling import BertClassifier
+from bert_tf1.modeling.models import losses
+from bert_tf1.tasks import checks
+from bert_tf1.tasks.base import EvaluatingConfig, FineTuningTask
+from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.modes import MODES
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -107,7 +107,7 @@ class ClassificationTask(FineTuningTask):
         self.write_eval_predictions(logits[:num_actual], labels[:num_actual])
 
     def write_eval_predictions(self, logits, label_ids):
-        """`eval_predictions.tsv` (`data.glue.outputs.eval_predictions_text`)
+        """`eval_predictions.tsv` (`bert_tf1.data.glue.outputs.eval_predictions_text`)
         of the dev examples' logits [N, num_labels] and label_ids [N]."""
         values = (logits if self.regression
                   else np.asarray(ops.softmax(logits, axis=-1)))

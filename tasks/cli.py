@@ -16,7 +16,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 from absl import app, flags, logging  # noqa: E402
 
-from tasks.errors import UserError, one_line, user_error_types  # noqa: E402
+from bert_tf1.tasks.errors import UserError, one_line, user_error_types  # noqa: E402
 
 VERBOSE_ERRORS_ENV = "BERT_VERBOSE_ERRORS"
 MAX_LINE = 1000
@@ -67,7 +67,7 @@ def config_from_flags(config_class, flag_values=None, **overrides):
     Raises:
         UserError: --do_lower_case contradicts the vocab's record.
     """
-    from tasks import runtime_flags
+    from bert_tf1.tasks import runtime_flags
 
     flag_values = flag_values or flags.FLAGS
     values = {}
@@ -85,14 +85,14 @@ def config_from_flags(config_class, flag_values=None, **overrides):
 
 def lower_case_from_flags(flag_values=None):
     """--do_lower_case (bool), with the record beside --vocab_file
-    (`data.tokenization.lower_case_record`) as its default.
+    (`bert_tf1.data.tokenization.lower_case_record`) as its default.
 
     Raises:
         UserError: the flag contradicts the record, or the record is not
             readable.
     """
-    from data.tokenization.lower_case_record import (RECORD_FILE,
-                                                     read_lower_case)
+    from bert_tf1.data.tokenization.lower_case_record import (RECORD_FILE,
+                                                              read_lower_case)
 
     flag_values = flag_values or flags.FLAGS
     flag = flag_values["do_lower_case"]
@@ -175,7 +175,7 @@ def call_reporting_user_errors(function, *args, **kwargs):
         return function(*args, **kwargs)
     except Exception as error:
         # Looked up, not imported: importing it would load TensorFlow.
-        preemption = sys.modules.get("modeling.training.preemption")
+        preemption = sys.modules.get("bert_tf1.modeling.training.preemption")
         if preemption and isinstance(error, preemption.TrainingInterrupted):
             fail(str(error), status=error.exit_status, label=None)
         if isinstance(error, user_error_types()):

@@ -2,7 +2,7 @@
 `data/io/errors.py`, the bottom of the import graph), and its one line."""
 import re
 
-from data.io.errors import UserError  # noqa: F401 (the one base, re-exported)
+from bert_tf1.data.io.errors import UserError  # noqa: F401 (the one base, re-exported)
 
 
 def user_error_types():

@@ -1,24 +1,24 @@
 """Exporting a checkpoint as a SavedModel that serves raw text.
 
-The work is `serving.export_saved_model`; here the label rules and every
+The work is `bert_tf1.serving.export_saved_model`; here the label rules and every
 check before anything is written.
 """
 import dataclasses
 import os
 
-from data.glue.processors import get_processor
-from data.tagging.outputs import read_label_list
-from data.tokenization import full_tokenizer
-from modeling import checkpoints
-from serving import export_saved_model
-from tasks import checks
-from tasks.errors import UserError
+from bert_tf1.data.glue.processors import get_processor
+from bert_tf1.data.tagging.outputs import read_label_list
+from bert_tf1.data.tokenization import full_tokenizer
+from bert_tf1.modeling import checkpoints
+from bert_tf1.serving import export_saved_model
+from bert_tf1.tasks import checks
+from bert_tf1.tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
 class ServedModelConfig:
     """What a served model is built from: the flags of the same names of
-    export_saved_model.py and predict_text.py (`serving.build_serving_module`
+    export_saved_model.py and predict_text.py (`bert_tf1.serving.build_serving_module`
     arguments; a classifier's labels from exactly one of task_name,
     label_list, num_labels; a tagger's from `tagger_labels`)."""
     model_type: str = "classifier"
@@ -43,7 +43,7 @@ class ExportConfig(ServedModelConfig):
     (must not exist), `quantize` (None or "int8"), an encoder's
     `embed_text` pooling (None: "mean") and `l2_normalize`; `format` (None:
     one raw-text SavedModel at export_dir; else a list of
-    `tasks.export_formats.FORMATS`) and `serving_version`."""
+    `bert_tf1.tasks.export_formats.FORMATS`) and `serving_version`."""
     export_dir: str = None
     quantize: str = None
     pooling: str = None
@@ -140,7 +140,7 @@ class ExportTask:
                             "signature of --model_type=encoder; this export "
                             f"is --model_type={config.model_type}.")
         if config.format is not None or config.serving_version is not None:
-            from tasks.export_formats import check_formats
+            from bert_tf1.tasks.export_formats import check_formats
 
             check_formats(config.format, config.model_type,
                           config.serving_version)
@@ -154,7 +154,7 @@ class ExportTask:
             self.label_list = self.tagger_labels()
 
     def serving_arguments(self):
-        """The keyword arguments of `serving.build_serving_module` for this
+        """The keyword arguments of `bert_tf1.serving.build_serving_module` for this
         config, labels resolved (after `prepare()`)."""
         values = {field.name: getattr(self.config, field.name)
                   for field in dataclasses.fields(ServedModelConfig)
@@ -167,7 +167,7 @@ class ExportTask:
 
         Raises:
             UserError: the config does not fit the checkpoint, and the
-                errors of `serving.export_saved_model`.
+                errors of `bert_tf1.serving.export_saved_model`.
         """
         self.prepare()
         config = self.config
@@ -176,7 +176,7 @@ class ExportTask:
                 pooling=config.pooling or "mean",
                 l2_normalize=config.l2_normalize)
             if config.format:
-                from tasks.export_formats import write_formats
+                from bert_tf1.tasks.export_formats import write_formats
 
                 labels = self.label_list or (
                     [str(i) for i in range(self.num_labels)]

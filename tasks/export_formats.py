@@ -4,14 +4,14 @@ lower-casing record) and `export_info.json` (`FORMAT_FOLDERS`).
 
     saved_model/   the raw-text SavedModel (today's export; TF Serving
                    layout saved_model/N/ with --serving_version=N)
-    numeric/       the numeric SavedModel (`serving.numeric`; numeric/N/)
-    openvino/      model.xml + model.bin      (`serving.formats.openvino`)
-    litert/        model.tflite               (`serving.formats.litert`)
-    onnx/          model.onnx                 (`serving.formats.onnx`)
+    numeric/       the numeric SavedModel (`bert_tf1.serving.numeric`; numeric/N/)
+    openvino/      model.xml + model.bin      (`bert_tf1.serving.formats.openvino`)
+    litert/        model.tflite               (`bert_tf1.serving.formats.litert`)
+    onnx/          model.onnx                 (`bert_tf1.serving.formats.onnx`)
 
 The converted formats are made from the numeric SavedModel. --quantize=int8:
 the SavedModel's Keras int8; each converted format's own int8
-(`serving.formats.INT8_METHODS`); the numeric SavedModel stays float32.
+(`bert_tf1.serving.formats.INT8_METHODS`); the numeric SavedModel stays float32.
 """
 import json
 import os
@@ -20,15 +20,15 @@ import shutil
 
 import tensorflow as tf
 
-from data.io.atomic import write_directory_atomically
-from data.io.errors import UserError
-from data.tokenization.lower_case_record import write_lower_case
-from serving import build_serving_module, formats
-from serving.formats import FORMATS, INFO_FILE
-from serving.export import track_captured_variables
-from serving.numeric import NumericServing, save_numeric
-from serving.op_audit import audit_lines
-from tasks.quiet_start import tensorflow_noise_filtered
+from bert_tf1.data.io.atomic import write_directory_atomically
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tokenization.lower_case_record import write_lower_case
+from bert_tf1.serving import build_serving_module, formats
+from bert_tf1.serving.formats import FORMATS, INFO_FILE
+from bert_tf1.serving.export import track_captured_variables
+from bert_tf1.serving.numeric import NumericServing, save_numeric
+from bert_tf1.serving.op_audit import audit_lines
+from bert_tf1.tasks.quiet_start import tensorflow_noise_filtered
 
 CONVERTED = ("openvino", "litert", "onnx")
 #: The model types each format takes (all, today: every converter takes the
@@ -105,7 +105,7 @@ def write_formats(export_dir, names, arguments, labels, quantize=None,
     each SavedModel; returns the folders.
 
     Args:
-        arguments: `serving.build_serving_module` keyword arguments (no
+        arguments: `bert_tf1.serving.build_serving_module` keyword arguments (no
             `quantize`); labels: the label names (None for an encoder or a
             regression), written to export_info.json.
 

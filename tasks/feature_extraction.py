@@ -12,24 +12,24 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.extraction.features import (compute_layer_outputs,
-                                      convert_examples_to_features,
-                                      feature_json_line, line_fields,
-                                      parse_layer_indexes, read_examples)
-from data.io.atomic import atomic_output
-from data.io.results import NonFiniteResultError
-from modeling import BertModel, checkpoints
-from modeling.pooling import POOLINGS, pool_sequence
-from tasks import batch_inference, checks
-from tasks.base import Task, TaskConfig
-from tasks.errors import UserError
+from bert_tf1.data.extraction.features import (compute_layer_outputs,
+                                               convert_examples_to_features,
+                                               feature_json_line, line_fields,
+                                               parse_layer_indexes, read_examples)
+from bert_tf1.data.io.atomic import atomic_output
+from bert_tf1.data.io.results import NonFiniteResultError
+from bert_tf1.modeling import BertModel, checkpoints
+from bert_tf1.modeling.pooling import POOLINGS, pool_sequence
+from bert_tf1.tasks import batch_inference, checks
+from bert_tf1.tasks.base import Task, TaskConfig
+from bert_tf1.tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
 class FeatureExtractionConfig(TaskConfig):
     """The original extract_features.py flags (same names and defaults),
     `output_dir` unused; `layers` None: "-1,-2,-3,-4", or "-1" with a
-    `pooling` ("mean", "cls", "max": `modeling.pooling.pool_sequence`)."""
+    `pooling` ("mean", "cls", "max": `bert_tf1.modeling.pooling.pool_sequence`)."""
     input_file: str = None
     output_file: str = None
     layers: str = None
@@ -38,7 +38,7 @@ class FeatureExtractionConfig(TaskConfig):
     vocab_file: str = None
     do_lower_case: bool = True
     batch_size: int = 32
-    batch: object = None    # tasks.batch_inference.BatchOptions (--runner)
+    batch: object = None    # bert_tf1.tasks.batch_inference.BatchOptions (--runner)
 
     def on_beam(self):
         return self.batch is not None and self.batch.on_beam
@@ -214,9 +214,9 @@ class FeatureExtractionTask(Task):
 
     def run_on_beam(self):
         """The pooled vectors of every --input_file line into Parquet
-        shards (tasks.batch_inference): each worker builds the module an
+        shards (bert_tf1.tasks.batch_inference): each worker builds the module an
         `encoder` export holds from the checkpoint. Returns the count."""
-        from serving.batch_inference import ModelSpec
+        from bert_tf1.serving.batch_inference import ModelSpec
 
         config = self.config
         arguments = dict(

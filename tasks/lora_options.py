@@ -1,7 +1,7 @@
 """--lora_rank, --lora_alpha, --lora_targets: LoRA on a fine-tuning task's
-model (`modeling.layers.lora`), checked before any work."""
-from modeling.layers import lora
-from tasks.errors import UserError
+model (`bert_tf1.modeling.layers.lora`), checked before any work."""
+from bert_tf1.modeling.layers import lora
+from bert_tf1.tasks.errors import UserError
 
 
 def check_lora_flags(config):

@@ -1,6 +1,6 @@
 """A fine-tuned output_dir is itself a model folder: training copies
 `bert_config.json` and `vocab.txt` there and records `do_lower_case`
-(`data.tokenization.lower_case_record`); a different file already there is
+(`bert_tf1.data.tokenization.lower_case_record`); a different file already there is
 an error found before anything is written.
 """
 import json
@@ -8,10 +8,10 @@ import os
 
 import tensorflow as tf
 
-from data.io.atomic import write_bytes_atomically
-from data.tokenization import lower_case_record
-from modeling.config import BertConfig
-from tasks.errors import UserError
+from bert_tf1.data.io.atomic import write_bytes_atomically
+from bert_tf1.data.tokenization import lower_case_record
+from bert_tf1.modeling.config import BertConfig
+from bert_tf1.tasks.errors import UserError
 
 #: output_dir file name -> the config field of the file copied there.
 COPIED = {"bert_config.json": "bert_config_file", "vocab.txt": "vocab_file"}

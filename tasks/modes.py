@@ -2,7 +2,7 @@
 its flags' defaults and helps from the original run_classifier.py."""
 import dataclasses
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,27 +1,27 @@
 """Multiple choice (SWAG, HellaSwag, your own TSV): BERT paper §4.4.
 
 Each example is num_choices rows `[CLS] context [SEP] ending [SEP]` scored by
-`modeling.BertMultipleChoice`; files as run_classifier.py's.
+`bert_tf1.modeling.BertMultipleChoice`; files as run_classifier.py's.
 """
 import dataclasses
 
 import numpy as np
 
-from data.multiple_choice import records
-from data.multiple_choice.examples import PaddingExample
-from data.multiple_choice.readers import DATA_FORMATS
-from data.multiple_choice.readers import read_examples as read_file
-from modeling import BertMultipleChoice
-from modeling.models import losses
-from tasks import checks
-from tasks.base import SHUFFLE_SEED, EvaluatingConfig, FineTuningTask
-from tasks.errors import UserError
+from bert_tf1.data.multiple_choice import records
+from bert_tf1.data.multiple_choice.examples import PaddingExample
+from bert_tf1.data.multiple_choice.readers import DATA_FORMATS
+from bert_tf1.data.multiple_choice.readers import read_examples as read_file
+from bert_tf1.modeling import BertMultipleChoice
+from bert_tf1.modeling.models import losses
+from bert_tf1.tasks import checks
+from bert_tf1.tasks.base import SHUFFLE_SEED, EvaluatingConfig, FineTuningTask
+from bert_tf1.tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
 class MultipleChoiceConfig(EvaluatingConfig):
     """run_multiple_choice.py's flags; the paper's SWAG defaults (§4.4).
-    `data_format`: `data.multiple_choice.readers.DATA_FORMATS`; every row
+    `data_format`: `bert_tf1.data.multiple_choice.readers.DATA_FORMATS`; every row
     must have `num_choices` (>= 2) endings."""
     train_file: str = None
     eval_file: str = None
@@ -97,7 +97,7 @@ class MultipleChoiceTask(FineTuningTask):
 
     def compute_results(self, logits, labels, weights, num_actual):
         """eval_accuracy, eval_loss (softmax cross-entropy over the
-        choices), global_step and loss (`tasks.base.batch_mean_loss`)."""
+        choices), global_step and loss (`bert_tf1.tasks.base.batch_mean_loss`)."""
         per_example = np.asarray(
             losses.per_example_classifier_loss(logits, labels), np.float64)
         return self.classification_results(per_example, logits, labels,

@@ -9,15 +9,15 @@ import json
 import os
 import sys
 
-from data.io.atomic import write_text_atomically
-from data.io.text_files import read_utf8_text
-from serving import build_serving_module
-from serving.format_predictions import open_export
-from serving.predictions import Predictor, load_export, model_type_of
-from tasks import batch_inference, checks
-from tasks.errors import UserError
-from tasks.export import ExportConfig, ExportTask, ServedModelConfig
-from tasks.quiet_start import tensorflow_noise_filtered
+from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.data.io.text_files import read_utf8_text
+from bert_tf1.serving import build_serving_module
+from bert_tf1.serving.format_predictions import open_export
+from bert_tf1.serving.predictions import Predictor, load_export, model_type_of
+from bert_tf1.tasks import batch_inference, checks
+from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.export import ExportConfig, ExportTask, ServedModelConfig
+from bert_tf1.tasks.quiet_start import tensorflow_noise_filtered
 
 MODEL_TYPES = ("classifier", "squad", "tagger", "multiple_choice")
 # The names of the fields of a line, per model type.
@@ -41,7 +41,7 @@ class PredictTextConfig(ServedModelConfig):
     input_file: str = None
     output_file: str = None
     batch_size: int = 32
-    batch: object = None    # tasks.batch_inference.BatchOptions (--runner)
+    batch: object = None    # bert_tf1.tasks.batch_inference.BatchOptions (--runner)
 
 
 def _lines(config, stdin):
@@ -202,7 +202,7 @@ class PredictTextTask:
 
     def run_on_beam(self):
         """--runner: an export's predictions over --input_file into
-        --output_dir shards (tasks.batch_inference); returns the count.
+        --output_dir shards (bert_tf1.tasks.batch_inference); returns the count.
 
         Raises:
             UserError: no --export_dir or --input_file, --text given, the
@@ -215,7 +215,7 @@ class PredictTextTask:
                             "export_saved_model.py) and --input_file, and "
                             "no --text")
         # Imported here: apache_beam only for --runner.
-        from serving.batch_inference import ModelSpec, check_ids_path
+        from bert_tf1.serving.batch_inference import ModelSpec, check_ids_path
 
         served = load_export(config.export_dir)
         found = model_type_of(set(served.signatures), config.export_dir)

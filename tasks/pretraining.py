@@ -9,17 +9,17 @@ import os
 import tensorflow as tf
 from absl import logging
 
-from data.io.record_scan import naming_record_errors, scan_record_files
-from data.io.record_specs import pretraining_record_spec
-from data.io.results import write_key_value_file
-from data.pretraining.dataset import (pretraining_dataset,
-                                      split_inputs_and_labels)
-from modeling import BertPretrainer
-from modeling.training import runtime
-from tasks import checks, modes
-from tasks.base import Task, TaskConfig
-from tasks.errors import UserError
-from tasks.pretraining_metrics import PretrainingMetrics
+from bert_tf1.data.io.record_scan import naming_record_errors, scan_record_files
+from bert_tf1.data.io.record_specs import pretraining_record_spec
+from bert_tf1.data.io.results import write_key_value_file
+from bert_tf1.data.pretraining.dataset import (pretraining_dataset,
+                                               split_inputs_and_labels)
+from bert_tf1.modeling import BertPretrainer
+from bert_tf1.modeling.training import runtime
+from bert_tf1.tasks import checks, modes
+from bert_tf1.tasks.base import Task, TaskConfig
+from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.pretraining_metrics import PretrainingMetrics
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -102,7 +102,7 @@ class PretrainingTask(Task):
         dataset = self._dataset(config.train_batch_size, is_training=True)
         if config.dynamic_masking:
             # keras_hub loads slowly: only for the runs that mask.
-            from data.pretraining.dynamic_masking import DynamicMasking
+            from bert_tf1.data.pretraining.dynamic_masking import DynamicMasking
 
             dataset = dataset.map(DynamicMasking.from_tokenizer(
                 self.tokenizer, config.max_predictions_per_seq,

@@ -1,19 +1,19 @@
 """Pre-training data from raw text: the original create_pretraining_data.py.
 
-The work is `data.pretraining.runners`; here the checks.
+The work is `bert_tf1.data.pretraining.runners`; here the checks.
 """
 import dataclasses
 import os
 
-from tasks import checks
-from tasks.errors import UserError
+from bert_tf1.tasks import checks
+from bert_tf1.tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
 class PretrainingDataConfig:
     """The original create_pretraining_data.py flags (same names, defaults),
     plus `num_workers`, `shard_size_mb` and the Beam `runner` with its
-    `beam_pipeline_options` (`data.pretraining.runners`)."""
+    `beam_pipeline_options` (`bert_tf1.data.pretraining.runners`)."""
     input_file: str = None
     output_file: str = None
     vocab_file: str = None
@@ -48,7 +48,7 @@ class PretrainingDataTask:
 
     def prepare(self):
         """Every check, before any file is read for work or written."""
-        from data.pretraining.pipeline import PretrainingOptions
+        from bert_tf1.data.pretraining.pipeline import PretrainingOptions
 
         config = self.config
         self.options = PretrainingOptions(**{
@@ -78,8 +78,8 @@ class PretrainingDataTask:
 
     def run(self):
         """Writes the records on the chosen runner; returns the count."""
-        from data.pretraining.dispatch import (
-            create_pretraining_files_with_runner)
+        from bert_tf1.data.pretraining.dispatch import (
+                     create_pretraining_files_with_runner)
 
         self.prepare()
         config = self.config

@@ -3,7 +3,7 @@ run_pretraining.py's metric_fn plus the Estimator's `loss`, accumulated in
 float64 with the training loss's per-example losses."""
 import numpy as np
 
-from modeling.models.losses import per_example_log_prob_loss
+from bert_tf1.modeling.models.losses import per_example_log_prob_loss
 
 
 def _per_example_loss(log_probs, labels):

@@ -1,15 +1,15 @@
 """The runtime flags every training script shares, and `RuntimeOptions` from
 them: the original's TPU flags (same names and defaults) plus this project's
-switches. The layers below see only `modeling.training.runtime.RuntimeOptions`.
+switches. The layers below see only `bert_tf1.modeling.training.runtime.RuntimeOptions`.
 """
 import dataclasses
 import functools
 
 from absl import flags
 
-from modeling.training.runtime import (OPTIMIZERS, PRECISIONS, STRATEGIES,
-                                       RuntimeOptions)
-from tasks.errors import UserError
+from bert_tf1.modeling.training.runtime import (OPTIMIZERS, PRECISIONS, STRATEGIES,
+                                                RuntimeOptions)
+from bert_tf1.tasks.errors import UserError
 
 
 def define_runtime_flags(flag_values=None):

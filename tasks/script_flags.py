@@ -5,8 +5,8 @@ them under the calling script; scripts mark required flags themselves.
 """
 from absl import flags
 
-from tasks import cli
-from tasks.modes import MODES
+from bert_tf1.tasks import cli
+from bert_tf1.tasks.modes import MODES
 
 # From here on, flags defined in this module belong to the calling script.
 flags.disclaim_key_flags()
@@ -22,7 +22,7 @@ VOCAB_FILE_HELP = "The vocabulary file that the BERT model was trained on."
 DO_LOWER_CASE_HELP = (
     "Whether to lower case the input text. Should be True for uncased "
     "models and False for cased models.")
-#: Appended to every --do_lower_case help (`tasks.cli.lower_case_from_flags`).
+#: Appended to every --do_lower_case help (`bert_tf1.tasks.cli.lower_case_from_flags`).
 LOWER_CASE_RECORD_HELP = (
     " When not given: the do_lower_case recorded in tokenizer_config.json "
     "beside --vocab_file, if there is one (a given value that contradicts it "
@@ -75,7 +75,7 @@ def define_mode_flags(modes, do_predict_help=None,
                       predict_batch_size_help=None, batch_sizes=None,
                       flag_values=flags.FLAGS):
     """Defines do_<mode> and <mode>_batch_size for each of `modes`
-    (`tasks.modes.MODES`); run_squad.py passes its predict helps, and
+    (`bert_tf1.tasks.modes.MODES`); run_squad.py passes its predict helps, and
     `batch_sizes` (mode -> default) overrides run_classifier.py's defaults."""
     batch_sizes = batch_sizes or {}
     for name in modes:
@@ -113,7 +113,7 @@ def define_learning_rate_flags(epochs=True, learning_rate=5e-5,
 def define_runtime_and_error_flags():
     """Defines the runtime flags (devices, precision, checkpoints) and
     `cli.define_common_flags()`, and lists both in the script's `--help`."""
-    from tasks import runtime_flags
+    from bert_tf1.tasks import runtime_flags
 
     runtime_flags.define_runtime_flags()
     cli.define_common_flags()
@@ -170,8 +170,8 @@ def define_evaluation_flags(flag_values=flags.FLAGS):
 
 def define_lora_flags(flag_values=flags.FLAGS):
     """Defines --lora_rank, --lora_alpha and --lora_targets (the fine-tuning
-    scripts; `tasks.lora_options`, docs/lora.md)."""
-    from modeling.layers import lora
+    scripts; `bert_tf1.tasks.lora_options`, docs/lora.md)."""
+    from bert_tf1.modeling.layers import lora
 
     flags.DEFINE_integer(
         "lora_rank", 0,
@@ -195,7 +195,7 @@ def define_batch_inference_flags(flag_values=flags.FLAGS):
     """Defines --runner, --num_workers, --beam_pipeline_options,
     --output_dir, --input_format, --text_feature, --max_tokens and
     --lines_per_shard (predict_text.py and extract_features.py on Beam,
-    tasks.batch_inference; `batch_options_from_flags` reads them)."""
+    bert_tf1.tasks.batch_inference; `batch_options_from_flags` reads them)."""
     define = dict(flag_values=flag_values)
     flags.DEFINE_string(
         "runner", "local", "local (one process, the default) or an Apache "
@@ -223,8 +223,8 @@ def define_batch_inference_flags(flag_values=flags.FLAGS):
 
 
 def batch_options_from_flags(flag_values=flags.FLAGS):
-    """tasks.batch_inference.BatchOptions of the flags above."""
-    from tasks.batch_inference import BatchOptions
+    """bert_tf1.tasks.batch_inference.BatchOptions of the flags above."""
+    from bert_tf1.tasks.batch_inference import BatchOptions
 
     return BatchOptions(**{name: flag_values[name].value for name in (
         "runner", "num_workers", "beam_pipeline_options", "output_dir",

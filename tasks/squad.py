@@ -11,16 +11,16 @@ import os
 
 import numpy as np
 
-from data.io.results import check_finite_rows
-from data.squad import evaluate as squad_evaluate
-from data.squad.examples import load_squad_json, read_squad_examples
-from data.squad.features import (FeatureWriter, convert_examples_to_features,
-                                 squad_dataset)
-from data.squad.postprocess import (RawResult, write_json_atomic,
-                                   write_predictions)
-from modeling import BertSquad
-from tasks import checks
-from tasks.base import SHUFFLE_SEED, FineTuningConfig, FineTuningTask
+from bert_tf1.data.io.results import check_finite_rows
+from bert_tf1.data.squad import evaluate as squad_evaluate
+from bert_tf1.data.squad.examples import load_squad_json, read_squad_examples
+from bert_tf1.data.squad.features import (FeatureWriter, convert_examples_to_features,
+                                          squad_dataset)
+from bert_tf1.data.squad.postprocess import (RawResult, write_json_atomic,
+                                            write_predictions)
+from bert_tf1.modeling import BertSquad
+from bert_tf1.tasks import checks
+from bert_tf1.tasks.base import SHUFFLE_SEED, FineTuningConfig, FineTuningTask
 
 _LABEL_KEYS = ("start_positions", "end_positions")
 
@@ -147,7 +147,7 @@ class SquadTask(FineTuningTask):
 
     def write_eval_results(self, predictions, null_odds):
         """eval_results.json with the official metrics of the questions
-        that have gold answers (`data.squad.evaluate.evaluate_graded`), or
+        that have gold answers (`bert_tf1.data.squad.evaluate.evaluate_graded`), or
         None when there are none."""
         config = self.config
         result = squad_evaluate.evaluate_graded(

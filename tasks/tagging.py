@@ -9,17 +9,17 @@ import os
 
 from absl import logging
 
-from data.tagging.features import padding_window
-from data.tagging.metric import conlleval_report
-from data.tagging.outputs import (LABEL_LIST_FILE, write_label_list,
-                                  write_predictions)
-from data.tagging.records import tagging_dataset, write_tagging_records
-from data.tagging.schemes import entity_types
-from modeling import BertFeatureTagger, BertTokenClassifier, training
-from tasks.base import EvaluatingConfig, FineTuningTask
-from tasks.modes import requested
-from tasks.tagging_cache import FeatureCache
-from tasks.tagging_data import TaggingData
+from bert_tf1.data.tagging.features import padding_window
+from bert_tf1.data.tagging.metric import conlleval_report
+from bert_tf1.data.tagging.outputs import (LABEL_LIST_FILE, write_label_list,
+                                           write_predictions)
+from bert_tf1.data.tagging.records import tagging_dataset, write_tagging_records
+from bert_tf1.data.tagging.schemes import entity_types
+from bert_tf1.modeling import BertFeatureTagger, BertTokenClassifier, training
+from bert_tf1.tasks.base import EvaluatingConfig, FineTuningTask
+from bert_tf1.tasks.modes import requested
+from bert_tf1.tasks.tagging_cache import FeatureCache
+from bert_tf1.tasks.tagging_data import TaggingData
 
 #: --learning_rate default of the fine-tuned tagger (the original's).
 FINE_TUNING_LEARNING_RATE = 5e-5
@@ -91,7 +91,7 @@ class TaggingTask(FineTuningTask):
 
     def check_task(self):
         """The flags, then every requested file read and the label list
-        chosen (`tasks.tagging_data.TaggingData`)."""
+        chosen (`bert_tf1.tasks.tagging_data.TaggingData`)."""
         self.data = TaggingData(
             self.config, [mode.name for mode in requested(self.config,
                                                           self.modes)],
@@ -110,13 +110,13 @@ class TaggingTask(FineTuningTask):
 
     def read_dataset(self, path, mode, batch_size):
         """(features, label_ids) batches; features hold the token mask
-        `label_weights` (`data.tagging.records.tagging_dataset`)."""
+        `label_weights` (`bert_tf1.data.tagging.records.tagging_dataset`)."""
         return tagging_dataset(path, self.config.max_seq_length,
                                mode == "train", batch_size)
 
     def make_dataset(self, mode, windows, folder, batch_size):
         """The feature-based tagger reads its cached activations
-        (`tasks.tagging_cache`); the others the records."""
+        (`bert_tf1.tasks.tagging_cache`); the others the records."""
         if not self.feature_based:
             return super().make_dataset(mode, windows, folder, batch_size)
         config = self.config

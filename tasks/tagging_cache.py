@@ -15,9 +15,9 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.io.atomic import remove_quietly
-from data.io.tfrecord import RecordFileWriter
-from modeling.naming import tf1_name
+from bert_tf1.data.io.atomic import remove_quietly
+from bert_tf1.data.io.tfrecord import RecordFileWriter
+from bert_tf1.modeling.naming import tf1_name
 
 #: Bump when the record layout or the feature computation changes.
 CACHE_VERSION = "1"
@@ -31,7 +31,7 @@ BUCKET_WIDTH = 16
 def window_arrays(features):
     """dict of int32 [N, max_seq_length] input_ids, input_mask,
     segment_ids, label_ids and float32 label_weights of a non-empty list of
-    data.tagging.features.TaggingFeatures."""
+    bert_tf1.data.tagging.features.TaggingFeatures."""
     arrays = {key: np.asarray([getattr(f, key) for f in features], np.int32)
               for key in ENCODER_KEYS + ("label_ids",)}
     arrays["label_weights"] = np.asarray(
@@ -41,7 +41,7 @@ def window_arrays(features):
 
 def cache_key(model, arrays):
     """Hex SHA-256 of what the cached activations depend on: `model`'s
-    (a modeling.BertFeatureTagger) feature_layers, config and encoder
+    (a bert_tf1.modeling.BertFeatureTagger) feature_layers, config and encoder
     weights, and the encoder inputs of `arrays` (from window_arrays)."""
     digest = hashlib.sha256()
     digest.update(json.dumps({"version": CACHE_VERSION,
@@ -74,7 +74,7 @@ def _example(rows):
 
 class FeatureCache:
     """Computes (once) and finds the cached activations of a split, with
-    `model` (modeling.BertFeatureTagger, encoder weights loaded) running
+    `model` (bert_tf1.modeling.BertFeatureTagger, encoder weights loaded) running
     `batch_size` windows per call; `encoder_batches` counts those calls."""
 
     def __init__(self, model, batch_size):

@@ -4,20 +4,20 @@ import numpy as np
 from absl import logging
 from keras import ops
 
-from data.tagging.decoding import predicted_tags
-from data.tagging.documents import all_tags, convert_documents
-from data.tagging.features import (check_window_flags,
-                                   convert_documents_to_features)
-from data.tagging.metric import conll_scores
-from data.tagging.outputs import choose_label_list
-from data.tagging.readers import DATA_FORMATS, read_tagged_file
-from data.tagging.schemes import (TRAINING_SCHEME, entity_types,
-                                  normalize_scheme, scheme_labels)
-from modeling.models import losses
-from modeling.models.feature_tagger import check_feature_layers
-from tasks import checks
-from tasks.errors import UserError
-from tasks.tagging_cache import window_arrays
+from bert_tf1.data.tagging.decoding import predicted_tags
+from bert_tf1.data.tagging.documents import all_tags, convert_documents
+from bert_tf1.data.tagging.features import (check_window_flags,
+                                            convert_documents_to_features)
+from bert_tf1.data.tagging.metric import conll_scores
+from bert_tf1.data.tagging.outputs import choose_label_list
+from bert_tf1.data.tagging.readers import DATA_FORMATS, read_tagged_file
+from bert_tf1.data.tagging.schemes import (TRAINING_SCHEME, entity_types,
+                                           normalize_scheme, scheme_labels)
+from bert_tf1.modeling.models import losses
+from bert_tf1.modeling.models.feature_tagger import check_feature_layers
+from bert_tf1.tasks import checks
+from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.tagging_cache import window_arrays
 
 
 def check_tagging_flags(config, num_hidden_layers):
@@ -48,8 +48,8 @@ def check_tagging_flags(config, num_hidden_layers):
 
 class TaggingData:
     """The documents of a `TaggingConfig`'s files for `modes`, read once,
-    their windows (`data.tagging.features.TaggingFeatures`), the files' tag
-    `scheme` and the `label_list` (`data.tagging.outputs.choose_label_list`).
+    their windows (`bert_tf1.data.tagging.features.TaggingFeatures`), the files' tag
+    `scheme` and the `label_list` (`bert_tf1.data.tagging.outputs.choose_label_list`).
 
     Raises:
         UserError: a bad flag, a file missing, empty or with a bad line
@@ -118,7 +118,7 @@ class TaggingData:
 
     def eval_results(self, logits):
         """(results, tags, scores) of the eval windows' float32 `logits`
-        against eval_file (`data.tagging.metric.conll_scores`): results
+        against eval_file (`bert_tf1.data.tagging.metric.conll_scores`): results
         eval_precision, eval_recall, eval_f1, eval_f1_<type>, eval_accuracy
         (per token), eval_loss (`mean_scored_loss`); tags: `file_tags`."""
         tags = self.file_tags("eval", logits)

@@ -10,9 +10,11 @@ class, function) of its Python files. In each backticked span:
   `modeling/naming.py:tf1_name`): that name must be defined in the file.
   Spans with a placeholder or pattern (`<`, `*`, `{`, `$`, `...`, `N`-style
   stand-ins such as `model.ckpt-N` are not paths of this kind) are left out;
-- a dotted name whose first part is `modeling`, `data`, `serving` or
-  `tasks` (`modeling.training.run_training`, `tasks.cli.main(...)`) must
-  import: the longest importable module, then `getattr` for the rest.
+- a dotted name that starts with `bert_tf1` (`bert_tf1.BertModel`,
+  `bert_tf1.modeling.training.run_training`, `bert_tf1.tasks.cli.main(...)`)
+  must import: the longest importable module, then `getattr` for the rest; one
+  that starts with a folder (modeling.x) names no import (the folders are
+  imported as `bert_tf1.<folder>`) and is reported.
 
 and every relative markdown link (`[text](docs/serving.md#limits)`) must
 reach a file, and a heading of it when it names one.
@@ -39,7 +41,7 @@ FENCE = re.compile(r"^\s*```.*?^\s*```[^\n]*$", re.MULTILINE | re.DOTALL)
 PLACEHOLDER = re.compile(r"[<>*{}$\[\]|]|\.\.\.")
 # A root script that is not there is still a root script reference.
 ROOT_SCRIPT = re.compile(r"^run_\w+\.(py|sh)$")
-DOTTED = re.compile(r"^((?:%s)(?:\.[A-Za-z_]\w*)+)" % "|".join(PACKAGES))
+DOTTED = re.compile(r"^((?:bert_tf1|%s)(?:\.[A-Za-z_]\w*)+)" % "|".join(PACKAGES))
 
 
 def root_scripts():
@@ -149,13 +151,15 @@ def check_dotted(name):
     """None if `name` resolves (import the longest module, getattr the
     rest), else why not."""
     parts = name.split(".")
+    if parts[0] in PACKAGES:
+        return f"{name}: not an import name (bert_tf1.{name})"
     module, error = None, None
     for end in range(len(parts), 0, -1):
         try:
             module = importlib.import_module(".".join(parts[:end]))
         except ModuleNotFoundError as exc:
             missing = exc.name or ""
-            if missing.split(".")[0] not in PACKAGES:
+            if missing.split(".")[0] != "bert_tf1":
                 return None  # an optional dependency (apache_beam, torch) is absent
             error = exc
             continue
@@ -255,18 +259,20 @@ def test_links_are_checked(tmp_path):
 
 
 def test_the_checks_can_fail():
-    items = [("x.md", "see `modeling/no_such_module.py`, `modeling.no_such_name`, "
-                      "`tasks.cli.no_such_function(...)`, `run_nothing.py` and "
+    items = [("x.md", "see `modeling/no_such_module.py`, `bert_tf1.modeling.no_such_name`, "
+                      "`bert_tf1.tasks.cli.no_such_function(...)`, `run_nothing.py` and "
+                      "`tasks.cli.main`, "
                       "`tests/helpers/script_runner.no_such_helper`, "
-                      "`python -m data.squad.no_such_module`; fine: "
-                      "`modeling/training/loop.py`, `modeling.training.run_training`, "
+                      "`python -m bert_tf1.data.squad.no_such_module`; fine: "
+                      "`modeling/training/loop.py`, `bert_tf1.modeling.training.run_training`, "
                       "`run_classifier.py --do_train`, `data/<task>/`, "
                       "`tests/helpers/script_runner.run_script`")]
     broken = broken_references(items)
     assert [line.split(": ", 1)[1].split(":")[0] for line in broken] == [
-        "no such file or folder", "modeling.no_such_name",
-        "tasks.cli.no_such_function", "no such file or folder",
-        "tests/helpers/script_runner.no_such_helper", "data.squad.no_such_module"]
+        "no such file or folder", "bert_tf1.modeling.no_such_name",
+        "bert_tf1.tasks.cli.no_such_function", "no such file or folder",
+        "tasks.cli.main",
+        "tests/helpers/script_runner.no_such_helper", "bert_tf1.data.squad.no_such_module"]
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -21,7 +21,7 @@ import re
 
 import pytest
 
-from modeling.keras_internals import OVERRIDDEN_HOOKS
+from bert_tf1.modeling.keras_internals import OVERRIDDEN_HOOKS
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("data", "demos", "modeling", "serving", "tasks")
@@ -93,9 +93,14 @@ def _layer(module):
 
 
 def _job(module):
-    """`data.glue.<module>` -> "glue": data jobs may not import one another."""
+    """data.glue.<module> -> "glue": data jobs may not import one another."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else None
+
+
+def _unprefixed(name):
+    """bert_tf1.modeling.x -> modeling.x: the table names the folders."""
+    return name[len("bert_tf1."):] if name.startswith("bert_tf1.") else name
 
 
 def _imports(path):
@@ -115,6 +120,7 @@ def _imports(path):
             found.add(base)
             # `from data.glue import processors` imports data.glue.processors.
             found.update(f"{base}.{alias.name}" for alias in node.names)
+    found = {_unprefixed(name) for name in found}
     return {name for name in found if _layer(name) is not None}
 
 
@@ -143,13 +149,14 @@ def _module_edges(path, modules):
     targets = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            targets.update(alias.name for alias in node.names)
+            targets.update(_unprefixed(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 parts = package.split(".")
                 base = ".".join(parts[:len(parts) - node.level + 1]
                                 + ([base] if base else []))
+            base = _unprefixed(base)
             for alias in node.names:
                 name = f"{base}.{alias.name}"
                 targets.add(name if name in modules else base)
@@ -362,3 +369,43 @@ def test_private_tensorflow_and_keras_apis_live_in_keras_internals():
     uses = _private_api_uses(_modules())
     assert not uses, ("private TensorFlow/Keras API outside "
                       "modeling/keras_internals.py:\n" + "\n".join(uses))
+
+
+def _bare_package_imports(paths):
+    """`import modeling` / `from data.io import x` lines: the folders are
+    imported only as `bert_tf1.<folder>` (one import name, docs/differences.md)."""
+    bare = []
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            bare += [f"{path.relative_to(REPO)}:{node.lineno}: {name}"
+                     for name in names
+                     if name.split(".")[0] in ("modeling", "data", "serving",
+                                                "tasks")]
+    return bare
+
+
+def test_the_folders_are_imported_as_bert_tf1_only():
+    paths = [path for folder in ("tests", "benchmarks")
+             for path in (REPO / folder).rglob("*.py")] + _modules()
+    bare = _bare_package_imports(paths)
+    assert not bare, "imports outside bert_tf1:\n" + "\n".join(bare)
+
+
+def test_the_bare_import_check_can_fail(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from data.io import atomic\n"
+                      "import bert_tf1.modeling\nimport serving.export\n")
+    global REPO
+    saved, REPO = REPO, tmp_path
+    try:
+        assert sorted(_bare_package_imports([module])) == [
+            "m.py:2: data.io", "m.py:4: serving.export"]
+    finally:
+        REPO = saved

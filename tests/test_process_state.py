@@ -1,7 +1,7 @@
 """Using the library from Python changes nothing in the process.
 
 Importing `modeling`, `data`, `serving` or `tasks`, and running a task from
-Python (`Task.run()`, which trains through `modeling.training.run_training`),
+Python (`Task.run()`, which trains through `bert_tf1.modeling.training.run_training`),
 sets no environment variable, adds no handler to the root or `tensorflow`
 logger (nor stops the latter propagating), changes no logger level and
 registers no `atexit` function. The scripts' start (`tasks/cli.py`,
@@ -79,10 +79,11 @@ PROBE = textwrap.dedent("""
     print("CHANGES=" + json.dumps(changes))
 """)
 
-IMPORTS = "import modeling, data, serving, tasks\n"
+IMPORTS = ("import bert_tf1, bert_tf1.modeling, bert_tf1.data, bert_tf1.serving, "
+           "bert_tf1.tasks\n")
 
 TASK_RUN = """\
-from tasks.classification import ClassificationConfig, ClassificationTask
+from bert_tf1.tasks.classification import ClassificationConfig, ClassificationTask
 fixture = {fixture!r}
 results = ClassificationTask(ClassificationConfig(
     task_name="MRPC", data_dir={data!r}, vocab_file=fixture + "/vocab.txt",
@@ -150,7 +151,7 @@ def test_another_keras_backend_is_one_clear_error():
         import keras
         keras.backend.backend = lambda: "jax"
         try:
-            import modeling
+            import bert_tf1.modeling
         except ImportError as error:
             print("ERROR=" + str(error))
     """)

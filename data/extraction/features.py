@@ -12,9 +12,9 @@ import re
 import numpy as np
 from absl import logging
 
-from data.io.errors import UserError
-from data.tokenization.packing import pack_tokens
-from data.io.text_files import TextRange, iter_lines
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tokenization.packing import pack_tokens
+from bert_tf1.data.io.text_files import TextRange, iter_lines
 
 # The split is at the last " ||| " because the first group is greedy.
 _PAIR_PATTERN = re.compile(r"^(.*) \|\|\| (.*)$")
@@ -128,7 +128,7 @@ def compute_layer_outputs(bert_model, features, layer_indexes, batch_size,
     """Runs the encoder and yields the chosen layers per feature, in order.
 
     Args:
-      bert_model: modeling.BertModel (inference: training=False).
+      bert_model: bert_tf1.modeling.BertModel (inference: training=False).
       features: list of InputFeatures.
       layer_indexes: list of int into the encoder layer outputs (-1: last).
       batch_size: int; the last batch may be smaller.
@@ -143,7 +143,7 @@ def compute_layer_outputs(bert_model, features, layer_indexes, batch_size,
     """
     import tensorflow as tf
 
-    from data.io.dynamic_padding import cut_to_longest
+    from bert_tf1.data.io.dynamic_padding import cut_to_longest
 
     @tf.function(reduce_retracing=True)
     def run(inputs):

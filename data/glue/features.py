@@ -11,11 +11,11 @@ import os
 from absl import logging
 import tensorflow as tf
 
-from data.glue.processors import PaddingInputExample
-from data.io.errors import UserError
-from data.io.record_specs import classifier_record_spec
-from data.io.tfrecord import RecordFileWriter
-from data.tokenization.packing import pack_tokens
+from bert_tf1.data.glue.processors import PaddingInputExample
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.record_specs import classifier_record_spec
+from bert_tf1.data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.tokenization.packing import pack_tokens
 
 #: The TFRecord keys written, in the original's order.
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids", "label_ids",
@@ -140,7 +140,7 @@ def file_based_convert_examples_to_features(examples, label_list,
     """Converts examples and writes them to a TFRecord file.
 
     Source: run_classifier.py `file_based_convert_examples_to_features`.
-    Records: data.io.record_specs.classifier_record_spec (`label_ids` float
+    Records: bert_tf1.data.io.record_specs.classifier_record_spec (`label_ids` float
     when `label_list` is None); written atomically (RecordFileWriter).
 
     Returns:

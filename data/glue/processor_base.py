@@ -2,14 +2,14 @@
 
 Source: run_classifier.py (`InputExample`, `PaddingInputExample`,
 `DataProcessor`, the `processors` table of `main`). Import from
-data.glue.processors, which re-exports these names.
+bert_tf1.data.glue.processors, which re-exports these names.
 """
 import csv
 import dataclasses
 import os
 
 import tensorflow as tf
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 __all__ = [
     "InputExample",
@@ -245,7 +245,7 @@ class _TableProcessor(DataProcessor):
                                       "rows (%s)" % self.layout[set_type])
 
 
-#: Task name (lower case) -> processor class (filled by data.glue.processors).
+#: Task name (lower case) -> processor class (filled by bert_tf1.data.glue.processors).
 PROCESSORS = {}
 
 

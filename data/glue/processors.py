@@ -9,8 +9,8 @@ a task: docs/classification.md.
 """
 import os
 
-from data.glue import processor_base
-from data.glue.processor_base import (  # noqa: F401  (re-exported)
+from bert_tf1.data.glue import processor_base
+from bert_tf1.data.glue.processor_base import (  # noqa: F401  (re-exported)
     PROCESSORS, ClassifierDataError, DataProcessor, InputExample,
     MissingDataFileError, PaddingInputExample, _TableProcessor,
     get_processor, register_processor)

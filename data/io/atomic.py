@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 
-from data.io.errors import OutputExistsError, OutputWriteError
+from bert_tf1.data.io.errors import OutputExistsError, OutputWriteError
 
 TEMP_DIR_NAME = ".bert-tmp"
 TEMP_SUFFIX = ".partial"

@@ -1,7 +1,7 @@
 """The base class for mistakes a user can fix, and the line-length rule.
 
 At the bottom of the import graph so every layer can derive its errors from
-it; `tasks.errors` re-exports it and decides how it is printed.
+it; `bert_tf1.tasks.errors` re-exports it and decides how it is printed.
 """
 import contextlib
 

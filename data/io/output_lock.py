@@ -18,8 +18,8 @@ import sys
 import threading
 import time
 
-from data.io.atomic import is_remote, try_flock
-from data.io.errors import UserError
+from bert_tf1.data.io.atomic import is_remote, try_flock
+from bert_tf1.data.io.errors import UserError
 
 LOCK_NAME = ".bert-lock"
 
@@ -150,10 +150,10 @@ class OutputLock:
 
         Raises:
             OutputDirLockedError: a live other run holds it.
-            data.io.errors.OutputWriteError: the lock file cannot be written
+            bert_tf1.data.io.errors.OutputWriteError: the lock file cannot be written
                 (disk full, read-only folder).
         """
-        from data.io import atomic
+        from bert_tf1.data.io import atomic
 
         if is_remote(self.path):
             _no_lock_possible(self.output_dir, "a remote folder has no flock")

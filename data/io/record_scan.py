@@ -12,10 +12,10 @@ import os
 import re
 import struct
 
-from data.io.atomic import is_remote
-from data.io.errors import cut_list
-from data.io.text_files import file_size
-from data.io.tfrecord import RecordFormatError
+from bert_tf1.data.io.atomic import is_remote
+from bert_tf1.data.io.errors import cut_list
+from bert_tf1.data.io.text_files import file_size
+from bert_tf1.data.io.tfrecord import RecordFormatError
 
 SCAN_LIMIT_BYTES = 1 << 30
 _HEADER = struct.Struct("<QI")   # length, masked CRC of the length

@@ -1,9 +1,9 @@
-"""The TFRecord feature spec of each task (a data.io.tfrecord.RecordSpec for
+"""The TFRecord feature spec of each task (a bert_tf1.data.io.tfrecord.RecordSpec for
 its writer and reader): the original's keys, dtypes, lengths and order."""
 import numpy as np
 import tensorflow as tf
 
-from data.io.tfrecord import RecordField, RecordFormatError, RecordSpec
+from bert_tf1.data.io.tfrecord import RecordField, RecordFormatError, RecordSpec
 
 SEQ = "max_seq_length"
 PREDS = "max_predictions_per_seq"

@@ -2,8 +2,8 @@
 (no TensorFlow for local paths)."""
 import numpy as np
 
-from data.io.atomic import write_text_atomically
-from data.io.errors import UserError, cut_list
+from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.data.io.errors import UserError, cut_list
 
 
 class NonFiniteResultError(UserError):

@@ -8,7 +8,7 @@ import dataclasses
 import json
 import os
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 # Leading bytes of archive formats people download data sets in.
 _ARCHIVES = (

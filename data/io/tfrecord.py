@@ -1,15 +1,15 @@
 """TFRecord files from one feature spec: the writer and the reader of a task.
 
 A `RecordSpec` lists a task's `tf.train.Example` features (the per-task specs
-are in data.io.record_specs); `RecordFileWriter` writes atomically.
+are in bert_tf1.data.io.record_specs); `RecordFileWriter` writes atomically.
 """
 import dataclasses
 import os
 
 import tensorflow as tf
 
-from data.io import atomic
-from data.io.errors import UserError
+from bert_tf1.data.io import atomic
+from bert_tf1.data.io.errors import UserError
 
 _DTYPES = {"int64": tf.int64, "float32": tf.float32}
 
@@ -306,7 +306,7 @@ class RecordFileWriter:
         """Writes one serialized record (bytes).
 
         Raises:
-          data.io.errors.OutputWriteError: disk full or another OS error
+          bert_tf1.data.io.errors.OutputWriteError: disk full or another OS error
             (names the output file); the temp files are removed.
         """
         index = self.total_written % len(self._writers)

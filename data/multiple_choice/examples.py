@@ -2,7 +2,7 @@
 import dataclasses
 from typing import List, Optional
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 
 @dataclasses.dataclass

@@ -1,7 +1,7 @@
 """Multiple-choice features: each example -> N packed rows of the same length.
 
 Choice k is `[CLS] context [SEP] ending_k [SEP]`, packed by run_classifier.py
-convert_single_example's rules (data.tokenization.packing.pack_tokens).
+convert_single_example's rules (bert_tf1.data.tokenization.packing.pack_tokens).
 Source: BERT paper §4.4 and its author's SWAG recipe.
 """
 import dataclasses
@@ -10,9 +10,9 @@ from typing import List
 from absl import logging
 import numpy as np
 
-from data.multiple_choice.examples import (MultipleChoiceExample,
-                                           PaddingExample)
-from data.tokenization.packing import pack_tokens
+from bert_tf1.data.multiple_choice.examples import (MultipleChoiceExample,
+                                                    PaddingExample)
+from bert_tf1.data.tokenization.packing import pack_tokens
 
 #: The model inputs, each [num_choices, max_seq_length] per example.
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids")

@@ -12,11 +12,11 @@ import json
 import os
 import re
 
-from data.io.text_files import TextFileError, read_utf8_text
-from data.multiple_choice.examples import (
-    MissingDataFileError, MultipleChoiceDataError, MultipleChoiceExample,
-    check_labels_consistent, check_num_choices, join_prefix_and_ending,
-    parse_label)
+from bert_tf1.data.io.text_files import TextFileError, read_utf8_text
+from bert_tf1.data.multiple_choice.examples import (
+             MissingDataFileError, MultipleChoiceDataError, MultipleChoiceExample,
+             check_labels_consistent, check_num_choices, join_prefix_and_ending,
+             parse_label)
 
 #: The `--data_format` values.
 DATA_FORMATS = ("swag", "hellaswag", "tsv")

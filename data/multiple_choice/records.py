@@ -1,5 +1,5 @@
 """Multiple-choice TFRecord files: writing features, reading `tf.data` batches
-(data.io.record_specs.multiple_choice_record_spec).
+(bert_tf1.data.io.record_specs.multiple_choice_record_spec).
 
 Source: run_classifier.py file_based_convert_examples_to_features and
 file_based_input_fn_builder, with one row per choice.
@@ -9,11 +9,11 @@ import os
 from absl import logging
 import tensorflow as tf
 
-from data.io.record_specs import multiple_choice_record_spec
-from data.io.tfrecord import RecordFileWriter
-from data.multiple_choice.features import (FEATURE_KEYS,
-                                           convert_example_to_features)
-from data.multiple_choice.examples import PaddingExample
+from bert_tf1.data.io.record_specs import multiple_choice_record_spec
+from bert_tf1.data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.multiple_choice.features import (FEATURE_KEYS,
+                                                    convert_example_to_features)
+from bert_tf1.data.multiple_choice.examples import PaddingExample
 
 
 def _record_values(feature):

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from data.io.results import write_text_atomically
+from bert_tf1.data.io.results import write_text_atomically
 
 
 def _as_matrix(probabilities):

@@ -1,7 +1,7 @@
 """The files of a Beam run: its work folders and its output-file sink.
 
 Unfinished files live in a temp folder per output folder,
-`<folder>/.bert-tmp/tmp<random>.<host>.partial/` (data.io.atomic naming):
+`<folder>/.bert-tmp/tmp<random>.<host>.partial/` (bert_tf1.data.io.atomic naming):
 `shards/`, `split/` and `plan.json` under the first output's folder, each
 output's `sink-<hex>/` files under its own. The driver removes them when the
 pipeline ends. `OutputFilesSink` (an apache_beam.io.iobase.Sink) renames the
@@ -15,8 +15,8 @@ from apache_beam.io import iobase
 from apache_beam.metrics import Metrics
 import tensorflow as tf
 
-from data.io import atomic
-from data.pretraining import shard_records
+from bert_tf1.data.io import atomic
+from bert_tf1.data.pretraining import shard_records
 
 METRICS_NAMESPACE = "create_pretraining_data"
 

@@ -1,6 +1,6 @@
 """create_pretraining_data as an Apache Beam pipeline (local or on a cluster).
 
-Same shards, seeds and records as the local pool (data.pretraining.pipeline),
+Same shards, seeds and records as the local pool (bert_tf1.data.pretraining.pipeline),
 so the output files are byte-identical to `create_pretraining_files`'. Stages:
 1 Build each shard's records into its file (shard_build); 2 Plan the merge
 order (InterleavePlan -> plan.json); 3 Split each shard's records by output
@@ -17,14 +17,14 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 import tensorflow as tf
 
-from data.pretraining import beam_files
-from data.pretraining import runners
-from data.pretraining import corpus as pretraining_corpus
-from data.pretraining import pipeline as local_pipeline
-from data.pretraining import records as pretraining_records
-from data.pretraining import shard_build
-from data.pretraining import shard_records
-from data.pretraining.interleave import InterleavePlan
+from bert_tf1.data.pretraining import beam_files
+from bert_tf1.data.pretraining import runners
+from bert_tf1.data.pretraining import corpus as pretraining_corpus
+from bert_tf1.data.pretraining import pipeline as local_pipeline
+from bert_tf1.data.pretraining import records as pretraining_records
+from bert_tf1.data.pretraining import shard_build
+from bert_tf1.data.pretraining import shard_records
+from bert_tf1.data.pretraining.interleave import InterleavePlan
 
 _NAMESPACE = beam_files.METRICS_NAMESPACE
 _NUM_LOGGED = 20
@@ -133,7 +133,7 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
     """`create_pretraining_files` on Apache Beam; returns the record count.
 
     Same arguments as create_pretraining_files (paths may be gs://), plus
-    `runner` (a Beam runner name, data.pretraining.runners) and
+    `runner` (a Beam runner name, bert_tf1.data.pretraining.runners) and
     `beam_pipeline_options` (a command line or list of str). Byte-identical
     output for any runner and number of workers.
 

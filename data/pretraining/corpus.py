@@ -7,7 +7,7 @@ input larger than memory works. With one shard the lines are the original's.
 import codecs
 import dataclasses
 
-from data.io.text_files import (TextFileError, TextRange,  # noqa: F401
+from bert_tf1.data.io.text_files import (TextFileError, TextRange,  # noqa: F401
                                 file_size, iter_lines, open_file)
 
 

@@ -6,9 +6,9 @@ Source: run_pretraining.py input_fn_builder (`interleave` for
 from absl import logging
 import tensorflow as tf
 
-from data.io.errors import UserError
-from data.io.record_specs import pretraining_record_spec
-from data.io.tfrecord import usable_record_files
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.record_specs import pretraining_record_spec
+from bert_tf1.data.io.tfrecord import usable_record_files
 
 
 def expand_input_files(input_files):
@@ -121,7 +121,7 @@ def split_inputs_and_labels(features):
     """Splits parsed features into (model inputs, labels) for `model.fit`.
 
     Returns:
-      (dict of MODEL_INPUT_KEYS for modeling.BertPretrainer, dict of
+      (dict of MODEL_INPUT_KEYS for bert_tf1.modeling.BertPretrainer, dict of
       LABEL_KEYS for its compute_loss).
     """
     return ({key: features[key] for key in MODEL_INPUT_KEYS},

@@ -1,9 +1,9 @@
 """Writes pre-training records on the chosen runner: the project's process
-pool (data.pretraining.pipeline) or Beam (data.pretraining.beam_pipeline,
-whose options come from data.pretraining.runners).
+pool (bert_tf1.data.pretraining.pipeline) or Beam (bert_tf1.data.pretraining.beam_pipeline,
+whose options come from bert_tf1.data.pretraining.runners).
 """
-from data.io.errors import UserError
-from data.pretraining.runners import is_local_pool, require_beam
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.pretraining.runners import is_local_pool, require_beam
 
 
 def create_pretraining_files_with_runner(runner, input_files, output_files,
@@ -22,13 +22,13 @@ def create_pretraining_files_with_runner(runner, input_files, output_files,
         if beam_pipeline_options:
             raise UserError("--beam_pipeline_options needs a Beam runner "
                             "(--runner=DirectRunner, DataflowRunner, ...)")
-        from data.pretraining.pipeline import create_pretraining_files
+        from bert_tf1.data.pretraining.pipeline import create_pretraining_files
         return create_pretraining_files(input_files, output_files,
                                         vocab_file,
                                         show_progress=show_progress,
                                         **kwargs)
     require_beam(runner)
-    from data.pretraining.beam_pipeline import create_pretraining_files_beam
+    from bert_tf1.data.pretraining.beam_pipeline import create_pretraining_files_beam
     return create_pretraining_files_beam(
         input_files, output_files, vocab_file, runner=runner,
         beam_pipeline_options=beam_pipeline_options, **kwargs)

@@ -5,7 +5,7 @@ Source: create_pretraining_data.py: the same document splits and the same
 and seed the instances equal the original's (own code: that rng call order
 is what parity needs).
 """
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 import dataclasses
 import sys
 

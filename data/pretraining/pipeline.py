@@ -16,16 +16,16 @@ import time
 from absl import logging
 import tensorflow as tf
 
-from data.io import atomic
-from data.io.errors import MissingFileError, UserError
-from data.pretraining import corpus as pretraining_corpus
-from data.pretraining import instances as pretraining_instances
-from data.pretraining import interleave as pretraining_interleave
-from data.pretraining import records as pretraining_records
-from data.pretraining import shard_build, shard_records
-from data.pretraining.shard_build import (  # noqa: F401 (public here too)
+from bert_tf1.data.io import atomic
+from bert_tf1.data.io.errors import MissingFileError, UserError
+from bert_tf1.data.pretraining import corpus as pretraining_corpus
+from bert_tf1.data.pretraining import instances as pretraining_instances
+from bert_tf1.data.pretraining import interleave as pretraining_interleave
+from bert_tf1.data.pretraining import records as pretraining_records
+from bert_tf1.data.pretraining import shard_build, shard_records
+from bert_tf1.data.pretraining.shard_build import (  # noqa: F401 (public here too)
     ShardRecords, build_shard_instances, build_shard_records, shard_seed)
-from data.tokenization import FullTokenizer
+from bert_tf1.data.tokenization import FullTokenizer
 
 
 class MissingInputError(MissingFileError):

@@ -8,9 +8,9 @@ import collections
 from absl import logging
 import tensorflow as tf
 
-from data.io.errors import UserError
-from data.io.record_specs import pretraining_record_spec
-from data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.record_specs import pretraining_record_spec
+from bert_tf1.data.io.tfrecord import RecordFileWriter
 
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids",
                 "masked_lm_positions", "masked_lm_ids", "masked_lm_weights",

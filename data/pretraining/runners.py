@@ -1,11 +1,11 @@
 """Which runner a run uses, and the Beam pipeline options passed to it.
 
-`--runner`: `local` (default, the process pool of data.pretraining.pipeline),
+`--runner`: `local` (default, the process pool of bert_tf1.data.pretraining.pipeline),
 `DirectRunner` (run as Beam's FnApiRunner, so nothing is downloaded), Beam's
 other local runners, or a cluster runner (Dataflow, Flink, Spark, Portable, a
 full class name) with its options in `--beam_pipeline_options`.
 `--num_workers` maps to the runner's own worker option (docs/pretraining.md).
-The dispatch between the two is data.pretraining.dispatch.
+The dispatch between the two is bert_tf1.data.pretraining.dispatch.
 """
 import contextlib
 import importlib.util
@@ -15,7 +15,7 @@ import shlex
 
 from absl import logging
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 LOCAL_RUNNER = "local"
 
@@ -119,15 +119,17 @@ def pipeline_options(args):
 
 
 def make_workers_find_project(options):
-    """Puts the project root on PYTHONPATH for multi_processing workers
-    (they inherit the environment, not sys.path)."""
+    """Puts the folder holding the `bert_tf1` package (a clone's root, or
+    site-packages) on PYTHONPATH for multi_processing workers (they inherit
+    the environment, not sys.path)."""
     from apache_beam.options.pipeline_options import DirectOptions
+
+    import bert_tf1
 
     if options.view_as(DirectOptions).direct_running_mode != (
             "multi_processing"):
         return
-    root = os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(bert_tf1.__file__)))
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
              if p]
     if root not in paths:

@@ -8,9 +8,9 @@ import dataclasses
 import hashlib
 import random
 
-from data.pretraining import corpus as pretraining_corpus
-from data.pretraining import instances as pretraining_instances
-from data.pretraining import records as pretraining_records
+from bert_tf1.data.pretraining import corpus as pretraining_corpus
+from bert_tf1.data.pretraining import instances as pretraining_instances
+from bert_tf1.data.pretraining import records as pretraining_records
 
 # Shares of a shard's work (reading, building) for the progress bar.
 READ_SHARE = 0.6

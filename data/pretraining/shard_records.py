@@ -1,7 +1,7 @@
 """Per-shard record files and their merge into the output files.
 
 Each shard's records go to a file of their own, merged into the outputs in
-the order of data.pretraining.interleave. The Beam pipeline first splits each
+the order of bert_tf1.data.pretraining.interleave. The Beam pipeline first splits each
 shard file by output (`split_shard_file`), then writes each output on its own
 (`output_records`). TensorFlow's record reader/writer: local and gs:// alike.
 """

@@ -1,7 +1,7 @@
 """The official SQuAD v1.1 / v2.0 metrics, as functions and a command.
 
 Source: the official `evaluate-v2.0.py` (own code: no dependency has it);
-`python -m data.squad.evaluate DATA_JSON PREDICTIONS_JSON [-n null_odds.json]
+`python -m bert_tf1.data.squad.evaluate DATA_JSON PREDICTIONS_JSON [-n null_odds.json]
 [-t 1.0] [-o eval.json]` (docs/squad.md). Where the official script crashes,
 a question without a prediction scores 0 and is reported on stderr, and bad
 files or null odds raise a UserError naming the file or question.
@@ -15,10 +15,10 @@ import sys
 
 from absl import logging
 
-from data.io.errors import UserError, cut_list
-from data.io.results import write_text_atomically
-from data.io.text_files import read_json
-from data.squad.examples import load_squad_json
+from bert_tf1.data.io.errors import UserError, cut_list
+from bert_tf1.data.io.results import write_text_atomically
+from bert_tf1.data.io.text_files import read_json
+from bert_tf1.data.squad.examples import load_squad_json
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
@@ -333,7 +333,7 @@ def evaluate_files(data_file, pred_file, na_prob_file=None,
 
 def _parse_args(argv):
     parser = argparse.ArgumentParser(
-        prog="python -m data.squad.evaluate",
+        prog="python -m bert_tf1.data.squad.evaluate",
         description="Official SQuAD 1.1/2.0 evaluation (exact match, F1, "
                     "best null threshold).")
     parser.add_argument("data_file", metavar="DATA_JSON",

@@ -7,8 +7,8 @@ import dataclasses
 
 from absl import logging
 
-from data.io.errors import UserError
-from data.io.text_files import read_json
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.text_files import read_json
 
 
 @dataclasses.dataclass(eq=False, repr=False)

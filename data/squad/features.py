@@ -9,10 +9,10 @@ import os
 
 from absl import logging
 
-from data.io.errors import UserError
-from data.io.record_specs import squad_record_spec
-from data.io.tfrecord import RecordFileWriter
-from data.tokenization.windows import max_context_windows, sliding_windows
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.record_specs import squad_record_spec
+from bert_tf1.data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.tokenization.windows import max_context_windows, sliding_windows
 
 FIRST_UNIQUE_ID = 1000000000
 

@@ -13,8 +13,8 @@ import math
 from absl import logging
 import numpy as np
 
-from data.tokenization import full_tokenizer as tokenization
-from data.io.results import write_text_atomically
+from bert_tf1.data.tokenization import full_tokenizer as tokenization
+from bert_tf1.data.io.results import write_text_atomically
 
 # Null odds of a question without a non-null candidate: above any practical
 # threshold, and finite (standard JSON).

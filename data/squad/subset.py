@@ -1,6 +1,6 @@
 """A slice of a SQuAD file, e.g. a training file made from a dev set.
 
-    python -m data.squad.subset INPUT OUTPUT [--first_answer_only]
+    python -m bert_tf1.data.squad.subset INPUT OUTPUT [--first_answer_only]
         [--skip_questions N] [--max_questions N]
 
 INPUT is a SQuAD JSON file or a zip holding one. `--first_answer_only` keeps
@@ -13,10 +13,10 @@ import os
 import sys
 import zipfile
 
-from data.io.errors import UserError
-from data.io.results import write_text_atomically
-from data.io.text_files import read_json
-from data.squad.examples import check_squad_json
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.results import write_text_atomically
+from bert_tf1.data.io.text_files import read_json
+from bert_tf1.data.squad.examples import check_squad_json
 
 
 def read_squad_file(path):
@@ -75,7 +75,7 @@ def squad_subset(squad, skip_questions=0, max_questions=None,
 
 def _parse_args(argv):
     parser = argparse.ArgumentParser(
-        prog="python -m data.squad.subset",
+        prog="python -m bert_tf1.data.squad.subset",
         description="Write a slice of a SQuAD file (optionally one answer "
                     "per question, for training).")
     parser.add_argument("input", help="SQuAD .json, or a .zip holding one.")
@@ -109,7 +109,7 @@ def main(argv=None):
             os.makedirs(folder, exist_ok=True)
         write_text_atomically(opts.output, json.dumps(subset))
     except UserError as error:
-        print(f"python -m data.squad.subset: error: {error}", file=sys.stderr)
+        print(f"python -m bert_tf1.data.squad.subset: error: {error}", file=sys.stderr)
         return 1
     print(f"Wrote {count} questions to {opts.output}", file=sys.stderr)
     return 0

@@ -3,7 +3,7 @@ at each word's scored position (TaggingFeatures.scored), in input order.
 """
 import numpy as np
 
-from data.tagging.schemes import TRAINING_SCHEME, convert_tags
+from bert_tf1.data.tagging.schemes import TRAINING_SCHEME, convert_tags
 
 __all__ = ["predicted_label_ids", "predicted_tags"]
 

@@ -4,7 +4,7 @@ with each word's line and each document's path for error messages.
 import dataclasses
 from typing import Optional, Tuple
 
-from data.tagging import schemes
+from bert_tf1.data.tagging import schemes
 
 __all__ = ["Word", "Sentence", "Document", "convert_documents", "all_tags"]
 

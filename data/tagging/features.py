@@ -13,8 +13,8 @@ import dataclasses
 
 from absl import logging
 
-from data.io.errors import UserError
-from data.tokenization.windows import max_context_windows, sliding_windows
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tokenization.windows import max_context_windows, sliding_windows
 
 __all__ = ["WordRef", "DocumentPieces", "TaggingFeatures", "document_pieces",
            "iter_document_features", "convert_documents_to_features",
@@ -93,7 +93,7 @@ class TaggingFeatures:
     scored: tuple
 
     def values(self):
-        """dict of the five record features (data.io.record_specs
+        """dict of the five record features (bert_tf1.data.io.record_specs
         .tagging_record_spec)."""
         return {"input_ids": self.input_ids, "input_mask": self.input_mask,
                 "segment_ids": self.segment_ids, "label_ids": self.label_ids,

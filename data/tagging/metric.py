@@ -9,7 +9,7 @@ default mode (tested).
 import collections
 import dataclasses
 
-from data.tagging.schemes import entity_spans
+from bert_tf1.data.tagging.schemes import entity_spans
 
 __all__ = ["EntityCounts", "TaggingScores", "conll_scores", "conlleval_report"]
 

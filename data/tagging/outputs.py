@@ -4,9 +4,9 @@ sentence) and label_list.txt (line k is label id k).
 """
 import os
 
-from data.io.atomic import write_text_atomically
-from data.io.errors import UserError
-from data.io.text_files import TextFileError, read_utf8_text
+from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.text_files import TextFileError, read_utf8_text
 
 __all__ = ["format_predictions", "write_predictions", "write_label_list",
            "read_label_list", "choose_label_list", "LABEL_LIST_FILE"]

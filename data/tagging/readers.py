@@ -9,10 +9,10 @@ number of columns. Errors are `TaggingFileError`s naming file and line.
 import os
 import re
 
-from data.io.errors import UserError
-from data.io.text_files import TextFileError, read_utf8_text
-from data.tagging import schemes
-from data.tagging.documents import Document, Sentence, Word
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.text_files import TextFileError, read_utf8_text
+from bert_tf1.data.tagging import schemes
+from bert_tf1.data.tagging.documents import Document, Sentence, Word
 
 __all__ = ["DATA_FORMATS", "DOCSTART", "TaggingFileError", "read_tagged_file"]
 

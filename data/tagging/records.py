@@ -1,12 +1,12 @@
-"""Tagging TFRecords (data.io.record_specs.tagging_record_spec): writing
+"""Tagging TFRecords (bert_tf1.data.io.record_specs.tagging_record_spec): writing
 TaggingFeatures, reading them with tf.data. Evaluation reads a file once, in
 order, so record k is features[k] for decoding.
 """
 import os
 
 
-from data.io.record_specs import tagging_record_spec
-from data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.io.record_specs import tagging_record_spec
+from bert_tf1.data.io.tfrecord import RecordFileWriter
 
 __all__ = ["write_tagging_records", "tagging_dataset"]
 

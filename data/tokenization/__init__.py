@@ -1,8 +1,8 @@
-"""WordPiece tokenization: the original's `FullTokenizer` (`from data import
+"""WordPiece tokenization: the original's `FullTokenizer` (`from bert_tf1.data import
 tokenization` works as google-research/bert's `tokenization.py`), its in-graph
 twin, packing into `[CLS] A [SEP] B [SEP]` and `BertPreprocessor`.
 """
-from data.tokenization.full_tokenizer import (  # noqa: F401
+from bert_tf1.data.tokenization.full_tokenizer import (  # noqa: F401
     BasicTokenizer, FullTokenizer, VocabLookupError, WordpieceTokenizer,
     convert_by_vocab, convert_ids_to_tokens, convert_to_unicode,
     convert_tokens_to_ids, load_vocab, printable_text, tokenizer_for_model,
@@ -12,6 +12,6 @@ from data.tokenization.full_tokenizer import (  # noqa: F401
 def __getattr__(name):
     # Imported on first use: it needs Keras, TensorFlow and TF Text.
     if name == "BertPreprocessor":
-        from data.tokenization.preprocessor import BertPreprocessor
+        from bert_tf1.data.tokenization.preprocessor import BertPreprocessor
         return BertPreprocessor
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

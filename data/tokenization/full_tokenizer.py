@@ -11,8 +11,8 @@ import unicodedata
 
 from absl import logging
 
-from data.io.errors import UserError
-from data.tokenization.vocab import (  # noqa: F401  (public here too)
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tokenization.vocab import (  # noqa: F401  (public here too)
     highest_reachable_id, load_vocab, validate_vocab_size,
     vocab_file_warnings)
 

@@ -17,9 +17,9 @@ import unicodedata
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from data.tokenization import full_tokenizer as tokenization
-from data.tokenization import unicode_tables as unicode_tables
-from data.io.errors import UserError
+from bert_tf1.data.tokenization import full_tokenizer as tokenization
+from bert_tf1.data.tokenization import unicode_tables as unicode_tables
+from bert_tf1.data.io.errors import UserError
 
 _SUFFIX_INDICATOR = "##"
 

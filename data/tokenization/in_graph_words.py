@@ -18,7 +18,7 @@ import unicodedata
 import numpy as np
 import tensorflow as tf
 
-from data.tokenization import unicode_tables
+from bert_tf1.data.tokenization import unicode_tables
 
 OTHER, SPACE, OWN, TRANSPARENT, MARK = 0, 1, 2, 3, 4
 

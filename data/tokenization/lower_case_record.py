@@ -5,7 +5,7 @@ keys kept on writing). Google's folders say it through their names only.
 import json
 import os
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 #: The record's file name, beside vocab.txt.
 RECORD_FILE = "tokenizer_config.json"
@@ -51,7 +51,7 @@ def write_lower_case(folder, do_lower_case):
     Returns:
         str, the record's path.
     """
-    from data.io.atomic import write_text_atomically
+    from bert_tf1.data.io.atomic import write_text_atomically
 
     path = os.path.join(os.fspath(folder), RECORD_FILE)
     record = {}

@@ -9,7 +9,7 @@ import collections
 import keras_hub
 import tensorflow as tf
 import tensorflow_text as tf_text
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 PackedInputs = collections.namedtuple(
     "PackedInputs", ["tokens", "input_ids", "input_mask", "segment_ids"])

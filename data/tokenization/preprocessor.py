@@ -10,12 +10,12 @@ import os
 import keras
 import tensorflow as tf
 
-from data.io.errors import MissingFileError, UserError
-from data.tokenization import full_tokenizer
-from data.tokenization.in_graph import InGraphFullTokenizer
-from data.tokenization.lower_case_record import read_lower_case
-from data.tokenization.packing import InGraphPacker
-from data.tokenization.vocab import load_vocab
+from bert_tf1.data.io.errors import MissingFileError, UserError
+from bert_tf1.data.tokenization import full_tokenizer
+from bert_tf1.data.tokenization.in_graph import InGraphFullTokenizer
+from bert_tf1.data.tokenization.lower_case_record import read_lower_case
+from bert_tf1.data.tokenization.packing import InGraphPacker
+from bert_tf1.data.tokenization.vocab import load_vocab
 
 #: Registered as `bert_tf1>BertPreprocessor` (the models' package name).
 PACKAGE = "bert_tf1"

@@ -11,7 +11,7 @@ special tokens of the vocab. (`max_input_chars_per_word` is not checked:
 import json
 import os
 
-from data.io.errors import MissingFileError, UserError, reading_file
+from bert_tf1.data.io.errors import MissingFileError, UserError, reading_file
 
 #: The file name Hugging Face gives it.
 TOKENIZER_JSON = "tokenizer.json"

@@ -12,7 +12,7 @@ import unicodedata
 
 import numpy as np
 
-from data.tokenization import full_tokenizer as tokenization
+from bert_tf1.data.tokenization import full_tokenizer as tokenization
 
 MAX_CODE_POINT = 0x10FFFF
 CAPITAL_SIGMA = 0x03A3

@@ -8,7 +8,7 @@ embedding table.
 import collections
 import os
 
-from data.io.errors import MissingFileError, UserError
+from bert_tf1.data.io.errors import MissingFileError, UserError
 
 
 class VocabEncodingError(UserError):

@@ -4,7 +4,7 @@ Each word (exact token text, case kept) gets the tag it carried most often
 in the training data; a word never seen in training gets the most frequent
 tag overall (`O` in every NER data set). Ties go to the tag seen first in
 the training file. Tags are predicted token by token, so a sequence may
-hold an `I-X` after `O`; the conlleval rules (data.tagging.metric) read it
+hold an `I-X` after `O`; the conlleval rules (bert_tf1.data.tagging.metric) read it
 as the start of an entity, as they do for any tagger.
 """
 import collections

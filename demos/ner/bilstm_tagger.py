@@ -9,11 +9,11 @@ Keras as `bert_tf1>WordPieceBiLSTMTagger` once this module is imported.
 """
 import keras
 
-from modeling.layers.bilstm import BiLSTMTaggingHead
-from modeling.layers.initializers import create_initializer
-from modeling.layers.input_checks import require_input_dict
-from modeling.layers.serialization import BertConfigSerializable, register
-from modeling.models import losses
+from bert_tf1.modeling.layers.bilstm import BiLSTMTaggingHead
+from bert_tf1.modeling.layers.initializers import create_initializer
+from bert_tf1.modeling.layers.input_checks import require_input_dict
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.models import losses
 
 #: Scope of the embedding table: `wordpiece_bilstm/embeddings`.
 EMBEDDING_SCOPE = "wordpiece_bilstm"

@@ -1,7 +1,7 @@
 """run_ner.py's task with the no-BERT baseline as the model."""
 from demos.ner.bilstm_tagger import WordPieceBiLSTMTagger
-from tasks.errors import UserError
-from tasks.tagging import TaggingTask
+from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.tagging import TaggingTask
 
 
 class WordPieceBiLSTMTaggingTask(TaggingTask):

@@ -30,7 +30,7 @@ import os
 import re
 from typing import List
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 from demos.next_sentence.sentence_split import split_sentences
 
 __all__ = [

@@ -29,11 +29,11 @@ import os
 import random
 from typing import Dict, List
 
-from data.io.atomic import write_text_atomically
-from data.io.errors import UserError
+from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.data.io.errors import UserError
 from demos.next_sentence.corpus_documents import (SHARED_TEXT_FILES,
                                                    read_documents)
-from data.multiple_choice.examples import MultipleChoiceExample
+from bert_tf1.data.multiple_choice.examples import MultipleChoiceExample
 from demos.next_sentence.sentence_split import count_words
 from demos.next_sentence.tsv_writer import write_choice_tsv
 

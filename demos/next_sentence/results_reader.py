@@ -1,12 +1,12 @@
 """Reading run_multiple_choice.py's test_results.tsv back (see
-data.multiple_choice.results for its format)."""
+bert_tf1.data.multiple_choice.results for its format)."""
 import os
 
 import numpy as np
 
-from data.io.text_files import TextFileError, read_utf8_text
-from data.multiple_choice.examples import (MissingDataFileError,
-                                           MultipleChoiceDataError)
+from bert_tf1.data.io.text_files import TextFileError, read_utf8_text
+from bert_tf1.data.multiple_choice.examples import (MissingDataFileError,
+                                                    MultipleChoiceDataError)
 
 
 def read_test_results(path, num_choices=None):

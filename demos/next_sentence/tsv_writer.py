@@ -1,8 +1,8 @@
 """Writing examples in the plain multiple-choice TSV layout (read by
-`data.multiple_choice.readers.read_choice_tsv`), atomically."""
-from data.io.atomic import write_text_atomically
-from data.multiple_choice.readers import (TSV_CONTEXT_COLUMN, TSV_ID_COLUMN,
-                                          TSV_LABEL_COLUMN, tsv_ending_column)
+`bert_tf1.data.multiple_choice.readers.read_choice_tsv`), atomically."""
+from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.data.multiple_choice.readers import (TSV_CONTEXT_COLUMN, TSV_ID_COLUMN,
+                                                   TSV_LABEL_COLUMN, tsv_ending_column)
 
 __all__ = ["format_choice_tsv", "write_choice_tsv"]
 

@@ -4,7 +4,7 @@
 import numpy as np
 from absl import logging
 
-from data.io.errors import UserError, cut_list
+from bert_tf1.data.io.errors import UserError, cut_list
 
 
 class CheckpointNonFiniteError(UserError):
@@ -71,7 +71,7 @@ def check_finite_checkpoint(prefix, names, allow_non_finite=False):
         CheckpointNonFiniteError: see `check_finite`.
         CheckpointCorruptError: the data file is unreadable.
     """
-    from modeling.checkpoints.files import iter_tensors
+    from bert_tf1.modeling.checkpoints.files import iter_tensors
 
     found = {}
     for name, value in iter_tensors(prefix, names):

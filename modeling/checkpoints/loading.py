@@ -9,15 +9,15 @@ import dataclasses
 import numpy as np
 from absl import logging
 
-from data.io.errors import UserError, cut_list
-from modeling.checkpoints.finiteness import check_finite
-from modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
-                                        check_data_size, is_optimizer_state,
-                                        iter_tensors, read_variables,
-                                        resolve_checkpoint)
-from modeling.layers import lora
-from modeling.naming import tf1_name
-from modeling.checkpoints.model_kind import check_tf1_names
+from bert_tf1.data.io.errors import UserError, cut_list
+from bert_tf1.modeling.checkpoints.finiteness import check_finite
+from bert_tf1.modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
+                                                 check_data_size, is_optimizer_state,
+                                                 iter_tensors, read_variables,
+                                                 resolve_checkpoint)
+from bert_tf1.modeling.layers import lora
+from bert_tf1.modeling.naming import tf1_name
+from bert_tf1.modeling.checkpoints.model_kind import check_tf1_names
 
 
 class CheckpointMismatchError(UserError):
@@ -91,7 +91,7 @@ def checkpoint_weights(model, shapes):
             f"({unmerged[0]}, {len(unmerged)} in all) and model "
             f"{model.name!r} has none: loading it would silently give the "
             "base model. Enable LoRA on the model (enable_lora, --lora_rank) "
-            "or save a merged checkpoint (modeling.layers.lora).")
+            "or save a merged checkpoint (bert_tf1.modeling.layers.lora).")
     resume = lora.resume_names(model)
     return {(resume[name] if resume.get(name) in shapes else name): variable
             for name, variable in weights.items()}
@@ -205,7 +205,7 @@ def load_tf1_checkpoint(model, checkpoint, optimizer=None, verbose=True,
     their initial values.
 
     Args:
-        model: a `BertModel` or task model (`modeling.models`).
+        model: a `BertModel` or task model (`bert_tf1.modeling.models`).
         checkpoint: a prefix, or a directory (see `resolve_checkpoint`).
         optimizer: optional optimizer whose variables are built.
         verbose: log loaded, missing and unused names (absl INFO).

@@ -9,7 +9,7 @@ was expected. Our own table: no library says "this is not BERT" for a file.
 """
 import re
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 #: What a BERT file of each reader is, for the messages.
 _EXPECTED_HF = "a BERT model (model_type 'bert', architectures Bert*)"

@@ -4,15 +4,15 @@ import os
 
 import tensorflow as tf
 
-from data.io.atomic import atomic_output
-from data.io.errors import OutputExistsError
-from modeling.checkpoints.files import GLOBAL_STEP
-from modeling.checkpoints.finiteness import (CheckpointNonFiniteError,
-                                             describe_non_finite,
-                                             non_finite_tensors)
-from modeling.checkpoints.loading import model_weights_by_name, optimizer_slots
-from modeling.layers import lora
-from modeling.naming import tf1_name
+from bert_tf1.data.io.atomic import atomic_output
+from bert_tf1.data.io.errors import OutputExistsError
+from bert_tf1.modeling.checkpoints.files import GLOBAL_STEP
+from bert_tf1.modeling.checkpoints.finiteness import (CheckpointNonFiniteError,
+                                                      describe_non_finite,
+                                                      non_finite_tensors)
+from bert_tf1.modeling.checkpoints.loading import model_weights_by_name, optimizer_slots
+from bert_tf1.modeling.layers import lora
+from bert_tf1.modeling.naming import tf1_name
 
 
 class CheckpointExistsError(OutputExistsError):
@@ -96,7 +96,7 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
             `overwrite`.
         CheckpointNonFiniteError: a weight or slot holds NaN/Inf (names
             them); nothing is written.
-        data.io.errors.OutputWriteError: disk full or another OS error.
+        bert_tf1.data.io.errors.OutputWriteError: disk full or another OS error.
     """
     prefix = os.fspath(prefix)
     _check_free(prefix, overwrite)

@@ -15,9 +15,9 @@ import posixpath
 import tensorflow as tf
 from google.protobuf import text_format
 
-from data.io.atomic import is_remote
-from data.io.errors import UserError
-from modeling.keras_internals import checkpoint_state_proto
+from bert_tf1.data.io.atomic import is_remote
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling.keras_internals import checkpoint_state_proto
 
 STATE_FILE_NAME = "checkpoint"
 

@@ -4,7 +4,7 @@
 it is faster depends on the CPU (oneDNN bfloat16 needs AVX-512;
 benchmarks/compare.py).
 """
-from modeling.inference.copies import rebuilt_copy
+from bert_tf1.modeling.inference.copies import rebuilt_copy
 
 
 def bfloat16_inference_copy(model):

@@ -1,8 +1,8 @@
 """A model rebuilt from its config with another model's weights."""
 import keras
 
-from modeling.layers import lora
-from modeling.naming import tf1_name
+from bert_tf1.modeling.layers import lora
+from bert_tf1.modeling.naming import tf1_name
 
 
 def rebuilt_copy(model, dtype=None):

@@ -13,9 +13,9 @@ import gc
 import keras
 import tensorflow as tf
 
-from modeling import keras_internals
-from modeling.inference.copies import rebuilt_copy
-from modeling.layers.transformer import TransformerLayer
+from bert_tf1.modeling import keras_internals
+from bert_tf1.modeling.inference.copies import rebuilt_copy
+from bert_tf1.modeling.layers.transformer import TransformerLayer
 
 
 def _encoder_dense_layers(model):

@@ -43,10 +43,10 @@ import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import load_file, save_file
 
-from data.io.errors import MissingFileError, UserError, reading_file
-from modeling.checkpoints import model_kind
-from modeling.config import BertConfig
-from data.io.atomic import write_directory_atomically
+from bert_tf1.data.io.errors import MissingFileError, UserError, reading_file
+from bert_tf1.modeling.checkpoints import model_kind
+from bert_tf1.modeling.config import BertConfig
+from bert_tf1.data.io.atomic import write_directory_atomically
 
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
@@ -339,7 +339,7 @@ def load_hf(path):
             transformers first).
         ValueError: unknown tensor names or an unsupported config.
         OtherModelError: a config or tensors of another model (RoBERTa, ...;
-            `modeling.checkpoints.model_kind`).
+            `bert_tf1.modeling.checkpoints.model_kind`).
     """
     path = os.fspath(path)
     config_path, hf = _read_hf_config(path)

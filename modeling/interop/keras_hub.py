@@ -28,12 +28,12 @@ import os
 
 import keras_hub
 
-from data.io.errors import MissingFileError, UserError, reading_file
-from modeling.checkpoints import model_kind
-from modeling.config import BertConfig
-from modeling.naming import encoder_weight_shapes
-from data.io.atomic import (OutputExistsError, atomic_output,
-                           write_directory_atomically)
+from bert_tf1.data.io.errors import MissingFileError, UserError, reading_file
+from bert_tf1.modeling.checkpoints import model_kind
+from bert_tf1.modeling.config import BertConfig
+from bert_tf1.modeling.naming import encoder_weight_shapes
+from bert_tf1.data.io.atomic import (OutputExistsError, atomic_output,
+                                    write_directory_atomically)
 
 WEIGHTS_SUFFIX = ".weights.h5"
 

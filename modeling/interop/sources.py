@@ -1,5 +1,5 @@
 """Which checkpoint a path holds, and loading it into a built model: the
-finder below the models (`modeling.models.pretrained.FromCheckpoint` builds
+finder below the models (`bert_tf1.modeling.models.pretrained.FromCheckpoint` builds
 the model in between). Accepted paths (`find_checkpoint`): a Google folder or
 `bert_model.ckpt` prefix; a fine-tuned `output_dir` or its `best/` (config:
 `bert_config.json` there or one folder up, else beside the checkpoint its
@@ -13,9 +13,9 @@ import os
 import numpy as np
 from absl import logging
 
-from data.io.atomic import is_remote
-from data.io.errors import MissingFileError
-from modeling.config import BertConfig
+from bert_tf1.data.io.atomic import is_remote
+from bert_tf1.data.io.errors import MissingFileError
+from bert_tf1.modeling.config import BertConfig
 
 #: The Google folders' config file.
 TF1_CONFIG_NAME = "bert_config.json"
@@ -82,24 +82,24 @@ def find_checkpoint(path, config=None):
     Returns:
         CheckpointSource.
     Raises:
-        modeling.checkpoints.CheckpointNotFoundError: nothing checkpoint-like
+        bert_tf1.modeling.checkpoints.CheckpointNotFoundError: nothing checkpoint-like
             at path.
         MissingFileError: a TF1 checkpoint without a config to be found.
         UserError: an unsupported Hugging Face config.
     """
-    from modeling import checkpoints
+    from bert_tf1.modeling import checkpoints
 
     path = os.fspath(path)
     if config is not None and not isinstance(config, BertConfig):
         config = BertConfig.from_json_file(os.fspath(config))
     kind = checkpoint_kind(path)
     if kind == "huggingface":
-        from modeling.interop import huggingface
+        from bert_tf1.modeling.interop import huggingface
 
         weights, hf_config = huggingface.load_hf(path)
         return CheckpointSource(kind, path, hf_config, weights)
     if kind == "keras_hub":
-        from modeling.interop import keras_hub
+        from bert_tf1.modeling.interop import keras_hub
 
         weights, hub_config = keras_hub.backbone_to_tf1(
             keras_hub.load_backbone(path))
@@ -114,12 +114,12 @@ def assign_weights(model, weights, source):
     loads a checkpoint: every shape is checked before anything is assigned.
 
     Returns:
-        modeling.checkpoints.LoadStatus.
+        bert_tf1.modeling.checkpoints.LoadStatus.
     Raises:
         CheckpointMismatchError: no name matches, or a shape differs (every
             such weight named with both shapes).
     """
-    from modeling.checkpoints import LoadStatus, check_shapes
+    from bert_tf1.modeling.checkpoints import LoadStatus, check_shapes
 
     variables = check_shapes(model, {name: list(np.shape(value)) for name,
                                      value in weights.items()}, source)
@@ -137,9 +137,9 @@ def load_weights_from(model, source):
     loaded and warns of every weight the checkpoint lacks (a new head).
 
     Returns:
-        modeling.checkpoints.LoadStatus.
+        bert_tf1.modeling.checkpoints.LoadStatus.
     """
-    from modeling import checkpoints
+    from bert_tf1.modeling import checkpoints
 
     if source.kind == "tf1":
         status = checkpoints.load_tf1_checkpoint(model, source.path,
@@ -162,7 +162,7 @@ def load_weights_from(model, source):
 def head_size(source, tf1_name):
     """The first dimension of a head weight in the checkpoint, or None."""
     if source.kind == "tf1":
-        from modeling import checkpoints
+        from bert_tf1.modeling import checkpoints
 
         shape = checkpoints.list_checkpoint(source.path).get(tf1_name)
     else:

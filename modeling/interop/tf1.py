@@ -7,14 +7,14 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from data.io.errors import MissingFileError, UserError
-from modeling import checkpoints
-from modeling.interop import huggingface
-from modeling.models.bert_model import BertModel
-from modeling.config import BertConfig
-from data.io.atomic import write_directory_atomically
-from modeling.models import (BertClassifier, BertMultipleChoice,
-                             BertPretrainer, BertSquad, BertTokenClassifier)
+from bert_tf1.data.io.errors import MissingFileError, UserError
+from bert_tf1.modeling import checkpoints
+from bert_tf1.modeling.interop import huggingface
+from bert_tf1.modeling.models.bert_model import BertModel
+from bert_tf1.modeling.config import BertConfig
+from bert_tf1.data.io.atomic import write_directory_atomically
+from bert_tf1.modeling.models import (BertClassifier, BertMultipleChoice,
+                                      BertPretrainer, BertSquad, BertTokenClassifier)
 
 CONFIG_NAME = "bert_config.json"
 VOCAB_NAME = "vocab.txt"
@@ -37,8 +37,8 @@ def read_tf1_weights(checkpoint):
         FileNotFoundError: no checkpoint there.
         OtherModelError: ALBERT, ELECTRA, ... variable names.
     """
-    from modeling.checkpoints.files import iter_tensors, read_variables
-    from modeling.checkpoints.model_kind import check_tf1_names
+    from bert_tf1.modeling.checkpoints.files import iter_tensors, read_variables
+    from bert_tf1.modeling.checkpoints.model_kind import check_tf1_names
 
     prefix = checkpoints.resolve_checkpoint(checkpoint)
     names = [name for name in read_variables(prefix)

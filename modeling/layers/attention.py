@@ -4,9 +4,9 @@ import math
 import keras
 from keras import ops
 
-from modeling.layers.dropout import Dropout
-from modeling.layers.initializers import create_initializer
-from modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.layers.dropout import Dropout
+from bert_tf1.modeling.layers.initializers import create_initializer
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 
 # The original adds this to the logits of masked keys (not -inf), so a row whose
 # keys are all masked still gets a uniform softmax instead of NaNs.

@@ -15,9 +15,9 @@ Gates are Keras' order (input, forget, cell, output), forget bias 1.
 import keras
 from keras import ops
 
-from modeling.layers.heads import transposed_dense
-from modeling.layers.initializers import create_initializer
-from modeling.layers.serialization import register
+from bert_tf1.modeling.layers.heads import transposed_dense
+from bert_tf1.modeling.layers.initializers import create_initializer
+from bert_tf1.modeling.layers.serialization import register
 
 #: The head's scope name (`cls/tagging_lstm/...`).
 BILSTM_SCOPE = "tagging_lstm"

@@ -2,9 +2,9 @@
 import keras
 from keras import ops
 
-from modeling.layers.dropout import Dropout
-from modeling.layers.initializers import create_initializer
-from modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.layers.dropout import Dropout
+from bert_tf1.modeling.layers.initializers import create_initializer
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 
 # `tf.contrib.layers.layer_norm`, which the original uses, hard-codes this epsilon.
 LAYER_NORM_EPSILON = 1e-12

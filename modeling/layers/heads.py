@@ -6,10 +6,10 @@ with a transposed matmul; every `*/kernel` is `[in, out]`.
 import keras
 from keras import ops
 
-from modeling.activations import get_activation
-from modeling.layers.embeddings import LAYER_NORM_EPSILON
-from modeling.layers.initializers import create_initializer
-from modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.activations import get_activation
+from bert_tf1.modeling.layers.embeddings import LAYER_NORM_EPSILON
+from bert_tf1.modeling.layers.initializers import create_initializer
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 
 
 def gather_positions(sequence_output, positions):

@@ -76,7 +76,7 @@ def check_encoder_inputs(inputs, config):
         ValueError: `input_ids` is not of rank 2; `input_mask` or
             `segment_ids` differ from `input_ids` in shape. The message
             names the input, its shape and what is expected.
-        modeling.config.SequenceLengthError: the static sequence length
+        bert_tf1.modeling.config.SequenceLengthError: the static sequence length
             exceeds `max_position_embeddings`.
         tf.errors.InvalidArgumentError: (when run) the sequence length,
             unknown while tracing, exceeds `max_position_embeddings`.

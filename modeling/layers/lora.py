@@ -18,8 +18,8 @@ bfloat16 copies and export read the model through it.
 import keras
 from keras import ops
 
-from modeling import keras_internals
-from modeling.naming import tf1_name
+from bert_tf1.modeling import keras_internals
+from bert_tf1.modeling.naming import tf1_name
 
 #: The TF1 sub-layers LoRA can adapt, by the last scope before `kernel`.
 TARGETS = ("query", "key", "value", "attention_output", "intermediate",

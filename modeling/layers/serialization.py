@@ -8,7 +8,7 @@ TF1 names, same tied MLM decoder).
 """
 import keras
 
-from modeling.config import BertConfig
+from bert_tf1.modeling.config import BertConfig
 
 PACKAGE = "bert_tf1"
 

@@ -2,12 +2,12 @@
 import keras
 from keras import ops
 
-from modeling.activations import get_activation, get_training_activation
-from modeling.layers.attention import SelfAttention
-from modeling.layers.dropout import Dropout
-from modeling.layers.embeddings import LAYER_NORM_EPSILON
-from modeling.layers.initializers import create_initializer
-from modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.activations import get_activation, get_training_activation
+from bert_tf1.modeling.layers.attention import SelfAttention
+from bert_tf1.modeling.layers.dropout import Dropout
+from bert_tf1.modeling.layers.embeddings import LAYER_NORM_EPSILON
+from bert_tf1.modeling.layers.initializers import create_initializer
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 
 
 @register

@@ -8,16 +8,16 @@
 `<model name>/<TF1 name>`, so the TF1 name is the path without its first
 component (`modeling/naming.py`).
 """
-from modeling.models.bert_model import BertModel
-from modeling.models.classifier import (CLASSIFIER_DROPOUT,
-                                        CLASSIFIER_INITIALIZER_RANGE,
-                                        BertClassifier)
-from modeling.models.feature_tagger import (FEATURE_LAYERS,
-                                            BertFeatureTagger)
-from modeling.models.multiple_choice import BertMultipleChoice
-from modeling.models.pretrainer import BertPretrainer
-from modeling.models.squad import BertSquad
-from modeling.models.tagger import BertTokenClassifier
+from bert_tf1.modeling.models.bert_model import BertModel
+from bert_tf1.modeling.models.classifier import (CLASSIFIER_DROPOUT,
+                                                 CLASSIFIER_INITIALIZER_RANGE,
+                                                 BertClassifier)
+from bert_tf1.modeling.models.feature_tagger import (FEATURE_LAYERS,
+                                                     BertFeatureTagger)
+from bert_tf1.modeling.models.multiple_choice import BertMultipleChoice
+from bert_tf1.modeling.models.pretrainer import BertPretrainer
+from bert_tf1.modeling.models.squad import BertSquad
+from bert_tf1.modeling.models.tagger import BertTokenClassifier
 
 __all__ = ["BertModel", "BertClassifier", "BertFeatureTagger",
            "BertMultipleChoice", "BertPretrainer", "BertSquad",

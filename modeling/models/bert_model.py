@@ -5,15 +5,15 @@ built at construction.
 import keras
 from keras import ops
 
-from modeling.layers.attention import attention_bias_from_mask
-from modeling.config import BertConfig
-from modeling.layers.embeddings import BertEmbeddings
-from modeling.layers.initializers import create_initializer
-from modeling.layers.input_checks import check_encoder_inputs, require_input_dict
-from modeling.layers.lora import LoraMixin
-from modeling.layers.serialization import BertConfigSerializable, register
-from modeling.layers.transformer import TransformerLayer
-from modeling.models.pretrained import FromCheckpoint
+from bert_tf1.modeling.layers.attention import attention_bias_from_mask
+from bert_tf1.modeling.config import BertConfig
+from bert_tf1.modeling.layers.embeddings import BertEmbeddings
+from bert_tf1.modeling.layers.initializers import create_initializer
+from bert_tf1.modeling.layers.input_checks import check_encoder_inputs, require_input_dict
+from bert_tf1.modeling.layers.lora import LoraMixin
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.layers.transformer import TransformerLayer
+from bert_tf1.modeling.models.pretrained import FromCheckpoint
 
 
 @register

@@ -1,14 +1,14 @@
 """The sentence (pair) classifier of the original `run_classifier.py`."""
 import keras
 
-from modeling.layers.dropout import Dropout
-from modeling.layers.heads import transposed_dense
-from modeling.layers.initializers import create_initializer
-from modeling.layers.serialization import BertConfigSerializable, register
-from modeling.models import losses
-from modeling.interop.sources import head_size
-from modeling.models.task import TaskModel
-from modeling.layers.input_checks import encoder_inputs, positive_count
+from bert_tf1.modeling.layers.dropout import Dropout
+from bert_tf1.modeling.layers.heads import transposed_dense
+from bert_tf1.modeling.layers.initializers import create_initializer
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.models import losses
+from bert_tf1.modeling.interop.sources import head_size
+from bert_tf1.modeling.models.task import TaskModel
+from bert_tf1.modeling.layers.input_checks import encoder_inputs, positive_count
 
 # run_classifier.py hard-codes these rather than reading the config.
 CLASSIFIER_DROPOUT = 0.1

@@ -6,12 +6,12 @@ weights), so the features are one cacheable vector per token.
 import keras
 from keras import ops
 
-from modeling.layers.bilstm import BiLSTMTaggingHead
-from modeling.layers.input_checks import encoder_inputs, require_input_dict
-from modeling.layers.serialization import BertConfigSerializable, register
-from modeling.models import losses
-from modeling.models.bert_model import BertModel
-from modeling.models.task import OwnLoss
+from bert_tf1.modeling.layers.bilstm import BiLSTMTaggingHead
+from bert_tf1.modeling.layers.input_checks import encoder_inputs, require_input_dict
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.models import losses
+from bert_tf1.modeling.models.bert_model import BertModel
+from bert_tf1.modeling.models.task import OwnLoss
 
 FEATURE_LAYERS = ("embeddings", "second_to_last", "last", "sum_last_four",
                   "concat_last_four", "sum_all")

@@ -4,14 +4,14 @@ shipped it): N rows `[CLS] context [SEP] ending [SEP]` per example run as
 """
 import keras
 
-from modeling.layers.choices import flatten_choices
-from modeling.layers.dropout import Dropout
-from modeling.layers.heads import TransposedDense
-from modeling.layers.input_checks import ENCODER_INPUTS, require_input_dict
-from modeling.layers.serialization import BertConfigSerializable, register
-from modeling.models import losses
-from modeling.models.task import TaskModel
-from modeling.models.classifier import CLASSIFIER_DROPOUT
+from bert_tf1.modeling.layers.choices import flatten_choices
+from bert_tf1.modeling.layers.dropout import Dropout
+from bert_tf1.modeling.layers.heads import TransposedDense
+from bert_tf1.modeling.layers.input_checks import ENCODER_INPUTS, require_input_dict
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.models import losses
+from bert_tf1.modeling.models.task import TaskModel
+from bert_tf1.modeling.models.classifier import CLASSIFIER_DROPOUT
 
 #: The head's TF1 scope: `cls/multiple_choice/output_weights` [1, hidden],
 #: `cls/multiple_choice/output_bias` [1] (the scoring vector, `[out, in]`).

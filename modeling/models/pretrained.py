@@ -1,7 +1,7 @@
 """`from_checkpoint`: find the config, build the model and load its weights
-in one call; which paths are accepted is `modeling.interop.sources`.
+in one call; which paths are accepted is `bert_tf1.modeling.interop.sources`.
 """
-from modeling.interop.sources import find_checkpoint, load_weights_from
+from bert_tf1.modeling.interop.sources import find_checkpoint, load_weights_from
 
 
 class FromCheckpoint:

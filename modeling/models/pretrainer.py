@@ -1,11 +1,11 @@
 """The masked LM + next sentence model of the original `run_pretraining.py`."""
 import keras
 
-from modeling.layers.heads import MaskedLMHead, NextSentenceHead
-from modeling.layers.serialization import BertConfigSerializable, register
-from modeling.models import losses
-from modeling.models.task import TaskModel
-from modeling.layers.input_checks import encoder_inputs
+from bert_tf1.modeling.layers.heads import MaskedLMHead, NextSentenceHead
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.models import losses
+from bert_tf1.modeling.models.task import TaskModel
+from bert_tf1.modeling.layers.input_checks import encoder_inputs
 
 
 @register

@@ -5,13 +5,13 @@ word piece (the features in `data/tagging` choose the scored pieces).
 """
 import keras
 
-from modeling.layers.dropout import Dropout
-from modeling.layers.heads import TransposedDense
-from modeling.layers.input_checks import encoder_inputs, positive_count
-from modeling.layers.serialization import BertConfigSerializable, register
-from modeling.models import losses
-from modeling.interop.sources import head_size
-from modeling.models.task import TaskModel
+from bert_tf1.modeling.layers.dropout import Dropout
+from bert_tf1.modeling.layers.heads import TransposedDense
+from bert_tf1.modeling.layers.input_checks import encoder_inputs, positive_count
+from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.models import losses
+from bert_tf1.modeling.interop.sources import head_size
+from bert_tf1.modeling.models.task import TaskModel
 
 #: The head's TF1 scope: `cls/tagging/output_weights` [num_labels, hidden],
 #: `cls/tagging/output_bias` [num_labels] (the original's `[out, in]`
@@ -30,7 +30,7 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
     Args:
         config, encoder, preprocessor: see `TaskModel`.
         num_labels: int >= 1, size of the label list (id 0 is "O" for the
-            lists `data.tagging.schemes.scheme_labels` makes); from
+            lists `bert_tf1.data.tagging.schemes.scheme_labels` makes); from
             `from_checkpoint`, defaults to the checkpoint head's.
 
     Call args:

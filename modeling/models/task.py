@@ -4,17 +4,17 @@
 The preprocessor runs in the input pipeline, never inside `call` (as
 keras-hub's `Task`), so the graph stays ids in, logits out. It is any Keras
 layer mapping a string tensor [batch] (or a pair) to the input dict, e.g.
-`data.tokenization.BertPreprocessor` (import `data.tokenization` before
+`bert_tf1.data.tokenization.BertPreprocessor` (import `bert_tf1.data.tokenization` before
 `keras.models.load_model` of a model saved with one).
 """
 import keras
 import numpy as np
 import tensorflow as tf
 
-from modeling.layers.lora import LoraMixin
-from modeling.models import losses
-from modeling.models.bert_model import BertModel
-from modeling.models.pretrained import FromCheckpoint
+from bert_tf1.modeling.layers.lora import LoraMixin
+from bert_tf1.modeling.models import losses
+from bert_tf1.modeling.models.bert_model import BertModel
+from bert_tf1.modeling.models.pretrained import FromCheckpoint
 
 
 def resolve_encoder(config, encoder, model_name):
@@ -87,14 +87,14 @@ class TaskModel(LoraMixin, OwnLoss, FromCheckpoint):
         encoder: optional existing `BertModel` to build on (its config is
             used and its weights are shared) instead of a new one.
         preprocessor: optional Keras layer from raw text to the inputs
-            (e.g. `data.tokenization.BertPreprocessor`), applied by `fit`,
+            (e.g. `bert_tf1.data.tokenization.BertPreprocessor`), applied by `fit`,
             `evaluate` and `predict` in the input pipeline; saved with the
             model.
 
     Raises (construction): see `resolve_encoder`.
 
     `enable_lora(rank, alpha=None, targets=("query", "value"))`: LoRA on the
-    encoder (`modeling.layers.lora.LoraMixin`); the head stays trainable.
+    encoder (`bert_tf1.modeling.layers.lora.LoraMixin`); the head stays trainable.
     """
 
     def _init_encoder(self, config, encoder, preprocessor):

@@ -17,13 +17,13 @@ Usage:
 
 TensorFlow backend only (it uses `tf.clip_by_global_norm` and tf.distribute).
 """
-from data.io.errors import UserError
-from modeling.optimization.adamw import AdamWeightDecay
-from modeling.optimization.lamb import LambWeightDecay
-from modeling.optimization.lr_schedule import WarmupLinearDecay
-from modeling.optimization.tf1_optimizer import ADAM_M, ADAM_V, TF1StyleOptimizer
-from modeling.optimization.weight_decay import (DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY,
-                                   matches_exclusion, normalization_variables)
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling.optimization.adamw import AdamWeightDecay
+from bert_tf1.modeling.optimization.lamb import LambWeightDecay
+from bert_tf1.modeling.optimization.lr_schedule import WarmupLinearDecay
+from bert_tf1.modeling.optimization.tf1_optimizer import ADAM_M, ADAM_V, TF1StyleOptimizer
+from bert_tf1.modeling.optimization.weight_decay import (DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY,
+                                            matches_exclusion, normalization_variables)
 
 __all__ = ["ADAM_M", "ADAM_V", "AdamWeightDecay",
            "DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY", "LambWeightDecay",

@@ -1,8 +1,8 @@
 """LAMB with the original BERT's weight-decay exclusions, for Keras 3."""
 import tensorflow as tf
 
-from modeling.layers.serialization import register
-from modeling.optimization.tf1_optimizer import TF1StyleOptimizer
+from bert_tf1.modeling.layers.serialization import register
+from bert_tf1.modeling.optimization.tf1_optimizer import TF1StyleOptimizer
 
 
 @register

@@ -5,8 +5,8 @@ Source: `create_optimizer` in the original `optimization.py`.
 import keras
 import tensorflow as tf
 
-from data.io.errors import UserError
-from modeling.layers.serialization import register
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling.layers.serialization import register
 
 
 @register

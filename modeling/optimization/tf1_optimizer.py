@@ -5,9 +5,9 @@ TensorFlow backend only (it uses `tf.clip_by_global_norm` and tf.distribute).
 import keras
 import tensorflow as tf
 
-from modeling import keras_internals
-from modeling.naming import tf1_name
-from modeling.optimization.weight_decay import matches_exclusion
+from bert_tf1.modeling import keras_internals
+from bert_tf1.modeling.naming import tf1_name
+from bert_tf1.modeling.optimization.weight_decay import matches_exclusion
 
 ADAM_M = "adam_m"
 ADAM_V = "adam_v"
@@ -102,7 +102,7 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         """True if `variable` gets weight decay.
 
         Not when `weight_decay_rate` is 0, nor when an exclude pattern matches
-        (`modeling.optimization.weight_decay.matches_exclusion`), nor for
+        (`bert_tf1.modeling.optimization.weight_decay.matches_exclusion`), nor for
         variables passed in `exclude_from_weight_decay(var_list=...)`.
 
         Args:

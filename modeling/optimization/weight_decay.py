@@ -11,8 +11,8 @@ import re
 
 import keras
 
-from modeling import keras_internals
-from modeling.naming import tf1_name
+from bert_tf1.modeling import keras_internals
+from bert_tf1.modeling.naming import tf1_name
 
 # The original `create_optimizer`'s exclusion list, matched with `re.search`.
 DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY = ("LayerNorm", "layer_norm", "bias")

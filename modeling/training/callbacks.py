@@ -5,7 +5,7 @@ import time
 import keras
 from absl import logging
 
-from modeling.training.checkpoint_state import save_training_checkpoint
+from bert_tf1.modeling.training.checkpoint_state import save_training_checkpoint
 
 
 class TF1CheckpointSaver(keras.callbacks.Callback):

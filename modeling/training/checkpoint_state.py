@@ -13,10 +13,10 @@ import keras
 import tensorflow as tf
 from absl import logging
 
-from data.io.atomic import write_text_atomically
-from modeling import checkpoints
-from modeling.checkpoints import state_file
-from modeling.layers import lora
+from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.modeling import checkpoints
+from bert_tf1.modeling.checkpoints import state_file
+from bert_tf1.modeling.layers import lora
 
 TRAINING_CHECKPOINT_PREFIX = "model.ckpt"
 #: A LoRA run's small file beside its checkpoints: the newest checkpoint's
@@ -51,7 +51,7 @@ def checkpoint_step(prefix):
 
 def _is_complete(prefix):
     """The index is readable and the data files hold the bytes it lists."""
-    from modeling.checkpoints.files import check_data_size, read_variables
+    from bert_tf1.modeling.checkpoints.files import check_data_size, read_variables
 
     try:
         check_data_size(prefix, read_variables(prefix))
@@ -171,7 +171,7 @@ def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5
     Raises:
         checkpoints.CheckpointNonFiniteError: the weights hold NaN/Inf
             (nothing is written).
-        data.io.errors.OutputWriteError: disk full or another OS error.
+        bert_tf1.data.io.errors.OutputWriteError: disk full or another OS error.
     """
     start = time.perf_counter()
     step = int(optimizer.iterations.numpy())

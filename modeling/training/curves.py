@@ -8,8 +8,8 @@ import os
 
 from absl import logging
 
-from data.io.atomic import write_bytes_atomically
-from modeling.training import summaries
+from bert_tf1.data.io.atomic import write_bytes_atomically
+from bert_tf1.modeling.training import summaries
 
 CURVES_FILE = "training_curves.png"
 # Counts rather than metrics (SQuAD's `total`, `HasAns_total`, ...).

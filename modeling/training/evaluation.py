@@ -18,17 +18,17 @@ import keras
 import tensorflow as tf
 from absl import logging
 
-from data.io.atomic import write_text_atomically
-from data.io.errors import UserError
-from data.io.results import write_key_value_file
-from modeling import checkpoints
-from modeling.training import summaries
-from modeling.training.checkpoint_state import (TRAINING_CHECKPOINT_PREFIX,
-                                                checkpoint_step,
-                                                latest_training_checkpoint,
-                                                list_as_newest,
-                                                remove_unlisted_checkpoints)
-from modeling.training.runtime import is_chief
+from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.results import write_key_value_file
+from bert_tf1.modeling import checkpoints
+from bert_tf1.modeling.training import summaries
+from bert_tf1.modeling.training.checkpoint_state import (TRAINING_CHECKPOINT_PREFIX,
+                                                         checkpoint_step,
+                                                         latest_training_checkpoint,
+                                                         list_as_newest,
+                                                         remove_unlisted_checkpoints)
+from bert_tf1.modeling.training.runtime import is_chief
 
 HISTORY_FILE = "eval_history.jsonl"
 BEST_SUBDIR = "best"

@@ -10,7 +10,7 @@ import math
 import keras
 from absl import logging
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 
 class NonFiniteLossError(UserError):
@@ -52,7 +52,7 @@ class StopOnNonFiniteLoss(keras.callbacks.Callback):
             logging.warning("Loss is %s at step %d: float16 overflow; the "
                             "loss scale skips this step.", loss, step)
             return
-        from modeling.training.checkpoint_state import latest_training_checkpoint
+        from bert_tf1.modeling.training.checkpoint_state import latest_training_checkpoint
 
         try:
             kept = latest_training_checkpoint(self._output_dir)

@@ -14,25 +14,25 @@ import keras
 import tensorflow as tf
 from absl import logging
 
-from data.io.errors import UserError
-from modeling.training import strategy_loop
-from modeling.training.callbacks import ExamplesPerSecond, TF1CheckpointSaver
-from modeling.training.checkpoint_state import (latest_training_checkpoint,
-                                                restore_loss_scale)
-from modeling.training.curves import write_training_curves
-from modeling.training.evaluation import early_stop_step
-from modeling.training.finite_check import StopOnNonFiniteLoss
-from modeling.training.preemption import (StopOnRequest, TrainingInterrupted,
-                                          stop_on_signals)
-from modeling.training.resume import choose_start, restore_for_training
-from modeling.training.runtime import (is_chief, is_multi_worker,
-                                       shard_for_workers, steps_per_execution)
-from modeling.training.step_logs import StepLogger
-from modeling.training.summaries import TrainingSummaries
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling.training import strategy_loop
+from bert_tf1.modeling.training.callbacks import ExamplesPerSecond, TF1CheckpointSaver
+from bert_tf1.modeling.training.checkpoint_state import (latest_training_checkpoint,
+                                                         restore_loss_scale)
+from bert_tf1.modeling.training.curves import write_training_curves
+from bert_tf1.modeling.training.evaluation import early_stop_step
+from bert_tf1.modeling.training.finite_check import StopOnNonFiniteLoss
+from bert_tf1.modeling.training.preemption import (StopOnRequest, TrainingInterrupted,
+                                                   stop_on_signals)
+from bert_tf1.modeling.training.resume import choose_start, restore_for_training
+from bert_tf1.modeling.training.runtime import (is_chief, is_multi_worker,
+                                                shard_for_workers, steps_per_execution)
+from bert_tf1.modeling.training.step_logs import StepLogger
+from bert_tf1.modeling.training.summaries import TrainingSummaries
 
 
 def needs_strategy_loop(strategy, options):
-    """True where Keras `fit` cannot train (see `modeling.training.strategy_loop`)."""
+    """True where Keras `fit` cannot train (see `bert_tf1.modeling.training.strategy_loop`)."""
     return is_multi_worker(strategy) or (
         bool(options.use_xla) and strategy.num_replicas_in_sync > 1)
 
@@ -71,12 +71,12 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     Args:
         model: a task model built with `optimizer` under `strategy.scope()`.
         optimizer: a Keras optimizer with `slot_variables`
-            (`modeling.optimization.create_optimizer`).
+            (`bert_tf1.modeling.optimization.create_optimizer`).
         dataset: a repeating `tf.data.Dataset` of `(features, labels)` global
             batches of `batch_size`.
         num_train_steps: int, the total number of optimizer steps.
         output_dir: where checkpoints and TensorBoard logs go.
-        options: `modeling.training.runtime.RuntimeOptions`.
+        options: `bert_tf1.modeling.training.runtime.RuntimeOptions`.
         batch_size: int, global examples per batch.
         strategy: the `tf.distribute.Strategy`.
         start_from: the `resume.CheckpointChoice` to restore; default

@@ -5,7 +5,7 @@ concatenates batches), inside the predict step, per replica.
 import keras
 import tensorflow as tf
 
-from data.io.dynamic_padding import pad_to_length
+from bert_tf1.data.io.dynamic_padding import pad_to_length
 
 
 class PaddedOutputs(keras.Model):

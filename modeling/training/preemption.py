@@ -20,7 +20,7 @@ import threading
 import keras
 from absl import logging
 
-from modeling import keras_internals
+from bert_tf1.modeling import keras_internals
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 

@@ -10,13 +10,13 @@ import os
 import tensorflow as tf
 from absl import logging
 
-from modeling import checkpoints
-from modeling import keras_internals
-from modeling.interop import sources
-from data.io.errors import UserError
-from modeling.training.checkpoint_state import (newest_training_checkpoint,
-                                                record_adopted_checkpoint,
-                                                remove_unlisted_checkpoints)
+from bert_tf1.modeling import checkpoints
+from bert_tf1.modeling import keras_internals
+from bert_tf1.modeling.interop import sources
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling.training.checkpoint_state import (newest_training_checkpoint,
+                                                         record_adopted_checkpoint,
+                                                         remove_unlisted_checkpoints)
 
 SOURCES = ("output_dir", "init_checkpoint", "none")
 

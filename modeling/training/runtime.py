@@ -13,9 +13,9 @@ import keras
 import tensorflow as tf
 from absl import logging
 
-from data.io.errors import UserError
-from modeling import keras_internals
-from modeling.training import tpu_connection
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling import keras_internals
+from bert_tf1.modeling.training import tpu_connection
 
 STRATEGIES = ("auto", "one_device", "mirrored", "multi_worker_mirrored", "tpu")
 PRECISIONS = ("float32", "bfloat16", "float16")
@@ -126,7 +126,7 @@ def get_strategy(options):
             raise RuntimeError(
                 "multi_worker_mirrored: the strategy must be created before "
                 "any other TensorFlow work in the process (call "
-                "modeling.training.runtime.setup first).") from error
+                "bert_tf1.modeling.training.runtime.setup first).") from error
         if is_multi_worker(strategy):
             resolver = strategy.cluster_resolver
             seed = MULTI_WORKER_SEED if options.seed is None else options.seed

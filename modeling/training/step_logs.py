@@ -12,7 +12,7 @@ import time
 import keras
 from absl import logging
 
-from modeling import keras_internals
+from bert_tf1.modeling import keras_internals
 
 
 def window_mean(mean_now, batches_now, mean_before, batches_before):

@@ -12,7 +12,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 
 def make_train_function(model, strategy, jit_compile=False):
@@ -20,7 +20,7 @@ def make_train_function(model, strategy, jit_compile=False):
 
     Each step takes one distributed batch `(x, y)` or `(x, y, sample_weight)`
     from `iterator`, computes `model.compute_loss` (already divided by the
-    number of replicas, see `modeling.models.losses.scale_for_replicas`) and applies
+    number of replicas, see `bert_tf1.modeling.models.losses.scale_for_replicas`) and applies
     `model.optimizer`. The returned float32 tensor [num_steps] holds each
     batch's global-batch loss (the per-replica losses summed).
     """
@@ -93,7 +93,7 @@ def make_stop_agreement(strategy, signals=None):
     the same step. Each contributes a one-hot vector over `signals` (the
     first any worker got wins: SIGTERM before SIGINT).
     """
-    from modeling.training.preemption import STOP_SIGNALS
+    from bert_tf1.modeling.training.preemption import STOP_SIGNALS
 
     signals = tuple(signals or STOP_SIGNALS)
     sum_over_workers = _sum_over_replicas(strategy)
@@ -130,7 +130,7 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
     Returns:
         float, the mean loss over the batches run.
     """
-    from modeling.training.runtime import is_multi_worker
+    from bert_tf1.modeling.training.runtime import is_multi_worker
 
     agree = None
     if guard is not None and guard.active and is_multi_worker(strategy):

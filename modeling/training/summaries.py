@@ -16,7 +16,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from data.io.atomic import atomic_output
+from bert_tf1.data.io.atomic import atomic_output
 
 #: The folder (under output_dir) of the evaluation events, as the Estimator.
 EVAL_SUBDIR = "eval"

@@ -12,7 +12,7 @@ import urllib.parse
 
 import tensorflow as tf
 from absl import logging
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 
 class TPUConnectionError(UserError, ConnectionError):

@@ -1,4 +1,4 @@
-"""Converters of the numeric SavedModel (`serving.numeric`) to the runtimes
+"""Converters of the numeric SavedModel (`bert_tf1.serving.numeric`) to the runtimes
 a BERT is served on, one module each: `openvino` (IR), `litert` (.tflite),
 `onnx`. Each has `convert(numeric_dir, out_dir, int8) -> info dict` and
 `Runner(folder)`, called with int32 numpy ids by name, giving numpy outputs
@@ -10,7 +10,7 @@ missing in one line.
 import importlib
 import importlib.util
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 
 #: The formats of export_saved_model.py --format, one folder each, and the
 #: file in each folder that says what it holds.
@@ -43,6 +43,6 @@ def require(format_name, where=None):
 
 
 def converter(format_name):
-    """The module `serving.formats.<format_name>` (after `require`)."""
+    """The module `bert_tf1.serving.formats.<format_name>` (after `require`)."""
     require(format_name)
-    return importlib.import_module(f"serving.formats.{format_name}")
+    return importlib.import_module(f"bert_tf1.serving.formats.{format_name}")

@@ -3,8 +3,8 @@ import re
 
 import tensorflow as tf
 
-from data.io.errors import UserError
-from serving.numeric import SIGNATURE
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.serving.numeric import SIGNATURE
 
 FILES = ("model.tflite",)
 

@@ -4,8 +4,8 @@ import onnxruntime
 import tensorflow as tf
 import tf2onnx
 
-from data.io.errors import UserError
-from serving.numeric import SIGNATURE
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.serving.numeric import SIGNATURE
 
 FILES = ("model.onnx",)
 OPSET = 17

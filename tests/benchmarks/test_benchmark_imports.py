@@ -3,7 +3,7 @@
 The benchmarks' PyTorch sides (torch_fine_tune.py, torch_bert.py) cannot run
 here without torch, so a library function they use that moved or went away
 would only show after a long benchmark run (the SQuAD row's PyTorch side
-once failed so: the load_dataset function of data.squad.evaluate had gone). Every import
+once failed so: the load_dataset function of bert_tf1.data.squad.evaluate had gone). Every import
 statement is read from the source, function-level ones included.
 """
 import importlib

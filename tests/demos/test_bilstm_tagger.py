@@ -4,7 +4,7 @@ import keras
 import numpy as np
 
 from demos.ner.bilstm_tagger import WordPieceBiLSTMTagger
-from modeling.naming import tf1_name
+from bert_tf1.modeling.naming import tf1_name
 from tests.modeling.models.test_tagger import (CONFIG, NUM_LABELS, UNITS,
                                                head_names, make_inputs,
                                                numpy_head)

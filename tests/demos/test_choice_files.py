@@ -1,13 +1,13 @@
 """demos/next_sentence/tsv_writer.py and results_reader.py: the TSV layout
-written is what data.multiple_choice.readers.read_choice_tsv reads back, and
+written is what bert_tf1.data.multiple_choice.readers.read_choice_tsv reads back, and
 test_results.tsv reads back as written."""
 import numpy as np
 import pytest
 
-from data.multiple_choice import readers
-from data.multiple_choice.examples import MultipleChoiceExample
-from data.io.errors import UserError
-from data.multiple_choice import results
+from bert_tf1.data.multiple_choice import readers
+from bert_tf1.data.multiple_choice.examples import MultipleChoiceExample
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.multiple_choice import results
 from demos.next_sentence.results_reader import read_test_results
 from demos.next_sentence.tsv_writer import format_choice_tsv, write_choice_tsv
 

@@ -1,8 +1,8 @@
 """demos/ner/baselines.py: the most frequent tag baseline of the NER demo."""
 import pytest
 
-from data.tagging.documents import Document, Sentence, Word
-from data.tagging.metric import conll_scores
+from bert_tf1.data.tagging.documents import Document, Sentence, Word
+from bert_tf1.data.tagging.metric import conll_scores
 from demos.ner.baselines import MostFrequentTagBaseline
 
 
@@ -31,7 +31,7 @@ def test_most_frequent_tag_baseline():
 
 
 def test_baseline_on_wnut(data_dir):
-    from data.tagging.readers import read_tagged_file
+    from bert_tf1.data.tagging.readers import read_tagged_file
     train = read_tagged_file(data_dir / "ner/wnut17/wnut17train.conll")
     dev = read_tagged_file(data_dir / "ner/wnut17/emerging.dev.conll")
     baseline = MostFrequentTagBaseline().fit(train)

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from data.io.errors import UserError
+from bert_tf1.data.io.errors import UserError
 from demos.next_sentence import corpus_documents as cd
 from demos.next_sentence import next_sentence_task as nst
-from data.multiple_choice.readers import read_examples
+from bert_tf1.data.multiple_choice.readers import read_examples
 from demos.next_sentence.sentence_split import count_words, split_sentences
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from demos.next_sentence.corpus_documents import Document
-from data.multiple_choice.examples import MultipleChoiceExample
+from bert_tf1.data.multiple_choice.examples import MultipleChoiceExample
 from demos.next_sentence import next_sentence_analysis as analysis
 
 DOCUMENTS = [
@@ -59,7 +59,7 @@ def test_report_command_on_the_shared_task(tmp_path, data_dir, capsys):
     import importlib.util
 
     from demos.next_sentence import next_sentence_task as nst
-    from data.multiple_choice.results import write_test_results
+    from bert_tf1.data.multiple_choice.results import write_test_results
     from tests.conftest import REPO_ROOT
 
     documents = nst.read_shared_documents(data_dir / "pretraining")

@@ -3,7 +3,7 @@ with the no-BERT baseline, on the data and fixtures of tests/tasks/test_tagging.
 import pytest
 
 from demos.ner.task import WordPieceBiLSTMTaggingTask
-from tasks.errors import UserError
+from bert_tf1.tasks.errors import UserError
 from tests.helpers.script_runner import assert_one_line_error, run_script
 from tests.tasks.test_tagging import (TRAIN, _write, fixture,  # noqa: F401
                                       make_config, wnut)
@@ -28,7 +28,7 @@ def test_bert_flags_are_refused_before_any_write(fields, pattern, fixture,
 @pytest.mark.slow  # trains: ~30-60 s
 def test_wordpiece_bilstm_baseline_trains_and_evaluates(fixture, wnut,
                                                         tmp_path):
-    from modeling import checkpoints
+    from bert_tf1.modeling import checkpoints
 
     train_file, dev_file = wnut
     output_dir = tmp_path / "out"

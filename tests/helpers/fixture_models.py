@@ -1,8 +1,8 @@
 """Builds our models for the checkpoints in `../shared/fixtures` and runs them."""
 import numpy as np
 
-from modeling import BertClassifier, BertConfig, BertPretrainer, BertSquad, checkpoints
-from modeling.models import losses
+from bert_tf1.modeling import BertClassifier, BertConfig, BertPretrainer, BertSquad, checkpoints
+from bert_tf1.modeling.models import losses
 
 # fixture folder -> task model class
 FIXTURE_MODELS = {

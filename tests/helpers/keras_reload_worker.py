@@ -20,8 +20,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
-import modeling  # noqa: E402,F401  (registers the classes)
-from modeling.naming import tf1_name  # noqa: E402
+import bert_tf1.modeling  # noqa: E402,F401  (registers the classes)
+from bert_tf1.modeling.naming import tf1_name  # noqa: E402
 
 ENCODER_KEYS = ("input_ids", "input_mask", "segment_ids")
 

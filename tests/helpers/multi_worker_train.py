@@ -19,7 +19,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import numpy as np  # noqa: E402
 from absl import logging  # noqa: E402
 
-from modeling.training import runtime  # noqa: E402
+from bert_tf1.modeling.training import runtime  # noqa: E402
 
 
 def main():
@@ -53,10 +53,10 @@ def main():
         import tensorflow as tf
         tf.random.set_seed(runtime.MULTI_WORKER_SEED)
 
-    from data.glue.features import classifier_dataset
-    from modeling import BertClassifier, BertConfig
-    from modeling.optimization import create_optimizer
-    from modeling.training import predict, run_training
+    from bert_tf1.data.glue.features import classifier_dataset
+    from bert_tf1.modeling import BertClassifier, BertConfig
+    from bert_tf1.modeling.optimization import create_optimizer
+    from bert_tf1.modeling.training import predict, run_training
 
     config = BertConfig.from_dict(dict(
         BertConfig.from_json_file(
@@ -84,7 +84,7 @@ def main():
 
 
 if __name__ == "__main__":
-    from modeling.training.preemption import TrainingInterrupted
+    from bert_tf1.modeling.training.preemption import TrainingInterrupted
 
     try:
         main()

@@ -5,7 +5,7 @@ TF1-style names.
 import keras
 import numpy as np
 
-from modeling.naming import tf1_name
+from bert_tf1.modeling.naming import tf1_name
 
 ORIGINAL_EXCLUDE = ("LayerNorm", "layer_norm", "bias")
 

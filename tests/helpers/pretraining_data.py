@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.pretraining import instances as instances_lib
-from data.pretraining import records as pretraining_records
-from data.pretraining.corpus import TextRange, iter_lines
-from data.tokenization import FullTokenizer
+from bert_tf1.data.pretraining import instances as instances_lib
+from bert_tf1.data.pretraining import records as pretraining_records
+from bert_tf1.data.pretraining.corpus import TextRange, iter_lines
+from bert_tf1.data.tokenization import FullTokenizer
 
 MAX_SEQ_LENGTH = 128
 MAX_PREDICTIONS = 20

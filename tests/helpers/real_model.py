@@ -18,8 +18,8 @@ REFERENCE = "hf_all_minilm_l6_v2/reference_outputs.npz"
 def fetch_or_skip():
     """The fetched model folder (pathlib.Path); skips or (CI=true) fails
     the test when it cannot be fetched."""
-    from tasks.errors import one_line, user_error_types
-    from tasks.fetch_pretrained import fetch_pretrained
+    from bert_tf1.tasks.errors import one_line, user_error_types
+    from bert_tf1.tasks.fetch_pretrained import fetch_pretrained
 
     try:
         return pathlib.Path(fetch_pretrained(MODEL))

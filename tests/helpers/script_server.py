@@ -38,15 +38,15 @@ import traceback
 
 # What every script imports before its first op.
 PRELOAD = ("keras", "numpy", "absl.app", "absl.flags", "modeling", "serving",
-           "tasks.cli", "tasks.base", "tasks.classification", "tasks.squad",
-           "tasks.pretraining", "tasks.feature_extraction",
-           "tasks.pretraining_data", "tasks.tagging", "tasks.multiple_choice",
-           "tasks.export", "tasks.conversion", "tasks.predict_text")
+           "bert_tf1.tasks.cli", "bert_tf1.tasks.base", "bert_tf1.tasks.classification", "bert_tf1.tasks.squad",
+           "bert_tf1.tasks.pretraining", "bert_tf1.tasks.feature_extraction",
+           "bert_tf1.tasks.pretraining_data", "bert_tf1.tasks.tagging", "bert_tf1.tasks.multiple_choice",
+           "bert_tf1.tasks.export", "bert_tf1.tasks.conversion", "bert_tf1.tasks.predict_text")
 MAX_REQUEST_BYTES = 1 << 20
 
 
 def _preload():
-    from tasks.quiet_start import start_tensorflow
+    from bert_tf1.tasks.quiet_start import start_tensorflow
 
     start_tensorflow()
     for name in PRELOAD:

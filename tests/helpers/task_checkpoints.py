@@ -8,10 +8,10 @@ run_multiple_choice.py write them (a tagger with its `label_list.txt`).
 """
 import numpy as np
 
-from modeling import BertConfig, checkpoints
-from modeling.models import BertMultipleChoice, BertTokenClassifier
+from bert_tf1.modeling import BertConfig, checkpoints
+from bert_tf1.modeling.models import BertMultipleChoice, BertTokenClassifier
 
-#: An IOB2 label list in the order `data.tagging.schemes.scheme_labels` makes.
+#: An IOB2 label list in the order `bert_tf1.data.tagging.schemes.scheme_labels` makes.
 TAGS = ["O", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "B-PER", "I-PER"]
 
 

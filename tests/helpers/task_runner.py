@@ -8,16 +8,16 @@ this process, so its results and errors can be inspected directly.
 import dataclasses
 import os
 
-from modeling.training.runtime import RuntimeOptions
+from bert_tf1.modeling.training.runtime import RuntimeOptions
 
 
 def _task_classes(script):
-    from tasks.classification import ClassificationConfig, ClassificationTask
-    from tasks.feature_extraction import (FeatureExtractionConfig,
-                                          FeatureExtractionTask)
-    from tasks.pretraining import PretrainingConfig, PretrainingTask
-    from tasks.squad import SquadConfig, SquadTask
-    from tasks.tagging import TaggingConfig, TaggingTask
+    from bert_tf1.tasks.classification import ClassificationConfig, ClassificationTask
+    from bert_tf1.tasks.feature_extraction import (FeatureExtractionConfig,
+                                                   FeatureExtractionTask)
+    from bert_tf1.tasks.pretraining import PretrainingConfig, PretrainingTask
+    from bert_tf1.tasks.squad import SquadConfig, SquadTask
+    from bert_tf1.tasks.tagging import TaggingConfig, TaggingTask
 
     return {
         "run_classifier.py": (ClassificationConfig, ClassificationTask),

@@ -1,7 +1,7 @@
 """Helper for tests/data/tokenization/test_in_graph.py: pure-Python ids in a worker
 process (kept apart from the test module so that spawned workers do not
 import TensorFlow)."""
-from data.tokenization import full_tokenizer as tokenization
+from bert_tf1.data.tokenization import full_tokenizer as tokenization
 
 
 def python_ids(args):

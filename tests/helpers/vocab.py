@@ -1,6 +1,6 @@
 """A tokenizer over a small hand-written vocab, for feature tests whose
 expected ids are worked out by hand."""
-from data.tokenization import FullTokenizer
+from bert_tf1.data.tokenization import FullTokenizer
 
 
 def tokenizer_for(tmp_path_factory, tokens, do_lower_case=True):

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from modeling import BertConfig, BertConfigError, BertModel
-from modeling.config import REQUIRED_KEYS
+from bert_tf1.modeling import BertConfig, BertConfigError, BertModel
+from bert_tf1.modeling.config import REQUIRED_KEYS
 
 SMALL = {"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2,
          "num_attention_heads": 4, "intermediate_size": 64,

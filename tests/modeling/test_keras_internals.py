@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import keras_internals
-from modeling.optimization import AdamWeightDecay, create_optimizer
+from bert_tf1.modeling import keras_internals
+from bert_tf1.modeling.optimization import AdamWeightDecay, create_optimizer
 from tests.conftest import REPO_ROOT
 
 
@@ -128,7 +128,7 @@ def test_num_workers_of_a_multi_worker_strategy():
     # one, without TF_CONFIG (one worker).
     code = ("import tensorflow as tf\n"
             "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
-            "from modeling import keras_internals as k\n"
+            "from bert_tf1.modeling import keras_internals as k\n"
             "print(k.num_workers(strategy), k.in_multi_worker_mode(strategy))\n")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     env.pop("TF_CONFIG", None)

@@ -2,8 +2,8 @@
 import pytest
 import tensorflow as tf
 
-from modeling import BertConfig, BertModel, BertPretrainer, checkpoints
-from modeling.naming import tf1_name
+from bert_tf1.modeling import BertConfig, BertModel, BertPretrainer, checkpoints
+from bert_tf1.modeling.naming import tf1_name
 
 
 @pytest.mark.parametrize("model_dir", ["chinese_L-12_H-768_A-12", "uncased_L-4_H-256_A-4"])
@@ -74,7 +74,7 @@ def test_reloaded_pretrainer_keeps_released_names(data_dir, tmp_path):
 def test_weight_shapes_without_a_model_equal_the_encoders(layers, types):
     # The converters' template (no model built) against a built BertModel:
     # same names, shapes and order.
-    from modeling.naming import encoder_weight_shapes
+    from bert_tf1.modeling.naming import encoder_weight_shapes
 
     config = BertConfig(vocab_size=37, hidden_size=12, num_hidden_layers=layers,
                         num_attention_heads=3, intermediate_size=20,

@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import (BertClassifier, BertConfig, BertFeatureTagger,
-                      BertModel, BertMultipleChoice, BertPretrainer,
-                      BertSquad, BertTokenClassifier)
-from modeling.naming import tf1_name
+from bert_tf1.modeling import (BertClassifier, BertConfig, BertFeatureTagger,
+                               BertModel, BertMultipleChoice, BertPretrainer,
+                               BertSquad, BertTokenClassifier)
+from bert_tf1.modeling.naming import tf1_name
 from tests.helpers.keras_reload_worker import flatten_outputs, model_inputs
 
 CONFIG = BertConfig(

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from modeling import checkpoints
+from bert_tf1.modeling import checkpoints
 from tests.helpers.fixture_models import (FIXTURE_MODELS, INPUT_KEYS, build_model,
                                   compute_outputs, reference_outputs)
 

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import activations
-from modeling.layers.dropout import Dropout
+from bert_tf1.modeling import activations
+from bert_tf1.modeling.layers.dropout import Dropout
 
 
 def _points():

@@ -25,7 +25,7 @@ DRIVER = """
 import runpy, sys
 error = sys.argv.pop(1)
 if error != "none":
-    import data.glue.features as features
+    import bert_tf1.data.glue.features as features
     def broken(*args, **kwargs):
         raise {"value": ValueError, "type": TypeError}[error](
             "deliberately broken for the test")

@@ -154,7 +154,7 @@ def test_run_multiple_choice(fixtures_dir, data_dir, kinds, tmp_path):
 def test_export_saved_model(fixtures_dir, kinds, tmp_path):
     import tensorflow as tf
 
-    from serving.predictions import load_export
+    from bert_tf1.serving.predictions import load_export
 
     fixture = fixtures_dir / MRPC
     sentences = tf.constant(["The cat sat on the mat.", "Nothing here."])

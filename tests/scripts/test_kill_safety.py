@@ -15,7 +15,7 @@ import time
 import pytest
 import tensorflow as tf
 
-from data.io import atomic
+from bert_tf1.data.io import atomic
 from tests.conftest import REPO_ROOT
 
 UNCASED_VOCAB = "bert_models/uncased_L-12_H-768_A-12/vocab.txt"
@@ -117,7 +117,7 @@ def test_killed_create_pretraining_data_leaves_nothing_a_glob_matches(
         assert [m for m in matches if "tfrecord" in m] == [], pattern
     # ...and readers refuse it even when told to read everything.
     with pytest.raises(ValueError, match="only temp files or folders"):
-        from data.pretraining.dataset import expand_input_files
+        from bert_tf1.data.pretraining.dataset import expand_input_files
         expand_input_files(str(out_dir / "*"))
     # A rerun (smaller input) removes the dead run's temp file.
     args["input_file"] = data_dir / "pretraining/sample_text.txt"
@@ -187,7 +187,7 @@ def test_resume_removes_checkpoints_not_listed_in_the_state_file(
         tmp_path, fixtures_dir):
     # What a kill between the `checkpoint` write and the deletion of the
     # checkpoints it dropped leaves: model.ckpt-2 is no longer listed.
-    from modeling import optimization, training
+    from bert_tf1.modeling import optimization, training
     from tests.helpers.fixture_models import build_model
 
     fixture = fixtures_dir / "tf1_tiny_classifier"

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tasks.quiet_start import startup_lines_to_keep
+from bert_tf1.tasks.quiet_start import startup_lines_to_keep
 from tests.conftest import FIXTURES_DIR, REPO_ROOT
 
 STARTUP_OUTPUT = """\

@@ -2,7 +2,7 @@
 built once per test module, and the 200 id rows each is compared on."""
 import numpy as np
 
-from serving import build_serving_module
+from bert_tf1.serving import build_serving_module
 from tests.helpers.task_checkpoints import (TAGS,
                                             write_multiple_choice_checkpoint,
                                             write_tagger_checkpoint)

@@ -21,13 +21,13 @@ import pytest
 
 pytest.importorskip("apache_beam")
 
-from serving import export_saved_model  # noqa: E402
-from serving.batch_inference import read_embeddings  # noqa: E402
-from tasks.batch_inference import (PLAN_FILE, SUCCESS_FILE,  # noqa: E402
+from bert_tf1.serving import export_saved_model  # noqa: E402
+from bert_tf1.serving.batch_inference import read_embeddings  # noqa: E402
+from bert_tf1.tasks.batch_inference import (PLAN_FILE, SUCCESS_FILE,  # noqa: E402
                                    BatchOptions)
-from tasks.feature_extraction import (FeatureExtractionConfig,  # noqa: E402
+from bert_tf1.tasks.feature_extraction import (FeatureExtractionConfig,  # noqa: E402
                                       FeatureExtractionTask)
-from tasks.predict_text import (PredictTextConfig,  # noqa: E402
+from bert_tf1.tasks.predict_text import (PredictTextConfig,  # noqa: E402
                                 PredictTextTask)
 from tests.conftest import FIXTURES_DIR, REPO_ROOT  # noqa: E402
 
@@ -194,7 +194,7 @@ def test_killed_run_resumes_to_the_uninterrupted_output(classifier_export,
 
 
 def test_beam_not_installed_is_one_user_error(monkeypatch, tmp_path):
-    from tasks.errors import UserError
+    from bert_tf1.tasks.errors import UserError
 
     path = _write_lines(tmp_path / "in.txt", ["a line"])
     monkeypatch.setitem(sys.modules, "apache_beam", None)  # import fails
@@ -206,9 +206,9 @@ def test_beam_not_installed_is_one_user_error(monkeypatch, tmp_path):
 
 
 def test_finished_or_foreign_output_dir_is_refused(tmp_path):
-    from serving.batch_inference import ModelSpec
-    from tasks.batch_inference import plan_shards, shards_to_run
-    from tasks.errors import UserError
+    from bert_tf1.serving.batch_inference import ModelSpec
+    from bert_tf1.tasks.batch_inference import plan_shards, shards_to_run
+    from bert_tf1.tasks.errors import UserError
 
     path = _write_lines(tmp_path / "in.txt", ["a", "", "b", "c"])
     shards = plan_shards([path], _beam(tmp_path, lines_per_shard=2),
@@ -267,7 +267,7 @@ def test_real_model_batch_composition_moves_embeddings_little(
         real_model_dir, data_dir):
     """all-MiniLM-L6-v2: the same rows alone, in token-bounded batches and
     in one batch of every length; the largest difference is printed."""
-    from serving.batch_inference import ModelSpec, ReadShardFn, _LoadedModel
+    from bert_tf1.serving.batch_inference import ModelSpec, ReadShardFn, _LoadedModel
 
     vocab = str(real_model_dir / "vocab.txt")
     spec = ModelSpec(
@@ -309,7 +309,7 @@ def test_worker_requirements_name_setup_pins():
 def test_batches_end_with_their_shard_and_bound_tokens():
     """What lets WriteShard write a shard without a shuffle: no batch
     mixes shards, and a shard's batches all come before the next's."""
-    from serving.batch_inference import Row, TokenBoundedBatches
+    from bert_tf1.serving.batch_inference import Row, TokenBoundedBatches
 
     lengths = [3, 17, 9, 30, 4, 12, 25, 7, 16, 2]
     rows = [Row(shard, "f", line, ("x",), ids=(1,) * n, segment_ids=(0,) * n)

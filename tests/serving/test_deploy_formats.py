@@ -12,10 +12,10 @@ import json
 import numpy as np
 import pytest
 
-from data.io.errors import UserError
-from serving import formats
-from serving.numeric import OUTPUTS, Runner
-from tasks.export_formats import check_formats, write_formats
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.serving import formats
+from bert_tf1.serving.numeric import OUTPUTS, Runner
+from bert_tf1.tasks.export_formats import check_formats, write_formats
 from tests.serving import deploy_models
 
 pytest.importorskip("openvino")  # the [deploy] extra (run_tests.sh has it)
@@ -95,7 +95,7 @@ def test_bad_format_lists_are_refused(monkeypatch):
 
 
 def test_litert_names_custom_ops():
-    from serving.formats import litert
+    from bert_tf1.serving.formats import litert
 
     flatbuffer = open(_tflite_with_a_flex_op(), "rb").read()
     assert litert.custom_ops(flatbuffer) == ["FlexStringJoin"]

@@ -13,9 +13,9 @@ import sys
 import numpy as np
 import pytest
 
-from data.io.errors import UserError
-from serving.format_predictions import open_export
-from tasks.predict_text import PredictTextConfig, PredictTextTask
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.serving.format_predictions import open_export
+from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask
 
 pytest.importorskip("openvino")  # the [deploy] extra (run_tests.sh has it)
 TOLERANCE = 1e-4

@@ -9,8 +9,8 @@ the same export's `encode_text` outputs.
 import numpy as np
 import pytest
 
-from tasks.errors import one_line, user_error_types
-from tasks.export import ExportConfig, ExportTask
+from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.export import ExportConfig, ExportTask
 from tests.serving.test_export import run_signature
 
 FIXTURE = "tf1_vocab_mrpc_classifier"

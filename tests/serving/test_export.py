@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from serving import build_serving_module, export_saved_model
-from serving.squad_span import best_spans
+from bert_tf1.serving import build_serving_module, export_saved_model
+from bert_tf1.serving.squad_span import best_spans
 from tests.conftest import REPO_ROOT
 from tests.helpers.script_runner import run_script
 
@@ -109,7 +109,7 @@ def fixture_args(fixture, **extra):
 def fake_training_output_dir(fixture, output_dir):
     """An output_dir as run_classifier.py leaves it: an older model.ckpt-1
     (other weights) and the newest, model.ckpt-7, holding the fixture's."""
-    from modeling import BertClassifier, BertConfig, checkpoints
+    from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
 
     model = BertClassifier(
         BertConfig.from_json_file(fixture / "bert_config.json"), 2)
@@ -150,8 +150,8 @@ def test_classifier_export_matches_run_classifier_predictions(fixtures_dir,
 
     # The same examples through the ids signature, packed in Python as
     # run_classifier.py packs them.
-    from data.tokenization.full_tokenizer import FullTokenizer
-    from data.tokenization.packing import pack_tokens
+    from bert_tf1.data.tokenization.full_tokenizer import FullTokenizer
+    from bert_tf1.data.tokenization.packing import pack_tokens
     tokenizer = FullTokenizer(str(fixture / "vocab.txt"), do_lower_case=True)
     packed = [pack_tokens(tokenizer.tokenize(row[3]), tokenizer.tokenize(row[4]),
                           128, tokenizer) for row in rows]
@@ -257,9 +257,9 @@ def test_squad_export_matches_run_squad(fixtures_dir, tmp_path):
 def test_squad_export_serves_the_first_window(fixtures_dir, tmp_path):
     """max_seq_length 128: long contexts are cut where run_squad.py's first
     window (doc_stride 48) ends."""
-    from data.squad.examples import read_squad_examples
-    from data.squad.features import convert_examples_to_features
-    from data.tokenization.full_tokenizer import FullTokenizer
+    from bert_tf1.data.squad.examples import read_squad_examples
+    from bert_tf1.data.squad.features import convert_examples_to_features
+    from bert_tf1.data.tokenization.full_tokenizer import FullTokenizer
 
     fixture = fixtures_dir / "tf1_vocab_squad"
     windows = fixture / "squad_v1_windows"

@@ -1,14 +1,14 @@
-"""serving.export_model: a task model fine-tuned in Python, exported with
+"""bert_tf1.serving.export_model: a task model fine-tuned in Python, exported with
 its preprocessor in one line, serves raw text with the model's logits."""
 import numpy as np
 import pytest
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (the exports' tokenizer ops)
 
-from data.tokenization import BertPreprocessor
-from modeling import BertClassifier, BertModel
-from modeling.optimization import create_optimizer
-from serving import export_model
+from bert_tf1.data.tokenization import BertPreprocessor
+from bert_tf1.modeling import BertClassifier, BertModel
+from bert_tf1.modeling.optimization import create_optimizer
+from bert_tf1.serving import export_model
 
 TEXTS_A = ["The cat sat on the mat.", "He said so, twice!", "Paris is big.",
            "A completely unrelated sentence about tokens.", "Yes", "No way"]

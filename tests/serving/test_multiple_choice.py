@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.multiple_choice.examples import MultipleChoiceExample
-from data.multiple_choice.features import (convert_examples_to_features,
-                                           features_to_arrays)
-from data.multiple_choice.readers import read_examples
-from data.tokenization.full_tokenizer import FullTokenizer
-from serving import build_serving_module
+from bert_tf1.data.multiple_choice.examples import MultipleChoiceExample
+from bert_tf1.data.multiple_choice.features import (convert_examples_to_features,
+                                                    features_to_arrays)
+from bert_tf1.data.multiple_choice.readers import read_examples
+from bert_tf1.data.tokenization.full_tokenizer import FullTokenizer
+from bert_tf1.serving import build_serving_module
 from tests.helpers.script_runner import run_script
 from tests.helpers.task_checkpoints import write_multiple_choice_checkpoint
 from tests.serving.test_export import run_signature

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling.pooling import pool_sequence
-from serving.numeric import OUTPUTS, SIGNATURE, NumericServing, save_numeric
-from serving.op_audit import non_core_ops, read_ops
+from bert_tf1.modeling.pooling import pool_sequence
+from bert_tf1.serving.numeric import OUTPUTS, SIGNATURE, NumericServing, save_numeric
+from bert_tf1.serving.op_audit import non_core_ops, read_ops
 from tests.serving import deploy_models
 
 MODEL_TYPES = ("classifier", "squad", "encoder", "tagger", "multiple_choice")
@@ -52,7 +52,7 @@ def test_numeric_graph_equals_the_ids_signature(model_type, fixtures_dir,
 
 def test_raw_text_export_holds_tf_text_ops(fixtures_dir, tmp_path_factory,
                                            tmp_path):
-    from serving import export_saved_model
+    from bert_tf1.serving import export_saved_model
 
     arguments = deploy_models.serving_arguments("classifier", fixtures_dir,
                                                 tmp_path_factory)

@@ -1,4 +1,4 @@
-"""serving.pipelines: text in, text out from Python, equal to the scripts.
+"""bert_tf1.serving.pipelines: text in, text out from Python, equal to the scripts.
 
 SQuAD: the fixture's predictions.json, nbest_predictions.json and
 null_odds.json (the original run_squad.py's outputs, which run_squad.py here
@@ -10,10 +10,10 @@ import json
 import keras
 import pytest
 
-from data.tagging.schemes import entity_spans
-from data.tokenization import BertPreprocessor
-from modeling import BertSquad, BertTokenClassifier, checkpoints
-from serving import pipelines
+from bert_tf1.data.tagging.schemes import entity_spans
+from bert_tf1.data.tokenization import BertPreprocessor
+from bert_tf1.modeling import BertSquad, BertTokenClassifier, checkpoints
+from bert_tf1.serving import pipelines
 from tests.helpers.task_runner import fixture_flags, run_task
 
 LABELS = ["O", "B-location", "I-location", "B-person", "I-person"]

@@ -2,7 +2,7 @@
 --model_type=tagger): raw text or words in, tags and entities out.
 
 The served outputs must be those of the Python path `run_ner.py` uses
-(`data.tagging` features of the same words -> the Keras model -> decoding):
+(`bert_tf1.data.tagging` features of the same words -> the Keras model -> decoding):
 the same window ids exactly, the same scored positions, logits within 1e-5,
 the same tags; entities follow conlleval's rules and their offsets point at
 the right characters (checked by hand on a model whose tags we choose); an
@@ -16,18 +16,18 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.tagging import schemes
-from data.tagging.decoding import predicted_label_ids
-from data.tagging.documents import Document, Sentence, Word
-from data.tagging.features import convert_documents_to_features
-from data.tagging.readers import read_tagged_file
-from data.tokenization.windows import max_context_windows, sliding_windows
-from data.tokenization.full_tokenizer import FullTokenizer
-from data.tokenization.in_graph import InGraphFullTokenizer
-from serving import build_serving_module, export_saved_model
-from serving.entity_spans import entity_spans, label_tables
-from serving.tagger import TaggerServing
-from serving.tagging_windows import max_context_positions, window_features
+from bert_tf1.data.tagging import schemes
+from bert_tf1.data.tagging.decoding import predicted_label_ids
+from bert_tf1.data.tagging.documents import Document, Sentence, Word
+from bert_tf1.data.tagging.features import convert_documents_to_features
+from bert_tf1.data.tagging.readers import read_tagged_file
+from bert_tf1.data.tokenization.windows import max_context_windows, sliding_windows
+from bert_tf1.data.tokenization.full_tokenizer import FullTokenizer
+from bert_tf1.data.tokenization.in_graph import InGraphFullTokenizer
+from bert_tf1.serving import build_serving_module, export_saved_model
+from bert_tf1.serving.entity_spans import entity_spans, label_tables
+from bert_tf1.serving.tagger import TaggerServing
+from bert_tf1.serving.tagging_windows import max_context_positions, window_features
 from tests.helpers.script_runner import run_script
 from tests.helpers.task_checkpoints import TAGS, write_tagger_checkpoint
 from tests.serving.test_export import run_signature

@@ -4,15 +4,15 @@ import sys
 
 import pytest
 
-from tasks import checks, cli
-from tasks.errors import UserError, one_line
+from bert_tf1.tasks import checks, cli
+from bert_tf1.tasks.errors import UserError, one_line
 
 MRPC = "tf1_vocab_mrpc_classifier"
 
 
 @pytest.fixture(scope="module")
 def mrpc_config(fixtures_dir):
-    from modeling import BertConfig
+    from bert_tf1.modeling import BertConfig
 
     return BertConfig.from_json_file(fixtures_dir / MRPC / "bert_config.json")
 
@@ -120,7 +120,7 @@ def test_choose_checkpoint_rule(tmp_path, fixtures_dir):
 def test_checkpoint_fits_shapes_and_layers(tmp_path, fixtures_dir):
     import json
 
-    from modeling import BertClassifier, BertConfig
+    from bert_tf1.modeling import BertClassifier, BertConfig
 
     fixture = fixtures_dir / MRPC
     checkpoint = str(fixture / "bert_model.ckpt")
@@ -145,14 +145,14 @@ def test_checkpoint_fits_shapes_and_layers(tmp_path, fixtures_dir):
     assert "hidden_size: the checkpoint has 32, the config 64" in message
     # A new task head the checkpoint lacks (and a head the model does not
     # use) is normal fine-tuning: accepted.
-    from modeling import BertSquad
+    from bert_tf1.modeling import BertSquad
 
     assert checks.check_checkpoint_fits(
         BertSquad(BertConfig(**values)), checkpoint, "c.json") == checkpoint
 
 
 def test_one_line_messages():
-    from data.tokenization.full_tokenizer import VocabLookupError
+    from bert_tf1.data.tokenization.full_tokenizer import VocabLookupError
 
     assert one_line(ValueError("a\n  b\n\nc")) == "a; b; c"
     assert one_line(VocabLookupError("zz", "v.txt")).startswith(
@@ -189,8 +189,8 @@ def test_user_error_is_one_line_and_exit_1(capsys, monkeypatch):
 def test_config_from_flags():
     from absl import flags
 
-    from modeling.training import runtime
-    from tasks.classification import ClassificationConfig
+    from bert_tf1.modeling.training import runtime
+    from bert_tf1.tasks.classification import ClassificationConfig
 
     values = flags.FlagValues()
     flags.DEFINE_string("task_name", None, "", flag_values=values)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tasks.classification import ClassificationConfig, ClassificationTask
-from tasks.errors import UserError
+from bert_tf1.tasks.classification import ClassificationConfig, ClassificationTask
+from bert_tf1.tasks.errors import UserError
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
 
@@ -43,8 +43,8 @@ def make_config(fixture, data, output_dir, **fields):
 
 @pytest.mark.slow  # trains (model.fit compiles): ~10-20 s
 def test_train_then_evaluate_in_process(fixture, mrpc_slice, tmp_path):
-    from data.glue.features import classifier_dataset
-    from modeling import BertClassifier, BertConfig, checkpoints
+    from bert_tf1.data.glue.features import classifier_dataset
+    from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
 
     output_dir = tmp_path / "out"
     config = make_config(fixture, mrpc_slice, output_dir, do_train=True,
@@ -124,7 +124,7 @@ def test_empty_or_header_only_dev_fails_before_training(fixture, mrpc_slice,
     task = ClassificationTask(make_config(fixture, mrpc_slice, output_dir,
                                           do_train=True, do_eval=True))
     # A user error (the data layer's ClassifierDataError or UserError; both
-    # are ValueErrors that tasks.cli prints as one line).
+    # are ValueErrors that bert_tf1.tasks.cli prints as one line).
     with pytest.raises(ValueError, match=r"dev\.tsv: no examples"):
         task.run()
     assert not output_dir.exists()
@@ -172,8 +172,8 @@ def test_a_bert_config_object_in_place_of_its_file(fixture, mrpc_slice,
                                                    tmp_path):
     # TaskConfig.bert_config_file takes the BertConfig itself: same
     # predictions as the file, and training would copy the same JSON.
-    from modeling import BertConfig
-    from tasks import model_folder
+    from bert_tf1.modeling import BertConfig
+    from bert_tf1.tasks import model_folder
 
     config_object = BertConfig.from_json_file(fixture / "bert_config.json")
     outputs = []

@@ -4,9 +4,9 @@ import sys
 
 import pytest
 
-from modeling.training.preemption import TrainingInterrupted
-from tasks import cli
-from tasks.errors import UserError
+from bert_tf1.modeling.training.preemption import TrainingInterrupted
+from bert_tf1.tasks import cli
+from bert_tf1.tasks.errors import UserError
 
 
 def test_training_stopped_by_sigterm_exits_143_with_one_line(capsys, monkeypatch):

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from data.tokenization.lower_case_record import read_lower_case
-from modeling.interop.convert import convert
-from tasks.conversion import ConversionConfig, ConversionTask
-from tasks.errors import one_line, user_error_types
+from bert_tf1.data.tokenization.lower_case_record import read_lower_case
+from bert_tf1.modeling.interop.convert import convert
+from bert_tf1.tasks.conversion import ConversionConfig, ConversionTask
+from bert_tf1.tasks.errors import one_line, user_error_types
 from tests.data.tokenization.test_tokenizer_json import (VOCAB,
                                                          bert_tokenizer_json)
 from tests.helpers.script_runner import run_script

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.io import dynamic_padding
-from modeling.naming import tf1_name
-from modeling.training.runtime import RuntimeOptions
+from bert_tf1.data.io import dynamic_padding
+from bert_tf1.modeling.naming import tf1_name
+from bert_tf1.modeling.training.runtime import RuntimeOptions
 from tests.tasks import test_classification, test_multiple_choice, test_tagging
 from tests.tasks.test_classification import mrpc_slice  # noqa: F401
 from tests.tasks.test_tagging import wnut  # noqa: F401
@@ -156,7 +156,7 @@ def fixture(fixtures_dir):
 @pytest.mark.slow  # trains twice: ~20-40 s
 def test_classification_cut_batches_match_fixed(fixture, mrpc_slice,  # noqa: F811
                                                 tmp_path):
-    from tasks.classification import ClassificationTask
+    from bert_tf1.tasks.classification import ClassificationTask
 
     def make_task(dynamic):
         config = test_classification.make_config(
@@ -172,7 +172,7 @@ def test_classification_cut_batches_match_fixed(fixture, mrpc_slice,  # noqa: F8
 
 @pytest.mark.slow  # trains twice: ~20-40 s
 def test_tagging_cut_batches_match_fixed(fixture, wnut, tmp_path):  # noqa: F811
-    from tasks.tagging import TaggingTask
+    from bert_tf1.tasks.tagging import TaggingTask
 
     train_file, dev_file = wnut
 
@@ -191,7 +191,7 @@ def test_tagging_cut_batches_match_fixed(fixture, wnut, tmp_path):  # noqa: F811
 
 @pytest.mark.slow  # trains twice: ~20-40 s
 def test_multiple_choice_cut_batches_match_fixed(fixture, tmp_path, data_dir):
-    from tasks.multiple_choice import MultipleChoiceTask
+    from bert_tf1.tasks.multiple_choice import MultipleChoiceTask
 
     swag_file = data_dir / "multiple_choice/swag/swag.csv"
 
@@ -236,8 +236,8 @@ def test_squad_cut_batches_match_fixed_at_real_positions(fixtures_dir,
 
 
 def test_extract_features_cut_batches_match_fixed(fixtures_dir):
-    from data.extraction.features import InputFeatures, compute_layer_outputs
-    from modeling import BertConfig, BertModel, checkpoints
+    from bert_tf1.data.extraction.features import InputFeatures, compute_layer_outputs
+    from bert_tf1.modeling import BertConfig, BertModel, checkpoints
 
     fixture = fixtures_dir / FIXTURE
     model = BertModel(BertConfig.from_json_file(fixture / "bert_config.json"))
@@ -257,8 +257,8 @@ def test_extract_features_cut_batches_match_fixed(fixtures_dir):
 
 
 def test_group_by_length_needs_cut_batches(fixture, mrpc_slice, tmp_path):  # noqa: F811
-    from tasks.classification import ClassificationTask
-    from tasks.errors import UserError
+    from bert_tf1.tasks.classification import ClassificationTask
+    from bert_tf1.tasks.errors import UserError
 
     task = ClassificationTask(test_classification.make_config(
         fixture, mrpc_slice, tmp_path / "out", do_train=True,
@@ -271,7 +271,7 @@ def test_group_by_length_needs_cut_batches(fixture, mrpc_slice, tmp_path):  # no
 @pytest.mark.slow  # trains 4 steps: ~15-30 s
 def test_group_by_length_trains_the_original_step_count(fixture, mrpc_slice,  # noqa: F811
                                                         tmp_path):
-    from tasks.classification import ClassificationTask
+    from bert_tf1.tasks.classification import ClassificationTask
 
     task = ClassificationTask(test_classification.make_config(
         fixture, mrpc_slice, tmp_path / "out", do_train=True,

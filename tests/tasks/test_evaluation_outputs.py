@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tasks.classification import ClassificationTask
+from bert_tf1.tasks.classification import ClassificationTask
 from tests.tasks.test_classification import make_config, mrpc_slice  # noqa: F401
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
@@ -34,8 +34,8 @@ def _softmax(logits):
 
 
 def test_eval_predictions_and_eval_scalars(fixture, mrpc_slice, tmp_path):  # noqa: F811
-    from data.glue.features import classifier_dataset
-    from modeling import BertClassifier, BertConfig, checkpoints
+    from bert_tf1.data.glue.features import classifier_dataset
+    from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
 
     output_dir = tmp_path / "out"
     config = make_config(fixture, mrpc_slice, output_dir, do_eval=True,
@@ -78,13 +78,13 @@ def test_eval_predictions_and_eval_scalars(fixture, mrpc_slice, tmp_path):  # no
 
 
 def test_regression_eval_predictions(tmp_path, fixture):
-    from tasks.classification import ClassificationConfig
+    from bert_tf1.tasks.classification import ClassificationConfig
 
     task = ClassificationTask(ClassificationConfig(
         task_name="STS-B", data_dir=str(tmp_path), vocab_file=str(fixture / "vocab.txt"),
         bert_config_file=str(fixture / "bert_config.json"), output_dir=str(tmp_path),
         do_eval=True))
-    from data.glue.processors import InputExample
+    from bert_tf1.data.glue.processors import InputExample
     task.examples["dev"] = [InputExample("dev-1", "a", "b", "1.5"),
                             InputExample("dev-2", "c", "d", "4.0")]
     task.write_eval_predictions(np.array([[2.25], [3.5]], np.float32),

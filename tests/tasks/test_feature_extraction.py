@@ -9,12 +9,12 @@ import json
 import numpy as np
 import pytest
 
-from data.extraction.features import (InputFeatures, compute_layer_outputs,
-                                     convert_examples_to_features,
-                                     feature_json_line, parse_layer_indexes,
-                                     read_examples)
-from data.tokenization import FullTokenizer
-from tasks.errors import one_line, user_error_types
+from bert_tf1.data.extraction.features import (InputFeatures, compute_layer_outputs,
+                                              convert_examples_to_features,
+                                              feature_json_line, parse_layer_indexes,
+                                              read_examples)
+from bert_tf1.data.tokenization import FullTokenizer
+from bert_tf1.tasks.errors import one_line, user_error_types
 from tests.helpers.task_runner import run_task
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
@@ -47,7 +47,7 @@ def test_read_examples(tmp_path):
 
 
 def test_features_follow_the_original_rules(tokenizer):
-    from data.extraction.features import InputExample
+    from bert_tf1.data.extraction.features import InputExample
     examples = [
         InputExample(0, "the cat sat on the mat", "a dog"),
         InputExample(1, "the cat sat on the mat today", None),
@@ -97,7 +97,7 @@ def test_json_line_format():
 
 
 def test_layer_outputs_match_original_encoder_layers(fixtures_dir):
-    from modeling import BertConfig, BertModel, checkpoints
+    from bert_tf1.modeling import BertConfig, BertModel, checkpoints
 
     fixture = fixtures_dir / FIXTURE
     reference = dict(np.load(fixture / "reference_outputs.npz"))
@@ -121,7 +121,7 @@ def test_layer_outputs_match_original_encoder_layers(fixtures_dir):
 
 
 def test_script_end_to_end(tmp_path, fixtures_dir):
-    from modeling import BertConfig, BertModel, checkpoints
+    from bert_tf1.modeling import BertConfig, BertModel, checkpoints
 
     fixture = fixtures_dir / FIXTURE
     input_file = tmp_path / "input.txt"

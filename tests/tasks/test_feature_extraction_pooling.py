@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import one_line, user_error_types
 from tests.helpers.task_runner import fixture_flags, run_task
 
 FIXTURE = "tf1_vocab_mrpc_classifier"

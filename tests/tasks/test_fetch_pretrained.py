@@ -12,10 +12,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from modeling.interop import tf1
-from modeling.interop.convert import convert
-from tasks import fetch_pretrained
-from tasks.errors import one_line, user_error_types
+from bert_tf1.modeling.interop import tf1
+from bert_tf1.modeling.interop.convert import convert
+from bert_tf1.tasks import fetch_pretrained
+from bert_tf1.tasks.errors import one_line, user_error_types
 from tests.data.tokenization.test_tokenizer_json import bert_tokenizer_json
 from tests.tasks.test_conversion_tokenizer import TINY_VOCAB
 

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from data.tokenization.lower_case_record import read_lower_case
-from modeling.training import evaluation
-from tasks import model_folder
-from tasks.base import FineTuningConfig
-from tasks.errors import UserError
+from bert_tf1.data.tokenization.lower_case_record import read_lower_case
+from bert_tf1.modeling.training import evaluation
+from bert_tf1.tasks import model_folder
+from bert_tf1.tasks.base import FineTuningConfig
+from bert_tf1.tasks.errors import UserError
 from tests.tasks.test_classification import make_config, mrpc_slice  # noqa: F401
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
@@ -62,7 +62,7 @@ def test_another_lower_casing_is_refused(fixture, tmp_path):
 
 def test_keep_best_needs_evaluation_during_training(fixture, mrpc_slice,  # noqa: F811
                                                     tmp_path):
-    from tasks.classification import ClassificationTask
+    from bert_tf1.tasks.classification import ClassificationTask
 
     task = ClassificationTask(make_config(
         fixture, mrpc_slice, tmp_path / "out", do_train=True,
@@ -76,7 +76,7 @@ def test_keep_best_needs_evaluation_during_training(fixture, mrpc_slice,  # noqa
 @pytest.mark.slow  # trains 4 steps with 2 evaluations: ~30-60 s
 def test_best_checkpoint_is_used_after_training(fixture, mrpc_slice,  # noqa: F811
                                                 tmp_path):
-    from tasks.classification import ClassificationTask
+    from bert_tf1.tasks.classification import ClassificationTask
 
     out = tmp_path / "out"
     task = ClassificationTask(make_config(

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tasks.classification import ClassificationConfig, ClassificationTask
+from bert_tf1.tasks.classification import ClassificationConfig, ClassificationTask
 from tests.tasks.test_classification import FIXTURE, make_config, mrpc_slice  # noqa: F401
 
 
@@ -16,7 +16,7 @@ def fixture(fixtures_dir):
 @pytest.mark.slow  # trains 5 steps and evaluates 3 times: ~30 s
 def test_lora_run_with_evaluation_best_and_dynamic_padding(
         fixture, mrpc_slice, tmp_path):  # noqa: F811
-    from modeling import BertClassifier, BertConfig, checkpoints
+    from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
 
     output_dir = tmp_path / "out"
     config = make_config(

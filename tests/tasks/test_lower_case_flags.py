@@ -11,12 +11,12 @@ import shutil
 import pytest
 from absl import flags
 
-from data.tokenization.lower_case_record import write_lower_case
-from tasks import cli, script_flags
-from tasks.classification import ClassificationConfig
-from tasks.errors import one_line, user_error_types
-from tasks.feature_extraction import FeatureExtractionConfig
-from tasks.tagging import TaggingConfig
+from bert_tf1.data.tokenization.lower_case_record import write_lower_case
+from bert_tf1.tasks import cli, script_flags
+from bert_tf1.tasks.classification import ClassificationConfig
+from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.feature_extraction import FeatureExtractionConfig
+from bert_tf1.tasks.tagging import TaggingConfig
 from tests.helpers.script_runner import assert_one_line_error, run_script
 
 # script -> (its --do_lower_case default, its config class)

@@ -14,8 +14,8 @@ import json
 import numpy as np
 import pytest
 
-from tasks.errors import UserError
-from tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
+from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.multiple_choice import MultipleChoiceConfig, MultipleChoiceTask
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
 
@@ -104,8 +104,8 @@ def check_written_results(output_dir, results, labels, num_choices):
 
 @pytest.mark.slow  # trains (model.fit compiles): ~20-40 s
 def test_swag_train_eval_predict(fixture, swag_file, tmp_path):
-    from data.multiple_choice.records import multiple_choice_dataset
-    from modeling import BertConfig, BertMultipleChoice, checkpoints
+    from bert_tf1.data.multiple_choice.records import multiple_choice_dataset
+    from bert_tf1.modeling import BertConfig, BertMultipleChoice, checkpoints
 
     output_dir = tmp_path / "out"
     config = make_config(
@@ -139,8 +139,8 @@ def test_swag_train_eval_predict(fixture, swag_file, tmp_path):
     # --do_predict's test_results.tsv.
     import tensorflow as tf
 
-    from data.multiple_choice.readers import read_examples
-    from serving import build_serving_module
+    from bert_tf1.data.multiple_choice.readers import read_examples
+    from bert_tf1.serving import build_serving_module
 
     module = build_serving_module(
         "multiple_choice", bert_config_file=str(fixture / "bert_config.json"),
@@ -196,7 +196,7 @@ def test_tsv_with_three_choices_and_an_unlabelled_predict_file(fixture,
 @pytest.mark.slow  # trains twice: ~30-60 s
 def test_rerun_resumes_and_tpu_padding_changes_nothing(fixture, swag_file,
                                                        tmp_path, monkeypatch):
-    from modeling.training import runtime
+    from bert_tf1.modeling.training import runtime
 
     output_dir = tmp_path / "out"
     train = dict(data_format="swag", train_file=swag_file, do_train=True,

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from serving import build_serving_module, export_saved_model
-from serving.predictions import Predictor
-from tasks.errors import UserError
-from tasks.predict_text import PredictTextConfig, PredictTextTask, parse_rows
+from bert_tf1.serving import build_serving_module, export_saved_model
+from bert_tf1.serving.predictions import Predictor
+from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask, parse_rows
 from tests.conftest import REPO_ROOT
 from tests.helpers.task_checkpoints import (TAGS,
                                             write_multiple_choice_checkpoint,

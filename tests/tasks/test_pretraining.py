@@ -1,4 +1,4 @@
-"""run_pretraining.py's work (tasks.pretraining) against the original's
+"""run_pretraining.py's work (bert_tf1.tasks.pretraining) against the original's
 model outputs and file formats, in-process from the script's flags
 (tests/helpers/task_runner.py); the script itself runs in tests/scripts/test_script_smoke.py.
 
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.pretraining import records as pretraining_records
-from tasks.pretraining_metrics import PretrainingMetrics
-from tasks.errors import one_line, user_error_types
-from tasks.pretraining import PretrainingConfig, PretrainingTask
+from bert_tf1.data.pretraining import records as pretraining_records
+from bert_tf1.tasks.pretraining_metrics import PretrainingMetrics
+from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.pretraining import PretrainingConfig, PretrainingTask
 from tests.helpers.task_runner import run_task
 
 FIXTURE = "tf1_tiny_pretraining"

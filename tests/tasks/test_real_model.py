@@ -17,10 +17,10 @@ Skipped without network (failed with CI=true): tests/helpers/real_model.py.
 import numpy as np
 import pytest
 
-from data.glue.processors import MrpcProcessor
-from data.tokenization import FullTokenizer
-from data.tokenization.lower_case_record import read_lower_case
-from data.tokenization.packing import pack_tokens
+from bert_tf1.data.glue.processors import MrpcProcessor
+from bert_tf1.data.tokenization import FullTokenizer
+from bert_tf1.data.tokenization.lower_case_record import read_lower_case
+from bert_tf1.data.tokenization.packing import pack_tokens
 from tests.helpers.real_model import REFERENCE
 
 SEQ_LENGTH = 64
@@ -43,7 +43,7 @@ def tokenizer(real_model_dir):
 def encoder(real_model_dir):
     import tensorflow as tf
 
-    from modeling import BertConfig, BertModel, checkpoints
+    from bert_tf1.modeling import BertConfig, BertModel, checkpoints
 
     model = BertModel(BertConfig.from_json_file(
         real_model_dir / "bert_config.json"))
@@ -109,7 +109,7 @@ def test_encoder_outputs_match_transformers(reference, encoder):
 
 
 def test_sentence_embeddings_match_sentence_transformers(reference, encoder):
-    from modeling.pooling import pool_sequence
+    from bert_tf1.modeling.pooling import pool_sequence
 
     input_ids = reference["sentence_input_ids"]
     input_mask = (input_ids != 0).astype(np.int32)
@@ -129,8 +129,8 @@ def test_sts_b_dev_spearman_through_extract_features(real_model_dir,
                                                       data_dir, tmp_path):
     """MTEB publishes 86.72 for STS-B dev with this model (mean pooling,
     L2, cosine); the 3,000 sentences have at most 51 word pieces here."""
-    from data.glue.metrics import spearman
-    from data.glue.processors import StsbProcessor
+    from bert_tf1.data.glue.metrics import spearman
+    from bert_tf1.data.glue.processors import StsbProcessor
     from tests.helpers.script_runner import run_script
 
     examples = StsbProcessor().get_dev_examples(str(data_dir / "glue" /

@@ -84,8 +84,8 @@ def test_hugging_face_snippet_on_the_real_checkpoint(real_model_dir):
     import keras
     import numpy as np
 
-    from data.tokenization import BertPreprocessor
-    from modeling import BertClassifier
+    from bert_tf1.data.tokenization import BertPreprocessor
+    from bert_tf1.modeling import BertClassifier
 
     rows = [line.split("\t") for line in SHARED_DIR.joinpath(
         *SST2, "train.tsv").read_text(encoding="utf-8").splitlines()[1:17]]

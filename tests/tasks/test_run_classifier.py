@@ -1,4 +1,4 @@
-"""run_classifier.py's work (tasks.classification) against the original's outputs.
+"""run_classifier.py's work (bert_tf1.tasks.classification) against the original's outputs.
 
 Runs in-process from the script's flags (tests/helpers/task_runner.py); the script
 itself is run once in tests/scripts/test_script_smoke.py.
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import one_line, user_error_types
 from tests.helpers.task_runner import fixture_flags, run_task
 
 
@@ -43,8 +43,8 @@ def test_predict_reproduces_original_test_results(mrpc_fixture, tmp_path):
 
 @pytest.mark.slow  # the real MRPC files: 11 steps, 408 + 1725 predictions
 def test_train_eval_predict_on_real_mrpc(mrpc_fixture, data_dir, tmp_path):
-    from data.glue.features import classifier_dataset
-    from modeling import BertClassifier, BertConfig, checkpoints
+    from bert_tf1.data.glue.features import classifier_dataset
+    from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
 
     output_dir = tmp_path / "out"
     run_task("run_classifier.py", _base_flags(
@@ -112,7 +112,7 @@ def test_case_check_against_released_checkpoint_name(mrpc_fixture, tmp_path):
 
 def test_result_files_get_the_usual_mode(tmp_path):
     import os
-    from data.io.results import write_key_value_file
+    from bert_tf1.data.io.results import write_key_value_file
 
     old = os.umask(0o022)
     try:

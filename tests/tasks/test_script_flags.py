@@ -9,7 +9,7 @@ import sys
 
 from absl import flags
 
-from tasks import script_flags
+from bert_tf1.tasks import script_flags
 
 
 def _classifier_flags():

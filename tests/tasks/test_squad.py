@@ -1,4 +1,4 @@
-"""run_squad.py's work (tasks.squad) against the original's outputs.
+"""run_squad.py's work (bert_tf1.tasks.squad) against the original's outputs.
 
 Runs in-process from the script's flags (tests/helpers/task_runner.py); the script
 itself is run once in tests/scripts/test_script_smoke.py.
@@ -8,8 +8,8 @@ import json
 import pytest
 import tensorflow as tf
 
-from tasks.errors import UserError, one_line, user_error_types
-from tasks.squad import SquadConfig, SquadTask
+from bert_tf1.tasks.errors import UserError, one_line, user_error_types
+from bert_tf1.tasks.squad import SquadConfig, SquadTask
 from tests.helpers.task_runner import fixture_flags, run_task
 
 

@@ -2,8 +2,8 @@
 are still scored (it used to skip evaluation for all), and the log says so."""
 import json
 
-from data.squad.evaluate import split_by_gold_answers
-from tasks.squad import SquadConfig, SquadTask
+from bert_tf1.data.squad.evaluate import split_by_gold_answers
+from bert_tf1.tasks.squad import SquadConfig, SquadTask
 
 DATA = [{"title": "T", "paragraphs": [
     {"context": "The cat sat on the mat.", "qas": [

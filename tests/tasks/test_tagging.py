@@ -11,11 +11,11 @@ import os
 import numpy as np
 import pytest
 
-from data.tagging.metric import conll_scores
-from data.tagging.readers import read_tagged_file
-from data.tagging.schemes import entity_types, scheme_labels
-from tasks.errors import UserError
-from tasks.tagging import TaggingConfig, TaggingTask
+from bert_tf1.data.tagging.metric import conll_scores
+from bert_tf1.data.tagging.readers import read_tagged_file
+from bert_tf1.data.tagging.schemes import entity_types, scheme_labels
+from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.tagging import TaggingConfig, TaggingTask
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
 
@@ -179,8 +179,8 @@ def test_predict_gives_every_word_one_tag_in_the_file_scheme(fixture,
 
 @pytest.mark.slow  # trains (model.fit compiles): ~30-60 s
 def test_train_evaluate_predict(fixture, wnut, tmp_path):
-    from data.tagging.records import tagging_dataset
-    from modeling import BertConfig, BertTokenClassifier, checkpoints
+    from bert_tf1.data.tagging.records import tagging_dataset
+    from bert_tf1.modeling import BertConfig, BertTokenClassifier, checkpoints
 
     train_file, dev_file = wnut
     output_dir = tmp_path / "out"
@@ -278,7 +278,7 @@ def test_rerun_resumes(fixture, wnut, tmp_path):
 def test_learning_rate_default_depends_on_the_tagger(fixture, tmp_path,
                                                      feature_layers, given,
                                                      expected):
-    from tasks import tagging
+    from bert_tf1.tasks import tagging
 
     expected = {"fine-tuning": tagging.FINE_TUNING_LEARNING_RATE,
                 "feature": tagging.FEATURE_BASED_LEARNING_RATE}.get(
@@ -305,7 +305,7 @@ def test_run_ner_leaves_the_learning_rate_default_to_the_task():
 @pytest.mark.slow  # trains twice: ~1-2 min
 def test_feature_cache_is_computed_once_and_reused(fixture, wnut, tmp_path,
                                                    monkeypatch):
-    from modeling import BertModel
+    from bert_tf1.modeling import BertModel
 
     train_file, dev_file = wnut
     output_dir = tmp_path / "out"
@@ -359,7 +359,7 @@ def test_feature_cache_is_computed_once_and_reused(fixture, wnut, tmp_path,
     assert 0 <= results["eval"]["eval_f1"] <= 1
 
     # The cached path gives what the model computes from token ids.
-    from tasks.tagging_cache import window_arrays
+    from bert_tf1.tasks.tagging_cache import window_arrays
 
     arrays = window_arrays(again.features["eval"])
     end_to_end = np.asarray(again.model(

@@ -4,7 +4,7 @@ baseline (demos/ner/task.py); a given value wins."""
 import pytest
 
 from demos.ner.task import WordPieceBiLSTMTaggingTask
-from tasks.tagging import TaggingConfig, TaggingTask
+from bert_tf1.tasks.tagging import TaggingConfig, TaggingTask
 
 
 @pytest.mark.parametrize("task_class,changes,expected", [

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.glue import features as cf
-from data.glue.processors import (InputExample, PaddingInputExample,
-                                        get_processor)
-from data.tokenization import FullTokenizer
+from bert_tf1.data.glue import features as cf
+from bert_tf1.data.glue.processors import (InputExample, PaddingInputExample,
+                                                 get_processor)
+from bert_tf1.data.tokenization import FullTokenizer
 from tests.helpers.vocab import tokenizer_for
 
 # id:   0       1       2       3       4    5    6    7    8    9    10
@@ -289,8 +289,8 @@ def test_mrpc_features_reproduce_original_predictions(fixtures_dir, tmp_path):
     test_results.tsv (64 MRPC test pairs, max_seq_length 128)."""
     import shutil
 
-    from modeling import BertConfig, checkpoints
-    from modeling.models import BertClassifier
+    from bert_tf1.modeling import BertConfig, checkpoints
+    from bert_tf1.modeling.models import BertClassifier
 
     fixture = fixtures_dir / "tf1_vocab_mrpc_classifier"
     shutil.copy(fixture / "mrpc_test64.tsv", tmp_path / "test.tsv")

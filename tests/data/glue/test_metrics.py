@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from data.glue import metrics as gm
+from bert_tf1.data.glue import metrics as gm
 
 
 def test_accuracy_and_weights():

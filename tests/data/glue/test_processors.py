@@ -3,7 +3,7 @@ import csv
 
 import pytest
 
-from data.glue import processors as cp
+from bert_tf1.data.glue import processors as cp
 
 
 @pytest.fixture(scope="module")
@@ -382,7 +382,7 @@ def test_xnli_dev_without_the_language_is_an_error(tmp_path):
 
 
 def test_split_modules_export_the_same_names():
-    from data.glue import processor_base, processors
+    from bert_tf1.data.glue import processor_base, processors
     for name in processor_base.__all__:
         assert getattr(processors, name) is getattr(processor_base, name)
     assert processors.PROCESSORS["mrpc"] is processors.MrpcProcessor

@@ -1,4 +1,4 @@
-"""data.io.atomic: temp files where no glob finds them, removed on failure and by the next run."""
+"""bert_tf1.data.io.atomic: temp files where no glob finds them, removed on failure and by the next run."""
 import os
 import shutil
 import subprocess
@@ -7,7 +7,7 @@ import sys
 import pytest
 import tensorflow as tf
 
-from data.io import atomic
+from bert_tf1.data.io import atomic
 from tests.conftest import REPO_ROOT
 
 
@@ -53,7 +53,7 @@ def test_temp_file_is_invisible_to_user_globs(tmp_path):
 _WRITER = """
 import os, sys, time
 sys.path.insert(0, {root!r})
-from data.io import atomic
+from bert_tf1.data.io import atomic
 output = {output!r}
 temp = atomic.temp_path_for(output)
 family = [temp + suffix for suffix in ("", ".index", ".data-00000-of-00001")]

@@ -9,14 +9,14 @@ import time
 
 import pytest
 
-from data.io import output_lock
+from bert_tf1.data.io import output_lock
 from tests.conftest import REPO_ROOT
 
 # A second process that takes the lock and waits (or fails) as a run would.
 _HOLDER = """
 import sys, time
 sys.path.insert(0, {root!r})
-from data.io import output_lock
+from bert_tf1.data.io import output_lock
 lock = output_lock.OutputLock({folder!r}, cluster={cluster!r})
 try:
     lock.acquire()
@@ -138,7 +138,7 @@ def test_a_remote_folder_is_not_locked_and_the_log_says_so(caplog):
 
 def test_importing_registers_nothing_at_exit():
     code = ("import atexit; before = atexit._ncallbacks(); "
-            "import data.io.output_lock, data.io.atomic; "
+            "import bert_tf1.data.io.output_lock, bert_tf1.data.io.atomic; "
             "print(atexit._ncallbacks() - before)")
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT,
                             capture_output=True, text=True, check=True)

@@ -2,7 +2,7 @@
 import pytest
 import tensorflow as tf
 
-from data.io import record_scan
+from bert_tf1.data.io import record_scan
 
 RECORD = b"payload-" * 10          # 80 bytes of data
 FRAMED = 8 + 4 + len(RECORD) + 4   # length, its CRC, data, its CRC
@@ -69,7 +69,7 @@ def test_a_corrupt_length_field_is_named(tmp_path):
 
 
 def test_a_record_that_is_no_example_names_the_files(tmp_path):
-    from data.io.record_specs import classifier_record_spec
+    from bert_tf1.data.io.record_specs import classifier_record_spec
 
     path = _records(tmp_path / "a.tfrecord")
     spec = classifier_record_spec(8)

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from data.io import results
+from bert_tf1.data.io import results
 
 
 def test_nan_eval_results_are_refused_naming_the_keys(tmp_path):

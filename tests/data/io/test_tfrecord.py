@@ -1,4 +1,4 @@
-"""data.io.tfrecord + record_specs: one spec per task for writer and reader."""
+"""bert_tf1.data.io.tfrecord + record_specs: one spec per task for writer and reader."""
 import collections
 import os
 
@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.io import atomic
-from data.io.record_specs import (classifier_record_spec,
-                                  pretraining_record_spec, squad_record_spec)
-from data.io.tfrecord import (RecordFileWriter, RecordFormatError,
-                              usable_record_files)
-from data.pretraining.dataset import expand_input_files, pretraining_dataset
-from data.squad.features import squad_dataset
+from bert_tf1.data.io import atomic
+from bert_tf1.data.io.record_specs import (classifier_record_spec,
+                                           pretraining_record_spec, squad_record_spec)
+from bert_tf1.data.io.tfrecord import (RecordFileWriter, RecordFormatError,
+                                       usable_record_files)
+from bert_tf1.data.pretraining.dataset import expand_input_files, pretraining_dataset
+from bert_tf1.data.squad.features import squad_dataset
 
 
 def _int(values):

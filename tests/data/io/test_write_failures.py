@@ -11,8 +11,8 @@ import uuid
 
 import pytest
 
-from data.io import atomic
-from data.io.errors import OutputWriteError
+from bert_tf1.data.io import atomic
+from bert_tf1.data.io.errors import OutputWriteError
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_full_disk_text_write_names_path_and_cause_and_keeps_old_file(full_disk)
 
 
 def test_full_disk_record_file_is_named_and_its_temp_file_removed(full_disk):
-    from data.io.tfrecord import RecordFileWriter
+    from bert_tf1.data.io.tfrecord import RecordFileWriter
 
     path = full_disk / "train.tf_record"
     _fill(full_disk)
@@ -73,7 +73,7 @@ def test_full_disk_record_file_is_named_and_its_temp_file_removed(full_disk):
 
 
 def test_full_disk_checkpoint_save_keeps_the_last_one(full_disk, fixtures_dir):
-    from modeling import optimization, training
+    from bert_tf1.modeling import optimization, training
     from tests.helpers.fixture_models import build_model
 
     model = build_model(fixtures_dir / "tf1_tiny_classifier")

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.io.record_specs import multiple_choice_record_spec
-from data.io.tfrecord import RecordFormatError
-from data.multiple_choice import features as mcf
-from data.multiple_choice import records, results
-from modeling.layers.choices import (flatten_choices,
-                                                 unflatten_choices)
-from data.multiple_choice.examples import (MultipleChoiceExample,
-                                           PaddingExample)
+from bert_tf1.data.io.record_specs import multiple_choice_record_spec
+from bert_tf1.data.io.tfrecord import RecordFormatError
+from bert_tf1.data.multiple_choice import features as mcf
+from bert_tf1.data.multiple_choice import records, results
+from bert_tf1.modeling.layers.choices import (flatten_choices,
+                                                          unflatten_choices)
+from bert_tf1.data.multiple_choice.examples import (MultipleChoiceExample,
+                                                    PaddingExample)
 from tests.helpers.vocab import tokenizer_for
 
 # id:   0       1       2       3       4    5    6    7    8    9    10   11

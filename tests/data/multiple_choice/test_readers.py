@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from data.io.errors import UserError
-from data.multiple_choice import readers
-from data.multiple_choice.examples import (MissingDataFileError,
-                                           MultipleChoiceDataError,
-                                           MultipleChoiceExample)
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.multiple_choice import readers
+from bert_tf1.data.multiple_choice.examples import (MissingDataFileError,
+                                                    MultipleChoiceDataError,
+                                                    MultipleChoiceExample)
 
 
 def _write(tmp_path, name, text, encoding="utf-8"):

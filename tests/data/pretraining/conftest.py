@@ -2,9 +2,9 @@
 vocab they build on."""
 import pytest
 
-from data.pretraining import instances as instances_lib
-from data.pretraining.corpus import TextRange, iter_lines
-from data.tokenization import FullTokenizer
+from bert_tf1.data.pretraining import instances as instances_lib
+from bert_tf1.data.pretraining.corpus import TextRange, iter_lines
+from bert_tf1.data.tokenization import FullTokenizer
 
 
 @pytest.fixture(scope="module")

@@ -18,11 +18,11 @@ beam = pytest.importorskip("apache_beam")
 
 import tensorflow as tf  # noqa: E402
 
-from data.io.errors import UserError  # noqa: E402
-from data.pretraining import beam_files, beam_pipeline, dispatch, runners  # noqa: E402
-from data.pretraining import shard_build, shard_records  # noqa: E402
-from data.pretraining.corpus import plan_shards  # noqa: E402
-from data.pretraining.pipeline import (PretrainingOptions,  # noqa: E402
+from bert_tf1.data.io.errors import UserError  # noqa: E402
+from bert_tf1.data.pretraining import beam_files, beam_pipeline, dispatch, runners  # noqa: E402
+from bert_tf1.data.pretraining import shard_build, shard_records  # noqa: E402
+from bert_tf1.data.pretraining.corpus import plan_shards  # noqa: E402
+from bert_tf1.data.pretraining.pipeline import (PretrainingOptions,  # noqa: E402
                                        create_pretraining_files)
 from tests.conftest import REPO_ROOT  # noqa: E402
 from tests.data.pretraining.test_pipeline import run_script  # noqa: E402
@@ -217,7 +217,7 @@ def test_work_folder_of_a_killed_run_is_removed(tmp_path, sample, vocab):
     out = tmp_path / "out.tfrecord"
     # A driver that ends without cleaning up (as after kill -9).
     code = ("import sys; sys.path.insert(0, %r); "
-            "from data.pretraining import beam_files; "
+            "from bert_tf1.data.pretraining import beam_files; "
             "print(beam_files.RunFiles.create([%r]).main_dir)"
             % (str(REPO_ROOT), str(out)))
     killed = subprocess.run([sys.executable, "-c", code], capture_output=True,

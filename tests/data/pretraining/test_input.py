@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.pretraining.corpus import TextRange, iter_lines, plan_shards
-from data.pretraining.dataset import (expand_input_files,
-                                      parse_pretraining_example,
-                                      pretraining_dataset)
-from data.pretraining.dynamic_masking import DynamicMasking, restore_masked_tokens
+from bert_tf1.data.pretraining.corpus import TextRange, iter_lines, plan_shards
+from bert_tf1.data.pretraining.dataset import (expand_input_files,
+                                               parse_pretraining_example,
+                                               pretraining_dataset)
+from bert_tf1.data.pretraining.dynamic_masking import DynamicMasking, restore_masked_tokens
 from tests.helpers.pretraining_data import FIXTURES, read_records
 
 

@@ -7,9 +7,9 @@ import random
 import pytest
 import tensorflow as tf
 
-from data.pretraining import instances as instances_lib
-from data.pretraining import records as pretraining_records
-from data.tokenization import FullTokenizer
+from bert_tf1.data.pretraining import instances as instances_lib
+from bert_tf1.data.pretraining import records as pretraining_records
+from bert_tf1.data.tokenization import FullTokenizer
 from tests.helpers.pretraining_data import write_instances
 
 

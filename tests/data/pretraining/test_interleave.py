@@ -1,6 +1,6 @@
 """The merge order of sharded pre-training data, against tf.data itself.
 
-data.pretraining.interleave computes from record counts alone the order in
+bert_tf1.data.pretraining.interleave computes from record counts alone the order in
 which `tf.data.Dataset.interleave(cycle_length=min(shards, 64),
 block_length=1)` emits the shards' records (the local pipeline's merge
 rule), so the Beam pipeline can reproduce it shard by shard. Expectations
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.pretraining import interleave
-from data.pretraining.interleave import InterleavePlan
+from bert_tf1.data.pretraining import interleave
+from bert_tf1.data.pretraining.interleave import InterleavePlan
 
 
 def tf_data_order(counts, cycle_length):

@@ -11,8 +11,8 @@ import random
 import pytest
 import tensorflow as tf
 
-from data.io.record_specs import pretraining_record_spec
-from data.pretraining import instances as instances_lib
+from bert_tf1.data.io.record_specs import pretraining_record_spec
+from bert_tf1.data.pretraining import instances as instances_lib
 from tests.helpers.pretraining_data import (
     FIXTURES, ORIGINAL_SPEC, check_records, features_of, read_records,
     write_instances)

@@ -10,9 +10,9 @@ import re
 import pytest
 import tensorflow as tf
 
-from data.pretraining.corpus import plan_shards
-from data.pretraining.pipeline import (PretrainingOptions,
-                                       create_pretraining_files, shard_seed)
+from bert_tf1.data.pretraining.corpus import plan_shards
+from bert_tf1.data.pretraining.pipeline import (PretrainingOptions,
+                                                create_pretraining_files, shard_seed)
 from tests.conftest import REPO_ROOT
 from tests.helpers.script_runner import run_script_argv
 

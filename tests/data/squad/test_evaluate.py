@@ -7,9 +7,9 @@ import zipfile
 
 import pytest
 
-from data.squad import evaluate as squad_evaluate
-from data.squad.evaluate import (
-    compute_exact, compute_f1, evaluate, evaluate_files, normalize_answer)
+from bert_tf1.data.squad import evaluate as squad_evaluate
+from bert_tf1.data.squad.evaluate import (
+             compute_exact, compute_f1, evaluate, evaluate_files, normalize_answer)
 
 # What the official evaluate-v2.0.py prints for dev-v2.0.json with
 # shared/data/squad/example_outputs (v2.0_bert_predictions.json,

@@ -5,7 +5,7 @@ import re
 from absl import logging
 import pytest
 
-from data.squad.examples import read_squad_examples, split_context
+from bert_tf1.data.squad.examples import read_squad_examples, split_context
 
 
 def _write_squad(path, paragraphs, version="1.1"):
@@ -187,9 +187,9 @@ def test_empty_and_whitespace_contexts_do_not_crash(tmp_path):
 def test_zipped_or_non_utf8_squad_file_is_named_with_what_to_do(tmp_path):
     import zipfile
 
-    from data.io.text_files import TextFileError
-    from data.squad import evaluate as squad_evaluate
-    from data.squad.examples import read_squad_examples
+    from bert_tf1.data.io.text_files import TextFileError
+    from bert_tf1.data.squad import evaluate as squad_evaluate
+    from bert_tf1.data.squad.examples import read_squad_examples
 
     zipped = tmp_path / "train-v1.1.json.zip"
     with zipfile.ZipFile(zipped, "w") as archive:

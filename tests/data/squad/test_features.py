@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.tokenization import full_tokenizer as tokenization
-from data.squad.examples import SquadExample, read_squad_examples
-from data.squad.features import (
-    FeatureWriter, convert_examples_to_features, improve_answer_span,
-    squad_dataset)
-from data.tokenization.windows import (
-    WindowSpan, is_max_context, sliding_windows)
+from bert_tf1.data.tokenization import full_tokenizer as tokenization
+from bert_tf1.data.squad.examples import SquadExample, read_squad_examples
+from bert_tf1.data.squad.features import (
+             FeatureWriter, convert_examples_to_features, improve_answer_span,
+             squad_dataset)
+from bert_tf1.data.tokenization.windows import (
+             WindowSpan, is_max_context, sliding_windows)
 
 # (fixture folder, max_seq_length, doc_stride, number of windows); the
 # settings and the 190 windows are those of shared/fixtures/README.md.

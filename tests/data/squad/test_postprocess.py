@@ -6,12 +6,12 @@ import os
 import numpy as np
 import pytest
 
-from data.tokenization import full_tokenizer as tokenization
-from data.squad.examples import SquadExample, read_squad_examples
-from data.squad.features import InputFeatures, convert_examples_to_features
-from data.squad.postprocess import (
-    NO_ANSWER_NULL_ODDS, RawResult, compute_predictions, compute_softmax,
-    get_best_indexes, get_final_text, write_predictions)
+from bert_tf1.data.tokenization import full_tokenizer as tokenization
+from bert_tf1.data.squad.examples import SquadExample, read_squad_examples
+from bert_tf1.data.squad.features import InputFeatures, convert_examples_to_features
+from bert_tf1.data.squad.postprocess import (
+             NO_ANSWER_NULL_ODDS, RawResult, compute_predictions, compute_softmax,
+             get_best_indexes, get_final_text, write_predictions)
 
 # (fixture folder, max_seq_length, doc_stride, version_2_with_negative):
 # the settings of shared/fixtures/README.md.
@@ -108,7 +108,7 @@ def test_get_final_text_projection():
 def test_cached_word_tokens_equal_span_tokenization():
     # The n-best loop rebuilds get_final_text's tokenization of a span from
     # per-word tokens; BasicTokenizer must give the same on the joined span.
-    from data.squad.postprocess import _BasicTokenCache
+    from bert_tf1.data.squad.postprocess import _BasicTokenCache
     words = ["Caf\u00e9\u00a0au-lait", "\u5317\u4eac\u5e02", "x\u200by",
              "\u0e38", "(1895-1943).", "\x00\ufffd", "\u00bfQu\u00e9?",
              "A\u0301b", "", "\u3000end"]

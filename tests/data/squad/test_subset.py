@@ -1,11 +1,11 @@
-"""data.squad.subset: slices of SQuAD files, one-answer training files."""
+"""bert_tf1.data.squad.subset: slices of SQuAD files, one-answer training files."""
 import json
 
 import pytest
 
-from data.io.errors import UserError
-from data.squad import subset
-from data.squad.examples import read_squad_examples
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.squad import subset
+from bert_tf1.data.squad.examples import read_squad_examples
 
 
 def _squad():

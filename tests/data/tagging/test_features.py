@@ -6,14 +6,14 @@ import random
 import numpy as np
 import pytest
 
-from data.io.errors import UserError
-from data.tokenization import windows
-from data.tagging.decoding import predicted_label_ids, predicted_tags
-from data.tagging.documents import Document, Sentence, Word
-from data.tagging.features import (WordRef, convert_documents_to_features,
-                                   document_pieces)
-from data.tagging.readers import read_tagged_file
-from data.tokenization import FullTokenizer
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tokenization import windows
+from bert_tf1.data.tagging.decoding import predicted_label_ids, predicted_tags
+from bert_tf1.data.tagging.documents import Document, Sentence, Word
+from bert_tf1.data.tagging.features import (WordRef, convert_documents_to_features,
+                                            document_pieces)
+from bert_tf1.data.tagging.readers import read_tagged_file
+from bert_tf1.data.tokenization import FullTokenizer
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "john", "un", "##believ",
          "##able", ".", "new", "york", "a", "b", "c", "##x", "##y"]

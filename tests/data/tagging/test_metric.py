@@ -8,8 +8,8 @@ import pytest
 from seqeval.metrics import sequence_labeling as seqeval_metrics
 from seqeval.metrics.sequence_labeling import get_entities
 
-from data.tagging import schemes
-from data.tagging.metric import EntityCounts, conll_scores, conlleval_report
+from bert_tf1.data.tagging import schemes
+from bert_tf1.data.tagging.metric import EntityCounts, conll_scores, conlleval_report
 
 
 def test_hand_case():

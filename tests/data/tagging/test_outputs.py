@@ -3,11 +3,11 @@ import os
 
 import pytest
 
-from data.io.errors import UserError
-from data.tagging.documents import Document, Sentence, Word
-from data.tagging.metric import conll_scores
-from data.tagging.outputs import (format_predictions, read_label_list,
-                                  write_label_list, write_predictions)
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tagging.documents import Document, Sentence, Word
+from bert_tf1.data.tagging.metric import conll_scores
+from bert_tf1.data.tagging.outputs import (format_predictions, read_label_list,
+                                           write_label_list, write_predictions)
 
 
 def _document(sentences, path="in.txt"):

@@ -6,10 +6,10 @@ import zipfile
 
 import pytest
 
-from data.io.errors import UserError
-from data.tagging import schemes
-from data.tagging.documents import convert_documents
-from data.tagging.readers import TaggingFileError, read_tagged_file
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tagging import schemes
+from bert_tf1.data.tagging.documents import convert_documents
+from bert_tf1.data.tagging.readers import TaggingFileError, read_tagged_file
 
 
 def corpus_statistics(documents):

@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from data.io.record_specs import tagging_record_spec
-from data.io.tfrecord import RecordFormatError
-from data.tagging.documents import Document, Sentence, Word
-from data.tagging.features import convert_documents_to_features
-from data.tagging.records import tagging_dataset, write_tagging_records
-from data.tokenization import FullTokenizer
+from bert_tf1.data.io.record_specs import tagging_record_spec
+from bert_tf1.data.io.tfrecord import RecordFormatError
+from bert_tf1.data.tagging.documents import Document, Sentence, Word
+from bert_tf1.data.tagging.features import convert_documents_to_features
+from bert_tf1.data.tagging.records import tagging_dataset, write_tagging_records
+from bert_tf1.data.tokenization import FullTokenizer
 
 LABELS = ["O", "B-X", "I-X"]
 

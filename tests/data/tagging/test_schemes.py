@@ -3,8 +3,8 @@ import random
 
 import pytest
 
-from data.tagging import schemes
-from data.tagging.schemes import Entity
+from bert_tf1.data.tagging import schemes
+from bert_tf1.data.tagging.schemes import Entity
 
 
 def test_scheme_names_and_aliases():

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from data.tokenization import full_tokenizer as tokenization
+from bert_tf1.data.tokenization import full_tokenizer as tokenization
 
 # fixture file stem -> (model folder, do_lower_case)
 FIXTURE_VOCABS = {

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.tokenization import in_graph as tf_tokenization
-from data.tokenization import full_tokenizer as tokenization
-from data.tokenization import unicode_tables as unicode_tables
+from bert_tf1.data.tokenization import in_graph as tf_tokenization
+from bert_tf1.data.tokenization import full_tokenizer as tokenization
+from bert_tf1.data.tokenization import unicode_tables as unicode_tables
 from tests.helpers import tokenization_worker
 
 UNCASED = ("uncased_L-12_H-768_A-12", True)

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.tokenization import full_tokenizer
-from data.tokenization.in_graph_words import (MARK, OTHER, OWN, SPACE,
-                                              TRANSPARENT,
-                                              InGraphWordSplitter,
-                                              word_classes)
+from bert_tf1.data.tokenization import full_tokenizer
+from bert_tf1.data.tokenization.in_graph_words import (MARK, OTHER, OWN, SPACE,
+                                                       TRANSPARENT,
+                                                       InGraphWordSplitter,
+                                                       word_classes)
 
 EDGE_CASES = [
     "", " ", "\t\n", "Hello, World!", "don't stop", "U.S.A. $5.00 (approx.)",

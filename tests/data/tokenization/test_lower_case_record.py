@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from data.io.errors import UserError
-from data.tokenization import lower_case_record
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tokenization import lower_case_record
 
 
 def test_round_trip_keeps_other_keys(tmp_path):

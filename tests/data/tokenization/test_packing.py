@@ -6,8 +6,8 @@ import itertools
 import pytest
 import tensorflow as tf
 
-from data.tokenization import packing as packing
-from data.tokenization import full_tokenizer as tokenization
+from bert_tf1.data.tokenization import packing as packing
+from bert_tf1.data.tokenization import full_tokenizer as tokenization
 
 CLS, SEP = 101, 102
 

@@ -6,10 +6,10 @@ import time
 import numpy as np
 import pytest
 
-from data.glue.features import convert_single_example
-from data.glue.processors import MrpcProcessor
-from data.tokenization import BertPreprocessor, FullTokenizer
-from data.tokenization.packing import pack_tokens
+from bert_tf1.data.glue.features import convert_single_example
+from bert_tf1.data.glue.processors import MrpcProcessor
+from bert_tf1.data.tokenization import BertPreprocessor, FullTokenizer
+from bert_tf1.data.tokenization.packing import pack_tokens
 
 KEYS = ("input_ids", "input_mask", "segment_ids")
 # The first lines of corpus.txt (10,000: about 3 s in-graph plus 6 s for
@@ -58,8 +58,8 @@ def test_mrpc_pairs_equal_the_scripts_features(data_dir, folder, tokenizer,
 
 
 def test_squad_question_context_pairs(fixtures_dir, tokenizer, folder):
-    from data.squad.examples import read_squad_examples
-    from data.squad.features import convert_examples_to_features
+    from bert_tf1.data.squad.examples import read_squad_examples
+    from bert_tf1.data.squad.features import convert_examples_to_features
 
     examples = read_squad_examples(str(
         fixtures_dir / "tf1_vocab_squad/squad_v1_sample/input.json"), False)

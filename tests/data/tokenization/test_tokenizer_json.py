@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from data.tokenization import FullTokenizer
-from data.tokenization.tokenizer_json import read_tokenizer_json, vocab_text
-from tasks.errors import one_line, user_error_types
+from bert_tf1.data.tokenization import FullTokenizer
+from bert_tf1.data.tokenization.tokenizer_json import read_tokenizer_json, vocab_text
+from bert_tf1.tasks.errors import one_line, user_error_types
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cafe", "##s",
          "café", "un", "##aff", "##able", "!"]

@@ -2,7 +2,7 @@
 original's strict tf.gfile reader fails on it; bytes were dropped here)."""
 import pytest
 
-from data.tokenization.vocab import VocabEncodingError, load_vocab
+from bert_tf1.data.tokenization.vocab import VocabEncodingError, load_vocab
 
 
 def test_non_utf8_vocab_line_is_named(tmp_path):

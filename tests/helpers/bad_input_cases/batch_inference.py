@@ -31,7 +31,7 @@ def beam_non_utf8_line(folder):
 
 @case("predict_text.py")
 def beam_export_of_another_model_type(folder):
-    from serving import export_saved_model
+    from bert_tf1.serving import export_saved_model
 
     export = export_saved_model(
         folder / "encoder_export", model_type="encoder", init_checkpoint=MRPC,

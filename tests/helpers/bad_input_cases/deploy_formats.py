@@ -2,7 +2,7 @@
 and of predict_text.py over its folders (serving/format_predictions.py).
 
 No row for a format that cannot take a model type: every format takes
-every model type (tasks.export_formats.FORMAT_MODEL_TYPES)."""
+every model type (bert_tf1.tasks.export_formats.FORMAT_MODEL_TYPES)."""
 import json
 import sys
 
@@ -36,8 +36,8 @@ def _the_ids_signature_before_the_numeric_graph(monkeypatch):
     a new_axis StridedSlice, which LiteRT's builtin ops lack then."""
     import tensorflow as tf
 
-    from modeling.models import bert_model
-    from serving import numeric
+    from bert_tf1.modeling.models import bert_model
+    from bert_tf1.serving import numeric
 
     def attention_bias_from_mask(input_mask, dtype="float32"):
         return (1.0 - tf.cast(input_mask, dtype)[:, None, None, :]) * -10000.0

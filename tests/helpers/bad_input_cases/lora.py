@@ -31,9 +31,9 @@ def classifier_lora_alpha_without_rank(folder):
 @case("run_classifier.py")
 def classifier_checkpoint_with_unmerged_lora_adapters(folder):
     # What Keras alone saves of a LoRA model: base kernels + adapters.
-    from modeling import BertClassifier, BertConfig, checkpoints
-    from modeling.checkpoints.saving import write_tensors
-    from modeling.naming import tf1_name
+    from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
+    from bert_tf1.modeling.checkpoints.saving import write_tensors
+    from bert_tf1.modeling.naming import tf1_name
 
     model = BertClassifier(BertConfig.from_json_file(
         MRPC / "bert_config.json"), 2)

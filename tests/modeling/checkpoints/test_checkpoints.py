@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertConfig, BertModel, BertPretrainer, checkpoints, training
-from modeling.naming import tf1_name
+from bert_tf1.modeling import BertConfig, BertModel, BertPretrainer, checkpoints, training
+from bert_tf1.modeling.naming import tf1_name
 from tests.helpers.fixture_models import build_model, compute_outputs, reference_outputs
 
 
@@ -69,7 +69,7 @@ def test_skips_optimizer_state_and_reports_missing_head(fixtures_dir):
     assert status.missing == []
     assert all(name.startswith("cls/") for name in status.unused) and len(status.unused) == 7
     # A classifier from the squad checkpoint: encoder loads, new head stays fresh.
-    from modeling import BertClassifier
+    from bert_tf1.modeling import BertClassifier
     classifier = BertClassifier(config, num_labels=3)
     status = checkpoints.load_tf1_checkpoint(classifier, fixtures_dir / "tf1_tiny_squad",
                                              verbose=False)
@@ -180,7 +180,7 @@ def test_original_tf1_code_path_loads_our_checkpoint(fixtures_dir, tmp_path):
 
 
 def test_label_count_mismatch_is_named(fixtures_dir):
-    from modeling import BertClassifier
+    from bert_tf1.modeling import BertClassifier
     fixture_dir = fixtures_dir / "tf1_tiny_classifier"
     config = BertConfig.from_json_file(fixture_dir / "bert_config.json")
     with pytest.raises(checkpoints.CheckpointMismatchError) as error:

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import checkpoints
+from bert_tf1.modeling import checkpoints
 from tests.helpers import damaged_files
 from tests.helpers.fixture_models import build_model
 

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file, save_file
 
-from data.glue.metrics import task_metric_names, task_metrics
-from modeling import BertPretrainer, checkpoints
-from modeling.checkpoints import model_kind
-from modeling.checkpoints.model_kind import OtherModelError
-from modeling.interop.convert import convert, read_weights
-from serving.predictions import Predictor
-from tasks.errors import UserError
+from bert_tf1.data.glue.metrics import task_metric_names, task_metrics
+from bert_tf1.modeling import BertPretrainer, checkpoints
+from bert_tf1.modeling.checkpoints import model_kind
+from bert_tf1.modeling.checkpoints.model_kind import OtherModelError
+from bert_tf1.modeling.interop.convert import convert, read_weights
+from bert_tf1.serving.predictions import Predictor
+from bert_tf1.tasks.errors import UserError
 from tests.helpers import foreign_models
 
 
@@ -86,7 +86,7 @@ def test_other_tf1_checkpoints_are_named(names, what):
 
 
 def test_python_api_refuses_an_albert_checkpoint(tmp_path):
-    from modeling import BertClassifier
+    from bert_tf1.modeling import BertClassifier
 
     prefix = foreign_models.tf1_checkpoint(tmp_path / "albert/model.ckpt",
                                            foreign_models.ALBERT_VARIABLES)

@@ -4,8 +4,8 @@ import shutil
 
 import pytest
 
-from modeling import checkpoints
-from modeling.checkpoints import state_file
+from bert_tf1.modeling import checkpoints
+from bert_tf1.modeling.checkpoints import state_file
 
 
 def _checkpoint(fixtures_dir, prefix):

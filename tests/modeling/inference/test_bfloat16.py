@@ -2,9 +2,9 @@
 import ml_dtypes
 import numpy as np
 
-from modeling import BertClassifier, BertConfig
-from modeling.inference.bfloat16 import bfloat16_inference_copy
-from modeling.naming import tf1_name
+from bert_tf1.modeling import BertClassifier, BertConfig
+from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy
+from bert_tf1.modeling.naming import tf1_name
 
 
 def test_copy_has_the_same_tf1_names_and_rounded_values():

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertClassifier, BertConfig, BertModel
-from modeling.inference.int8 import quantize_int8
+from bert_tf1.modeling import BertClassifier, BertConfig, BertModel
+from bert_tf1.modeling.inference.int8 import quantize_int8
 
 
 def _config(hidden_act="gelu"):

@@ -6,7 +6,7 @@ reference sentences' ids (shared/fixtures/hf_all_minilm_l6_v2).
 Measured once on this recipe: cosine to float32 at least 0.9959 (int8) and
 0.99991 (bfloat16) over the 200 sentences. The int8 path is the one the
 serving export takes (`export_saved_model.py --quantize=int8`); the bfloat16
-copy is `modeling.inference.bfloat16.bfloat16_inference_copy`.
+copy is `bert_tf1.modeling.inference.bfloat16.bfloat16_inference_copy`.
 
 Skipped without network (failed with CI=true): tests/helpers/real_model.py.
 """
@@ -18,7 +18,7 @@ from tests.helpers.real_model import REFERENCE
 
 @pytest.fixture(scope="module")
 def encoder_and_inputs(real_model_dir, fixtures_dir):
-    from modeling import BertConfig, BertModel, checkpoints
+    from bert_tf1.modeling import BertConfig, BertModel, checkpoints
 
     ids = np.load(fixtures_dir / REFERENCE)["sentence_input_ids"].astype(np.int32)
     inputs = {"input_ids": ids, "input_mask": (ids != 0).astype(np.int32),
@@ -31,7 +31,7 @@ def encoder_and_inputs(real_model_dir, fixtures_dir):
 
 
 def _embeddings(outputs, inputs):
-    from modeling.pooling import pool_sequence
+    from bert_tf1.modeling.pooling import pool_sequence
 
     return np.asarray(pool_sequence(outputs["sequence_output"],
                                     inputs["input_mask"], "mean",
@@ -40,8 +40,8 @@ def _embeddings(outputs, inputs):
 
 @pytest.mark.slow  # the int8 copy compiles with XLA (~10-30 s)
 def test_int8_and_bfloat16_embeddings_agree_with_float32(encoder_and_inputs):
-    from modeling.inference.bfloat16 import bfloat16_inference_copy
-    from modeling.inference.int8 import quantize_int8
+    from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy
+    from bert_tf1.modeling.inference.int8 import quantize_int8
 
     model, inputs = encoder_and_inputs
     reference = _embeddings(model(inputs, training=False), inputs)

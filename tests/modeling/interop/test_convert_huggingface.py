@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
-from modeling import BertClassifier, BertConfig, BertPretrainer, BertSquad
-from modeling.checkpoints import model_weights_by_name
-from modeling.interop import huggingface, tf1
-from modeling.interop.convert import convert
+from bert_tf1.modeling import BertClassifier, BertConfig, BertPretrainer, BertSquad
+from bert_tf1.modeling.checkpoints import model_weights_by_name
+from bert_tf1.modeling.interop import huggingface, tf1
+from bert_tf1.modeling.interop.convert import convert
 from tests.helpers.script_runner import run_script
 
 HF_TOLERANCE = 1e-4

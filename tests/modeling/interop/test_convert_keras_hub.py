@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from modeling import BertConfig
-from modeling.interop.convert import convert, read_weights
-from modeling.interop import keras_hub as interop_keras_hub
-from modeling.interop import tf1
+from bert_tf1.modeling import BertConfig
+from bert_tf1.modeling.interop.convert import convert, read_weights
+from bert_tf1.modeling.interop import keras_hub as interop_keras_hub
+from bert_tf1.modeling.interop import tf1
 
 TOLERANCE = 1e-5
 

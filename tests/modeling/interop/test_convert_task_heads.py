@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
-from modeling import BertConfig, checkpoints
-from modeling.checkpoints import model_weights_by_name
-from modeling.interop import huggingface, tf1
-from modeling.interop.convert import convert
-from modeling.models import BertModel, BertMultipleChoice, BertTokenClassifier
+from bert_tf1.modeling import BertConfig, checkpoints
+from bert_tf1.modeling.checkpoints import model_weights_by_name
+from bert_tf1.modeling.interop import huggingface, tf1
+from bert_tf1.modeling.interop.convert import convert
+from bert_tf1.modeling.models import BertModel, BertMultipleChoice, BertTokenClassifier
 from tests.helpers.script_runner import run_script
 from tests.helpers.task_checkpoints import (TAGS,
                                             write_multiple_choice_checkpoint,

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from absl import logging
 
-from modeling import (BertClassifier, BertConfig, BertModel,
-                      BertMultipleChoice, BertPretrainer, BertSquad,
-                      BertTokenClassifier, checkpoints)
-from modeling.checkpoints import (CheckpointMismatchError,
-                                  CheckpointNotFoundError)
-from modeling.interop.convert import convert
+from bert_tf1.modeling import (BertClassifier, BertConfig, BertModel,
+                               BertMultipleChoice, BertPretrainer, BertSquad,
+                               BertTokenClassifier, checkpoints)
+from bert_tf1.modeling.checkpoints import (CheckpointMismatchError,
+                                           CheckpointNotFoundError)
+from bert_tf1.modeling.interop.convert import convert
 from tests.helpers.fixture_models import compute_outputs, reference_outputs
 
 TOLERANCE = 1e-5

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from modeling import BertClassifier, checkpoints, optimization
-from modeling.layers import lora
-from modeling.models import BertMultipleChoice, BertSquad, BertTokenClassifier
-from modeling.naming import tf1_name
+from bert_tf1.modeling import BertClassifier, checkpoints, optimization
+from bert_tf1.modeling.layers import lora
+from bert_tf1.modeling.models import BertMultipleChoice, BertSquad, BertTokenClassifier
+from bert_tf1.modeling.naming import tf1_name
 from tests.helpers.fixture_models import (INPUT_KEYS, build_model,
                                           random_classifier_batches,
                                           reference_outputs)
@@ -124,7 +124,7 @@ def test_every_task_model_keeps_lora_through_its_config(fixtures_dir,
 def _lora_run(fixtures_dir, output_dir, steps=3):
     """A LoRA classifier trained `steps` steps from the fixture, by the
     project's training loop: (model, optimizer)."""
-    from modeling import training
+    from bert_tf1.modeling import training
 
     fixture = fixtures_dir / "tf1_tiny_classifier"
     model = build_model(fixture)
@@ -141,7 +141,7 @@ def test_training_checkpoint_is_merged_resumable_and_has_adapters(
         fixtures_dir, tmp_path):
     import tensorflow as tf
 
-    from modeling import training
+    from bert_tf1.modeling import training
 
     model, optimizer = _lora_run(fixtures_dir, tmp_path)
     _, reference = _loaded_classifier(fixtures_dir)
@@ -228,8 +228,8 @@ def test_training_checkpoint_is_merged_resumable_and_has_adapters(
 
 def test_unmerged_adapters_are_refused_by_loaders_without_lora(
         fixtures_dir, tmp_path):
-    from modeling.checkpoints.saving import write_tensors
-    from modeling.interop.sources import assign_weights
+    from bert_tf1.modeling.checkpoints.saving import write_tensors
+    from bert_tf1.modeling.interop.sources import assign_weights
 
     model, _ = _loaded_classifier(fixtures_dir)
     model.enable_lora(2)
@@ -256,8 +256,8 @@ def test_unmerged_adapters_are_refused_by_loaders_without_lora(
 
 
 def test_int8_and_bfloat16_copies_merge_the_adapters(fixtures_dir):
-    from modeling.inference.bfloat16 import bfloat16_inference_copy
-    from modeling.inference.int8 import quantize_int8
+    from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy
+    from bert_tf1.modeling.inference.int8 import quantize_int8
 
     model, reference = _loaded_classifier(fixtures_dir)
     inputs = {key: reference[key] for key in INPUT_KEYS}
@@ -283,7 +283,7 @@ def test_int8_and_bfloat16_copies_merge_the_adapters(fixtures_dir):
                                             ("mixed_float16", False)])
 def test_xla_and_mixed_precision_train_adapters_in_float32(
         fixtures_dir, tmp_path, dtype, use_xla):
-    from modeling import BertConfig, training
+    from bert_tf1.modeling import BertConfig, training
 
     fixture = fixtures_dir / "tf1_tiny_classifier"
     config = BertConfig.from_json_file(fixture / "bert_config.json")

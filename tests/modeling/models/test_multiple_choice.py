@@ -9,9 +9,9 @@ import keras
 import numpy as np
 import pytest
 
-from modeling import BertConfig, BertMultipleChoice
-from modeling.layers.choices import flatten_choices, unflatten_choices
-from modeling.naming import tf1_name
+from bert_tf1.modeling import BertConfig, BertMultipleChoice
+from bert_tf1.modeling.layers.choices import flatten_choices, unflatten_choices
+from bert_tf1.modeling.naming import tf1_name
 
 CONFIG = BertConfig(
     vocab_size=64, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,

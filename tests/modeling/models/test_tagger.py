@@ -10,10 +10,10 @@ import keras
 import numpy as np
 import pytest
 
-from modeling import BertConfig, BertFeatureTagger, BertTokenClassifier
-from modeling.models.feature_tagger import (FEATURE_LAYERS,
-                                            check_feature_layers)
-from modeling.naming import tf1_name
+from bert_tf1.modeling import BertConfig, BertFeatureTagger, BertTokenClassifier
+from bert_tf1.modeling.models.feature_tagger import (FEATURE_LAYERS,
+                                                     check_feature_layers)
+from bert_tf1.modeling.naming import tf1_name
 
 CONFIG = BertConfig(
     vocab_size=50, hidden_size=8, num_hidden_layers=4, num_attention_heads=2,

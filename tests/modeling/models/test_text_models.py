@@ -9,8 +9,8 @@ import keras
 import numpy as np
 import pytest
 
-from data.tokenization import BertPreprocessor
-from modeling import BertClassifier, BertMultipleChoice
+from bert_tf1.data.tokenization import BertPreprocessor
+from bert_tf1.modeling import BertClassifier, BertMultipleChoice
 
 TEXTS = np.array(["a good movie", "a bad movie", "great fun, really",
                   "awful acting"])
@@ -74,7 +74,7 @@ def test_keras_file_with_preprocessor_reloads_in_a_fresh_process(
     np.testing.assert_array_equal(loaded.predict(TEXTS, verbose=0), expected)
     code = (
         "import sys, keras, numpy as np\n"
-        "import modeling, data.tokenization.preprocessor\n"
+        "import bert_tf1.modeling, bert_tf1.data.tokenization.preprocessor\n"
         "model = keras.models.load_model(sys.argv[1])\n"
         "np.save(sys.argv[2], model.predict(np.array(sys.argv[3:]), "
         "verbose=0))\n")

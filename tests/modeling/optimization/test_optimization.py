@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertClassifier, BertConfig
-from modeling.optimization import (AdamWeightDecay, LambWeightDecay,
-                                   WarmupLinearDecay, create_optimizer)
+from bert_tf1.modeling import BertClassifier, BertConfig
+from bert_tf1.modeling.optimization import (AdamWeightDecay, LambWeightDecay,
+                                            WarmupLinearDecay, create_optimizer)
 from tests.helpers.optimizer_reference import (ORIGINAL_EXCLUDE, ToyModel,
                                        numpy_adamw_step, numpy_lamb_step,
                                        original_global_norm, original_lr,

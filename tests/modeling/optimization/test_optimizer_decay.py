@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertClassifier, BertConfig
-from modeling.naming import tf1_name
-from modeling.optimization import (AdamWeightDecay, create_optimizer,
-                                   matches_exclusion, normalization_variables)
+from bert_tf1.modeling import BertClassifier, BertConfig
+from bert_tf1.modeling.naming import tf1_name
+from bert_tf1.modeling.optimization import (AdamWeightDecay, create_optimizer,
+                                            matches_exclusion, normalization_variables)
 from tests.helpers.optimizer_reference import ORIGINAL_EXCLUDE, ToyModel
 
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertClassifier, BertConfig, checkpoints
-from modeling.naming import tf1_name
-from modeling.optimization import AdamWeightDecay, create_optimizer
+from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
+from bert_tf1.modeling.naming import tf1_name
+from bert_tf1.modeling.optimization import AdamWeightDecay, create_optimizer
 from tests.helpers.optimizer_reference import (ToyModel, numpy_adamw_step,
                                        original_lr, toy_data, weights_by_name)
 
@@ -103,9 +103,9 @@ def test_config_round_trip_and_errors():
 
 
 def test_optimizers_and_schedule_register_in_the_one_package():
-    # The layers' package (`modeling.layers.serialization.PACKAGE`): a
+    # The layers' package (`bert_tf1.modeling.layers.serialization.PACKAGE`): a
     # `.keras` file finds them by `bert_tf1>ClassName`.
-    from modeling.optimization import LambWeightDecay
+    from bert_tf1.modeling.optimization import LambWeightDecay
     for optimizer in (create_optimizer(3e-5, 1000, 100),
                       create_optimizer(3e-5, 1000, 100, optimizer_type="lamb")):
         serialized = keras.saving.serialize_keras_object(optimizer)
@@ -188,7 +188,7 @@ _MIRRORED_SCRIPT = textwrap.dedent("""
     tf.config.set_logical_device_configuration(
         cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
     import keras
-    from modeling.optimization import create_optimizer
+    from bert_tf1.modeling.optimization import create_optimizer
     from tests.helpers.optimizer_reference import ToyModel, toy_data
 
     def train(strategy):

@@ -3,8 +3,8 @@ adopts that checkpoint instead of deleting it."""
 import os
 import shutil
 
-from modeling import checkpoints, optimization, training
-from modeling.checkpoints import state_file
+from bert_tf1.modeling import checkpoints, optimization, training
+from bert_tf1.modeling.checkpoints import state_file
 from tests.helpers.fixture_models import build_model
 
 

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from data.io.errors import UserError
-from modeling import BertClassifier, BertConfig, checkpoints
-from modeling.naming import tf1_name
-from modeling.optimization import create_optimizer
-from modeling.training import (EvaluateDuringTraining, best_checkpoint,
-                               latest_training_checkpoint, read_history,
-                               read_scalars, run_training, stopped_early)
-from modeling.training.evaluation import lower_is_better
-from modeling.training.runtime import RuntimeOptions
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
+from bert_tf1.modeling.naming import tf1_name
+from bert_tf1.modeling.optimization import create_optimizer
+from bert_tf1.modeling.training import (EvaluateDuringTraining, best_checkpoint,
+                                        latest_training_checkpoint, read_history,
+                                        read_scalars, run_training, stopped_early)
+from bert_tf1.modeling.training.evaluation import lower_is_better
+from bert_tf1.modeling.training.runtime import RuntimeOptions
 from tests.helpers.fixture_models import random_classifier_batches
 
 

@@ -131,7 +131,7 @@ def test_two_workers_match_one_process(fixtures_dir, one_process_run, tmp_path):
                                atol=TOLERANCE)
 
     # The checkpoint loads back into a fresh model and predicts the same.
-    from modeling import BertClassifier, BertConfig, checkpoints
+    from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
     config = BertConfig.from_json_file(fixture_dir / "bert_config.json")
     model = BertClassifier(config, num_labels=3)
     status = checkpoints.load_tf1_checkpoint(model, str(cluster_dir), verbose=False)

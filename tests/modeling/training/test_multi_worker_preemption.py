@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import checkpoints
+from bert_tf1.modeling import checkpoints
 from tests.conftest import REPO_ROOT
 from tests.helpers.local_cluster import free_ports, worker_env
 

@@ -3,11 +3,11 @@ checkpoint stays the last finite one."""
 import numpy as np
 import pytest
 
-from modeling import BertClassifier, BertConfig, checkpoints
-from modeling.optimization import create_optimizer
-from modeling.training import (finite_check, latest_training_checkpoint,
-                               run_training, save_training_checkpoint)
-from modeling.training.runtime import RuntimeOptions
+from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
+from bert_tf1.modeling.optimization import create_optimizer
+from bert_tf1.modeling.training import (finite_check, latest_training_checkpoint,
+                                        run_training, save_training_checkpoint)
+from bert_tf1.modeling.training.runtime import RuntimeOptions
 from tests.helpers.fixture_models import random_classifier_batches
 
 

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertClassifier, BertConfig, checkpoints
-from modeling.naming import tf1_name
-from modeling.optimization import create_optimizer
-from modeling.training import loop, preemption, run_training
-from modeling.training.runtime import RuntimeOptions
+from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
+from bert_tf1.modeling.naming import tf1_name
+from bert_tf1.modeling.optimization import create_optimizer
+from bert_tf1.modeling.training import loop, preemption, run_training
+from bert_tf1.modeling.training.runtime import RuntimeOptions
 from tests.helpers.fixture_models import random_classifier_batches
 from tests.conftest import REPO_ROOT
 
@@ -129,7 +129,7 @@ def test_checkpoint_of_the_stop_holds_the_weights_in_memory(fixtures_dir, tmp_pa
 _GUARDED = """
 import os, signal, sys, time
 sys.path.insert(0, {root!r})
-from modeling.training.preemption import PreemptionGuard
+from bert_tf1.modeling.training.preemption import PreemptionGuard
 with PreemptionGuard() as guard:
     print("READY", flush=True)
     deadline = time.monotonic() + 60

@@ -8,10 +8,10 @@ import pytest
 import tensorflow as tf
 from absl import flags
 
-from modeling.training import runtime
-from modeling.training.runtime import RuntimeOptions
-from tasks import runtime_flags
-from modeling.training.tpu_connection import TPUConnectionError, connect_tpu
+from bert_tf1.modeling.training import runtime
+from bert_tf1.modeling.training.runtime import RuntimeOptions
+from bert_tf1.tasks import runtime_flags
+from bert_tf1.modeling.training.tpu_connection import TPUConnectionError, connect_tpu
 
 
 def _flag_values(argv, alias=False):
@@ -130,7 +130,7 @@ def test_unresolvable_tpu_name_is_one_clear_error():
 
 _LATE_STRATEGY = """
 import tensorflow as tf
-from modeling.training import runtime
+from bert_tf1.modeling.training import runtime
 tf.constant(1) + 1  # TensorFlow work before the strategy
 try:
     runtime.setup(runtime.RuntimeOptions(distribution_strategy="multi_worker_mirrored"))

@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 import tensorflow as tf
 
-from modeling import BertConfig, BertSquad
-from modeling.optimization import create_optimizer
-from modeling.training import run_training
-from modeling.training.runtime import RuntimeOptions
+from bert_tf1.modeling import BertConfig, BertSquad
+from bert_tf1.modeling.optimization import create_optimizer
+from bert_tf1.modeling.training import run_training
+from bert_tf1.modeling.training.runtime import RuntimeOptions
 
 
 def _dataset(config):

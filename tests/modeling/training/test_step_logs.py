@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertClassifier, BertConfig
-from modeling.optimization import create_optimizer
-from modeling.training import loop, run_training
-from modeling.training.runtime import RuntimeOptions
+from bert_tf1.modeling import BertClassifier, BertConfig
+from bert_tf1.modeling.optimization import create_optimizer
+from bert_tf1.modeling.training import loop, run_training
+from bert_tf1.modeling.training.runtime import RuntimeOptions
 from tests.conftest import REPO_ROOT
 
 SEQ = 4
@@ -210,7 +210,7 @@ def test_resumed_run_draws_every_step_once(fixtures_dir, tmp_path):
 
 def test_training_curves_png(fixtures_dir, tmp_path):
     pytest.importorskip("matplotlib")
-    from modeling.training import write_eval_summaries, write_training_curves
+    from bert_tf1.modeling.training import write_eval_summaries, write_training_curves
     _train(fixtures_dir, tmp_path, steps=3, log_steps=1, save_checkpoints_steps=100)
     png = tmp_path / "training_curves.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -226,7 +226,7 @@ def test_training_curves_png(fixtures_dir, tmp_path):
 
 def test_no_matplotlib_is_one_line_and_no_file(fixtures_dir, tmp_path, info_logs,
                                                monkeypatch):
-    from modeling.training import curves
+    from bert_tf1.modeling.training import curves
     monkeypatch.setattr(curves, "_matplotlib_figure", lambda: None)
     _train(fixtures_dir, tmp_path, steps=1, log_steps=1, save_checkpoints_steps=100)
     assert not (tmp_path / "training_curves.png").exists()
@@ -240,9 +240,9 @@ PIPE_SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {repo!r})
     import tensorflow as tf
     from absl import logging
-    from modeling import BertClassifier, BertConfig
-    from modeling.optimization import create_optimizer
-    from modeling.training import RuntimeOptions, run_training
+    from bert_tf1.modeling import BertClassifier, BertConfig
+    from bert_tf1.modeling.optimization import create_optimizer
+    from bert_tf1.modeling.training import RuntimeOptions, run_training
     logging.set_verbosity(logging.INFO)  # what a program asks to see the INFO lines
     config = BertConfig.from_json_file({config!r})
     features = {{"input_ids": tf.fill([4, 4], 5), "input_mask": tf.ones([4, 4], tf.int32),

@@ -8,7 +8,7 @@ import time
 import pytest
 import tensorflow as tf
 
-from modeling.training.summaries import TrainingSummaries
+from bert_tf1.modeling.training.summaries import TrainingSummaries
 
 
 def _default_loader_scalars(logdir, tag):

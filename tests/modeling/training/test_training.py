@@ -3,12 +3,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from modeling import BertClassifier, BertConfig, checkpoints
-from modeling.naming import tf1_name
-from modeling.optimization import create_optimizer
-from modeling.training.runtime import RuntimeOptions
-from modeling.training import (GOOD_STEPS, LOSS_SCALE, latest_training_checkpoint,
-                               run_training)
+from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
+from bert_tf1.modeling.naming import tf1_name
+from bert_tf1.modeling.optimization import create_optimizer
+from bert_tf1.modeling.training.runtime import RuntimeOptions
+from bert_tf1.modeling.training import (GOOD_STEPS, LOSS_SCALE, latest_training_checkpoint,
+                                        run_training)
 
 
 def _dataset(config, batch_size=4, seq_length=8, seed=0):
@@ -101,7 +101,7 @@ def test_saver_catches_multiples_passed_between_callbacks(monkeypatch):
     # With steps_per_execution > 1 (TPU iterations_per_loop) the callback
     # sees every k-th step only; a save is still due whenever a multiple of
     # save_checkpoints_steps was passed.
-    from modeling.training import callbacks
+    from bert_tf1.modeling.training import callbacks
 
     saved = []
     monkeypatch.setattr(callbacks, "save_training_checkpoint",
@@ -145,7 +145,7 @@ def _cycle(config, batch_size, count=8):
 
 
 def _train_accumulating(fixtures_dir, output_dir, steps, accumulation, batch_size):
-    from modeling.optimization import create_optimizer
+    from bert_tf1.modeling.optimization import create_optimizer
     model = _no_dropout_classifier(fixtures_dir)
     options = RuntimeOptions(save_checkpoints_steps=1, keep_checkpoint_max=0,
                              gradient_accumulation_steps=accumulation)

@@ -1,0 +1,165 @@
+"""The wheel: one import name (`bert_tf1`), a command per script, and no
+collision with a user's own `data/`, `tasks/`, `modeling/`, `serving/`.
+
+The wheel is built from a copy of the repository and installed (not
+editable) into a fresh virtualenv that borrows this one's dependencies
+(TensorFlow is not installed twice), then run from a folder whose own
+packages of those names refuse to be imported.
+"""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+
+import pytest
+
+from bert_tf1 import commands
+from tests.conftest import FIXTURES_DIR, DATA_DIR, REPO_ROOT
+
+FOLDERS = ("bert_tf1", "modeling", "data", "serving", "tasks")
+USER_PACKAGES = ("data", "tasks", "modeling", "serving")
+# docs/classification.md's quick MRPC command, with a seed.
+MRPC_FLAGS = [
+    "--task_name=MRPC", "--do_train=true", "--do_eval=true",
+    f"--data_dir={DATA_DIR}/glue/MRPC",
+    f"--vocab_file={FIXTURES_DIR}/tf1_vocab_mrpc_classifier/vocab.txt",
+    f"--bert_config_file={FIXTURES_DIR}/tf1_vocab_mrpc_classifier/bert_config.json",
+    f"--init_checkpoint={FIXTURES_DIR}/tf1_vocab_mrpc_classifier/bert_model.ckpt",
+    "--max_seq_length=64", "--train_batch_size=32", "--learning_rate=2e-5",
+    "--num_train_epochs=0.1", "--seed=1"]
+
+
+def root_scripts():
+    return sorted(path.stem for path in REPO_ROOT.glob("*.py")
+                  if path.name != "setup.py")
+
+
+def test_every_root_script_has_a_command():
+    assert list(commands.SCRIPTS) == root_scripts()
+    assert all(callable(getattr(commands, name)) for name in commands.SCRIPTS)
+
+
+def test_a_script_runs_as_a_module_of_the_package(tmp_path):
+    # From another folder: `python -m` finds it through the package alone.
+    as_module, as_file = (subprocess.run(
+        [sys.executable, *argv, "--task_name=MRPC"], cwd=tmp_path,
+        capture_output=True, text=True, timeout=300,
+        env=_environment(PYTHONPATH=str(REPO_ROOT)))
+        for argv in (["-m", "bert_tf1.run_classifier"],
+                     [str(REPO_ROOT / "run_classifier.py")]))
+    # The same one-line refusal of the missing required flags.
+    assert as_module.returncode == as_file.returncode == 1
+    assert "--data_dir" in as_module.stderr.splitlines()[-1]
+    assert as_module.stderr.splitlines()[-1] == as_file.stderr.splitlines()[-1]
+
+
+def _environment(**extra):
+    env = {key: value for key, value in os.environ.items()
+           if key != "PYTHONPATH"}
+    env.update(CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="2", **extra)
+    return env
+
+
+def _quick_start():
+    """The README's Python quick start block."""
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Python quick start", 1)[1]
+    return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+
+
+def _setuptools_version():
+    import importlib.metadata
+
+    try:
+        version = importlib.metadata.version("setuptools")
+    except importlib.metadata.PackageNotFoundError:
+        return (0, 0)
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+
+
+def _build_and_install(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copy(REPO_ROOT / "setup.py", source)
+    for script in root_scripts():
+        shutil.copy(REPO_ROOT / f"{script}.py", source)
+    for folder in FOLDERS:
+        shutil.copytree(REPO_ROOT / folder, source / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    wheels = tmp_path / "wheels"
+    # setuptools builds wheels itself from 70.1 on; an older one (Python
+    # 3.11's venv brings 65.5) builds in pip's isolated environment.
+    isolation = (["--no-build-isolation"] if _setuptools_version() >= (70, 1)
+                 else [])
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                    *isolation, "-w", str(wheels), str(source)],
+                   check=True, capture_output=True, timeout=300)
+    (wheel,) = wheels.glob("*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)],
+                   check=True, timeout=300)
+    python = venv / "bin" / "python"
+    purelib = pathlib.Path(sysconfig.get_paths(
+        vars={"base": str(venv), "platbase": str(venv)})["purelib"])
+    # The dependencies come from this virtualenv's site-packages (a path
+    # line: its own .pth files, the editable install's among them, are not
+    # read).
+    (purelib / "borrowed_dependencies.pth").write_text(
+        sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python),
+                    "install", "-q", "--no-deps", "--no-index", str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    return wheel, venv
+
+
+@pytest.mark.slow
+def test_the_wheel_runs_beside_a_users_own_packages(tmp_path):
+    wheel, venv = _build_and_install(tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        top_level = next(name for name in archive.namelist()
+                         if name.endswith(".dist-info/top_level.txt"))
+        assert archive.read(top_level).decode().split() == ["bert_tf1"]
+
+    user = tmp_path / "user"
+    for name in USER_PACKAGES:
+        (user / name).mkdir(parents=True)
+        (user / name / "__init__.py").write_text(
+            f"raise ImportError('the user\\'s own {name} package was imported')\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    code = _quick_start() + (
+        "import bert_tf1, sys\n"
+        "print('PACKAGE=' + bert_tf1.__file__)\n"
+        "print('TOP=' + ','.join(sorted(m for m in sys.modules if m in "
+        "('data', 'tasks', 'modeling', 'serving'))))\n")
+    env = _environment(FIX=str(FIXTURES_DIR), OUT=str(out))
+    result = subprocess.run([str(venv / "bin" / "python"), "-c", code],
+                            cwd=user, env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    package = next(line for line in result.stdout.splitlines()
+                   if line.startswith("PACKAGE="))[len("PACKAGE="):]
+    assert pathlib.Path(package).is_relative_to(venv), package
+    assert "TOP=\n" in result.stdout + "\n", result.stdout
+    assert (out / "classifier.keras").is_file()
+
+    # The installed command and the clone's script: the same evaluation.
+    installed = subprocess.run(
+        [str(venv / "bin" / "bert-run-classifier"), *MRPC_FLAGS,
+         f"--output_dir={tmp_path / 'installed'}"],
+        cwd=user, env=env, capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    clone = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "run_classifier.py"), *MRPC_FLAGS,
+         f"--output_dir={tmp_path / 'clone'}"],
+        cwd=REPO_ROOT, env=_environment(), capture_output=True, text=True,
+        timeout=600)
+    assert clone.returncode == 0, clone.stderr[-3000:]
+    results = [(tmp_path / name / "eval_results.txt").read_text()
+               for name in ("installed", "clone")]
+    assert "eval_accuracy = " in results[0]
+    assert results[0] == results[1]
