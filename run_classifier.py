@@ -1,4 +1,4 @@
-"""BERT fine-tuning for sentence (pair) classification: GLUE and XNLI.
+r"""BERT fine-tuning for sentence (pair) classification: GLUE and XNLI.
 
 The command line of the original `run_classifier.py` (same flags, defaults and
 checks, same files in `output_dir`), with Keras `model.fit` underneath:

@@ -1,4 +1,4 @@
-"""BERT fine-tuning for multiple choice: SWAG, HellaSwag or your own TSV.
+r"""BERT fine-tuning for multiple choice: SWAG, HellaSwag or your own TSV.
 
 The BERT paper's SWAG task (§4.4), with its recipe and defaults, flags and
 files in the style of run_classifier.py (docs/multiple_choice.md):

@@ -1,4 +1,4 @@
-"""BERT for sequence tagging (named-entity recognition, BERT paper §5.3).
+r"""BERT for sequence tagging (named-entity recognition, BERT paper §5.3).
 
 The google-research/bert repository has no NER script; this one follows the
 paper and the flag style of `run_classifier.py` / `run_squad.py`:

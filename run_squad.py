@@ -1,4 +1,4 @@
-"""BERT fine-tuning and prediction for SQuAD 1.1 and SQuAD 2.0.
+r"""BERT fine-tuning and prediction for SQuAD 1.1 and SQuAD 2.0.
 
 The command line of the original `run_squad.py` (same flags, defaults and
 checks, same files in `output_dir`), with Keras `model.fit` underneath:

@@ -22,6 +22,8 @@ class BuildWithScripts(build_py):
 
     def run(self):
         super().run()
+        if getattr(self, "editable_mode", False):
+            return  # an editable install reaches them through bert_tf1/__init__.py
         target = pathlib.Path(self.build_lib) / "bert_tf1"
         for script in SCRIPTS:
             shutil.copyfile(ROOT / f"{script}.py", target / f"{script}.py")

@@ -11,7 +11,6 @@ eagerly), a tagger's words `InGraphWordSplitter`'s (core TF ops, eager) and
 its tags and entities run_ner.py's rules (`bert_tf1.data.tagging`).
 """
 import contextlib
-import json
 import os
 
 import numpy as np
@@ -19,6 +18,7 @@ import tensorflow as tf
 from absl import logging
 
 from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.text_files import read_json
 from bert_tf1.data.squad.examples import SquadExample, split_context
 from bert_tf1.data.squad.features import convert_examples_to_features
 from bert_tf1.data.tagging.decoding import predicted_label_ids
@@ -49,11 +49,7 @@ def _read_info(folder):
     path = os.path.join(folder, INFO_FILE)
     if not os.path.isfile(path):
         return None
-    try:
-        with open(path, encoding="utf-8") as reader:
-            info = json.load(reader)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise UserError(f"{path}: not a JSON file ({error}).") from None
+    info = read_json(path, expected=f"the {INFO_FILE} of an export")
     if not isinstance(info, dict) or info.get("format") not in FORMATS:
         raise UserError(f"{path}: expected the export_info.json of "
                         f"export_saved_model.py, its format one of "

@@ -135,7 +135,8 @@ def _another_model(error, path, what):
     folder = os.path.dirname(path)
     return checkpoints.CheckpointMismatchError(
         f"output_dir {folder} already holds a training checkpoint ({path}) "
-        f"from another model, and {what}. Use a fresh --output_dir. {error}")
+        f"from another model, and {what}: rerun with that run's flags or use "
+        f"a fresh --output_dir. {error}")
 
 
 def restore_for_training(model, optimizer, choice, chief=True):

@@ -93,7 +93,7 @@ def test_resuming_from_another_models_output_dir_says_so(fixtures_dir, tmp_path)
     with pytest.raises(checkpoints.CheckpointMismatchError) as error:
         run_training(model, create_optimizer(1e-3, 4, 1), _dataset(config), 4,
                      str(tmp_path), RuntimeOptions(), batch_size=4, verbose=0)
-    assert "Use a fresh --output_dir" in str(error.value)
+    assert "use a fresh --output_dir" in str(error.value)
     assert "model.ckpt-1" in str(error.value)
 
 
