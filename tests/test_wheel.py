@@ -105,14 +105,22 @@ def _build_and_install(tmp_path):
     python = venv / "bin" / "python"
     purelib = pathlib.Path(sysconfig.get_paths(
         vars={"base": str(venv), "platbase": str(venv)})["purelib"])
-    # The dependencies come from this virtualenv's site-packages (a path
-    # line: its own .pth files, the editable install's among them, are not
-    # read).
-    (purelib / "borrowed_dependencies.pth").write_text(
-        sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python),
-                    "install", "-q", "--no-deps", "--no-index", str(wheel)],
-                   check=True, capture_output=True, timeout=300)
+    # The dependencies come from this virtualenv's site-packages, through a
+    # folder of links to all of it but this project's own install (pip would
+    # take that one, found on the path, as the wheel already installed).
+    dependencies = tmp_path / "dependencies"
+    dependencies.mkdir()
+    for entry in pathlib.Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not (entry.name.startswith(("__editable__", "bert_keras_tf1compat"))
+                or entry.name.endswith(".pth")
+                or entry.name in FOLDERS):
+            (dependencies / entry.name).symlink_to(entry)
+    (purelib / "borrowed_dependencies.pth").write_text(f"{dependencies}\n")
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install",
+         "--no-deps", "--no-index", str(wheel)],
+        check=True, capture_output=True, text=True, timeout=300)
+    assert (purelib / "bert_tf1" / "__init__.py").is_file(), installed.stdout
     return wheel, venv
 
 
