@@ -97,7 +97,8 @@ def _build_and_install(tmp_path):
                  else [])
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
                     *isolation, "-w", str(wheels), str(source)],
-                   check=True, capture_output=True, timeout=300)
+                   check=True, capture_output=True, timeout=300,
+                   env=_environment())
     (wheel,) = wheels.glob("*.whl")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)],
@@ -116,10 +117,14 @@ def _build_and_install(tmp_path):
                 or entry.name in FOLDERS):
             (dependencies / entry.name).symlink_to(entry)
     (purelib / "borrowed_dependencies.pth").write_text(f"{dependencies}\n")
+    # Without PYTHONPATH (CI sets it to the clone, whose egg-info pip would
+    # take as the wheel already installed) and without looking at what is
+    # installed at all (--ignore-installed): the wheel's files always land.
     installed = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install",
-         "--no-deps", "--no-index", str(wheel)],
-        check=True, capture_output=True, text=True, timeout=300)
+         "--no-deps", "--no-index", "--ignore-installed", str(wheel)],
+        check=True, capture_output=True, text=True, timeout=300,
+        env=_environment())
     assert (purelib / "bert_tf1" / "__init__.py").is_file(), installed.stdout
     return wheel, venv
 
