@@ -94,9 +94,9 @@ LORA = dict(lora_rank=8, lora_targets="query,value", frameworks=("ours",))
 LORA_SWEEP = {f"mrpc_lora_lr{rate}": dict(
     ROWS["mrpc"], **LORA, seeds=(1,), learning_rate=float(rate))
     for rate in ("2e-4", "5e-4", "1e-3")}
-#: The rate chosen from LORA_SWEEP (5e-4, microsoft/LoRA's RoBERTa-base
-#: MRPC rate, until the sweep is measured).
-LORA_LEARNING_RATE = 5e-4
+#: The rate chosen from LORA_SWEEP: the best MRPC dev accuracy of the three
+#: (measured 2026-12-05: 75.2 / 75.0 / 78.7 at 2e-4 / 5e-4 / 1e-3).
+LORA_LEARNING_RATE = 1e-3
 ROWS.update(sst2_lora=dict(ROWS["sst2"], **LORA,
                            learning_rate=LORA_LEARNING_RATE),
             mrpc_lora=dict(ROWS["mrpc"], **LORA,
@@ -355,6 +355,17 @@ def key(row, framework, seed):
     return f"{row}/{framework}/{seed}"
 
 
+def same_run(cache, row, framework, seed):
+    """The cached entry of another row with this row's recipe, or None."""
+    recipe = {k: v for k, v in ROWS[row].items() if k != "seeds"}
+    for other, spec in ROWS.items():
+        name = key(other, framework, seed)
+        if (other != row and name in cache["entries"]
+                and {k: v for k, v in spec.items() if k != "seeds"} == recipe):
+            return name
+    return None
+
+
 def load_cache(path):
     if not os.path.isfile(path):
         return {"model": MODEL, "entries": {}}
@@ -553,6 +564,16 @@ def main(argv=None):
                     name = key(row, framework, seed)
                     if name in cache["entries"] and not args.rerun:
                         print(f"{name}: cached", file=sys.stderr)
+                        continue
+                    twin = same_run(cache, row, framework, seed)
+                    if twin and not args.rerun:
+                        # Seeded runs are deterministic: the sweep's run at
+                        # the chosen rate is this row's run for that seed.
+                        cache["entries"][name] = dict(
+                            cache["entries"][twin], same_run_as=twin)
+                        save_cache(cache, args.cache)
+                        print(f"{name}: the cached run {twin}",
+                              file=sys.stderr)
                         continue
                     entry = run_one(row, framework, seed, google, hf, args)
                     if entry is None:
