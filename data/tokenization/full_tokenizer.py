@@ -238,15 +238,8 @@ class BasicTokenizer(object):
 
     def _tokenize_chinese_chars(self, text):
         """Puts spaces around every CJK ideograph."""
-        output = []
-        for char in text:
-            if _is_chinese_codepoint(ord(char)):
-                output.append(" ")
-                output.append(char)
-                output.append(" ")
-            else:
-                output.append(char)
-        return "".join(output)
+        return "".join(" %s " % char if _is_chinese_codepoint(ord(char))
+                       else char for char in text)
 
     def _clean_text(self, text):
         """Drops NUL, U+FFFD and control chars; maps whitespace to " "."""
