@@ -239,11 +239,9 @@ class _TableProcessor(DataProcessor):
                 continue
             self._check_columns(input_file, line_number, line, needed,
                                 self.layout[set_type])
-            if self.guid_column[set_type] is None:
-                guid = "%s-%s" % (self._guid_prefix(set_type), i)
-            else:
-                guid = "%s-%s" % (self._guid_prefix(set_type),
-                                  line[self.guid_column[set_type]])
+            guid_column = self.guid_column[set_type]
+            number = i if guid_column is None else line[guid_column]
+            guid = "%s-%s" % (self._guid_prefix(set_type), number)
             text_a = line[a_col]
             text_b = line[b_col] if b_col is not None else None
             if label_col is None:
@@ -357,17 +355,11 @@ class MnliProcessor(_TableProcessor):
     dev_set_name = "dev_matched"
     labels = ["contradiction", "entailment", "neutral"]
     columns = {"train": (8, 9, -1), "dev": (8, 9, -1), "test": (8, 9, None)}
-    layout = {
-        "train": "index, promptID, pairID, genre, sentence1_binary_parse, "
-                 "sentence2_binary_parse, sentence1_parse, sentence2_parse, "
-                 "sentence1, sentence2, ..., gold_label",
-        "dev": "index, promptID, pairID, genre, sentence1_binary_parse, "
+    _layout = ("index, promptID, pairID, genre, sentence1_binary_parse, "
                "sentence2_binary_parse, sentence1_parse, sentence2_parse, "
-               "sentence1, sentence2, label1, ..., gold_label",
-        "test": "index, promptID, pairID, genre, sentence1_binary_parse, "
-                "sentence2_binary_parse, sentence1_parse, sentence2_parse, "
-                "sentence1, sentence2",
-    }
+               "sentence1, sentence2")
+    layout = {"train": _layout + ", ..., gold_label",
+              "dev": _layout + ", label1, ..., gold_label", "test": _layout}
 
     def _guid_prefix(self, set_type):
         return self.dev_set_name if set_type == "dev" else set_type

@@ -192,9 +192,8 @@ def read_squad_examples(input_file, is_training,
                     logging.warning("%s: question id %r appears twice.",
                                     input_file, qas_id)
                 seen_ids.add(qas_id)
-                start_position = None
-                end_position = None
-                orig_answer_text = None
+                # (orig_answer_text, start_position, end_position)
+                found = (None, None, None)
                 is_impossible = False
                 if is_training:
                     if version_2_with_negative:
@@ -214,11 +213,9 @@ def read_squad_examples(input_file, is_training,
                                               input_file)
                         if found is None:
                             continue
-                        orig_answer_text, start_position, end_position = found
                     else:
-                        start_position = -1
-                        end_position = -1
-                        orig_answer_text = ""
+                        found = ("", -1, -1)
+                orig_answer_text, start_position, end_position = found
                 examples.append(SquadExample(
                     qas_id=qas_id,
                     question_text=question_text,

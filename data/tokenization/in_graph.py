@@ -106,9 +106,7 @@ class InGraphFullTokenizer(tf.Module):
 
     def _wordpiece_vocab(self, vocab):
         """Tokens by id; gaps, "" and a bare "##" get unmatchable fillers."""
-        by_id = {}
-        for token, index in vocab.items():
-            by_id[index] = token
+        by_id = {index: token for token, index in vocab.items()}
         tokens = []
         for index in range(self.vocab_size):
             token = by_id.get(index)
