@@ -97,14 +97,11 @@ def _project_text(pred_text, orig_text, tok_text, verbose_logging):
         return orig_text
 
     ns_start = _no_space_index(tok_text, start_position)
-    if ns_start is None:
-        if verbose_logging:
-            logging.info("Couldn't map start position")
-        return orig_text
     ns_end = _no_space_index(tok_text, end_position)
-    if ns_end is None:
+    if ns_start is None or ns_end is None:
         if verbose_logging:
-            logging.info("Couldn't map end position")
+            logging.info("Couldn't map %s position",
+                         "start" if ns_start is None else "end")
         return orig_text
     return orig_text[orig_positions[ns_start]:(orig_positions[ns_end] + 1)]
 

@@ -164,18 +164,21 @@ def _probe_text(cps, pattern):
     return _text_of(grid.reshape(-1)[:-1])
 
 
-def _probe_case_context(lower, cps):
-    """Case-ignorable and cased characters seen by `lower`'s final-sigma rule:
-    `lower("A" + c + SIGMA)` ends in final sigma iff c is ignorable or cased;
-    `lower("A" + SIGMA + c)` has it at 1 iff c is ignorable or not cased.
+@functools.lru_cache(maxsize=None)
+def case_context_code_points():
+    """Case-ignorable and cased characters seen by the final-sigma rule of
+    Python's `str.lower()`: `("A" + c + SIGMA).lower()` ends in final sigma
+    iff c is ignorable or cased; `("A" + SIGMA + c).lower()` has it at 1 iff
+    c is ignorable or not cased.
 
     Returns:
       (case_ignorable, cased_not_ignorable): two frozensets of code points.
     """
+    cps = _joinable_code_points()
     final = chr(FINAL_SIGMA)
     # "\n" is neither cased nor case-ignorable: the probes do not interact.
-    before = lower(_probe_text(cps, (ord("A"), None, CAPITAL_SIGMA)))
-    after = lower(_probe_text(cps, (ord("A"), CAPITAL_SIGMA, None)))
+    before = _probe_text(cps, (ord("A"), None, CAPITAL_SIGMA)).lower()
+    after = _probe_text(cps, (ord("A"), CAPITAL_SIGMA, None)).lower()
     ignorable, cased = set(), set()
     for cp, probe1, probe2 in zip(cps, before.split("\n"),
                                   after.split("\n")):
@@ -186,12 +189,6 @@ def _probe_case_context(lower, cps):
         elif ignorable_or_cased:
             cased.add(cp)
     return frozenset(ignorable), frozenset(cased)
-
-
-@functools.lru_cache(maxsize=None)
-def case_context_code_points():
-    """`_probe_case_context` of Python's `str.lower()`."""
-    return _probe_case_context(str.lower, _joinable_code_points())
 
 
 @functools.lru_cache(maxsize=None)
