@@ -171,17 +171,6 @@ class DataProcessor(object):
                     input_file, what))
         return examples
 
-    @staticmethod
-    def _check_float_label(input_file, line_number, text):
-        """Returns the regression label `text` as a float, else raises."""
-        try:
-            return float(text)
-        except ValueError:
-            raise _line_error(
-                input_file, line_number,
-                "label %r is not a number (regression task)" % (text,)
-            ) from None
-
 
 class _TableProcessor(DataProcessor):
     """A task whose three sets are `<set>.tsv` files with fixed columns
@@ -247,8 +236,13 @@ class _TableProcessor(DataProcessor):
             if label_col is None:
                 label = self._test_label()
             elif self.is_regression:
-                label = self._check_float_label(input_file, line_number,
-                                                line[label_col])
+                try:
+                    label = float(line[label_col])
+                except ValueError:
+                    raise _line_error(
+                        input_file, line_number,
+                        "label %r is not a number (regression task)"
+                        % (line[label_col],)) from None
             else:
                 label = self._check_label(input_file, line_number,
                                           line[label_col])
