@@ -108,21 +108,6 @@ def spearman(predictions, labels, weights=None):
     return pearson(rankdata(x), rankdata(y))
 
 
-def _class_ids(predictions):
-    predictions = np.asarray(predictions)
-    if predictions.ndim == 2:
-        # Logits or probabilities [N, num_labels].
-        return np.argmax(predictions, axis=-1)
-    return predictions
-
-
-def _scores(predictions):
-    predictions = np.asarray(predictions, dtype=np.float64)
-    if predictions.ndim == 2 and predictions.shape[1] == 1:
-        return predictions[:, 0]
-    return predictions
-
-
 #: The names `task_metrics` returns, per normalized task name.
 _TASK_METRIC_NAMES = {"stsb": ("eval_pearson", "eval_spearman"),
                       "cola": ("eval_matthews_corr",),
@@ -155,12 +140,17 @@ def task_metrics(task_name, predictions, labels, weights=None):
       ValueError: bad shapes, or no example with a non-zero weight.
     """
     task = task_name.lower().replace("-", "").replace("_", "")
+    predictions = np.asarray(predictions)
     if task == "stsb":
-        scores = _scores(predictions)
+        scores = predictions.astype(np.float64)
+        if scores.ndim == 2 and scores.shape[1] == 1:
+            scores = scores[:, 0]
         labels = np.asarray(labels, dtype=np.float64)
         return {"eval_pearson": pearson(scores, labels, weights),
                 "eval_spearman": spearman(scores, labels, weights)}
-    class_ids = _class_ids(predictions)
+    # Logits or probabilities [N, num_labels]: their argmax.
+    class_ids = (np.argmax(predictions, axis=-1) if predictions.ndim == 2
+                 else predictions)
     if task == "cola":
         return {"eval_matthews_corr":
                 matthews_corrcoef(class_ids, labels, weights)}

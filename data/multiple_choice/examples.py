@@ -58,16 +58,10 @@ def parse_label(value, num_choices, where):
       MultipleChoiceDataError: not an integer, or out of range (names
         `where`, "file, line N").
     """
-    if value is None:
+    text = value.strip() if isinstance(value, str) else None
+    if value is None or text == "":
         return None
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        if not (text.isdigit() or (text[0] in "+-" and text[1:].isdigit())):
-            raise MultipleChoiceDataError(
-                "%s: label %r is not an integer; expected the index of the "
-                "right ending, 0..%d" % (where, value, num_choices - 1))
+    if text and (text.isdigit() or (text[0] in "+-" and text[1:].isdigit())):
         label = int(text)
     elif isinstance(value, int) and not isinstance(value, bool):
         label = value

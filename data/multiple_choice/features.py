@@ -113,9 +113,8 @@ def convert_examples_to_features(examples, max_seq_length, tokenizer,
     """
     examples = list(examples)
     if num_choices is None:
-        real = [e for e in examples if not isinstance(e, PaddingExample)]
-        if real:
-            num_choices = len(real[0].endings)
+        num_choices = next((len(e.endings) for e in examples
+                            if not isinstance(e, PaddingExample)), None)
     features = []
     for index, example in enumerate(examples):
         feature = convert_example_to_features(example, max_seq_length,

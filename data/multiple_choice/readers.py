@@ -115,6 +115,27 @@ def _check_field_count(row, header, where):
                 where, len(row), len(header)))
 
 
+def _table_examples(rows, header, path, layout, num_choices, id_column,
+                    label_column, context_column, prefix_column=None):
+    """The examples of the (line, fields) rows of a SWAG CSV or a TSV: the
+    header's ending columns, each prefixed by the prefix column's text."""
+    endings = _ending_columns(header, path, num_choices)
+    examples, lines = [], []
+    for line, row in rows:
+        where = "%s, line %d" % (path, line)
+        _check_field_count(row, header, where)
+        prefix = "" if prefix_column is None else row[prefix_column]
+        label = (None if label_column is None else
+                 parse_label(row[label_column], len(endings), where))
+        examples.append(MultipleChoiceExample(
+            example_id=(row[id_column] if id_column is not None
+                        else str(len(examples))),
+            context=row[context_column],
+            endings=[join_prefix_and_ending(prefix, row[c]) for c in endings],
+            label=label))
+        lines.append(line)
+    return _finish(examples, lines, path, layout)
+
 
 _SWAG_LAYOUT = ("SWAG CSV with a header naming sent1, sent2, ending0.. and "
                 "(train/val) label")
@@ -156,24 +177,11 @@ def read_swag_csv(path, num_choices=None):
     _, header = first
     index = _header_index(header, path, _SWAG_LAYOUT)
     _require_columns(index, ("sent1", "sent2"), path, _SWAG_LAYOUT)
-    endings = _ending_columns(header, path, num_choices)
-    label_column = index.get("label")
-    id_column = 0 if header[0].strip() == "" else None
-    examples, lines = [], []
-    for line, row in rows:
-        where = "%s, line %d" % (path, line)
-        _check_field_count(row, header, where)
-        prefix = row[index["sent2"]]
-        label = (None if label_column is None else
-                 parse_label(row[label_column], len(endings), where))
-        examples.append(MultipleChoiceExample(
-            example_id=(row[id_column] if id_column is not None
-                        else str(len(examples))),
-            context=row[index["sent1"]],
-            endings=[join_prefix_and_ending(prefix, row[c]) for c in endings],
-            label=label))
-        lines.append(line)
-    return _finish(examples, lines, path, _SWAG_LAYOUT)
+    return _table_examples(
+        rows, header, path, _SWAG_LAYOUT, num_choices,
+        id_column=0 if header[0].strip() == "" else None,
+        label_column=index.get("label"), context_column=index["sent1"],
+        prefix_column=index["sent2"])
 
 
 
@@ -282,23 +290,12 @@ def read_choice_tsv(path, num_choices=None):
         raise MultipleChoiceDataError(
             "%s, line 1: unknown column %s; expected %s" % (
                 path, ", ".join(repr(n) for n in unknown), _TSV_LAYOUT))
-    endings = _ending_columns(header, path, num_choices)
-    label_column = index.get(TSV_LABEL_COLUMN)
-    id_column = index.get(TSV_ID_COLUMN)
-    examples, line_numbers = [], []
-    for line, raw in lines[1:]:
-        where = "%s, line %d" % (path, line)
-        row = raw.rstrip("\r").split("\t")
-        _check_field_count(row, header, where)
-        label = (None if label_column is None else
-                 parse_label(row[label_column], len(endings), where))
-        examples.append(MultipleChoiceExample(
-            example_id=(row[id_column] if id_column is not None
-                        else str(len(examples))),
-            context=row[index[TSV_CONTEXT_COLUMN]],
-            endings=[row[c] for c in endings], label=label))
-        line_numbers.append(line)
-    return _finish(examples, line_numbers, path, _TSV_LAYOUT)
+    rows = ((line, raw.rstrip("\r").split("\t")) for line, raw in lines[1:])
+    return _table_examples(
+        rows, header, path, _TSV_LAYOUT, num_choices,
+        id_column=index.get(TSV_ID_COLUMN),
+        label_column=index.get(TSV_LABEL_COLUMN),
+        context_column=index[TSV_CONTEXT_COLUMN])
 
 
 _READERS = {"swag": read_swag_csv, "hellaswag": read_hellaswag_jsonl,

@@ -9,14 +9,6 @@ import numpy as np
 from bert_tf1.data.io.results import write_text_atomically
 
 
-def _as_matrix(probabilities):
-    rows = np.asarray(probabilities, dtype=np.float32)
-    if rows.ndim != 2 or rows.shape[1] < 1:
-        raise ValueError("expected probabilities of shape [num_examples, "
-                         "num_choices], got %s" % (rows.shape,))
-    return rows
-
-
 def format_test_results(probabilities):
     """The text of test_results.tsv.
 
@@ -28,7 +20,10 @@ def format_test_results(probabilities):
     Source: run_classifier.py `main`, the `do_predict` writer
     (`"\\t".join(str(class_probability) ...)` of float32 values).
     """
-    rows = _as_matrix(probabilities)
+    rows = np.asarray(probabilities, dtype=np.float32)
+    if rows.ndim != 2 or rows.shape[1] < 1:
+        raise ValueError("expected probabilities of shape [num_examples, "
+                         "num_choices], got %s" % (rows.shape,))
     return "".join("\t".join(str(np.float32(p)) for p in row) + "\n"
                    for row in rows)
 
@@ -37,4 +32,4 @@ def write_test_results(path, probabilities):
     """Writes test_results.tsv atomically; returns the number of lines."""
     text = format_test_results(probabilities)
     write_text_atomically(os.fspath(path), text)
-    return len(_as_matrix(probabilities))
+    return text.count("\n")

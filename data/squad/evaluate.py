@@ -162,13 +162,10 @@ def get_raw_scores(dataset, preds, missing=None):
 
 def apply_no_ans_threshold(scores, na_probs, qid_to_has_ans, na_prob_thresh):
     """Scores after predicting "no answer" where na_prob > na_prob_thresh."""
-    new_scores = collections.OrderedDict()
-    for qid, score in scores.items():
-        if na_probs[qid] > na_prob_thresh:
-            new_scores[qid] = float(not qid_to_has_ans[qid])
-        else:
-            new_scores[qid] = score
-    return new_scores
+    return collections.OrderedDict(
+        (qid, float(not qid_to_has_ans[qid])
+         if na_probs[qid] > na_prob_thresh else score)
+        for qid, score in scores.items())
 
 
 def make_eval_dict(exact_scores, f1_scores, qid_list=None):
@@ -186,9 +183,9 @@ def make_eval_dict(exact_scores, f1_scores, qid_list=None):
 def find_best_thresh(preds, scores, na_probs, qid_to_has_ans):
     """(best score in percent, its null-odds threshold): evaluate-v2.0.py
     find_best_thresh."""
-    num_no_ans = sum(1 for k in qid_to_has_ans if not qid_to_has_ans[k])
-    cur_score = num_no_ans
-    best_score = cur_score
+    # Answering "" everywhere: every unanswerable question is right.
+    cur_score = best_score = sum(1 for k in qid_to_has_ans
+                                 if not qid_to_has_ans[k])
     best_thresh = 0.0
     qid_list = sorted(na_probs, key=lambda k: na_probs[k])
     for qid in qid_list:
@@ -243,9 +240,8 @@ def evaluate(dataset, preds, na_probs=None, na_prob_thresh=1.0,
 
     Source: evaluate-v2.0.py main (official SQuAD 2.0 evaluation script).
     """
-    result, _ = evaluate_with_missing(dataset, preds, na_probs,
-                                      na_prob_thresh, na_probs_source)
-    return result
+    return evaluate_with_missing(dataset, preds, na_probs, na_prob_thresh,
+                                 na_probs_source)[0]
 
 
 def evaluate_with_missing(dataset, preds, na_probs=None, na_prob_thresh=1.0,
@@ -268,23 +264,17 @@ def evaluate_with_missing(dataset, preds, na_probs=None, na_prob_thresh=1.0,
     f1_thresh = apply_no_ans_threshold(f1_raw, thresh_probs, qid_to_has_ans,
                                        na_prob_thresh)
     out_eval = make_eval_dict(exact_thresh, f1_thresh)
-    if has_ans_qids:
-        for key, value in make_eval_dict(exact_thresh, f1_thresh,
-                                         has_ans_qids).items():
-            out_eval["HasAns_" + key] = value
-    if no_ans_qids:
-        for key, value in make_eval_dict(exact_thresh, f1_thresh,
-                                         no_ans_qids).items():
-            out_eval["NoAns_" + key] = value
+    for prefix, qids in (("HasAns_", has_ans_qids), ("NoAns_", no_ans_qids)):
+        if qids:
+            for key, value in make_eval_dict(exact_thresh, f1_thresh,
+                                             qids).items():
+                out_eval[prefix + key] = value
     if na_probs is not None:
-        best_exact, exact_thresh_value = find_best_thresh(
-            preds, exact_raw, na_probs, qid_to_has_ans)
-        best_f1, f1_thresh_value = find_best_thresh(
-            preds, f1_raw, na_probs, qid_to_has_ans)
-        out_eval["best_exact"] = best_exact
-        out_eval["best_exact_thresh"] = exact_thresh_value
-        out_eval["best_f1"] = best_f1
-        out_eval["best_f1_thresh"] = f1_thresh_value
+        for name, raw in (("exact", exact_raw), ("f1", f1_raw)):
+            best, thresh = find_best_thresh(preds, raw, na_probs,
+                                            qid_to_has_ans)
+            out_eval["best_" + name] = best
+            out_eval["best_%s_thresh" % name] = thresh
     return out_eval, missing
 
 

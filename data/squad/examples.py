@@ -20,7 +20,7 @@ class SquadExample:
     Attributes:
       qas_id: str, the question id ("id" in the JSON).
       question_text: str, the question as written.
-      doc_tokens: list of str, the context split by `is_squad_whitespace`.
+      doc_tokens: list of str, the context split by `split_context`.
       orig_answer_text: str or None (training only; "" if impossible).
       start_position, end_position: int or None, the first and last answer
         word in `doc_tokens` (training only; -1 if impossible).
@@ -50,12 +50,6 @@ class SquadExample:
     __str__ = __repr__
 
 
-def is_squad_whitespace(char):
-    """Source: run_squad.py `read_squad_examples.is_whitespace` (U+00A0 and
-    other Unicode spaces stay inside words)."""
-    return char in (" ", "\t", "\r", "\n", "\u202f")
-
-
 def split_context(paragraph_text):
     """Splits a context into words and maps every character to its word.
 
@@ -69,7 +63,9 @@ def split_context(paragraph_text):
     char_to_word_offset = []
     prev_is_whitespace = True
     for char in paragraph_text:
-        if is_squad_whitespace(char):
+        # run_squad.py `is_whitespace`: U+00A0 and other Unicode spaces
+        # stay inside words.
+        if char in (" ", "\t", "\r", "\n", "\u202f"):
             prev_is_whitespace = True
         else:
             if prev_is_whitespace:
@@ -196,9 +192,8 @@ def read_squad_examples(input_file, is_training,
                     logging.warning("%s: question id %r appears twice.",
                                     input_file, qas_id)
                 seen_ids.add(qas_id)
-                start_position = None
-                end_position = None
-                orig_answer_text = None
+                # (orig_answer_text, start_position, end_position)
+                found = (None, None, None)
                 is_impossible = False
                 if is_training:
                     if version_2_with_negative:
@@ -218,11 +213,9 @@ def read_squad_examples(input_file, is_training,
                                               input_file)
                         if found is None:
                             continue
-                        orig_answer_text, start_position, end_position = found
                     else:
-                        start_position = -1
-                        end_position = -1
-                        orig_answer_text = ""
+                        found = ("", -1, -1)
+                orig_answer_text, start_position, end_position = found
                 examples.append(SquadExample(
                     qas_id=qas_id,
                     question_text=question_text,

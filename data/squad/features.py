@@ -146,11 +146,6 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
         tok_to_orig_index, orig_to_tok_index, all_doc_tokens = (
             cached_tokenization)
 
-        tok_start_position = None
-        tok_end_position = None
-        if is_training and example.is_impossible:
-            tok_start_position = -1
-            tok_end_position = -1
         if is_training and not example.is_impossible:
             tok_start_position = orig_to_tok_index[example.start_position]
             if example.end_position < len(example.doc_tokens) - 1:
@@ -202,23 +197,19 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
             input_mask = input_mask + [0] * padding
             segment_ids = segment_ids + [0] * padding
 
-            start_position = None
-            end_position = None
-            if is_training and not example.is_impossible:
+            start_position = end_position = None
+            if is_training:
+                # [CLS] for an impossible question, or an answer outside
+                # this window (kept, exactly as the original).
+                start_position = end_position = 0
                 doc_start = doc_span.start
                 doc_end = doc_span.start + doc_span.length - 1
-                if (tok_start_position >= doc_start
+                if (not example.is_impossible
+                        and tok_start_position >= doc_start
                         and tok_end_position <= doc_end):
                     shift = len(query_tokens) + 2 - doc_start
                     start_position = tok_start_position + shift
                     end_position = tok_end_position + shift
-                else:
-                    # Kept, pointing at [CLS], exactly as the original.
-                    start_position = 0
-                    end_position = 0
-            if is_training and example.is_impossible:
-                start_position = 0
-                end_position = 0
 
             feature = InputFeatures(
                 unique_id=unique_id,
@@ -240,18 +231,6 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
     return unique_id - FIRST_UNIQUE_ID
 
 
-def _feature_values(feature, is_training):
-    values = {"unique_ids": [feature.unique_id],
-              "input_ids": feature.input_ids,
-              "input_mask": feature.input_mask,
-              "segment_ids": feature.segment_ids}
-    if is_training:
-        values["start_positions"] = [feature.start_position]
-        values["end_positions"] = [feature.end_position]
-        values["is_impossible"] = [1 if feature.is_impossible else 0]
-    return values
-
-
 class FeatureWriter(object):
     """Writes InputFeatures to a TFRecord file atomically; `num_features`
     counts them.
@@ -268,9 +247,16 @@ class FeatureWriter(object):
     def process_feature(self, feature):
         """Appends one InputFeatures as a tf.train.Example record."""
         self.num_features += 1
+        values = {"unique_ids": [feature.unique_id],
+                  "input_ids": feature.input_ids,
+                  "input_mask": feature.input_mask,
+                  "segment_ids": feature.segment_ids}
+        if self.is_training:
+            values["start_positions"] = [feature.start_position]
+            values["end_positions"] = [feature.end_position]
+            values["is_impossible"] = [1 if feature.is_impossible else 0]
         spec = squad_record_spec(len(feature.input_ids), self.is_training)
-        self._writer.write(spec.serialize(
-            _feature_values(feature, self.is_training)))
+        self._writer.write(spec.serialize(values))
 
     def close(self, discard=False):
         """Finishes the file (moves it into place), or deletes it."""

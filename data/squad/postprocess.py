@@ -97,14 +97,11 @@ def _project_text(pred_text, orig_text, tok_text, verbose_logging):
         return orig_text
 
     ns_start = _no_space_index(tok_text, start_position)
-    if ns_start is None:
-        if verbose_logging:
-            logging.info("Couldn't map start position")
-        return orig_text
     ns_end = _no_space_index(tok_text, end_position)
-    if ns_end is None:
+    if ns_start is None or ns_end is None:
         if verbose_logging:
-            logging.info("Couldn't map end position")
+            logging.info("Couldn't map %s position",
+                         "start" if ns_start is None else "end")
         return orig_text
     return orig_text[orig_positions[ns_start]:(orig_positions[ns_end] + 1)]
 
@@ -184,17 +181,13 @@ def _example_predictions(example, features, unique_id_to_result, n_best_size,
         for start_index in start_indexes:
             for end_index in end_indexes:
                 # Drop spans in the query, padding or outside max context.
-                if start_index >= num_tokens or end_index >= num_tokens:
-                    continue
-                if start_index not in feature.token_to_orig_map:
-                    continue
-                if end_index not in feature.token_to_orig_map:
-                    continue
-                if not feature.token_is_max_context.get(start_index, False):
-                    continue
-                if end_index < start_index:
-                    continue
-                if end_index - start_index + 1 > max_answer_length:
+                if (start_index >= num_tokens or end_index >= num_tokens
+                        or start_index not in feature.token_to_orig_map
+                        or end_index not in feature.token_to_orig_map
+                        or not feature.token_is_max_context.get(start_index,
+                                                                 False)
+                        or end_index < start_index
+                        or end_index - start_index + 1 > max_answer_length):
                     continue
                 prelim_predictions.append(_PrelimPrediction(
                     feature_index=feature_index,
@@ -240,22 +233,13 @@ def _example_predictions(example, features, unique_id_to_result, n_best_size,
         nbest.append(_NbestPrediction(
             text="empty", start_logit=0.0, end_logit=0.0))
 
-    total_scores = []
-    best_non_null_entry = None
-    for entry in nbest:
-        total_scores.append(entry.start_logit + entry.end_logit)
-        if best_non_null_entry is None and entry.text:
-            best_non_null_entry = entry
-    probs = compute_softmax(total_scores)
-
-    nbest_json = []
-    for i, entry in enumerate(nbest):
-        output = collections.OrderedDict()
-        output["text"] = entry.text
-        output["probability"] = probs[i]
-        output["start_logit"] = entry.start_logit
-        output["end_logit"] = entry.end_logit
-        nbest_json.append(output)
+    best_non_null_entry = next((entry for entry in nbest if entry.text), None)
+    probs = compute_softmax([entry.start_logit + entry.end_logit
+                             for entry in nbest])
+    nbest_json = [collections.OrderedDict([
+        ("text", entry.text), ("probability", prob),
+        ("start_logit", entry.start_logit), ("end_logit", entry.end_logit)])
+        for entry, prob in zip(nbest, probs)]
     return nbest_json, score_null, best_non_null_entry
 
 

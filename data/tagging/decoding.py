@@ -8,20 +8,6 @@ from bert_tf1.data.tagging.schemes import TRAINING_SCHEME, convert_tags
 __all__ = ["predicted_label_ids", "predicted_tags"]
 
 
-def _as_label_ids(predictions, num_windows, max_seq_length):
-    predictions = np.asarray(predictions)
-    if predictions.ndim == 3:  # Logits [windows, positions, labels].
-        predictions = predictions.argmax(axis=-1)
-    if predictions.shape != (num_windows, max_seq_length):
-        raise ValueError(
-            "predictions have shape %s; expected [%d windows, %d positions] "
-            "(label ids) or [%d, %d, num_labels] (logits), one row per "
-            "feature in order" % (predictions.shape, num_windows,
-                                  max_seq_length, num_windows,
-                                  max_seq_length))
-    return predictions
-
-
 def predicted_label_ids(features, predictions, documents):
     """Label ids per word, nested as the documents.
 
@@ -41,7 +27,15 @@ def predicted_label_ids(features, predictions, documents):
     """
     features = list(features)
     max_seq_length = len(features[0].input_ids) if features else 0
-    ids = _as_label_ids(predictions, len(features), max_seq_length)
+    ids = np.asarray(predictions)
+    if ids.ndim == 3:  # Logits [windows, positions, labels].
+        ids = ids.argmax(axis=-1)
+    if ids.shape != (len(features), max_seq_length):
+        raise ValueError(
+            "predictions have shape %s; expected [%d windows, %d positions] "
+            "(label ids) or [%d, %d, num_labels] (logits), one row per "
+            "feature in order" % (ids.shape, len(features), max_seq_length,
+                                  len(features), max_seq_length))
     result = [[[None] * len(sentence) for sentence in document.sentences]
               for document in documents]
     for row, feature in enumerate(features):

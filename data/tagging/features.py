@@ -1,12 +1,6 @@
-"""Word-piece features for sequence tagging: whole documents in windows of
-`[CLS] pieces [SEP]`, one label per word on its first piece.
-
-BERT paper §5.3, windows as run_squad.py's: each word is tokenized alone
-(a word without pieces gets `[UNK]`, so every word is predicted); a
-document's pieces form one stream cut into windows of max_seq_length - 2
-pieces advancing by doc_stride; a word is scored (label_weights 1.0) only at
-its first piece in its max-context window; every other position has label 0,
-weight 0.
+"""Word-piece features for sequence tagging (BERT paper §5.3): each document
+one stream of pieces in max-context windows of `[CLS] pieces [SEP]`, a word
+scored only at its first piece (the rules: docs/tagging.md).
 """
 import collections
 import dataclasses
@@ -17,8 +11,7 @@ from bert_tf1.data.io.errors import UserError
 from bert_tf1.data.tokenization.windows import max_context_windows, sliding_windows
 
 __all__ = ["WordRef", "DocumentPieces", "TaggingFeatures", "document_pieces",
-           "iter_document_features", "convert_documents_to_features",
-           "check_window_flags"]
+           "convert_documents_to_features", "check_window_flags"]
 
 CLS, SEP = "[CLS]", "[SEP]"
 _NUM_LOGGED = 3
@@ -42,17 +35,13 @@ class DocumentPieces:
     first_pieces: list
 
 
-def _unk_token(tokenizer):
-    wordpiece = getattr(tokenizer, "wordpiece_tokenizer", None)
-    return getattr(wordpiece, "unk_token", "[UNK]")
-
-
 def document_pieces(document, document_index, tokenizer):
     """Tokenizes a Document word by word into one piece stream.
 
     Returns DocumentPieces; `document_index` goes into the WordRefs.
     """
-    unk = _unk_token(tokenizer)
+    unk = getattr(getattr(tokenizer, "wordpiece_tokenizer", None),
+                  "unk_token", "[UNK]")
     pieces, piece_words, first_pieces = [], [], []
     for sentence_index, sentence in enumerate(document.sentences):
         for word_index, word in enumerate(sentence.words):
@@ -133,10 +122,10 @@ def _log_window(feature):
         "%g" % weight for weight in feature.label_weights))
 
 
-def iter_document_features(documents, tokenizer, label_list, max_seq_length,
-                           doc_stride):
-    """Yields the TaggingFeatures of `documents`, document by document,
-    window by window (the order records are written and decoded in).
+def convert_documents_to_features(documents, tokenizer, label_list,
+                                  max_seq_length, doc_stride):
+    """The TaggingFeatures of `documents`, document by document, window by
+    window (the order records are written and decoded in).
 
     Args:
       documents: list of Document (tags in `label_list`'s scheme, or None).
@@ -144,6 +133,9 @@ def iter_document_features(documents, tokenizer, label_list, max_seq_length,
       label_list: list of str; a label's id is its index.
       max_seq_length: int >= 3.
       doc_stride: int >= 1, in pieces.
+
+    Returns:
+      list of TaggingFeatures (each word scored exactly once).
 
     Raises:
       UserError: a tag is not in label_list (names file and line), or
@@ -154,7 +146,7 @@ def iter_document_features(documents, tokenizer, label_list, max_seq_length,
     label_map = {label: index for index, label in enumerate(label_list)}
     if len(label_map) != len(label_list):
         raise ValueError("label_list has duplicates: %r" % (label_list,))
-    logged = 0
+    features = []
     for document_index, document in enumerate(documents):
         stream = document_pieces(document, document_index, tokenizer)
         num_pieces = len(stream.pieces)
@@ -188,19 +180,10 @@ def iter_document_features(documents, tokenizer, label_list, max_seq_length,
                 segment_ids=[0] * max_seq_length,
                 label_ids=label_ids, label_weights=label_weights,
                 word_refs=word_refs, scored=tuple(scored))
-            if logged < _NUM_LOGGED:
+            if len(features) < _NUM_LOGGED:
                 _log_window(feature)
-                logged += 1
-            yield feature
-
-
-def convert_documents_to_features(documents, tokenizer, label_list,
-                                  max_seq_length, doc_stride):
-    """The list of `iter_document_features` (same arguments and errors).
-
-    Returns list of TaggingFeatures (each word scored exactly once)."""
-    return list(iter_document_features(documents, tokenizer, label_list,
-                                       max_seq_length, doc_stride))
+            features.append(feature)
+    return features
 
 
 def padding_window(seq_length):

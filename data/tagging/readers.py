@@ -1,10 +1,6 @@
 """Reading tagged files (`--data_format` conll, uner, chinese_bio) into
-documents of sentences of words, each with its line number.
-
-One token per line, a blank line (after `strip()`) ends a sentence; layouts
-in docs/tagging.md. Without document markers (`-DOCSTART-`, `# newdoc`)
-every sentence is its own document; every token line of a file has the same
-number of columns. Errors are `TaggingFileError`s naming file and line.
+documents of sentences of words, each with its line number (layouts and
+rules: docs/tagging.md); errors are `TaggingFileError`s naming file and line.
 """
 import os
 import re

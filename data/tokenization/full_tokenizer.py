@@ -238,20 +238,8 @@ class BasicTokenizer(object):
 
     def _tokenize_chinese_chars(self, text):
         """Puts spaces around every CJK ideograph."""
-        output = []
-        for char in text:
-            if self._is_chinese_char(ord(char)):
-                output.append(" ")
-                output.append(char)
-                output.append(" ")
-            else:
-                output.append(char)
-        return "".join(output)
-
-    def _is_chinese_char(self, cp):
-        """True for the CJK Unified Ideographs blocks the original lists
-        (not kana, not Hangul)."""
-        return _is_chinese_codepoint(cp)
+        return "".join(" %s " % char if _is_chinese_codepoint(ord(char))
+                       else char for char in text)
 
     def _clean_text(self, text):
         """Drops NUL, U+FFFD and control chars; maps whitespace to " "."""
@@ -314,7 +302,8 @@ class WordpieceTokenizer(object):
 
 
 def _is_chinese_codepoint(cp):
-    """True if code point `cp` is in one of the original's CJK ranges."""
+    """True for the CJK Unified Ideographs blocks the original's
+    `_is_chinese_char` lists (not kana, not Hangul)."""
     return ((0x4E00 <= cp <= 0x9FFF) or (0x3400 <= cp <= 0x4DBF)
             or (0x20000 <= cp <= 0x2A6DF) or (0x2A700 <= cp <= 0x2B73F)
             or (0x2B740 <= cp <= 0x2B81F) or (0x2B820 <= cp <= 0x2CEAF)

@@ -1,16 +1,9 @@
 """In-graph BERT tokenizer giving the same ids as `FullTokenizer`.
 
-Source: tokenization.py FullTokenizer (BasicTokenizer + WordpieceTokenizer),
-step by step in its order. TF Text's BERT normalizer differs (NFKC case
-folding, ICU tables, a 100-byte word limit), so the character classes are
-RE2 classes written out from Python's `unicodedata` (unicode_tables.py):
-drop invalid UTF-8, delete control characters, space CJK ideographs; when
-lower-casing, `str.lower()` (ICU where it provably agrees, a code-point table
-plus the final-sigma rule elsewhere), NFD, delete Mn; split punctuation and
-spaces; words over max_input_chars_per_word become [UNK]; the rest go through
-tensorflow_text.FastWordpieceTokenizer. Characters whose NFD differs between
-TF Text's ICU and Python are replaced by a private-use character no vocab
-token holds (checked at construction). Ids only, no strings or offsets.
+Source: tokenization.py FullTokenizer, step by step in its order
+(`_basic_tokenize`, `_wordpiece_ids`), with RE2 classes written out from
+Python's `unicodedata` (unicode_tables.py) where TF Text's BERT normalizer
+differs; what is bridged, and how: docs/python_api.md ("Tokenization").
 """
 import unicodedata
 
@@ -56,7 +49,8 @@ class InGraphFullTokenizer(tf.Module):
       FileNotFoundError: vocab file missing.
       ValueError: unk_token not in the vocab.
       NotImplementedError: a vocab token contains a character whose NFD
-        differs between TF Text and Python (see module docstring).
+        differs between TF Text and Python (such characters are replaced
+        by a private-use one before NFD).
 
     Source: tokenization.py FullTokenizer.tokenize + convert_tokens_to_ids.
     """
@@ -112,9 +106,7 @@ class InGraphFullTokenizer(tf.Module):
 
     def _wordpiece_vocab(self, vocab):
         """Tokens by id; gaps, "" and a bare "##" get unmatchable fillers."""
-        by_id = {}
-        for token, index in vocab.items():
-            by_id[index] = token
+        by_id = {index: token for token, index in vocab.items()}
         tokens = []
         for index in range(self.vocab_size):
             token = by_id.get(index)

@@ -16,11 +16,6 @@ from bert_tf1.data.tokenization import full_tokenizer as tokenization
 
 MAX_CODE_POINT = 0x10FFFF
 CAPITAL_SIGMA = 0x03A3
-# The original's _is_chinese_char ranges (checked against
-# tokenization._is_chinese_codepoint in cjk_code_points).
-_CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF),
-               (0x2A700, 0x2B73F), (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF),
-               (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
 FINAL_SIGMA = 0x03C2
 
 # Values of the in-graph sigma-context table (see case_context_code_points).
@@ -107,13 +102,10 @@ def space_code_points():
 @functools.lru_cache(maxsize=None)
 def cjk_code_points():
     """The CJK ideograph code points BasicTokenizer surrounds with spaces."""
-    points = set()
-    for start, end in _CJK_RANGES:
-        points.update(range(start, end + 1))
-    if any(not tokenization._is_chinese_codepoint(cp) for cp in points) or (
-            tokenization._is_chinese_codepoint(_CJK_RANGES[0][0] - 1)):
-        raise RuntimeError("_CJK_RANGES disagrees with tokenization")
-    return frozenset(points)
+    # U+3400..U+2FA1F spans all of the original's ranges, unassigned
+    # code points included.
+    return frozenset(filter(tokenization._is_chinese_codepoint,
+                            range(0x3400, 0x2FA20)))
 
 
 @functools.lru_cache(maxsize=None)
@@ -172,18 +164,21 @@ def _probe_text(cps, pattern):
     return _text_of(grid.reshape(-1)[:-1])
 
 
-def _probe_case_context(lower, cps):
-    """Case-ignorable and cased characters seen by `lower`'s final-sigma rule:
-    `lower("A" + c + SIGMA)` ends in final sigma iff c is ignorable or cased;
-    `lower("A" + SIGMA + c)` has it at 1 iff c is ignorable or not cased.
+@functools.lru_cache(maxsize=None)
+def case_context_code_points():
+    """Case-ignorable and cased characters seen by the final-sigma rule of
+    Python's `str.lower()`: `("A" + c + SIGMA).lower()` ends in final sigma
+    iff c is ignorable or cased; `("A" + SIGMA + c).lower()` has it at 1 iff
+    c is ignorable or not cased.
 
     Returns:
       (case_ignorable, cased_not_ignorable): two frozensets of code points.
     """
+    cps = _joinable_code_points()
     final = chr(FINAL_SIGMA)
     # "\n" is neither cased nor case-ignorable: the probes do not interact.
-    before = lower(_probe_text(cps, (ord("A"), None, CAPITAL_SIGMA)))
-    after = lower(_probe_text(cps, (ord("A"), CAPITAL_SIGMA, None)))
+    before = _probe_text(cps, (ord("A"), None, CAPITAL_SIGMA)).lower()
+    after = _probe_text(cps, (ord("A"), CAPITAL_SIGMA, None)).lower()
     ignorable, cased = set(), set()
     for cp, probe1, probe2 in zip(cps, before.split("\n"),
                                   after.split("\n")):
@@ -194,12 +189,6 @@ def _probe_case_context(lower, cps):
         elif ignorable_or_cased:
             cased.add(cp)
     return frozenset(ignorable), frozenset(cased)
-
-
-@functools.lru_cache(maxsize=None)
-def case_context_code_points():
-    """`_probe_case_context` of Python's `str.lower()`."""
-    return _probe_case_context(str.lower, _joinable_code_points())
 
 
 @functools.lru_cache(maxsize=None)
