@@ -21,6 +21,10 @@ LOCAL_RUNNER = "local"
 
 # Beam names of runners that run on this machine.
 _DIRECT_RUNNERS = ("DirectRunner", "FnApiRunner", "BundleBasedDirectRunner")
+# Runner -> its option for the number of workers (--num_workers).
+_WORKERS_OPTION = dict.fromkeys(_DIRECT_RUNNERS, "--direct_num_workers")
+_WORKERS_OPTION.update(DataflowRunner="--num_workers",
+                       FlinkRunner="--parallelism")
 
 
 def is_local_pool(runner):
@@ -64,17 +68,12 @@ def beam_args(runner, beam_pipeline_options="", num_workers=1):
                         "pass --runner=%s to the script instead" % runner)
     name = "FnApiRunner" if runner == "DirectRunner" else runner
     args = ["--runner=" + name] + args
-    if runner in _DIRECT_RUNNERS:
-        if num_workers > 1 and not _has_option(args, "--direct_num_workers"):
-            args += ["--direct_num_workers=%d" % num_workers]
-            if not _has_option(args, "--direct_running_mode"):
-                args += ["--direct_running_mode=multi_processing"]
-    elif runner == "DataflowRunner":
-        if num_workers > 1 and not _has_option(args, "--num_workers"):
-            args += ["--num_workers=%d" % num_workers]
-    elif runner == "FlinkRunner":
-        if num_workers > 1 and not _has_option(args, "--parallelism"):
-            args += ["--parallelism=%d" % num_workers]
+    option = _WORKERS_OPTION.get(runner)
+    if option and num_workers > 1 and not _has_option(args, option):
+        args += ["%s=%d" % (option, num_workers)]
+        if (runner in _DIRECT_RUNNERS
+                and not _has_option(args, "--direct_running_mode")):
+            args += ["--direct_running_mode=multi_processing"]
     return args
 
 

@@ -9,18 +9,9 @@ import uuid
 
 import tensorflow as tf
 
-# Records per read batch: memory per open file ~ _READ_BATCH records.
-_READ_BATCH = 256
-
-
-def _record_iterator():
-    # TF's deprecated C++ record reader opens thousands of small shard files
-    # far faster than tf.data (measured need); undecorated: no deprecation log.
-    function = getattr(tf.compat.v1.io, "tf_record_iterator", None)
-    return getattr(function, "__wrapped__", function)
-
-
-_RECORD_ITERATOR = _record_iterator()
+# TF's deprecated C++ record reader opens thousands of small shard files
+# far faster than tf.data (measured need); undecorated: no deprecation log.
+_RECORD_ITERATOR = tf.compat.v1.io.tf_record_iterator.__wrapped__
 
 
 def read_records(path):
@@ -30,13 +21,7 @@ def read_records(path):
       tf.errors.DataLossError: a truncated or corrupt file.
       tf.errors.NotFoundError: no such file.
     """
-    if _RECORD_ITERATOR is not None:
-        yield from _RECORD_ITERATOR(path)
-        return
-    # A TF without it: tf.data in batches (an eager step per batch).
-    batches = tf.data.TFRecordDataset(path).batch(_READ_BATCH)
-    for batch in batches.as_numpy_iterator():
-        yield from batch.tolist()
+    yield from _RECORD_ITERATOR(path)
 
 
 def _attempt_path(path):
