@@ -1,11 +1,7 @@
-"""Atomic outputs: write a temp file under `<folder>/.bert-tmp/`, then rename.
-
-`os.replace` locally, `tf.io.gfile.rename` for gs:// (TensorFlow is imported
-only for remote paths). While a writer holds a temp name it `flock`s a marker
-`tmp<random>.<host>.lock` beside it; the next write into the folder removes
-temp files whose marker of this host is free, and any other temp file once it
-is a day old (docs/troubleshooting.md, "Temporary files"). A write failure the
-user can fix becomes one `OutputWriteError` naming the output.
+"""Atomic outputs: write a temp file under `<folder>/.bert-tmp/`, then rename
+(TensorFlow is imported only for gs:// paths). Temp names, their flocked
+markers and the cleanup of killed runs: docs/troubleshooting.md, "Temporary
+files". A write failure the user can fix becomes one `OutputWriteError`.
 """
 import contextlib
 import errno
@@ -277,14 +273,15 @@ def remove_stale_temp_files(path):
 
 
 @contextlib.contextmanager
-def atomic_output(path, suffixes=("",), clean_stale=True):
+def atomic_output(path, suffixes=("",)):
     """Yields a temp path to write; on success it is moved onto `path`.
+
+    First removes what killed runs left (`remove_stale_temp_files`).
 
     Args:
       path: str or os.PathLike, the final output (local or gs://).
       suffixes: the files written under the temp name, in the order they
         are moved into place (e.g. a checkpoint's data, then its index).
-      clean_stale: first remove abandoned temp files of killed runs.
 
     Yields:
       str, the temp path (the prefix, when `suffixes` is given).
@@ -298,8 +295,7 @@ def atomic_output(path, suffixes=("",), clean_stale=True):
     moved = False
     temp = None
     try:
-        if clean_stale:
-            remove_stale_temp_files(path)
+        remove_stale_temp_files(path)
         temp = temp_path_for(path)
         yield temp
         for suffix in suffixes:

@@ -1,12 +1,7 @@
-"""create_pretraining_data as an Apache Beam pipeline (local or on a cluster).
-
-Same shards, seeds and records as the local pool (bert_tf1.data.pretraining.pipeline),
-so the output files are byte-identical to `create_pretraining_files`'. Stages:
-1 Build each shard's records into its file (shard_build); 2 Plan the merge
-order (InterleavePlan -> plan.json); 3 Split each shard's records by output
-file (several outputs only); 4 Write each output file (OutputFilesSink,
-renamed into place in finalize). Every stage writes under names that depend
-only on the shard and output index, so a retried bundle writes the same bytes.
+"""create_pretraining_data as an Apache Beam pipeline, byte-identical to the
+local pool's `create_pretraining_files` (its four stages: docs/pretraining.md,
+"On Apache Beam"). Every stage writes under names that depend only on the
+shard and output index, so a retried bundle writes the same bytes.
 """
 import dataclasses
 import json

@@ -107,7 +107,7 @@ class _Progress:
 
 
 _WORKER_QUEUE = None
-_WORKER_TOKENIZERS = {}
+_WORKER_TOKENIZER = None
 
 
 def _die_with_parent(parent_pid):
@@ -127,17 +127,11 @@ def _die_with_parent(parent_pid):
         os._exit(1)
 
 
-def _init_worker(progress_queue, parent_pid):
-    global _WORKER_QUEUE
+def _init_worker(progress_queue, parent_pid, vocab_file, do_lower_case):
+    global _WORKER_QUEUE, _WORKER_TOKENIZER
     _die_with_parent(parent_pid)
     _WORKER_QUEUE = progress_queue
-
-
-def _worker_tokenizer(vocab_file, do_lower_case):
-    key = (vocab_file, do_lower_case)
-    if key not in _WORKER_TOKENIZERS:
-        _WORKER_TOKENIZERS[key] = FullTokenizer(vocab_file, do_lower_case)
-    return _WORKER_TOKENIZERS[key]
+    _WORKER_TOKENIZER = FullTokenizer(vocab_file, do_lower_case)
 
 
 def _write_shard(shard_index, shard, tokenizer, options, seed, output_path,
@@ -160,8 +154,7 @@ def _write_shard(shard_index, shard, tokenizer, options, seed, output_path,
 
 def _run_shard_task(task):
     """Entry point of a worker process (spawned; see _run_shards)."""
-    (shard_index, shard, vocab_file, do_lower_case, options, seed,
-     output_path) = task
+    shard_index, shard, options, seed, output_path = task
     last = [0.0]
 
     def report(index, fraction):
@@ -170,13 +163,13 @@ def _run_shard_task(task):
             last[0] = fraction
             _WORKER_QUEUE.put((index, fraction))
 
-    tokenizer = _worker_tokenizer(vocab_file, do_lower_case)
-    return shard_index, _write_shard(shard_index, shard, tokenizer, options,
-                                     seed, output_path, report)
+    return shard_index, _write_shard(shard_index, shard, _WORKER_TOKENIZER,
+                                     options, seed, output_path, report)
 
 
-def _run_shards(tasks, num_workers, progress):
-    """Runs the shard tasks in `num_workers` spawned processes."""
+def _run_shards(tasks, num_workers, progress, vocab_file, do_lower_case):
+    """Runs the shard tasks in `num_workers` spawned processes, each with
+    its own FullTokenizer(vocab_file, do_lower_case)."""
     # Spawn, not fork: the parent has TensorFlow's threads running.
     context = multiprocessing.get_context("spawn")
     progress_queue = context.Queue()
@@ -184,7 +177,8 @@ def _run_shards(tasks, num_workers, progress):
     with concurrent.futures.ProcessPoolExecutor(
             max_workers=num_workers, mp_context=context,
             initializer=_init_worker,
-            initargs=(progress_queue, os.getpid())) as executor:
+            initargs=(progress_queue, os.getpid(), vocab_file,
+                      do_lower_case)) as executor:
         pending = {executor.submit(_run_shard_task, task) for task in tasks}
         try:
             while pending:
@@ -341,19 +335,16 @@ def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
     if folder:
         tf.io.gfile.makedirs(folder)
     try:
-        tasks = [(index, shard, vocab_file, do_lower_case, options,
-                  shard_seed(random_seed, index), shard_files[index])
-                 for index, shard in enumerate(shards)]
+        tasks = [(index, shard, options, shard_seed(random_seed, index),
+                  shard_files[index]) for index, shard in enumerate(shards)]
         if num_workers > 1:
             counts = _run_shards(tasks, min(num_workers, len(shards)),
-                                 progress)
+                                 progress, vocab_file, do_lower_case)
         else:
             counts = {}
-            for task in tasks:
-                index = task[0]
-                counts[index] = _write_shard(
-                    index, task[1], tokenizer, options, task[5], task[6],
-                    lambda i, fraction: progress.set(i, fraction))
+            for index, shard, _, seed, path in tasks:
+                counts[index] = _write_shard(index, shard, tokenizer,
+                                             options, seed, path, progress.set)
                 progress.shard_done(index, counts[index])
         logging.info("Interleaving %d shards into %d output file(s)",
                      len(shards), len(output_files))

@@ -1,11 +1,7 @@
-"""Which runner a run uses, and the Beam pipeline options passed to it.
-
-`--runner`: `local` (default, the process pool of bert_tf1.data.pretraining.pipeline),
-`DirectRunner` (run as Beam's FnApiRunner, so nothing is downloaded), Beam's
-other local runners, or a cluster runner (Dataflow, Flink, Spark, Portable, a
-full class name) with its options in `--beam_pipeline_options`.
-`--num_workers` maps to the runner's own worker option (docs/pretraining.md).
-The dispatch between the two is bert_tf1.data.pretraining.dispatch.
+"""Which runner a run uses (`--runner`: `local`, the process pool of
+bert_tf1.data.pretraining.pipeline, or a Beam runner) and the Beam options
+passed to it (docs/pretraining.md, "On Apache Beam"). The dispatch between
+the two is bert_tf1.data.pretraining.dispatch.
 """
 import contextlib
 import importlib.util
@@ -66,6 +62,7 @@ def beam_args(runner, beam_pipeline_options="", num_workers=1):
     if _has_option(args, "--runner"):
         raise UserError("--beam_pipeline_options must not set --runner; "
                         "pass --runner=%s to the script instead" % runner)
+    # DirectRunner runs as FnApiRunner, which downloads nothing.
     name = "FnApiRunner" if runner == "DirectRunner" else runner
     args = ["--runner=" + name] + args
     option = _WORKERS_OPTION.get(runner)
