@@ -76,8 +76,7 @@ def _host():
 
 
 def _temp_dir(path):
-    folder = os.path.dirname(path)
-    return os.path.join(folder, TEMP_DIR_NAME) if folder else TEMP_DIR_NAME
+    return os.path.join(os.path.dirname(path), TEMP_DIR_NAME)
 
 
 def try_flock(fd):

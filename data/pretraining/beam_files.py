@@ -98,7 +98,6 @@ def remove_stale_runs(output_files):
 class OutputFilesSink(iobase.Sink):
     """Writes one complete output file per (output index, InterleavePlan)
     element (shard_records.output_records)."""
-    skip_if_empty = False
 
     def __init__(self, files):
         super().__init__()
@@ -180,9 +179,6 @@ class _OutputFilesWriter(iobase.Writer):
                                % (temp, count, expected))
         self.records.inc(count)
         self.results.append((output, temp))
-
-    def at_capacity(self):
-        return False
 
     def close(self):
         return list(self.results)

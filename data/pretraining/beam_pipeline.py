@@ -53,19 +53,14 @@ class BuildShardFn(beam.DoFn):
         yield index, (built.documents, count)
 
 
-class SplitShardFn(beam.DoFn):
+def split_shard(element, plan, files):
     """(shard index, _) -> shard index, after splitting its file by output."""
-
-    def __init__(self, files):
-        self.files = files
-
-    def process(self, element, plan):
-        index = element[0]
-        shard_records.split_shard_file(
-            plan, index, self.files.shard_file(index),
-            [self.files.split_file(index, output)
-             for output in range(self.files.num_outputs)])
-        yield index
+    index = element[0]
+    shard_records.split_shard_file(
+        plan, index, files.shard_file(index),
+        [files.split_file(index, output)
+         for output in range(files.num_outputs)])
+    return index
 
 
 def make_plan(results, num_shards, files):
@@ -100,20 +95,18 @@ def build_pipeline(root, shards, tokenizer, options, random_seed, files):
     after = []
     if num_outputs > 1:
         split_done = (built
-                      | "SplitByOutput" >> beam.ParDo(
-                          SplitShardFn(files), beam.pvalue.AsSingleton(plan))
+                      | "SplitByOutput" >> beam.Map(
+                          split_shard, beam.pvalue.AsSingleton(plan), files)
                       | "AllSplit" >> beam.combiners.Count.Globally())
         # The writers start once every shard is split.
         after = [beam.pvalue.AsSingleton(split_done)]
 
-    writes = plan | "PerOutputFile" >> beam.FlatMap(_per_output, num_outputs,
-                                                     *after)
+    writes = plan | "PerOutputFile" >> beam.FlatMap(
+        lambda element, *_: [(output, element)
+                             for output in range(num_outputs)],
+        *after)
     return writes | "WriteOutputFiles" >> beam.io.Write(
         beam_files.OutputFilesSink(files))
-
-
-def _per_output(plan, num_outputs, *unused_ready):
-    return [(output, plan) for output in range(num_outputs)]
 
 
 def _absolute(path):

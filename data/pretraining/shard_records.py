@@ -5,6 +5,7 @@ the order of bert_tf1.data.pretraining.interleave. The Beam pipeline first split
 shard file by output (`split_shard_file`), then writes each output on its own
 (`output_records`). TensorFlow's record reader/writer: local and gs:// alike.
 """
+import contextlib
 import uuid
 
 import tensorflow as tf
@@ -29,33 +30,36 @@ def _attempt_path(path):
     return "%s.attempt-%s" % (path, uuid.uuid4().hex)
 
 
-def write_records(path, records):
-    """Writes records (bytes) to `path`, which appears only once complete;
-    returns their number."""
+@contextlib.contextmanager
+def _renamed_into_place(path):
+    """Yields a temp name for `path`, renamed onto it when the block ends
+    (removed if it raises)."""
     temp = _attempt_path(path)
-    count = 0
     try:
-        with tf.io.TFRecordWriter(temp) as writer:
-            for record in records:
-                writer.write(record)
-                count += 1
+        yield temp
         tf.io.gfile.rename(temp, path, overwrite=True)
     except BaseException:
         _remove_quietly(temp)
         raise
+
+
+def write_records(path, records):
+    """Writes records (bytes) to `path`, which appears only once complete;
+    returns their number."""
+    count = 0
+    with _renamed_into_place(path) as temp, \
+            tf.io.TFRecordWriter(temp) as writer:
+        for record in records:
+            writer.write(record)
+            count += 1
     return count
 
 
 def write_text(path, text):
     """Writes a small text file that appears only once complete."""
-    temp = _attempt_path(path)
-    try:
-        with tf.io.gfile.GFile(temp, "w") as writer:
-            writer.write(text)
-        tf.io.gfile.rename(temp, path, overwrite=True)
-    except BaseException:
-        _remove_quietly(temp)
-        raise
+    with _renamed_into_place(path) as temp, \
+            tf.io.gfile.GFile(temp, "w") as writer:
+        writer.write(text)
 
 
 def _remove_quietly(path):
