@@ -142,8 +142,6 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
     shards = [[dataclasses.replace(text_range, path=_absolute(text_range.path))
                for text_range in shard] for shard in shards]
     output_files = [_absolute(path) for path in output_files]
-    for removed in beam_files.remove_stale_runs(output_files):
-        logging.info("Removed what a killed run left: %s", removed)
     runners.make_workers_find_project(pipeline_options)
     logging.info("Running %d shard(s) on Beam (%s)", len(shards),
                  " ".join(args))

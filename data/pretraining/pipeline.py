@@ -28,10 +28,6 @@ from bert_tf1.data.pretraining.shard_build import (build_shard_records,
 from bert_tf1.data.tokenization import FullTokenizer
 
 
-class MissingInputError(MissingFileError):
-    """An input text file named on the command line does not exist."""
-
-
 @dataclasses.dataclass(frozen=True)
 class PretrainingOptions:
     """The original's instance flags, with its defaults.
@@ -229,7 +225,7 @@ def check_run(input_files, output_files, vocab_file, do_lower_case=True,
         raise UserError("no output file given")
     for path in input_files:
         if not tf.io.gfile.exists(path):
-            raise MissingInputError("input file not found: %s" % path)
+            raise MissingFileError("input file not found: %s" % path)
     tokenizer = FullTokenizer(vocab_file, do_lower_case)
     missing = [token for token in (pretraining_instances.CLS_TOKEN,
                                    pretraining_instances.SEP_TOKEN,
