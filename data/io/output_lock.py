@@ -105,12 +105,11 @@ def check_unlocked(output_dir, cluster=None):
             return
     finally:
         os.close(fd)  # Also drops a lock just taken.
-    holder = _read_holder(path)
     for _ in range(20):  # Its holder may not have written its line yet.
+        holder = _read_holder(path)
         if holder:
             break
         time.sleep(0.05)
-        holder = _read_holder(path)
     if cluster is None or holder.get("cluster") != cluster:
         raise _locked_error(holder, path)
 

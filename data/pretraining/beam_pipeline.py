@@ -22,7 +22,6 @@ from bert_tf1.data.pretraining import shard_records
 from bert_tf1.data.pretraining.interleave import InterleavePlan
 
 _NAMESPACE = beam_files.METRICS_NAMESPACE
-_NUM_LOGGED = 20
 
 
 class BuildShardFn(beam.DoFn):
@@ -166,18 +165,13 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
 
 
 def _log_first_records(output_files, total, inv_vocab):
-    # Read back, as the original logs its first 20: record p is p // n of
-    # file p % n.
-    wanted = min(total, _NUM_LOGGED)
-    heads = []
-    for output, path in enumerate(output_files):
-        count = len(range(output, wanted, len(output_files)))
-        records = shard_records.read_records(path)
-        heads.append([next(records) for _ in range(count)])
-        records.close()
-    for position in range(wanted):
-        record = heads[position % len(output_files)][
-            position // len(output_files)]
+    # Read back, as the original logs its first 20: record p is the next
+    # record of file p % n.
+    readers = [shard_records.read_records(path) for path in output_files]
+    for position in range(min(total, pretraining_records.NUM_LOGGED)):
+        record = next(readers[position % len(readers)])
         pretraining_records.log_example(tf.train.Example.FromString(record),
                                         inv_vocab)
+    for reader in readers:
+        reader.close()
 
