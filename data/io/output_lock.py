@@ -4,7 +4,6 @@ output_dir"). The other workers of a multi-worker run only `check_unlocked`;
 within one process the lock is counted (it may be taken twice).
 """
 import datetime
-import fcntl
 import hashlib
 import json
 import os
