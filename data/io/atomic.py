@@ -1,11 +1,7 @@
-"""Atomic outputs: write a temp file under `<folder>/.bert-tmp/`, then rename.
-
-`os.replace` locally, `tf.io.gfile.rename` for gs:// (TensorFlow is imported
-only for remote paths). While a writer holds a temp name it `flock`s a marker
-`tmp<random>.<host>.lock` beside it; the next write into the folder removes
-temp files whose marker of this host is free, and any other temp file once it
-is a day old (docs/troubleshooting.md, "Temporary files"). A write failure the
-user can fix becomes one `OutputWriteError` naming the output.
+"""Atomic outputs: write a temp file under `<folder>/.bert-tmp/`, then rename
+(TensorFlow is imported only for gs:// paths). Temp names, their flocked
+markers and the cleanup of killed runs: docs/troubleshooting.md, "Temporary
+files". A write failure the user can fix becomes one `OutputWriteError`.
 """
 import contextlib
 import errno
@@ -80,8 +76,7 @@ def _host():
 
 
 def _temp_dir(path):
-    folder = os.path.dirname(path)
-    return os.path.join(folder, TEMP_DIR_NAME) if folder else TEMP_DIR_NAME
+    return os.path.join(os.path.dirname(path), TEMP_DIR_NAME)
 
 
 def try_flock(fd):
@@ -189,12 +184,23 @@ def remove_temp_family(temp):
     for other in names:
         if other.rstrip("/").startswith(name):
             path = os.path.join(folder, other.rstrip("/"))
-            if not is_remote(path) and os.path.isdir(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                remove_quietly(path)
+            _remove_file_or_tree(path)
             removed.append(path)
     return removed
+
+
+def _remove_file_or_tree(path):
+    """Removes the file or folder `path` (local or remote) if it exists."""
+    remote = is_remote(path)
+    try:
+        if not (_gfile().isdir(path) if remote else os.path.isdir(path)):
+            remove_quietly(path)
+        elif remote:
+            _gfile().rmtree(path)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+    except Exception:  # noqa: BLE001 (gone meanwhile)
+        pass
 
 
 def _older_than_a_day(path, now):
@@ -258,10 +264,7 @@ def remove_stale_temp_files(path):
                 name[:-len(_MARKER_SUFFIX)] in live:
             continue
         if _older_than_a_day(path, now):
-            if not remote and os.path.isdir(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                remove_quietly(path)
+            _remove_file_or_tree(path)
             removed.append(path)
     if names:
         remove_empty_temp_dir(temp_dir)
@@ -269,14 +272,15 @@ def remove_stale_temp_files(path):
 
 
 @contextlib.contextmanager
-def atomic_output(path, suffixes=("",), clean_stale=True):
+def atomic_output(path, suffixes=("",)):
     """Yields a temp path to write; on success it is moved onto `path`.
+
+    First removes what killed runs left (`remove_stale_temp_files`).
 
     Args:
       path: str or os.PathLike, the final output (local or gs://).
       suffixes: the files written under the temp name, in the order they
         are moved into place (e.g. a checkpoint's data, then its index).
-      clean_stale: first remove abandoned temp files of killed runs.
 
     Yields:
       str, the temp path (the prefix, when `suffixes` is given).
@@ -290,8 +294,7 @@ def atomic_output(path, suffixes=("",), clean_stale=True):
     moved = False
     temp = None
     try:
-        if clean_stale:
-            remove_stale_temp_files(path)
+        remove_stale_temp_files(path)
         temp = temp_path_for(path)
         yield temp
         for suffix in suffixes:
@@ -323,16 +326,6 @@ def write_bytes_atomically(path, data):
             writer.write(data)
 
 
-def _remove_tree(path, remote):
-    try:
-        if remote:
-            _gfile().rmtree(path)
-        else:
-            shutil.rmtree(path, ignore_errors=True)
-    except Exception:  # Already gone.
-        pass
-
-
 def write_directory_atomically(output_dir, write):
     """Calls `write(temp_dir)`, then renames `temp_dir` to `output_dir`, so
     `output_dir` is either complete or absent (SavedModels, converted models).
@@ -348,29 +341,11 @@ def write_directory_atomically(output_dir, write):
         temporary directory is removed.
     """
     output_dir = os.fspath(output_dir).rstrip("/")
-    remote = is_remote(output_dir)
-    exists = _gfile().exists if remote else os.path.exists
+    exists = _gfile().exists if is_remote(output_dir) else os.path.exists
     if exists(output_dir):
         raise OutputExistsError(f"Output {output_dir} already exists; not "
                                 "overwriting it. Choose a new path.")
-    temp_dir = None
-    try:
-        remove_stale_temp_files(output_dir)
-        temp_dir = temp_path_for(output_dir)
+    # The folder is renamed as a file would be; a failure removes its tree.
+    with atomic_output(output_dir) as temp_dir:
         write(temp_dir)
-        if remote:
-            _gfile().rename(temp_dir, output_dir)
-        else:
-            os.rename(temp_dir, output_dir)
-    except Exception as error:  # noqa: BLE001 (re-raised, translated or not)
-        if temp_dir is not None:
-            _remove_tree(temp_dir, remote)
-        raise_write_error(output_dir, error)
-        raise
-    finally:
-        if temp_dir is not None:
-            if exists(temp_dir):
-                _remove_tree(temp_dir, remote)
-            release_temp(temp_dir)
-            remove_empty_temp_dir(os.path.dirname(temp_dir))
     return output_dir

@@ -33,18 +33,18 @@ def _inputs(element):
     return element[0] if isinstance(element, tuple) else element
 
 
-def cut_to_longest(seq_length, mask_key="input_mask"):
+def cut_to_longest(seq_length):
     """A `Dataset.map` function cutting a batch to its longest example.
 
     Returns:
         function of a batch element (`features` or `(features, ...)`, with
-        `mask_key` in `features`) cutting every tensor of rank >= 2 whose
+        "input_mask" in `features`) cutting every tensor of rank >= 2 whose
         static last axis is `seq_length` to `padded_length(longest)`.
     """
     def cut(*element):
         element = element[0] if len(element) == 1 else element
         length = padded_length(
-            tf.reduce_max(real_lengths(_inputs(element)[mask_key])),
+            tf.reduce_max(real_lengths(_inputs(element)["input_mask"])),
             seq_length)
 
         def cut_one(tensor):
@@ -58,14 +58,13 @@ def cut_to_longest(seq_length, mask_key="input_mask"):
 
 
 def group_by_length(dataset, batch_size, seq_length, seed=None,
-                    mask_key="input_mask", megabatch=MEGABATCH):
+                    megabatch=MEGABATCH):
     """Training batches of similar real length, cut to their longest.
 
     Args:
         dataset: repeating, shuffled stream of fixed-layout batches.
         batch_size, seq_length: ints.
         seed: optional seed of the batch shuffle.
-        mask_key: as `cut_to_longest`.
         megabatch: batches per length-sorted stretch.
 
     Returns:
@@ -74,7 +73,7 @@ def group_by_length(dataset, batch_size, seq_length, seed=None,
     """
     def sort_by_length(*element):
         element = element[0] if len(element) == 1 else element
-        order = tf.argsort(real_lengths(_inputs(element)[mask_key]),
+        order = tf.argsort(real_lengths(_inputs(element)["input_mask"]),
                            stable=True)
         # The stretch's batches in random order.
         runs = tf.reshape(order, [megabatch, batch_size])
@@ -85,7 +84,7 @@ def group_by_length(dataset, batch_size, seq_length, seed=None,
                                      drop_remainder=True)
     stream = stream.map(sort_by_length).unbatch()
     stream = stream.batch(batch_size, drop_remainder=True)
-    return stream.map(cut_to_longest(seq_length, mask_key),
+    return stream.map(cut_to_longest(seq_length),
                       num_parallel_calls=tf.data.AUTOTUNE).prefetch(
                           tf.data.AUTOTUNE)
 

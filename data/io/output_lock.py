@@ -1,15 +1,9 @@
-"""One writer per output_dir: an `flock` on `<output_dir>/.bert-lock`.
-
-The file holds one JSON line naming the holder (pid, host, start time,
-command, cluster) for a second run's error; the kernel drops the flock when
-the process dies, and a left file is taken over with a warning. Multi-worker
-runs: the chief locks; other workers only `check_unlocked` that a lock
-belongs to their own `TF_CONFIG` cluster. Within one process the lock is
-counted (one process may take it twice). Remote folders cannot be locked (a
-warning says so). docs/troubleshooting.md.
+"""One writer per output_dir: an `flock` on `<output_dir>/.bert-lock`, whose
+JSON line names the holder (docs/troubleshooting.md, "One run per
+output_dir"). The other workers of a multi-worker run only `check_unlocked`;
+within one process the lock is counted (it may be taken twice).
 """
 import datetime
-import fcntl
 import hashlib
 import json
 import os
@@ -18,7 +12,7 @@ import sys
 import threading
 import time
 
-from bert_tf1.data.io.atomic import is_remote, try_flock
+from bert_tf1.data.io.atomic import is_remote, raise_write_error, try_flock
 from bert_tf1.data.io.errors import UserError
 
 LOCK_NAME = ".bert-lock"
@@ -83,7 +77,7 @@ def _locked_error(holder, path):
 
 
 def _no_lock_possible(output_dir, why):
-    from absl import logging
+    from absl import logging  # Not at import: absl registers an atexit.
 
     logging.warning("output_dir %s: %s, so it cannot be locked against a "
                     "second run; make sure no other run writes to it.",
@@ -110,12 +104,11 @@ def check_unlocked(output_dir, cluster=None):
             return
     finally:
         os.close(fd)  # Also drops a lock just taken.
-    holder = _read_holder(path)
     for _ in range(20):  # Its holder may not have written its line yet.
+        holder = _read_holder(path)
         if holder:
             break
         time.sleep(0.05)
-        holder = _read_holder(path)
     if cluster is None or holder.get("cluster") != cluster:
         raise _locked_error(holder, path)
 
@@ -153,8 +146,6 @@ class OutputLock:
             bert_tf1.data.io.errors.OutputWriteError: the lock file cannot be written
                 (disk full, read-only folder).
         """
-        from bert_tf1.data.io import atomic
-
         if is_remote(self.path):
             _no_lock_possible(self.output_dir, "a remote folder has no flock")
             return self
@@ -168,7 +159,7 @@ class OutputLock:
                 _HELD[key][1] += 1
                 self._key = key
         except OSError as error:
-            atomic.raise_write_error(self.path, error)
+            raise_write_error(self.path, error)
             raise
         return self
 

@@ -73,12 +73,11 @@ def _tf_data_loss(path):
 
 
 def _cut_short(path, index, offset):
-    size = (os.path.getsize(path) if not is_remote(path) else None)
-    where = f"; the file has {size} bytes" if size is not None else ""
+    # Only local files are walked, so `path` has a size.
     return RecordFileCorruptError(
-        f"{path}: the file ends inside record {index} (byte offset {offset}"
-        f"{where}): it was cut short, e.g. by an interrupted copy or write. "
-        "Write or copy it again.")
+        f"{path}: the file ends inside record {index} (byte offset {offset}; "
+        f"the file has {os.path.getsize(path)} bytes): it was cut short, e.g."
+        " by an interrupted copy or write. Write or copy it again.")
 
 
 def _damaged(path, kind, offset):

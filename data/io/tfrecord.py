@@ -62,23 +62,13 @@ class RecordSpec:
         return tuple(field.name for field in self.fields)
 
     def length(self, field):
-        """The number of values of `field` (a RecordField or its name)."""
-        if isinstance(field, str):
-            field = self.field(field)
+        """The number of values of `field` (a RecordField)."""
         if isinstance(field.length, int):
             return field.length
         if field.length not in self.sizes:
             raise ValueError("%s record spec: field %s needs size %r" % (
                 self.task, field.name, field.length))
         return int(self.sizes[field.length])
-
-    def field(self, name):
-        for field in self.fields:
-            if field.name == name:
-                return field
-        raise KeyError("%s records have no feature %r (they have %s)" % (
-            self.task, name, ", ".join(self.keys)))
-
 
     def to_example(self, values):
         """A tf.train.Example of `values` (dict name -> list of numbers).
@@ -95,10 +85,12 @@ class RecordSpec:
             value = values[field.name]
             value = list(value) if hasattr(value, "__iter__") else [value]
             if len(value) != self.length(field):
+                note = (" (%s=%d)" % (field.length, self.length(field))
+                        if isinstance(field.length, str) else "")
                 raise RecordFormatError(
                     "%s record: feature %r has %d values, expected %d%s" % (
                         self.task, field.name, len(value),
-                        self.length(field), self._size_note(field)))
+                        self.length(field), note))
             if field.dtype == "float32":
                 feature[field.name] = tf.train.Feature(
                     float_list=tf.train.FloatList(value=value))
@@ -177,11 +169,6 @@ class RecordSpec:
             num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.prefetch(tf.data.AUTOTUNE)
 
-    def _size_note(self, field):
-        if isinstance(field.length, str):
-            return " (%s=%d)" % (field.length, self.length(field))
-        return ""
-
     def check_example(self, example, path):
         """Raises RecordFormatError unless `example` fits the parsed fields."""
         stored = example.features.feature
@@ -201,19 +188,17 @@ class RecordSpec:
                     "%s: feature %r holds %s, expected %s" % (
                         path, field.name, kind, expected_kind))
             found = len(getattr(stored[field.name], kind).value)
-            expected = self.length(field)
-            if found != expected:
-                if isinstance(field.length, str):
-                    hint = ("; the records were written with %s=%d: pass "
-                            "--%s=%d or write the records again" % (
-                                field.length, found, field.length, found))
-                else:
-                    hint = ""
-                raise RecordFormatError(
-                    "%s: feature %r has length %d, but %s is %d%s" % (
-                        path, field.name, found,
-                        field.length if isinstance(field.length, str)
-                        else "the expected length", expected, hint))
+            if found == self.length(field):
+                continue
+            size, hint = "the expected length", ""
+            if isinstance(field.length, str):
+                size = field.length
+                hint = ("; the records were written with %s=%d: pass --%s=%d"
+                        " or write the records again" % (size, found, size,
+                                                         found))
+            raise RecordFormatError(
+                "%s: feature %r has length %d, but %s is %d%s" % (
+                    path, field.name, found, size, self.length(field), hint))
 
     def check_files(self, paths):
         """Checks the first record of each file (a path or list) against this
@@ -318,19 +303,16 @@ class RecordFileWriter:
 
     def commit(self):
         """Closes the files and moves them onto the final names."""
+        writers, self._writers = self._writers, []
         try:
-            self._close()
+            for writer in writers:
+                writer.close()
             for temp, final in zip(self._temp_files, self.output_files):
                 atomic.replace_file(temp, final)
         except Exception as error:  # noqa: BLE001 (translated or re-raised)
             self._failed(error, self.output_files[0])
         self._committed = True
         self._remove_temp_dirs()
-
-    def _close(self):
-        writers, self._writers = self._writers, []
-        for writer in writers:
-            writer.close()
 
     def _discard(self):
         writers, self._writers = self._writers, []

@@ -85,20 +85,9 @@ class RunFiles:
             atomic.remove_empty_temp_dir(os.path.dirname(folder))
 
 
-def remove_stale_runs(output_files):
-    """Deletes what killed runs left in local output folders (gs:// is left
-    alone: a Dataflow job outlives its driver); returns the paths removed."""
-    removed = []
-    for path in output_files:
-        if "://" not in path:
-            removed += atomic.remove_stale_temp_files(path)
-    return removed
-
-
 class OutputFilesSink(iobase.Sink):
     """Writes one complete output file per (output index, InterleavePlan)
     element (shard_records.output_records)."""
-    skip_if_empty = False
 
     def __init__(self, files):
         super().__init__()
@@ -180,9 +169,6 @@ class _OutputFilesWriter(iobase.Writer):
                                % (temp, count, expected))
         self.records.inc(count)
         self.results.append((output, temp))
-
-    def at_capacity(self):
-        return False
 
     def close(self):
         return list(self.results)

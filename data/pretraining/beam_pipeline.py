@@ -1,12 +1,7 @@
-"""create_pretraining_data as an Apache Beam pipeline (local or on a cluster).
-
-Same shards, seeds and records as the local pool (bert_tf1.data.pretraining.pipeline),
-so the output files are byte-identical to `create_pretraining_files`'. Stages:
-1 Build each shard's records into its file (shard_build); 2 Plan the merge
-order (InterleavePlan -> plan.json); 3 Split each shard's records by output
-file (several outputs only); 4 Write each output file (OutputFilesSink,
-renamed into place in finalize). Every stage writes under names that depend
-only on the shard and output index, so a retried bundle writes the same bytes.
+"""create_pretraining_data as an Apache Beam pipeline, byte-identical to the
+local pool's `create_pretraining_files` (its four stages: docs/pretraining.md,
+"On Apache Beam"). Every stage writes under names that depend only on the
+shard and output index, so a retried bundle writes the same bytes.
 """
 import dataclasses
 import json
@@ -27,7 +22,6 @@ from bert_tf1.data.pretraining import shard_records
 from bert_tf1.data.pretraining.interleave import InterleavePlan
 
 _NAMESPACE = beam_files.METRICS_NAMESPACE
-_NUM_LOGGED = 20
 
 
 class BuildShardFn(beam.DoFn):
@@ -58,19 +52,14 @@ class BuildShardFn(beam.DoFn):
         yield index, (built.documents, count)
 
 
-class SplitShardFn(beam.DoFn):
+def split_shard(element, plan, files):
     """(shard index, _) -> shard index, after splitting its file by output."""
-
-    def __init__(self, files):
-        self.files = files
-
-    def process(self, element, plan):
-        index = element[0]
-        shard_records.split_shard_file(
-            plan, index, self.files.shard_file(index),
-            [self.files.split_file(index, output)
-             for output in range(self.files.num_outputs)])
-        yield index
+    index = element[0]
+    shard_records.split_shard_file(
+        plan, index, files.shard_file(index),
+        [files.split_file(index, output)
+         for output in range(files.num_outputs)])
+    return index
 
 
 def make_plan(results, num_shards, files):
@@ -105,20 +94,18 @@ def build_pipeline(root, shards, tokenizer, options, random_seed, files):
     after = []
     if num_outputs > 1:
         split_done = (built
-                      | "SplitByOutput" >> beam.ParDo(
-                          SplitShardFn(files), beam.pvalue.AsSingleton(plan))
+                      | "SplitByOutput" >> beam.Map(
+                          split_shard, beam.pvalue.AsSingleton(plan), files)
                       | "AllSplit" >> beam.combiners.Count.Globally())
         # The writers start once every shard is split.
         after = [beam.pvalue.AsSingleton(split_done)]
 
-    writes = plan | "PerOutputFile" >> beam.FlatMap(_per_output, num_outputs,
-                                                     *after)
+    writes = plan | "PerOutputFile" >> beam.FlatMap(
+        lambda element, *_: [(output, element)
+                             for output in range(num_outputs)],
+        *after)
     return writes | "WriteOutputFiles" >> beam.io.Write(
         beam_files.OutputFilesSink(files))
-
-
-def _per_output(plan, num_outputs, *unused_ready):
-    return [(output, plan) for output in range(num_outputs)]
 
 
 def _absolute(path):
@@ -154,8 +141,6 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
     shards = [[dataclasses.replace(text_range, path=_absolute(text_range.path))
                for text_range in shard] for shard in shards]
     output_files = [_absolute(path) for path in output_files]
-    for removed in beam_files.remove_stale_runs(output_files):
-        logging.info("Removed what a killed run left: %s", removed)
     runners.make_workers_find_project(pipeline_options)
     logging.info("Running %d shard(s) on Beam (%s)", len(shards),
                  " ".join(args))
@@ -180,18 +165,13 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
 
 
 def _log_first_records(output_files, total, inv_vocab):
-    # Read back, as the original logs its first 20: record p is p // n of
-    # file p % n.
-    wanted = min(total, _NUM_LOGGED)
-    heads = []
-    for output, path in enumerate(output_files):
-        count = len(range(output, wanted, len(output_files)))
-        records = shard_records.read_records(path)
-        heads.append([next(records) for _ in range(count)])
-        records.close()
-    for position in range(wanted):
-        record = heads[position % len(output_files)][
-            position // len(output_files)]
+    # Read back, as the original logs its first 20: record p is the next
+    # record of file p % n.
+    readers = [shard_records.read_records(path) for path in output_files]
+    for position in range(min(total, pretraining_records.NUM_LOGGED)):
+        record = next(readers[position % len(readers)])
         pretraining_records.log_example(tf.train.Example.FromString(record),
                                         inv_vocab)
+    for reader in readers:
+        reader.close()
 

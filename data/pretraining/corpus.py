@@ -5,7 +5,6 @@ cut into shards (byte ranges cut after a blank line or at a file's end), so
 input larger than memory works. With one shard the lines are the original's.
 """
 import codecs
-import dataclasses
 
 from bert_tf1.data.io.text_files import (TextFileError, TextRange,  # noqa: F401
                                 file_size, iter_lines, open_file)

@@ -76,35 +76,25 @@ class DynamicMasking:
 
     def _remask_features(self, features):
         features = dict(features)
-        input_ids = features["input_ids"]
-        unbatched = input_ids.shape.rank == 1
+        unbatched = features["input_ids"].shape.rank == 1
+        batch = {key: value[tf.newaxis] if unbatched else value
+                 for key, value in features.items()}
         original = restore_masked_tokens(
-            input_ids, features["masked_lm_positions"],
-            features["masked_lm_ids"], features["masked_lm_weights"])
-        mask = features["input_mask"]
-        if unbatched:
-            original, mask = original[tf.newaxis], mask[tf.newaxis]
+            batch["input_ids"], batch["masked_lm_positions"],
+            batch["masked_lm_ids"], batch["masked_lm_weights"])
         # Ragged rows hold the real tokens only, so padding is never masked.
-        lengths = tf.reduce_sum(tf.cast(mask, tf.int64), axis=1)
-        ragged = tf.RaggedTensor.from_tensor(original, lengths=lengths)
-        output = self.generator(ragged)
-        new_ids = output["token_ids"].to_tensor(
-            default_value=0, shape=tf.shape(original, out_type=tf.int64))
-        new_ids = tf.ensure_shape(tf.cast(new_ids, input_ids.dtype),
-                                  original.shape)
+        lengths = tf.reduce_sum(tf.cast(batch["input_mask"], tf.int64), axis=1)
+        output = self.generator(
+            tf.RaggedTensor.from_tensor(original, lengths=lengths))
         result = {
-            "input_ids": new_ids,
-            "masked_lm_positions": tf.cast(
-                output["mask_positions"],
-                features["masked_lm_positions"].dtype),
-            "masked_lm_ids": tf.cast(output["mask_ids"],
-                                     features["masked_lm_ids"].dtype),
-            "masked_lm_weights": tf.cast(
-                output["mask_weights"], features["masked_lm_weights"].dtype),
+            "input_ids": output["token_ids"].to_tensor(
+                default_value=0, shape=tf.shape(original, out_type=tf.int64)),
+            "masked_lm_positions": output["mask_positions"],
+            "masked_lm_ids": output["mask_ids"],
+            "masked_lm_weights": output["mask_weights"],
         }
         for key, value in result.items():
-            if unbatched:
-                value = value[0]
-            features[key] = tf.ensure_shape(
-                value, features[key].shape)
+            value = tf.cast(value[0] if unbatched else value,
+                            features[key].dtype)
+            features[key] = tf.ensure_shape(value, features[key].shape)
         return features

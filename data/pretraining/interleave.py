@@ -66,10 +66,6 @@ class InterleavePlan:
         return cls(counts, cycle_length, start_rounds, slots)
 
     @property
-    def num_shards(self):
-        return int(self.counts.size)
-
-    @property
     def total(self):
         """Number of records in all shards."""
         return int(self.counts.sum())
@@ -83,11 +79,6 @@ class InterleavePlan:
     def num_rounds(self):
         """Rounds until the last record is emitted."""
         return int(self.end_rounds.max())
-
-    def records_before_round(self, round_index):
-        """Number of records emitted in rounds before `round_index`."""
-        return int(np.clip(round_index - self.start_rounds, 0,
-                           self.counts).sum())
 
     def block_order(self, first_round, end_round):
         """int32 [n]: the shard of each record emitted in rounds
@@ -113,7 +104,9 @@ class InterleavePlan:
           int32 [n], the shard of each record of the block, in order.
         """
         end_round = self.num_rounds if end_round is None else end_round
-        position = self.records_before_round(first_round)
+        # The records emitted in the rounds before first_round.
+        position = int(np.clip(first_round - self.start_rounds, 0,
+                               self.counts).sum())
         for start in range(first_round, end_round, _BLOCK_ROUNDS):
             block_end = min(start + _BLOCK_ROUNDS, end_round)
             order = self.block_order(start, block_end)

@@ -23,13 +23,9 @@ from bert_tf1.data.pretraining import instances as pretraining_instances
 from bert_tf1.data.pretraining import interleave as pretraining_interleave
 from bert_tf1.data.pretraining import records as pretraining_records
 from bert_tf1.data.pretraining import shard_build, shard_records
-from bert_tf1.data.pretraining.shard_build import (  # noqa: F401 (public here too)
-    ShardRecords, build_shard_instances, build_shard_records, shard_seed)
+from bert_tf1.data.pretraining.shard_build import (build_shard_records,
+                                                   shard_seed)
 from bert_tf1.data.tokenization import FullTokenizer
-
-
-class MissingInputError(MissingFileError):
-    """An input text file named on the command line does not exist."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,18 +58,6 @@ class PretrainingOptions:
             if not 0.0 <= value <= 1.0:
                 raise UserError("%s must be in [0, 1], got %r"
                                 % (name, value))
-
-
-def check_vocab(tokenizer):
-    """Raises UserError unless the vocab has [CLS], [SEP] and [MASK]."""
-    missing = [token for token in (pretraining_instances.CLS_TOKEN,
-                                   pretraining_instances.SEP_TOKEN,
-                                   pretraining_instances.MASK_TOKEN)
-               if token not in tokenizer.vocab]
-    if missing:
-        raise UserError("vocab file %s lacks %s, which pre-training data "
-                        "needs" % (getattr(tokenizer, "vocab_file", "?"),
-                                    ", ".join(missing)))
 
 
 class _Progress:
@@ -119,7 +103,7 @@ class _Progress:
 
 
 _WORKER_QUEUE = None
-_WORKER_TOKENIZERS = {}
+_WORKER_TOKENIZER = None
 
 
 def _die_with_parent(parent_pid):
@@ -139,17 +123,11 @@ def _die_with_parent(parent_pid):
         os._exit(1)
 
 
-def _init_worker(progress_queue, parent_pid):
-    global _WORKER_QUEUE
+def _init_worker(progress_queue, parent_pid, vocab_file, do_lower_case):
+    global _WORKER_QUEUE, _WORKER_TOKENIZER
     _die_with_parent(parent_pid)
     _WORKER_QUEUE = progress_queue
-
-
-def _worker_tokenizer(vocab_file, do_lower_case):
-    key = (vocab_file, do_lower_case)
-    if key not in _WORKER_TOKENIZERS:
-        _WORKER_TOKENIZERS[key] = FullTokenizer(vocab_file, do_lower_case)
-    return _WORKER_TOKENIZERS[key]
+    _WORKER_TOKENIZER = FullTokenizer(vocab_file, do_lower_case)
 
 
 def _write_shard(shard_index, shard, tokenizer, options, seed, output_path,
@@ -172,8 +150,7 @@ def _write_shard(shard_index, shard, tokenizer, options, seed, output_path,
 
 def _run_shard_task(task):
     """Entry point of a worker process (spawned; see _run_shards)."""
-    (shard_index, shard, vocab_file, do_lower_case, options, seed,
-     output_path) = task
+    shard_index, shard, options, seed, output_path = task
     last = [0.0]
 
     def report(index, fraction):
@@ -182,13 +159,13 @@ def _run_shard_task(task):
             last[0] = fraction
             _WORKER_QUEUE.put((index, fraction))
 
-    tokenizer = _worker_tokenizer(vocab_file, do_lower_case)
-    return shard_index, _write_shard(shard_index, shard, tokenizer, options,
-                                     seed, output_path, report)
+    return shard_index, _write_shard(shard_index, shard, _WORKER_TOKENIZER,
+                                     options, seed, output_path, report)
 
 
-def _run_shards(tasks, num_workers, progress):
-    """Runs the shard tasks in `num_workers` spawned processes."""
+def _run_shards(tasks, num_workers, progress, vocab_file, do_lower_case):
+    """Runs the shard tasks in `num_workers` spawned processes, each with
+    its own FullTokenizer(vocab_file, do_lower_case)."""
     # Spawn, not fork: the parent has TensorFlow's threads running.
     context = multiprocessing.get_context("spawn")
     progress_queue = context.Queue()
@@ -196,7 +173,8 @@ def _run_shards(tasks, num_workers, progress):
     with concurrent.futures.ProcessPoolExecutor(
             max_workers=num_workers, mp_context=context,
             initializer=_init_worker,
-            initargs=(progress_queue, os.getpid())) as executor:
+            initargs=(progress_queue, os.getpid(), vocab_file,
+                      do_lower_case)) as executor:
         pending = {executor.submit(_run_shard_task, task) for task in tasks}
         try:
             while pending:
@@ -247,9 +225,15 @@ def check_run(input_files, output_files, vocab_file, do_lower_case=True,
         raise UserError("no output file given")
     for path in input_files:
         if not tf.io.gfile.exists(path):
-            raise MissingInputError("input file not found: %s" % path)
+            raise MissingFileError("input file not found: %s" % path)
     tokenizer = FullTokenizer(vocab_file, do_lower_case)
-    check_vocab(tokenizer)
+    missing = [token for token in (pretraining_instances.CLS_TOKEN,
+                                   pretraining_instances.SEP_TOKEN,
+                                   pretraining_instances.MASK_TOKEN)
+               if token not in tokenizer.vocab]
+    if missing:
+        raise UserError("vocab file %s lacks %s, which pre-training data "
+                        "needs" % (vocab_file, ", ".join(missing)))
     for path in output_files:
         for removed in atomic.remove_stale_temp_files(path):
             logging.info("Removed a temp file of an unfinished run: %s",
@@ -305,8 +289,14 @@ def create_pretraining_files(input_files, output_files, vocab_file,
 
     progress = _Progress(sizes, show_progress)
     if len(shards) == 1:
-        total = _create_single_shard(shards[0], tokenizer, options,
-                                     random_seed, output_files, progress)
+        # The original's path: one rng for everything, written directly.
+        built = build_shard_records(
+            shards[0], tokenizer, options, random_seed,
+            progress=lambda fraction: progress.set(0, fraction))
+        total = _write_outputs(
+            built.records, output_files, tokenizer.inv_vocab,
+            lambda written: progress.set(0, shard_build.write_progress(
+                written, built.instances)))
     else:
         total = _create_sharded(shards, tokenizer, vocab_file, do_lower_case,
                                 options, random_seed, num_workers,
@@ -319,19 +309,15 @@ def create_pretraining_files(input_files, output_files, vocab_file,
     return total
 
 
-def _create_single_shard(shard, tokenizer, options, random_seed,
-                         output_files, progress):
-    # The original's path: one rng for everything, written directly.
-    built = build_shard_records(
-        shard, tokenizer, options, random_seed,
-        progress=lambda fraction: progress.set(0, fraction))
+def _write_outputs(records, output_files, inv_vocab, report=None):
+    """Writes `records` round-robin over `output_files` (committed at the
+    end); calls `report(written)` every 1000 records; returns the count."""
     with pretraining_records.RoundRobinRecordWriter(
-            output_files, tokenizer.inv_vocab) as writer:
-        for record in built.records:
+            output_files, inv_vocab) as writer:
+        for record in records:
             writer.write(record)
-            if writer.total_written % 1000 == 0:
-                progress.set(0, shard_build.write_progress(
-                    writer.total_written, built.instances))
+            if report is not None and writer.total_written % 1000 == 0:
+                report(writer.total_written)
         writer.commit()
     return writer.total_written
 
@@ -345,38 +331,27 @@ def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
     if folder:
         tf.io.gfile.makedirs(folder)
     try:
-        tasks = [(index, shard, vocab_file, do_lower_case, options,
-                  shard_seed(random_seed, index), shard_files[index])
-                 for index, shard in enumerate(shards)]
+        tasks = [(index, shard, options, shard_seed(random_seed, index),
+                  shard_files[index]) for index, shard in enumerate(shards)]
         if num_workers > 1:
             counts = _run_shards(tasks, min(num_workers, len(shards)),
-                                 progress)
+                                 progress, vocab_file, do_lower_case)
         else:
             counts = {}
-            for task in tasks:
-                index = task[0]
-                counts[index] = _write_shard(
-                    index, task[1], tokenizer, options, task[5], task[6],
-                    lambda i, fraction: progress.set(i, fraction))
+            for index, shard, _, seed, path in tasks:
+                counts[index] = _write_shard(index, shard, tokenizer,
+                                             options, seed, path, progress.set)
                 progress.shard_done(index, counts[index])
         logging.info("Interleaving %d shards into %d output file(s)",
                      len(shards), len(output_files))
-        return _interleave(shard_files, [counts[i] for i in range(len(shards))],
-                           output_files, tokenizer.inv_vocab)
+        # tf.data's interleave(cycle_length=min(shards, 64), block_length=1)
+        # order, computed from the counts so the Beam pipeline reproduces it.
+        plan = pretraining_interleave.InterleavePlan.from_counts(
+            [counts[index] for index in range(len(shards))])
+        return _write_outputs(
+            shard_records.output_records(plan, 0, 1, shard_files.__getitem__),
+            output_files, tokenizer.inv_vocab)
     finally:
         for path in shard_files:
             atomic.remove_quietly(path)
         atomic.remove_empty_temp_dir(os.path.dirname(shard_files[0]))
-
-
-def _interleave(shard_files, counts, output_files, inv_vocab):
-    # tf.data's interleave(cycle_length=min(shards, 64), block_length=1)
-    # order, computed from the counts so the Beam pipeline reproduces it.
-    plan = pretraining_interleave.InterleavePlan.from_counts(counts)
-    with pretraining_records.RoundRobinRecordWriter(
-            output_files, inv_vocab) as writer:
-        for record in shard_records.output_records(
-                plan, 0, 1, lambda shard: shard_files[shard]):
-            writer.write(record)
-        writer.commit()
-    return writer.total_written

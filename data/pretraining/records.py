@@ -15,6 +15,8 @@ from bert_tf1.data.io.tfrecord import RecordFileWriter
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids",
                 "masked_lm_positions", "masked_lm_ids", "masked_lm_weights",
                 "next_sentence_labels")
+# The original logs its first 20 instances.
+NUM_LOGGED = 20
 
 
 def instance_to_features(instance, tokenizer, max_seq_length,
@@ -82,18 +84,18 @@ def log_example(example, inv_vocab):
 class RoundRobinRecordWriter(RecordFileWriter):
     """Writes serialized records round-robin over several TFRecord files.
 
-    A RecordFileWriter that also logs the first `num_logged` records when
+    A RecordFileWriter that also logs the first NUM_LOGGED records when
     `inv_vocab` (id -> token) is given.
 
     Source: create_pretraining_data.py, write_instance_to_example_files.
     """
 
-    def __init__(self, output_files, inv_vocab=None, num_logged=20):
+    def __init__(self, output_files, inv_vocab=None):
         if not output_files:
             raise UserError("no output files given")
         super().__init__(output_files)
         self.inv_vocab = inv_vocab
-        self.num_logged = num_logged if inv_vocab is not None else 0
+        self.num_logged = NUM_LOGGED if inv_vocab is not None else 0
 
     def write(self, record):
         """Writes one serialized tf.train.Example (bytes)."""

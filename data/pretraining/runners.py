@@ -1,11 +1,7 @@
-"""Which runner a run uses, and the Beam pipeline options passed to it.
-
-`--runner`: `local` (default, the process pool of bert_tf1.data.pretraining.pipeline),
-`DirectRunner` (run as Beam's FnApiRunner, so nothing is downloaded), Beam's
-other local runners, or a cluster runner (Dataflow, Flink, Spark, Portable, a
-full class name) with its options in `--beam_pipeline_options`.
-`--num_workers` maps to the runner's own worker option (docs/pretraining.md).
-The dispatch between the two is bert_tf1.data.pretraining.dispatch.
+"""Which runner a run uses (`--runner`: `local`, the process pool of
+bert_tf1.data.pretraining.pipeline, or a Beam runner) and the Beam options
+passed to it (docs/pretraining.md, "On Apache Beam"). The dispatch between
+the two is bert_tf1.data.pretraining.dispatch.
 """
 import contextlib
 import importlib.util
@@ -21,6 +17,10 @@ LOCAL_RUNNER = "local"
 
 # Beam names of runners that run on this machine.
 _DIRECT_RUNNERS = ("DirectRunner", "FnApiRunner", "BundleBasedDirectRunner")
+# Runner -> its option for the number of workers (--num_workers).
+_WORKERS_OPTION = dict.fromkeys(_DIRECT_RUNNERS, "--direct_num_workers")
+_WORKERS_OPTION.update(DataflowRunner="--num_workers",
+                       FlinkRunner="--parallelism")
 
 
 def is_local_pool(runner):
@@ -62,19 +62,15 @@ def beam_args(runner, beam_pipeline_options="", num_workers=1):
     if _has_option(args, "--runner"):
         raise UserError("--beam_pipeline_options must not set --runner; "
                         "pass --runner=%s to the script instead" % runner)
+    # DirectRunner runs as FnApiRunner, which downloads nothing.
     name = "FnApiRunner" if runner == "DirectRunner" else runner
     args = ["--runner=" + name] + args
-    if runner in _DIRECT_RUNNERS:
-        if num_workers > 1 and not _has_option(args, "--direct_num_workers"):
-            args += ["--direct_num_workers=%d" % num_workers]
-            if not _has_option(args, "--direct_running_mode"):
-                args += ["--direct_running_mode=multi_processing"]
-    elif runner == "DataflowRunner":
-        if num_workers > 1 and not _has_option(args, "--num_workers"):
-            args += ["--num_workers=%d" % num_workers]
-    elif runner == "FlinkRunner":
-        if num_workers > 1 and not _has_option(args, "--parallelism"):
-            args += ["--parallelism=%d" % num_workers]
+    option = _WORKERS_OPTION.get(runner)
+    if option and num_workers > 1 and not _has_option(args, option):
+        args += ["%s=%d" % (option, num_workers)]
+        if (runner in _DIRECT_RUNNERS
+                and not _has_option(args, "--direct_running_mode")):
+            args += ["--direct_running_mode=multi_processing"]
     return args
 
 

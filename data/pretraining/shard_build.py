@@ -33,15 +33,6 @@ def shard_seed(random_seed, shard_index):
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def build_shard_instances(shard, tokenizer, options, seed, progress=None):
-    """list of TrainingInstance of one shard (a list of TextRange);
-    `progress` is an optional callable(fraction).
-
-    Source: create_pretraining_data.py, create_training_instances.
-    """
-    return _read_and_build(shard, tokenizer, options, seed, progress)[1]
-
-
 @dataclasses.dataclass
 class ShardRecords:
     """One shard's serialized records, with its counts.
@@ -57,7 +48,9 @@ class ShardRecords:
 
 
 def build_shard_records(shard, tokenizer, options, seed, progress=None):
-    """ShardRecords of one shard (arguments as build_shard_instances).
+    """ShardRecords of one shard (a list of TextRange), built with
+    PretrainingOptions `options` and `random.Random(seed)`; `progress` is
+    an optional callable(fraction).
 
     Raises:
       TextFileError: a line of the shard is not UTF-8 (names file and line).
@@ -65,13 +58,6 @@ def build_shard_records(shard, tokenizer, options, seed, progress=None):
     Source: create_pretraining_data.py, create_training_instances and
     write_instance_to_example_files (the features of each instance).
     """
-    num_documents, instances = _read_and_build(shard, tokenizer, options,
-                                               seed, progress)
-    return ShardRecords(num_documents, len(instances),
-                        serialized_records(instances, tokenizer, options))
-
-
-def _read_and_build(shard, tokenizer, options, seed, progress):
     lines = pretraining_corpus.iter_shard_lines(shard)
     if progress is not None:
         lines = _count_progress(lines, pretraining_corpus.shard_size(shard),
@@ -82,7 +68,7 @@ def _read_and_build(shard, tokenizer, options, seed, progress):
         if progress is not None:
             progress(READ_SHARE + BUILD_SHARE * done / max(total, 1))
 
-    return len(documents), pretraining_instances.create_training_instances(
+    instances = pretraining_instances.create_training_instances(
         documents, list(tokenizer.vocab.keys()), random.Random(seed),
         max_seq_length=options.max_seq_length,
         dupe_factor=options.dupe_factor,
@@ -91,6 +77,8 @@ def _read_and_build(shard, tokenizer, options, seed, progress):
         max_predictions_per_seq=options.max_predictions_per_seq,
         do_whole_word_mask=options.do_whole_word_mask,
         progress=build_progress)
+    return ShardRecords(len(documents), len(instances),
+                        serialized_records(instances, tokenizer, options))
 
 
 def _count_progress(lines, total_bytes, progress):

@@ -5,22 +5,14 @@ the order of bert_tf1.data.pretraining.interleave. The Beam pipeline first split
 shard file by output (`split_shard_file`), then writes each output on its own
 (`output_records`). TensorFlow's record reader/writer: local and gs:// alike.
 """
+import contextlib
 import uuid
 
 import tensorflow as tf
 
-# Records per read batch: memory per open file ~ _READ_BATCH records.
-_READ_BATCH = 256
-
-
-def _record_iterator():
-    # TF's deprecated C++ record reader opens thousands of small shard files
-    # far faster than tf.data (measured need); undecorated: no deprecation log.
-    function = getattr(tf.compat.v1.io, "tf_record_iterator", None)
-    return getattr(function, "__wrapped__", function)
-
-
-_RECORD_ITERATOR = _record_iterator()
+# TF's deprecated C++ record reader opens thousands of small shard files
+# far faster than tf.data (measured need); undecorated: no deprecation log.
+_RECORD_ITERATOR = tf.compat.v1.io.tf_record_iterator.__wrapped__
 
 
 def read_records(path):
@@ -30,13 +22,7 @@ def read_records(path):
       tf.errors.DataLossError: a truncated or corrupt file.
       tf.errors.NotFoundError: no such file.
     """
-    if _RECORD_ITERATOR is not None:
-        yield from _RECORD_ITERATOR(path)
-        return
-    # A TF without it: tf.data in batches (an eager step per batch).
-    batches = tf.data.TFRecordDataset(path).batch(_READ_BATCH)
-    for batch in batches.as_numpy_iterator():
-        yield from batch.tolist()
+    yield from _RECORD_ITERATOR(path)
 
 
 def _attempt_path(path):
@@ -44,33 +30,36 @@ def _attempt_path(path):
     return "%s.attempt-%s" % (path, uuid.uuid4().hex)
 
 
-def write_records(path, records):
-    """Writes records (bytes) to `path`, which appears only once complete;
-    returns their number."""
+@contextlib.contextmanager
+def _renamed_into_place(path):
+    """Yields a temp name for `path`, renamed onto it when the block ends
+    (removed if it raises)."""
     temp = _attempt_path(path)
-    count = 0
     try:
-        with tf.io.TFRecordWriter(temp) as writer:
-            for record in records:
-                writer.write(record)
-                count += 1
+        yield temp
         tf.io.gfile.rename(temp, path, overwrite=True)
     except BaseException:
         _remove_quietly(temp)
         raise
+
+
+def write_records(path, records):
+    """Writes records (bytes) to `path`, which appears only once complete;
+    returns their number."""
+    count = 0
+    with _renamed_into_place(path) as temp, \
+            tf.io.TFRecordWriter(temp) as writer:
+        for record in records:
+            writer.write(record)
+            count += 1
     return count
 
 
 def write_text(path, text):
     """Writes a small text file that appears only once complete."""
-    temp = _attempt_path(path)
-    try:
-        with tf.io.gfile.GFile(temp, "w") as writer:
-            writer.write(text)
-        tf.io.gfile.rename(temp, path, overwrite=True)
-    except BaseException:
-        _remove_quietly(temp)
-        raise
+    with _renamed_into_place(path) as temp, \
+            tf.io.gfile.GFile(temp, "w") as writer:
+        writer.write(text)
 
 
 def _remove_quietly(path):

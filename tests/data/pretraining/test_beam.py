@@ -18,6 +18,7 @@ beam = pytest.importorskip("apache_beam")
 
 import tensorflow as tf  # noqa: E402
 
+from bert_tf1.data.io import atomic  # noqa: E402
 from bert_tf1.data.io.errors import UserError  # noqa: E402
 from bert_tf1.data.pretraining import beam_files, beam_pipeline, dispatch, runners  # noqa: E402
 from bert_tf1.data.pretraining import shard_build, shard_records  # noqa: E402
@@ -224,7 +225,8 @@ def test_work_folder_of_a_killed_run_is_removed(tmp_path, sample, vocab):
                             text=True, check=True).stdout.strip().splitlines()[-1]
     assert os.path.isdir(os.path.join(killed, "shards"))
     alive = beam_files.RunFiles.create([str(out)])  # this process: kept
-    removed = beam_files.remove_stale_runs([str(out)])
+    # What check_run does for every output before a Beam run.
+    removed = atomic.remove_stale_temp_files(str(out))
     assert killed in removed and not os.path.exists(killed)
     assert os.path.isdir(alive.main_dir)
     alive.remove()
