@@ -1,10 +1,5 @@
-"""Training and inference runs: the loop, its callbacks, checkpoints, devices.
-
-    from bert_tf1.modeling.training import run_training, predict
-    result = run_training(model, optimizer, dataset, num_train_steps,
-                          output_dir, RuntimeOptions(), batch_size)
-
-Module map: docs/architecture.md.
+"""Training and inference runs: the loop (`run_training`, `predict`), its
+callbacks, checkpoints, devices (module map: docs/architecture.md).
 """
 from bert_tf1.modeling.training.callbacks import ExamplesPerSecond, TF1CheckpointSaver
 from bert_tf1.modeling.training.checkpoint_state import (GOOD_STEPS, LOSS_SCALE,
