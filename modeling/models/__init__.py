@@ -3,11 +3,8 @@
 (`modeling/naming.py`).
 """
 from bert_tf1.modeling.models.bert_model import BertModel
-from bert_tf1.modeling.models.classifier import (CLASSIFIER_DROPOUT,
-                                                 CLASSIFIER_INITIALIZER_RANGE,
-                                                 BertClassifier)
-from bert_tf1.modeling.models.feature_tagger import (FEATURE_LAYERS,
-                                                     BertFeatureTagger)
+from bert_tf1.modeling.models.classifier import BertClassifier
+from bert_tf1.modeling.models.feature_tagger import BertFeatureTagger
 from bert_tf1.modeling.models.multiple_choice import BertMultipleChoice
 from bert_tf1.modeling.models.pretrainer import BertPretrainer
 from bert_tf1.modeling.models.squad import BertSquad
@@ -15,5 +12,4 @@ from bert_tf1.modeling.models.tagger import BertTokenClassifier
 
 __all__ = ["BertModel", "BertClassifier", "BertFeatureTagger",
            "BertMultipleChoice", "BertPretrainer", "BertSquad",
-           "BertTokenClassifier", "FEATURE_LAYERS",
-           "CLASSIFIER_DROPOUT", "CLASSIFIER_INITIALIZER_RANGE"]
+           "BertTokenClassifier"]

@@ -8,14 +8,11 @@ from bert_tf1.data.io.errors import UserError
 from bert_tf1.modeling.optimization.adamw import AdamWeightDecay
 from bert_tf1.modeling.optimization.lamb import LambWeightDecay
 from bert_tf1.modeling.optimization.lr_schedule import WarmupLinearDecay
-from bert_tf1.modeling.optimization.tf1_optimizer import ADAM_M, ADAM_V, TF1StyleOptimizer
 from bert_tf1.modeling.optimization.weight_decay import (DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY,
                                             matches_exclusion, normalization_variables)
 
-__all__ = ["ADAM_M", "ADAM_V", "AdamWeightDecay",
-           "DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY", "LambWeightDecay",
-           "TF1StyleOptimizer", "WarmupLinearDecay", "create_optimizer",
-           "matches_exclusion", "normalization_variables"]
+__all__ = ["AdamWeightDecay", "LambWeightDecay", "WarmupLinearDecay",
+           "create_optimizer", "matches_exclusion", "normalization_variables"]
 
 
 def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
