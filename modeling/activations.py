@@ -20,9 +20,9 @@ def gelu_exact(x):
     return keras.activations.gelu(x, approximate=False)
 
 
-# Own gradients, one XLA-fused pass (a measured need: docs/fine_tuning_speed.md).
-# The forward ops are tf.nn.gelu's, in its order, so outputs are bit-identical
-# to `gelu` and `gelu_exact`.
+# Own gradients, one XLA-fused pass (a measured need:
+# docs/fine_tuning_speed.md). The forward ops are tf.nn.gelu's, in its order,
+# so outputs are bit-identical to `gelu` and `gelu_exact`.
 _SQRT_2_OVER_PI = 0.7978845608028654
 _GELU_CUBIC = 0.044715
 

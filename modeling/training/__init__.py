@@ -15,7 +15,8 @@ from bert_tf1.modeling.training.resume import (CheckpointChoice, choose_start,
                                                restore_for_inference,
                                                restore_for_training)
 from bert_tf1.modeling.training.runtime import RuntimeOptions
-from bert_tf1.modeling.training.summaries import read_scalars, write_eval_summaries
+from bert_tf1.modeling.training.summaries import (read_scalars,
+                                                  write_eval_summaries)
 from bert_tf1.modeling.training.curves import write_training_curves
 
 __all__ = ["CheckpointChoice", "EvaluateDuringTraining", "GOOD_STEPS",

@@ -11,7 +11,8 @@ import keras
 from absl import logging
 
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.modeling.training.checkpoint_state import latest_training_checkpoint
+from bert_tf1.modeling.training.checkpoint_state import (
+    latest_training_checkpoint)
 
 
 class NonFiniteLossError(UserError):
