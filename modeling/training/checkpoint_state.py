@@ -114,15 +114,6 @@ def list_as_newest(output_dir, name, keep_checkpoint_max=0):
             tf.io.gfile.remove(path)
 
 
-def record_adopted_checkpoint(prefix):
-    """Lists an adopted, complete `model.ckpt-N` as the newest in its state file."""
-    output_dir, name = os.path.split(prefix)
-    list_as_newest(output_dir, name)
-    logging.warning("Adopted %s: a complete checkpoint that %s/checkpoint did "
-                    "not list yet (its run stopped before updating it).",
-                    prefix, output_dir)
-
-
 def _loss_scale_optimizer(model):
     optimizer = getattr(model, "optimizer", None)
     if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) and optimizer.built:

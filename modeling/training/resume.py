@@ -14,8 +14,8 @@ from bert_tf1.modeling import checkpoints
 from bert_tf1.modeling import keras_internals
 from bert_tf1.modeling.interop import sources
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.modeling.training.checkpoint_state import (newest_training_checkpoint,
-                                                         record_adopted_checkpoint,
+from bert_tf1.modeling.training.checkpoint_state import (list_as_newest,
+                                                         newest_training_checkpoint,
                                                          remove_unlisted_checkpoints)
 
 SOURCES = ("output_dir", "init_checkpoint", "none")
@@ -169,7 +169,12 @@ def restore_for_training(model, optimizer, choice, chief=True):
     if choice.source == "output_dir":
         if chief:
             if not choice.listed:
-                record_adopted_checkpoint(choice.path)
+                output_dir, name = os.path.split(choice.path)
+                list_as_newest(output_dir, name)
+                logging.warning(
+                    "Adopted %s: a complete checkpoint that %s/checkpoint did "
+                    "not list yet (its run stopped before updating it).",
+                    choice.path, output_dir)
             # Leftovers of a run killed between the state write and deletion.
             remove_unlisted_checkpoints(os.path.dirname(choice.path))
         logging.info("Resuming training from %s", choice.path)
