@@ -5,10 +5,8 @@
     model = BertModel(config)
     checkpoints.load_tf1_checkpoint(model, "uncased_L-12_H-768_A-12/")
 
-Subpackages: `layers`, `models`, `checkpoints`, `interop`, `optimization`,
-`training` (layout: docs/architecture.md); `keras_internals.py` holds every
-private Keras/TF hook the project uses. Importing `modeling` changes nothing
-in the process; it registers every layer and model with Keras (so `.keras`
+Subpackages: docs/architecture.md. Importing `modeling` changes nothing in
+the process; it registers every layer and model with Keras (so `.keras`
 files load without `custom_objects`) and raises ImportError when Keras runs
 on another backend than TensorFlow.
 """

@@ -52,11 +52,6 @@ def variable_index(optimizer, variable):
     return indices.get(variable_key(optimizer, variable))
 
 
-def built_variables(optimizer):
-    """The model variables the optimizer was built with, in build order."""
-    return list(_require(optimizer, "_trainable_variables"))
-
-
 def learning_rate_setting(optimizer):
     """What the optimizer was given as learning rate: a float variable or a
     `LearningRateSchedule` (Keras wraps floats in a variable)."""
@@ -92,15 +87,10 @@ def distributed_update(optimizer, grads_and_vars, learning_rate):
         update, strategy, grads_and_vars, learning_rate)
 
 
-def optimizer_base_class():
-    """The class whose private methods `OVERRIDDEN_HOOKS` names (the TF
-    backend's `Optimizer`, which `keras.optimizers.Optimizer` is)."""
-    return keras.optimizers.Optimizer
-
-
 def hook_parameters(name):
-    """The parameter names (after self) of a private optimizer method."""
-    method = _require(optimizer_base_class(), name)
+    """The parameter names (after self) of a private method of
+    `keras.optimizers.Optimizer` (the TF backend's)."""
+    method = _require(keras.optimizers.Optimizer, name)
     return tuple(inspect.signature(method).parameters)[1:]
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf1.data.io.errors import MissingFileError, UserError
+from bert_tf1.modeling.checkpoints.state_file import newest_listed
 
 # Names in TF1 checkpoints that hold optimizer or bookkeeping state, not weights.
 _NON_WEIGHT_PATTERN = re.compile(
@@ -115,8 +116,6 @@ def resolve_checkpoint(path):
         state_file.CheckpointStateError: the directory's `checkpoint` file
             names a path outside it, or a checkpoint that is missing.
     """
-    from bert_tf1.modeling.checkpoints.state_file import newest_listed
-
     path = os.fspath(path)
     if tf.io.gfile.isdir(path):
         latest = newest_listed(path)

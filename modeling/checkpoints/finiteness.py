@@ -5,6 +5,7 @@ import numpy as np
 from absl import logging
 
 from bert_tf1.data.io.errors import UserError, cut_list
+from bert_tf1.modeling.checkpoints.files import iter_tensors
 
 
 class CheckpointNonFiniteError(UserError):
@@ -71,10 +72,6 @@ def check_finite_checkpoint(prefix, names, allow_non_finite=False):
         CheckpointNonFiniteError: see `check_finite`.
         CheckpointCorruptError: the data file is unreadable.
     """
-    from bert_tf1.modeling.checkpoints.files import iter_tensors
-
-    found = {}
-    for name, value in iter_tensors(prefix, names):
-        if non_finite_tensors({name: value}):
-            found[name] = value
+    found = {name: value for name, value in iter_tensors(prefix, names)
+             if non_finite_tensors({name: value})}
     check_finite(found, prefix, allow_non_finite)

@@ -98,11 +98,10 @@ def save_tf1_checkpoint(model, prefix, optimizer=None, global_step=None,
             them); nothing is written.
         bert_tf1.data.io.errors.OutputWriteError: disk full or another OS error.
     """
-    prefix = os.fspath(prefix)
-    _check_free(prefix, overwrite)
     tensors = _tensors_to_save(model, optimizer, global_step)
     tensors.update(extra_tensors or {})
-    return write_tensors(prefix, tensors, overwrite, allow_non_finite)
+    return write_tensors(os.fspath(prefix), tensors, overwrite,
+                         allow_non_finite)
 
 
 def save_lora_adapters(model, prefix, global_step=None, overwrite=False):

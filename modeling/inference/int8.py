@@ -2,9 +2,7 @@
 
 `quantize_int8(model)` copies the model and quantizes, with Keras's own
 `Dense.quantize("int8")`, the six Dense layers of every `TransformerLayer`
-(kernels int8 per output column, inputs int8 per row, int32 products
-rescaled to float32). Everything else runs the model's own code in float32,
-with the activation the config names. The copy runs under
+(what stays float32: docs/serving.md). The copy runs under
 `tf.function(jit_compile=True)`: without XLA the TensorFlow backend's int8
 matmul has no fast kernel (speed: benchmarks/compare.py).
 """

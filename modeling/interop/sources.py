@@ -15,6 +15,7 @@ from absl import logging
 
 from bert_tf1.data.io.atomic import is_remote
 from bert_tf1.data.io.errors import MissingFileError
+from bert_tf1.modeling import checkpoints
 from bert_tf1.modeling.config import BertConfig
 
 #: The Google folders' config file.
@@ -87,8 +88,6 @@ def find_checkpoint(path, config=None):
         MissingFileError: a TF1 checkpoint without a config to be found.
         UserError: an unsupported Hugging Face config.
     """
-    from bert_tf1.modeling import checkpoints
-
     path = os.fspath(path)
     if config is not None and not isinstance(config, BertConfig):
         config = BertConfig.from_json_file(os.fspath(config))
@@ -119,17 +118,16 @@ def assign_weights(model, weights, source):
         CheckpointMismatchError: no name matches, or a shape differs (every
             such weight named with both shapes).
     """
-    from bert_tf1.modeling.checkpoints import LoadStatus, check_shapes
-
-    variables = check_shapes(model, {name: list(np.shape(value)) for name,
-                                     value in weights.items()}, source)
+    variables = checkpoints.check_shapes(
+        model, {name: list(np.shape(value))
+                for name, value in weights.items()}, source)
     loaded = sorted(name for name in variables if name in weights)
     for name in loaded:
         variables[name].assign(
             np.asarray(weights[name]).astype(variables[name].dtype))
-    return LoadStatus(source, loaded,
-                      sorted(set(variables) - set(weights)),
-                      sorted(set(weights) - set(variables)))
+    return checkpoints.LoadStatus(source, loaded,
+                                  sorted(set(variables) - set(weights)),
+                                  sorted(set(weights) - set(variables)))
 
 
 def load_weights_from(model, source):
@@ -139,8 +137,6 @@ def load_weights_from(model, source):
     Returns:
         bert_tf1.modeling.checkpoints.LoadStatus.
     """
-    from bert_tf1.modeling import checkpoints
-
     if source.kind == "tf1":
         status = checkpoints.load_tf1_checkpoint(model, source.path,
                                                  verbose=False)
@@ -162,8 +158,6 @@ def load_weights_from(model, source):
 def head_size(source, tf1_name):
     """The first dimension of a head weight in the checkpoint, or None."""
     if source.kind == "tf1":
-        from bert_tf1.modeling import checkpoints
-
         shape = checkpoints.list_checkpoint(source.path).get(tf1_name)
     else:
         value = source.weights.get(tf1_name)

@@ -9,6 +9,8 @@ import tensorflow as tf
 
 from bert_tf1.data.io.errors import MissingFileError, UserError
 from bert_tf1.modeling import checkpoints
+from bert_tf1.modeling.checkpoints.files import iter_tensors, read_variables
+from bert_tf1.modeling.checkpoints.model_kind import check_tf1_names
 from bert_tf1.modeling.interop import huggingface
 from bert_tf1.modeling.models.bert_model import BertModel
 from bert_tf1.modeling.config import BertConfig
@@ -37,9 +39,6 @@ def read_tf1_weights(checkpoint):
         FileNotFoundError: no checkpoint there.
         OtherModelError: ALBERT, ELECTRA, ... variable names.
     """
-    from bert_tf1.modeling.checkpoints.files import iter_tensors, read_variables
-    from bert_tf1.modeling.checkpoints.model_kind import check_tf1_names
-
     prefix = checkpoints.resolve_checkpoint(checkpoint)
     names = [name for name in read_variables(prefix)
              if not checkpoints.is_optimizer_state(name)]

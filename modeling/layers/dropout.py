@@ -1,10 +1,8 @@
-"""Dropout with a cheaper gradient (our own: a measured need).
-
-Keras's TensorFlow dropout selects through `tf.where`, whose automatic gradient
-fills a zeros tensor and selects twice; here the gradient is one select of the
-kept positions (forward + backward over [32, 12, 128, 128], one thread: 95 ->
-87 ms). The draws stay TensorFlow's stateless Philox, one float32 per element,
-so a position is kept with probability exactly `1 - rate` in every dtype.
+"""Dropout with a cheaper gradient (our own: a measured need,
+docs/fine_tuning_speed.md): one select of the kept positions instead of
+`tf.where`'s. The draws stay TensorFlow's stateless Philox, one float32 per
+element, so a position is kept with probability exactly `1 - rate` in every
+dtype.
 """
 import keras
 import tensorflow as tf

@@ -1,19 +1,7 @@
 """LoRA (Hu et al. 2021) on the encoder's Dense layers, with Keras's own
-`Dense.enable_lora`, and the one merge rule every consumer uses.
-
-`enable_lora(bert, rank)` adds `lora_kernel_a` [in, rank] (he_uniform) and
-`lora_kernel_b` [rank, out] (zeros, so outputs start unchanged) to the
-chosen sub-layers of every transformer layer and freezes the rest of the
-encoder (kernels, biases, LayerNorm, embeddings). The pooler stays trainable:
-it is the first layer of the classification heads (the original fine-tunes
-it with them) and is small (hidden_size^2). Adapters get the weight decay of
-the kernels they adapt (the original's rule decays every weight but
-LayerNorm and bias).
-
-`merged_weights(model)` is the model as if without LoRA: each adapted kernel
-replaced by W + (alpha / rank) A B, computed as Keras's `Dense.kernel` does
-it (in float32 and then cast to the kernel's dtype). Checkpoints, int8 and
-bfloat16 copies and export read the model through it.
+`Dense.enable_lora`, and the one merge rule every consumer uses
+(`merged_weights`: checkpoints, int8 and bfloat16 copies and export read the
+model through it). What trains, what is frozen and why: docs/lora.md.
 """
 import keras
 from keras import ops

@@ -37,11 +37,11 @@ class DenseResidualNorm(BertConfigSerializable, keras.layers.Layer):
             config.hidden_dropout_prob, dtype=self.dtype_policy)
         self.layer_norm = keras.layers.LayerNormalization(
             epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
-        self.hidden_size = config.hidden_size
 
     def build(self, input_shape):
         self.dense.build(input_shape)
-        self.layer_norm.build(tuple(input_shape[:-1]) + (self.hidden_size,))
+        self.layer_norm.build(
+            tuple(input_shape[:-1]) + (self.config.hidden_size,))
 
     def call(self, hidden_states, residual, training=None):
         x = self.dropout(self.dense(hidden_states), training=training)

@@ -6,7 +6,6 @@ from bert_tf1.modeling.layers.heads import transposed_dense
 from bert_tf1.modeling.layers.initializers import create_initializer
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 from bert_tf1.modeling.models import losses
-from bert_tf1.modeling.interop.sources import head_size
 from bert_tf1.modeling.models.task import TaskModel
 from bert_tf1.modeling.layers.input_checks import encoder_inputs, positive_count
 
@@ -37,6 +36,8 @@ class BertClassifier(TaskModel, BertConfigSerializable, keras.Model):
 
     Source: `create_model` in the original `run_classifier.py`.
     """
+
+    _LABELS_HEAD = ("output_bias", "classifier")
 
     def __init__(self, config=None, num_labels=None, encoder=None,
                  preprocessor=None, name=None, **kwargs):
@@ -76,12 +77,3 @@ class BertClassifier(TaskModel, BertConfigSerializable, keras.Model):
 
     def get_config(self):
         return {**super().get_config(), "num_labels": self.num_labels}
-
-    @classmethod
-    def _checkpoint_defaults(cls, source, kwargs):
-        if kwargs.get("num_labels") is None:
-            kwargs["num_labels"] = head_size(source, "output_bias")
-            if kwargs["num_labels"] is None:
-                raise TypeError(f"{source.path} has no classifier head "
-                                "(output_bias): pass num_labels=.")
-        return kwargs

@@ -62,10 +62,7 @@ def select_features(encoder_output, choice):
     if choice == "concat_last_four":
         return ops.concatenate(layers[::-1][:4], axis=-1)
     chosen = layers[-4:] if choice == "sum_last_four" else layers
-    total = chosen[0]
-    for layer in chosen[1:]:
-        total = total + layer
-    return total
+    return sum(chosen[1:], chosen[0])
 
 
 @register

@@ -93,11 +93,10 @@ def squad_loss(start_logits, end_logits, start_positions, end_positions):
         float32 scalar.
     Source: `model_fn` in the original `run_squad.py`.
     """
-    def position_loss(logits, positions):
-        return ops.mean(per_example_classifier_loss(logits, positions))
-
-    return (position_loss(start_logits, start_positions)
-            + position_loss(end_logits, end_positions)) / 2.0
+    start = ops.mean(per_example_classifier_loss(start_logits,
+                                                 start_positions))
+    end = ops.mean(per_example_classifier_loss(end_logits, end_positions))
+    return (start + end) / 2.0
 
 
 def scale_for_replicas(loss):
@@ -126,11 +125,6 @@ def _one_weight(sample_weight):
     return sample_weight
 
 
-def _example_weights(sample_weight, dtype):
-    """float [batch_size] of a `sample_weight` [batch_size] or [batch_size, 1]."""
-    return ops.reshape(ops.cast(_one_weight(sample_weight), dtype), (-1,))
-
-
 def weighted_batch_mean(per_example, sample_weight=None):
     """Keras' default reduction ("sum_over_batch_size") of per-example losses.
 
@@ -144,20 +138,11 @@ def weighted_batch_mean(per_example, sample_weight=None):
     """
     if sample_weight is None:
         return ops.mean(per_example)
-    weights = _example_weights(sample_weight, per_example.dtype)
+    # [batch_size] of a `sample_weight` [batch_size] or [batch_size, 1].
+    weights = ops.reshape(ops.cast(_one_weight(sample_weight),
+                                   per_example.dtype), (-1,))
     batch_size = ops.cast(ops.shape(per_example)[0], per_example.dtype)
     return ops.sum(per_example * weights) / batch_size
-
-
-def _token_weights(token_weights, sample_weight):
-    """Per-position weights times the per-example `sample_weight`, if any."""
-    token_weights = ops.cast(token_weights, "float32")
-    if sample_weight is None:
-        return token_weights
-    sample_weight = ops.cast(_one_weight(sample_weight), "float32")
-    if len(sample_weight.shape) == 1:
-        sample_weight = sample_weight[:, None]
-    return token_weights * sample_weight
 
 
 def weighted_masked_lm_loss(masked_lm_log_probs, masked_lm_ids,
@@ -168,15 +153,16 @@ def weighted_masked_lm_loss(masked_lm_log_probs, masked_lm_ids,
     + 1e-5): the original's normaliser (the number of real predictions) is
     kept, so all-ones weights give exactly `masked_lm_loss`, all-zero 0.
     """
-    if sample_weight is None:
-        return masked_lm_loss(masked_lm_log_probs, masked_lm_ids,
-                              masked_lm_weights)
     per_prediction = per_example_log_prob_loss(masked_lm_log_probs,
                                                masked_lm_ids)
-    dtype = per_prediction.dtype
-    weights = ops.cast(_token_weights(masked_lm_weights, sample_weight), dtype)
-    return (ops.sum(weights * per_prediction)
-            / (ops.sum(ops.cast(masked_lm_weights, dtype)) + 1e-5))
+    token_weights = ops.cast(masked_lm_weights, per_prediction.dtype)
+    weights = token_weights
+    if sample_weight is not None:
+        sample_weight = ops.cast(_one_weight(sample_weight), weights.dtype)
+        if len(sample_weight.shape) == 1:
+            sample_weight = sample_weight[:, None]
+        weights = token_weights * sample_weight
+    return ops.sum(weights * per_prediction) / (ops.sum(token_weights) + 1e-5)
 
 
 def squad_training_loss(y_pred, y, sample_weight=None):

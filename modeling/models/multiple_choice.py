@@ -7,7 +7,7 @@ import keras
 from bert_tf1.modeling.layers.choices import flatten_choices
 from bert_tf1.modeling.layers.dropout import Dropout
 from bert_tf1.modeling.layers.heads import TransposedDense
-from bert_tf1.modeling.layers.input_checks import ENCODER_INPUTS, require_input_dict
+from bert_tf1.modeling.layers.input_checks import encoder_inputs
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 from bert_tf1.modeling.models import losses
 from bert_tf1.modeling.models.task import TaskModel
@@ -59,7 +59,7 @@ class BertMultipleChoice(TaskModel, BertConfigSerializable, keras.Model):
             self.multiple_choice.build()
 
     def call(self, inputs, training=None):
-        require_input_dict(inputs, type(self).__name__)
+        inputs = encoder_inputs(inputs, self)
         input_ids = inputs["input_ids"]
         if len(input_ids.shape) != 3:
             raise ValueError(
@@ -67,8 +67,7 @@ class BertMultipleChoice(TaskModel, BertConfigSerializable, keras.Model):
                 f"{tuple(input_ids.shape)}; expected rank 3, [batch_size, "
                 "num_choices, seq_length].")
         num_choices = keras.ops.shape(input_ids)[1]
-        rows = {key: flatten_choices(inputs[key]) for key in ENCODER_INPUTS
-                if key in inputs}
+        rows = {key: flatten_choices(value) for key, value in inputs.items()}
         pooled = self.bert(rows, training=training)["pooled_output"]
         scores = self.multiple_choice(self.dropout(pooled, training=training))
         return keras.ops.reshape(scores, (-1, num_choices))

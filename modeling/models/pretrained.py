@@ -1,18 +1,28 @@
 """`from_checkpoint`: find the config, build the model and load its weights
 in one call; which paths are accepted is `bert_tf1.modeling.interop.sources`.
 """
-from bert_tf1.modeling.interop.sources import find_checkpoint, load_weights_from
+from bert_tf1.modeling.interop.sources import (find_checkpoint, head_size,
+                                              load_weights_from)
 
 
 class FromCheckpoint:
     """Adds `from_checkpoint` to a model class built from a `BertConfig`.
 
-    A class with more required arguments (`num_labels`) overrides
-    `_checkpoint_defaults` to read them from the checkpoint when not given.
+    A class that needs `num_labels` names in `_LABELS_HEAD` the head bias
+    whose size it is, read from the checkpoint when not given.
     """
+
+    #: (TF1 name of the head's bias, what the head is called), or None.
+    _LABELS_HEAD = None
 
     @classmethod
     def _checkpoint_defaults(cls, source, kwargs):
+        if cls._LABELS_HEAD and kwargs.get("num_labels") is None:
+            name, head = cls._LABELS_HEAD
+            kwargs["num_labels"] = head_size(source, name)
+            if kwargs["num_labels"] is None:
+                raise TypeError(f"{source.path} has no {head} head ({name}): "
+                                "pass num_labels=.")
         return kwargs
 
     @classmethod

@@ -63,15 +63,11 @@ class BertPretrainer(TaskModel, BertConfigSerializable, keras.Model):
         the masked-LM sum (normalised by the number of real predictions, as
         the original) and its next-sentence loss (divided by batch_size).
         """
-        if sample_weight is None:
-            next_sentence = losses.next_sentence_loss(
-                y_pred["next_sentence_log_probs"], y["next_sentence_labels"])
-        else:
-            next_sentence = losses.weighted_batch_mean(
-                losses.per_example_log_prob_loss(
-                    y_pred["next_sentence_log_probs"],
-                    keras.ops.reshape(y["next_sentence_labels"], (-1,))),
-                sample_weight)
+        next_sentence = losses.weighted_batch_mean(
+            losses.per_example_log_prob_loss(
+                y_pred["next_sentence_log_probs"],
+                keras.ops.reshape(y["next_sentence_labels"], (-1,))),
+            sample_weight)
         return losses.weighted_masked_lm_loss(
             y_pred["masked_lm_log_probs"], y["masked_lm_ids"],
             y["masked_lm_weights"], sample_weight) + next_sentence

@@ -10,7 +10,6 @@ from bert_tf1.modeling.layers.heads import TransposedDense
 from bert_tf1.modeling.layers.input_checks import encoder_inputs, positive_count
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 from bert_tf1.modeling.models import losses
-from bert_tf1.modeling.interop.sources import head_size
 from bert_tf1.modeling.models.task import TaskModel
 
 #: The head's TF1 scope: `cls/tagging/output_weights` [num_labels, hidden],
@@ -43,6 +42,8 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
 
     Source: BERT paper §5.3 and Figure 4(d).
     """
+
+    _LABELS_HEAD = (f"cls/{TAGGING_SCOPE}/output_bias", "tagging")
 
     def __init__(self, config=None, num_labels=None, encoder=None,
                  preprocessor=None, name=None, **kwargs):
@@ -80,14 +81,3 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
 
     def get_config(self):
         return {**super().get_config(), "num_labels": self.num_labels}
-
-    @classmethod
-    def _checkpoint_defaults(cls, source, kwargs):
-        if kwargs.get("num_labels") is None:
-            kwargs["num_labels"] = head_size(
-                source, f"cls/{TAGGING_SCOPE}/output_bias")
-            if kwargs["num_labels"] is None:
-                raise TypeError(f"{source.path} has no tagging head "
-                                f"(cls/{TAGGING_SCOPE}/output_bias): pass "
-                                "num_labels=.")
-        return kwargs

@@ -17,28 +17,6 @@ from bert_tf1.modeling.models.bert_model import BertModel
 from bert_tf1.modeling.models.pretrained import FromCheckpoint
 
 
-def resolve_encoder(config, encoder, model_name):
-    """(config, encoder) for a task model: a new `BertModel(config)` unless
-    `encoder` (a `BertModel`, whose config is used) is given.
-
-    Raises:
-        TypeError: encoder is not a BertModel, or neither is given.
-        ValueError: both are given and differ.
-    """
-    if encoder is None:
-        if config is None:
-            raise TypeError(f"{model_name} needs a BertConfig (config=) or "
-                            "an existing BertModel (encoder=).")
-        return config, None
-    if not isinstance(encoder, BertModel):
-        raise TypeError(f"{model_name} encoder= must be a BertModel, got "
-                        f"{type(encoder).__name__}.")
-    if config is not None and config.to_dict() != encoder.config.to_dict():
-        raise ValueError(f"{model_name}: config= differs from the config of "
-                         "encoder=; pass one of them.")
-    return encoder.config, encoder
-
-
 def _is_text_leaf(leaf):
     if isinstance(leaf, (str, bytes)):
         return True
@@ -91,18 +69,33 @@ class TaskModel(LoraMixin, OwnLoss, FromCheckpoint):
             `evaluate` and `predict` in the input pipeline; saved with the
             model.
 
-    Raises (construction): see `resolve_encoder`.
+    Raises (construction):
+        TypeError: encoder is not a BertModel, or neither it nor config is
+            given.
+        ValueError: both are given and differ.
 
     `enable_lora(rank, alpha=None, targets=("query", "value"))`: LoRA on the
     encoder (`bert_tf1.modeling.layers.lora.LoraMixin`); the head stays trainable.
     """
 
     def _init_encoder(self, config, encoder, preprocessor):
-        """Sets `config`, `bert` (the encoder) and `preprocessor`."""
-        self.config, encoder = resolve_encoder(config, encoder,
-                                               type(self).__name__)
-        self.bert = (encoder if encoder is not None
-                     else BertModel(self.config, dtype=self.dtype_policy))
+        """Sets `bert` (a new `BertModel(config)` unless `encoder` is given),
+        its `config` and `preprocessor`."""
+        name = type(self).__name__
+        if encoder is None:
+            if config is None:
+                raise TypeError(f"{name} needs a BertConfig (config=) or an "
+                                "existing BertModel (encoder=).")
+            encoder = BertModel(config, dtype=self.dtype_policy)
+        elif not isinstance(encoder, BertModel):
+            raise TypeError(f"{name} encoder= must be a BertModel, got "
+                            f"{type(encoder).__name__}.")
+        elif config is not None and (
+                config.to_dict() != encoder.config.to_dict()):
+            raise ValueError(f"{name}: config= differs from the config of "
+                             "encoder=; pass one of them.")
+        self.config = encoder.config
+        self.bert = encoder
         self.preprocessor = preprocessor
 
     def get_config(self):

@@ -1,34 +1,18 @@
-"""The original BERT optimizer, learning-rate schedule and LAMB, for Keras 3.
-
-`create_optimizer` gives what the original `optimization.create_optimizer`
-set up: a linear warmup then linear decay to 0 of the learning rate,
-`AdamWeightDecayOptimizer` (Adam without bias correction, decoupled weight
-decay that skips LayerNorm weights and biases) and gradients clipped to a
-global norm of 1.0. Keras' `AdamW` bias-corrects and its `Lamb` keeps
-weight decay out of the trust ratio, so both are written here.
-
-Usage:
-
-    optimizer = create_optimizer(2e-5, num_train_steps, num_warmup_steps)
-    model.compile(optimizer=optimizer, loss=...)
-    optimizer.build(model.trainable_variables)  # slots exist before step 1
-    optimizer.slot_variables(variable)  # {"adam_m": ..., "adam_v": ...}
-    optimizer.iterations                # the original's `global_step`
-
-TensorFlow backend only (it uses `tf.clip_by_global_norm` and tf.distribute).
+"""The original BERT optimizer, learning-rate schedule and LAMB, for Keras 3
+(usage: docs/python_api.md, "The optimizer"). Keras' `AdamW` bias-corrects
+and its `Lamb` keeps weight decay out of the trust ratio, so both are
+written here. TensorFlow backend only (`tf.clip_by_global_norm`,
+tf.distribute).
 """
 from bert_tf1.data.io.errors import UserError
 from bert_tf1.modeling.optimization.adamw import AdamWeightDecay
 from bert_tf1.modeling.optimization.lamb import LambWeightDecay
 from bert_tf1.modeling.optimization.lr_schedule import WarmupLinearDecay
-from bert_tf1.modeling.optimization.tf1_optimizer import ADAM_M, ADAM_V, TF1StyleOptimizer
 from bert_tf1.modeling.optimization.weight_decay import (DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY,
                                             matches_exclusion, normalization_variables)
 
-__all__ = ["ADAM_M", "ADAM_V", "AdamWeightDecay",
-           "DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY", "LambWeightDecay",
-           "TF1StyleOptimizer", "WarmupLinearDecay", "create_optimizer",
-           "matches_exclusion", "normalization_variables"]
+__all__ = ["AdamWeightDecay", "LambWeightDecay", "WarmupLinearDecay",
+           "create_optimizer", "matches_exclusion", "normalization_variables"]
 
 
 def create_optimizer(init_lr, num_train_steps, num_warmup_steps,

@@ -6,7 +6,6 @@ import keras
 import tensorflow as tf
 
 from bert_tf1.modeling import keras_internals
-from bert_tf1.modeling.naming import tf1_name
 from bert_tf1.modeling.optimization.weight_decay import matches_exclusion
 
 ADAM_M = "adam_m"
@@ -159,30 +158,6 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
                 f"{type(self).__name__} was not built with variable "
                 f"{getattr(variable, 'path', variable)!r}.")
         return {ADAM_M: self._adam_m[index], ADAM_V: self._adam_v[index]}
-
-    def tf1_slot_variables(self):
-        """`{"<tf1 name>/adam_m": slot, "<tf1 name>/adam_v": slot}` for all.
-
-        Raises:
-          ValueError: the optimizer is not built, or two of its variables
-            have the same TF1 name.
-        """
-        if not self.built:
-            raise ValueError(
-                f"{type(self).__name__} has no slots yet: call "
-                "optimizer.build(model.trainable_variables) first.")
-        slots = {}
-        for variable, m, v in zip(keras_internals.built_variables(self), self._adam_m,
-                                  self._adam_v):
-            name = tf1_name(variable)
-            if f"{name}/{ADAM_M}" in slots:
-                raise ValueError(
-                    f"Two variables of {self.name} have the TF1 name "
-                    f"{name!r} (the second is {variable.path!r}).")
-            slots[f"{name}/{ADAM_M}"] = m
-            slots[f"{name}/{ADAM_V}"] = v
-        return slots
-
 
     def _get_current_learning_rate(self):
         # The original's updates used the rate of the step after the

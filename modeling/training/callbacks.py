@@ -59,7 +59,6 @@ class ExamplesPerSecond(keras.callbacks.Callback):
         super().__init__()
         self._batch_size = batch_size
         self._start = None
-        self._batches = 0
         self.last_step_end = None
 
     def on_train_batch_begin(self, batch, logs=None):
@@ -67,10 +66,9 @@ class ExamplesPerSecond(keras.callbacks.Callback):
             self._start = time.perf_counter()
 
     def on_train_batch_end(self, batch, logs=None):
-        self._batches = batch + 1
         self.last_step_end = time.perf_counter()
         elapsed = self.last_step_end - self._start
         if logs is not None and elapsed > 0:
-            logs["examples_per_sec"] = self._batches * self._batch_size / elapsed
+            logs["examples_per_sec"] = (batch + 1) * self._batch_size / elapsed
 
 

@@ -16,6 +16,7 @@ from absl import logging
 from bert_tf1.data.io.atomic import write_text_atomically
 from bert_tf1.modeling import checkpoints
 from bert_tf1.modeling.checkpoints import state_file
+from bert_tf1.modeling.checkpoints.files import check_data_size, read_variables
 from bert_tf1.modeling.layers import lora
 
 TRAINING_CHECKPOINT_PREFIX = "model.ckpt"
@@ -51,8 +52,6 @@ def checkpoint_step(prefix):
 
 def _is_complete(prefix):
     """The index is readable and the data files hold the bytes it lists."""
-    from bert_tf1.modeling.checkpoints.files import check_data_size, read_variables
-
     try:
         check_data_size(prefix, read_variables(prefix))
     except (checkpoints.CheckpointCorruptError, tf.errors.OpError):
@@ -113,15 +112,6 @@ def list_as_newest(output_dir, name, keep_checkpoint_max=0):
     for old in stale:
         for path in tf.io.gfile.glob(os.path.join(output_dir, old + ".*")):
             tf.io.gfile.remove(path)
-
-
-def record_adopted_checkpoint(prefix):
-    """Lists an adopted, complete `model.ckpt-N` as the newest in its state file."""
-    output_dir, name = os.path.split(prefix)
-    list_as_newest(output_dir, name)
-    logging.warning("Adopted %s: a complete checkpoint that %s/checkpoint did "
-                    "not list yet (its run stopped before updating it).",
-                    prefix, output_dir)
 
 
 def _loss_scale_optimizer(model):

@@ -1,13 +1,10 @@
 """Evaluation during training: history, the best checkpoint, early stopping.
 
 `EvaluateDuringTraining` (a Keras callback given to `run_training`) writes,
-on the chief, `output_dir/eval_history.jsonl` (one JSON line per
-evaluation), TensorBoard scalars in `eval/` and, with `keep_best_metric`,
-`best/` (a TF1 `model.ckpt-N`, its `checkpoint` state file and
-`eval_results.txt`). Files, kill and resume rules, and why not Keras'
-`EarlyStopping`/`ModelCheckpoint` (they compare epoch-end logs; the best
-weights here must be a TF1 checkpoint the loaders accept, and the stop must
-survive a rerun): docs/evaluation_during_training.md.
+on the chief, `eval_history.jsonl`, TensorBoard scalars in `eval/` and
+`best/`. Not Keras' `EarlyStopping`/`ModelCheckpoint`: the best weights must
+be a TF1 checkpoint the loaders accept, and the stop must survive a rerun.
+Files, kill and resume rules: docs/evaluation_during_training.md.
 """
 import json
 import math

@@ -11,6 +11,8 @@ import keras
 from absl import logging
 
 from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling.training.checkpoint_state import (
+    latest_training_checkpoint)
 
 
 class NonFiniteLossError(UserError):
@@ -52,8 +54,6 @@ class StopOnNonFiniteLoss(keras.callbacks.Callback):
             logging.warning("Loss is %s at step %d: float16 overflow; the "
                             "loss scale skips this step.", loss, step)
             return
-        from bert_tf1.modeling.training.checkpoint_state import latest_training_checkpoint
-
         try:
             kept = latest_training_checkpoint(self._output_dir)
         except UserError:

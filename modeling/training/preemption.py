@@ -1,11 +1,8 @@
-"""SIGTERM and SIGINT during training: finish the step, checkpoint, exit 143.
-
-While training runs, `PreemptionGuard` turns the first SIGTERM or SIGINT into
-a request: the current step finishes, the final checkpoint is written
-(`TF1CheckpointSaver.on_train_end`) and `run_training` raises
-`TrainingInterrupted` (exit status 128 + signal). A second signal ends the
-process at once. Under several workers the request is agreed on by a
-collective (`strategy_loop`). User view: docs/troubleshooting.md.
+"""SIGTERM and SIGINT during training: finish the step, checkpoint, exit 143
+(user view: docs/troubleshooting.md). `PreemptionGuard` turns the first
+signal into a request; `TF1CheckpointSaver.on_train_end` writes the
+checkpoint and `run_training` raises `TrainingInterrupted`; several workers
+agree on the stop by a collective (`strategy_loop`).
 
 Why a watcher thread: Python runs signal handlers in the main thread only,
 between bytecodes, so not while it waits inside TensorFlow; a thread

@@ -14,8 +14,8 @@ from bert_tf1.modeling import checkpoints
 from bert_tf1.modeling import keras_internals
 from bert_tf1.modeling.interop import sources
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.modeling.training.checkpoint_state import (newest_training_checkpoint,
-                                                         record_adopted_checkpoint,
+from bert_tf1.modeling.training.checkpoint_state import (list_as_newest,
+                                                         newest_training_checkpoint,
                                                          remove_unlisted_checkpoints)
 
 SOURCES = ("output_dir", "init_checkpoint", "none")
@@ -131,12 +131,19 @@ class _AccumulatingStepView:
         keras_internals.batch_counter(self._optimizer).assign(int(value) * steps)
 
 
-def _another_model(error, path, what):
-    folder = os.path.dirname(path)
-    return checkpoints.CheckpointMismatchError(
-        f"output_dir {folder} already holds a training checkpoint ({path}) "
-        f"from another model, and {what}: rerun with that run's flags or use "
-        f"a fresh --output_dir. {error}")
+def _load_own_checkpoint(model, choice, what, optimizer=None):
+    """`load_tf1_checkpoint` of an output_dir checkpoint; a mismatch says
+    the folder holds another model's run ({what}: why it is used)."""
+    try:
+        return checkpoints.load_tf1_checkpoint(
+            model, choice.path, optimizer=optimizer,
+            allow_non_finite=choice.allow_non_finite)
+    except checkpoints.CheckpointMismatchError as error:
+        raise checkpoints.CheckpointMismatchError(
+            f"output_dir {os.path.dirname(choice.path)} already holds a "
+            f"training checkpoint ({choice.path}) from another model, and "
+            f"{what}: rerun with that run's flags or use a fresh "
+            f"--output_dir. {error}") from None
 
 
 def restore_for_training(model, optimizer, choice, chief=True):
@@ -162,19 +169,19 @@ def restore_for_training(model, optimizer, choice, chief=True):
     if choice.source == "output_dir":
         if chief:
             if not choice.listed:
-                record_adopted_checkpoint(choice.path)
+                output_dir, name = os.path.split(choice.path)
+                list_as_newest(output_dir, name)
+                logging.warning(
+                    "Adopted %s: a complete checkpoint that %s/checkpoint did "
+                    "not list yet (its run stopped before updating it).",
+                    choice.path, output_dir)
             # Leftovers of a run killed between the state write and deletion.
             remove_unlisted_checkpoints(os.path.dirname(choice.path))
         logging.info("Resuming training from %s", choice.path)
         target = (_AccumulatingStepView(optimizer)
                   if optimizer.gradient_accumulation_steps else optimizer)
-        try:
-            status = checkpoints.load_tf1_checkpoint(
-                model, choice.path, optimizer=target,
-                allow_non_finite=choice.allow_non_finite)
-        except checkpoints.CheckpointMismatchError as error:
-            raise _another_model(error, choice.path,
-                                 "a rerun resumes from it") from None
+        status = _load_own_checkpoint(model, choice, "a rerun resumes from it",
+                                      optimizer=target)
         if not status.optimizer_restored:
             logging.warning("%s has no optimizer state; the optimizer starts "
                             "afresh.", choice.path)
@@ -213,13 +220,8 @@ def restore_for_inference(model, choice, allow_random_weights=False):
     if choice.source == "init_checkpoint":
         load_init_checkpoint(model, choice)
         return 0
-    try:
-        checkpoints.load_tf1_checkpoint(
-            model, choice.path, allow_non_finite=choice.allow_non_finite)
-    except checkpoints.CheckpointMismatchError as error:
-        raise _another_model(error, choice.path,
-                             "it takes precedence over --init_checkpoint"
-                             ) from None
+    _load_own_checkpoint(model, choice,
+                         "it takes precedence over --init_checkpoint")
     reader = tf.train.load_checkpoint(choice.path)
     if reader.has_tensor(checkpoints.GLOBAL_STEP):
         return int(reader.get_tensor(checkpoints.GLOBAL_STEP))

@@ -15,16 +15,6 @@ from absl import logging
 from bert_tf1.modeling import keras_internals
 
 
-def window_mean(mean_now, batches_now, mean_before, batches_before):
-    """Mean over the batches between two readings of a running mean:
-    `(mean_now * batches_now - mean_before * batches_before) /
-    (batches_now - batches_before)` (0 batches before: any mean); the
-    caller ensures `batches_now > batches_before`.
-    """
-    total_before = mean_before * batches_before if batches_before else 0.0
-    return (mean_now * batches_now - total_before) / (batches_now - batches_before)
-
-
 def learning_rate_of_step(optimizer, step):
     """The learning rate the update that produced global step `step` used.
 
@@ -45,9 +35,10 @@ def learning_rate_of_step(optimizer, step):
 class StepLogger(keras.callbacks.Callback):
     """Logs `loss = L, step = N` every `every` global steps, as the Estimator.
 
-    The loss is `window_mean` of the logs' running mean `loss` (with
-    gradient accumulation, every batch of those updates); the seconds and
-    rates are measured since the previous line. With `steps_per_execution`
+    The loss is the mean over the batches since the previous line, from two
+    readings of the logs' running mean `loss` (with gradient accumulation,
+    every batch of those updates); the seconds and rates are measured since
+    the previous line. With `steps_per_execution`
     > 1 a line is due whenever a multiple of `every` was passed; the last
     step is always logged. Each line's numbers and the learning rate also go
     to `summaries.write_step(step, scalars)` when a writer is given.
@@ -126,11 +117,14 @@ class StepLogger(keras.callbacks.Callback):
             self._summaries.flush()
 
     def _window_loss(self):
+        # (mean * batches - logged_mean * logged_batches) / (batches -
+        # logged_batches); with 0 batches logged, any logged mean.
         (batches, mean), (logged_batches, logged_mean) = self._mean, self._logged_mean
         if batches <= logged_batches:
             return float("nan")
         self._logged_mean = self._mean
-        return window_mean(mean, batches, logged_mean, logged_batches)
+        before = logged_mean * logged_batches if logged_batches else 0.0
+        return (mean * batches - before) / (batches - logged_batches)
 
     def _log(self, step, now=None):
         now = time.perf_counter() if now is None else now

@@ -13,6 +13,8 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling.training.preemption import STOP_SIGNALS
+from bert_tf1.modeling.training.runtime import is_multi_worker
 
 
 def make_train_function(model, strategy, jit_compile=False):
@@ -93,8 +95,6 @@ def make_stop_agreement(strategy, signals=None):
     the same step. Each contributes a one-hot vector over `signals` (the
     first any worker got wins: SIGTERM before SIGINT).
     """
-    from bert_tf1.modeling.training.preemption import STOP_SIGNALS
-
     signals = tuple(signals or STOP_SIGNALS)
     sum_over_workers = _sum_over_replicas(strategy)
 
@@ -130,8 +130,6 @@ def train_with_strategy_run(model, dataset, num_batches, strategy, callbacks,
     Returns:
         float, the mean loss over the batches run.
     """
-    from bert_tf1.modeling.training.runtime import is_multi_worker
-
     agree = None
     if guard is not None and guard.active and is_multi_worker(strategy):
         agree = make_stop_agreement(strategy)

@@ -69,7 +69,6 @@ def test_variable_key_and_index_follow_build_order():
     assert [keras_internals.variable_index(optimizer, v) for v in variables] \
         == [0, 1]
     assert keras_internals.variable_index(optimizer, _variables()[0]) is None
-    assert keras_internals.built_variables(optimizer) == variables
 
 
 def test_learning_rate_setting_is_the_schedule_given():

@@ -10,8 +10,7 @@ from bert_tf1.data.io.record_specs import multiple_choice_record_spec
 from bert_tf1.data.io.tfrecord import RecordFormatError
 from bert_tf1.data.multiple_choice import features as mcf
 from bert_tf1.data.multiple_choice import records, results
-from bert_tf1.modeling.layers.choices import (flatten_choices,
-                                                          unflatten_choices)
+from bert_tf1.modeling.layers.choices import flatten_choices
 from bert_tf1.data.multiple_choice.examples import (MultipleChoiceExample,
                                                     PaddingExample)
 from tests.helpers.vocab import tokenizer_for
@@ -156,31 +155,24 @@ def test_record_spec_names_both_sizes(tmp_path):
     assert single["label_ids"].shape == ()
 
 
-def test_flatten_unflatten_round_trip():
+def test_flatten_choices_layout():
     x = np.arange(2 * 3 * 4, dtype=np.int32).reshape(2, 3, 4)
     flat = flatten_choices(x)
     assert tuple(flat.shape) == (6, 4)
     # Row i * num_choices + k is choice k of example i.
     np.testing.assert_array_equal(np.asarray(flat)[4], x[1, 1])
-    np.testing.assert_array_equal(np.asarray(unflatten_choices(flat, 3)), x)
-    scores = np.arange(6, dtype=np.float32)
-    np.testing.assert_array_equal(np.asarray(unflatten_choices(scores, 3)),
-                                  [[0, 1, 2], [3, 4, 5]])
-    assert tuple(unflatten_choices(scores[:, None], 3).shape) == (2, 3, 1)
-    with pytest.raises(ValueError, match="not a multiple"):
-        unflatten_choices(scores[:5], 3)
+    np.testing.assert_array_equal(np.asarray(flat).reshape(2, 3, 4), x)
 
 
-def test_flatten_unflatten_in_graph_with_unknown_sizes():
+def test_flatten_choices_in_graph_with_unknown_sizes():
     @tf.function(input_signature=[tf.TensorSpec([None, 4, None], tf.int32)])
-    def round_trip(x):
-        flat = flatten_choices(x)
-        return flat, unflatten_choices(flat, 4)
+    def flatten(x):
+        return flatten_choices(x)
 
     x = tf.reshape(tf.range(3 * 4 * 5), (3, 4, 5))
-    flat, back = round_trip(x)
+    flat = flatten(x)
     assert flat.shape == (12, 5)
-    np.testing.assert_array_equal(back.numpy(), x.numpy())
+    np.testing.assert_array_equal(flat.numpy().reshape(3, 4, 5), x.numpy())
 
 
 def test_test_results_file(tmp_path):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bert_tf1.modeling import BertConfig, BertMultipleChoice
-from bert_tf1.modeling.layers.choices import flatten_choices, unflatten_choices
+from bert_tf1.modeling.layers.choices import flatten_choices
 from bert_tf1.modeling.naming import tf1_name
 
 CONFIG = BertConfig(
@@ -115,19 +115,13 @@ def test_loss_on_the_model_outputs(model):
         numpy_softmax_cross_entropy(logits, labels).mean(), abs=1e-6)
 
 
-def test_flatten_and_unflatten_choices():
+def test_flatten_choices():
     x = np.arange(2 * 3 * 5).reshape(2, 3, 5)
     rows = np.asarray(flatten_choices(x))
     assert rows.shape == (6, 5)
     for i in range(2):
         for k in range(3):
             np.testing.assert_array_equal(rows[i * 3 + k], x[i, k])
-    np.testing.assert_array_equal(np.asarray(unflatten_choices(rows, 3)), x)
-    scores = np.arange(6.0)
-    np.testing.assert_array_equal(np.asarray(unflatten_choices(scores, 3)),
-                                  [[0, 1, 2], [3, 4, 5]])
-    with pytest.raises(ValueError, match="not a multiple of num_choices=4"):
-        unflatten_choices(scores, 4)
     with pytest.raises(ValueError, match="expects"):
         flatten_choices(np.zeros(3))
 
