@@ -31,35 +31,7 @@ script_flags.define_model_flags(
     "bert_model.ckpt) or a directory (an output_dir: its newest checkpoint).")
 flags.DEFINE_string("export_dir", None,
                     "The SavedModel directory to create (must not exist).")
-flags.DEFINE_string("task_name", None,
-                    "Classifier: the run_classifier.py task (its label list).")
-flags.DEFINE_list("label_list", None,
-                  "Classifier: labels in label-id order, comma-separated "
-                  "(instead of --task_name). Tagger: its tags, the same way "
-                  "(instead of --label_list_file).")
-flags.DEFINE_string(
-    "label_list_file", None,
-    "Tagger: its tags, one per line in id order (run_ner.py's "
-    "label_list.txt; default: the label_list.txt beside --init_checkpoint).")
-flags.DEFINE_integer(
-    "doc_stride", 128,
-    "Tagger: when a text has more word pieces than fit in max_seq_length, "
-    "how far (in pieces) each next window starts; every word is read in the "
-    "window where it has the most context, as run_ner.py.")
-flags.DEFINE_integer("num_labels", None,
-                     "Classifier: number of labels, named 0..n-1 (instead of "
-                     "--task_name); 1 means regression.")
-flags.DEFINE_integer(
-    "max_query_length", 64,
-    "SQuAD: the maximum number of tokens for the question. Questions longer "
-    "than this will be truncated to this length.", lower_bound=1)
-flags.DEFINE_integer(
-    "max_answer_length", 30,
-    "SQuAD: the maximum length of an answer that can be generated.",
-    lower_bound=1)
-flags.DEFINE_integer(
-    "n_best_size", 20,
-    "SQuAD: the number of top start and end logits considered for the answer.")
+script_flags.define_served_model_flags()
 flags.DEFINE_enum(
     "quantize", None, ["int8"],
     "int8: the encoder's Dense layers in int8 (Keras int8 quantization, run "

@@ -36,29 +36,7 @@ flags.DEFINE_enum("model_type", None,
 script_flags.define_model_flags(
     init_checkpoint_help="A checkpoint to predict with (instead of "
     "--export_dir): a prefix or an output_dir (its newest checkpoint).")
-flags.DEFINE_string("task_name", None,
-                    "Classifier checkpoint: the run_classifier.py task (its "
-                    "label list).")
-flags.DEFINE_list("label_list", None,
-                  "Classifier or tagger checkpoint: labels in id order, "
-                  "comma-separated.")
-flags.DEFINE_integer("num_labels", None,
-                     "Classifier checkpoint: number of labels, named 0..n-1; "
-                     "1 means regression.")
-flags.DEFINE_string("label_list_file", None,
-                    "Tagger checkpoint: its tags, one per line (default: the "
-                    "label_list.txt beside --init_checkpoint).")
-flags.DEFINE_integer("doc_stride", 128,
-                     "Tagger checkpoint: how far windows over a long text "
-                     "advance, in word pieces.")
-flags.DEFINE_integer("max_query_length", 64,
-                     "SQuAD checkpoint: the most tokens of the question.",
-                     lower_bound=1)
-flags.DEFINE_integer("max_answer_length", 30,
-                     "SQuAD checkpoint: the longest answer, in tokens.",
-                     lower_bound=1)
-flags.DEFINE_integer("n_best_size", 20,
-                     "SQuAD checkpoint: top start and end logits considered.")
+script_flags.define_served_model_flags()
 flags.DEFINE_multi_string("text", None,
                           "An example (repeatable); TAB separates its fields.")
 flags.DEFINE_string("input_file", None,

@@ -1,10 +1,6 @@
-"""One import name, `bert_tf1`: the repository's folders `modeling`, `data`,
-`serving` and `tasks` install as `bert_tf1.modeling`, ... (package_dir
-remapping, as keras-hub installs its folders under one name), and the scripts
-at the repository root, as in google-research/bert, are copied into the
-package (`bert_tf1.run_classifier`, ...) with a command each
-(`bert-run-classifier`, ...). A clone imports the same names without
-installing (bert_tf1/__init__.py)."""
+"""One import name, `bert_tf1`: the root folders install as its subpackages
+(package_dir remapping) and the root scripts are copied into it, with a
+command each (docs/differences.md, "One import name")."""
 import pathlib
 import shutil
 

@@ -4,13 +4,9 @@ checkpoints: the one import name of this project.
     from bert_tf1 import BertClassifier
     model = BertClassifier.from_checkpoint("uncased_L-12_H-768_A-12/", num_labels=2)
 
-The repository keeps its folders `modeling/`, `data/`, `serving/`, `tasks/`
-and the `run_*.py` scripts at its root; they are the subpackages
-`bert_tf1.modeling`, `bert_tf1.data`, `bert_tf1.serving`, `bert_tf1.tasks`
-and the modules `bert_tf1.run_classifier`, ... (`python -m
-bert_tf1.run_classifier` runs a script). A wheel holds them inside this
-folder (setup.py's `package_dir`); in a clone this package reaches them at
-the repository root, so the same imports work without installing.
+The folders and `run_*.py` scripts at the repository root are its
+subpackages and modules (docs/differences.md, "One import name"): a wheel
+holds them inside this folder, in a clone this package reaches the root.
 
 The names below are imported on first use: `import bert_tf1` loads no
 TensorFlow and changes nothing in the process.

@@ -1,21 +1,7 @@
-"""Batch inference over a corpus on Apache Beam (docs/batch_inference.md).
-
-    shards (Create) -> Reshuffle -> ReadShard: each line keyed by (file, line)
-    -> TokenBoundedBatches -> RunInference(ServedModelHandler)
-    -> WriteShard: one file per shard, renamed into place
-
-All after the Reshuffle runs fused, one shard at a time: a shard's rows
-are read in one call and its batches end with it, so its results are all
-there once its last batch is through, and no shuffle of results (which
-DirectRunner buffers in the driver, and a cluster runner sends over the
-network) is needed. A worker holds one shard's results at most.
-
-A shard is a run of whole lines of one text file (or one TFRecord file); its
-output file name depends on its index only, so a retried or rerun shard
-writes the same file, and a file that exists is complete (atomic rename).
-Classifier and encoder rows run through the export's `*_ids` signature,
-padded to their batch's longest row; other model types through their text
-signatures (padded to max_seq_length by the export).
+"""Batch inference over a corpus on Apache Beam: shards -> rows -> batches
+of similar length -> RunInference -> one file per shard. The stages, why they
+run fused one shard at a time, and the exactly-once rules of the files:
+docs/batch_inference.md ("The pipeline and what it writes").
 """
 import dataclasses
 import json
@@ -138,13 +124,9 @@ class ReadShardFn(beam.DoFn):
 
 class TokenBoundedBatches(beam.DoFn):
     """Row -> list of Rows of similar length whose padded size (rows x the
-    longest) stays within `max_tokens`.
-
-    Our own: Beam's BatchElements caps a weight but mixes lengths, and its
-    length-bucketed path is the stateful one (keyed state and timers). The
-    buckets live per shard: a worker holds at most one batch per bucket,
-    and a shard's last rows go out when the next shard's first row (or the
-    bundle's end) comes.
+    longest) stays within `max_tokens` (ours: Beam's BatchElements mixes
+    lengths, or keeps keyed state). Buckets live per shard: a shard's last
+    rows go out when the next shard's first row (or the bundle's end) comes.
     """
 
     def __init__(self, max_tokens, fixed_length):

@@ -2,13 +2,9 @@
 `bert_tf1.serving.predictions.Predictor` gives them (`open_export(folder).predict`).
 
 A folder without `export_info.json`, or of format `saved_model`, is the
-raw-text SavedModel. The numeric formats (`numeric`, `openvino`, `litert`,
-`onnx`) are run by `FormatPredictor`: the text tokenized by `FullTokenizer`
-(the folder's vocab.txt and lower-casing record) and packed by the scripts'
-own feature code, as the raw-text graph packs; after the runtime's call the
-SQuAD span is the raw-text graph's `bert_tf1.serving.squad_span.best_answers` (run
-eagerly), a tagger's words `InGraphWordSplitter`'s (core TF ops, eager) and
-its tags and entities run_ner.py's rules (`bert_tf1.data.tagging`).
+raw-text SavedModel; the numeric formats run through `FormatPredictor`,
+tokenized and decoded in Python as docs/deploying.md ("Raw text on each
+runtime") says.
 """
 import contextlib
 import os

@@ -2,19 +2,13 @@
 that take no TF Text op and no string (TF Serving's stock build, OpenVINO,
 LiteRT, ONNX Runtime, TF Java).
 
-    from bert_tf1.serving import build_serving_module
-    from bert_tf1.serving.numeric import NumericServing, save_numeric
-    numeric = NumericServing.of(build_serving_module(...))
+    numeric = NumericServing.of(build_serving_module(...), "classifier")
     save_numeric(numeric, "export/mrpc_numeric")
 
 One signature, `serving_default(input_ids, input_mask, segment_ids)` int32
 [batch, max_seq_length] ([batch, num_choices, max_seq_length] for multiple
-choice; the length fixed at export, so the graph holds no run-time length
-check and its string message);
-its outputs (`OUTPUTS`) are those of the raw-text export's `*_ids` signature
-without the string ones (and, for an encoder, the pooled `embedding` of
-`embed_text`). The caller tokenizes (`FullTokenizer`) and applies the
-span/entity rules itself: `predict_text.py` reads only the raw-text export.
+choice); its outputs are `OUTPUTS` (docs/deploying.md). The caller
+tokenizes and applies the span/entity rules itself.
 """
 import tensorflow as tf
 
@@ -70,11 +64,6 @@ class NumericServing(tf.Module):
                    serving_module.max_seq_length,
                    getattr(serving_module, "pooling", "mean"),
                    getattr(serving_module, "l2_normalize", False))
-
-    @property
-    def output_kind(self):
-        """The key of `OUTPUTS` this graph gives."""
-        return "regression" if self.is_regression else self.model_type
 
     def _outputs(self, input_ids, input_mask, segment_ids):
         features = ids_features(input_ids, input_mask, segment_ids)

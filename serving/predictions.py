@@ -136,24 +136,23 @@ class Predictor:
 
     def _run(self, group, rows):
         columns = [tf.constant(list(column)) for column in zip(*rows)]
-        if self.model_type == "classifier":
-            if group == 1:
-                out = self.signatures["classify_text"](text=columns[0])
-            else:
-                out = self.signatures["classify_pair"](text_a=columns[0],
-                                                       text_b=columns[1])
-            return self._classifications(
-                {key: value.numpy() for key, value in out.items()})
-        if self.model_type == "squad":
+        if self.model_type == "classifier" and group == 1:
+            out = self.signatures["classify_text"](text=columns[0])
+        elif self.model_type == "classifier":
+            out = self.signatures["classify_pair"](text_a=columns[0],
+                                                   text_b=columns[1])
+        elif self.model_type == "squad":
             out = self.signatures["squad_answer"](question=columns[0],
                                                   context=columns[1])
-            return self._answers(
-                {key: value.numpy() for key, value in out.items()})
-        if self.model_type == "tagger":
-            return self._tags(self.signatures["tag_text"](text=columns[0]))
-        out = self.signatures["multiple_choice"](
-            context=columns[0], endings=tf.stack(columns[1:], axis=1))
-        return self._choices({key: value.numpy() for key, value in out.items()})
+        elif self.model_type == "tagger":
+            out = self.signatures["tag_text"](text=columns[0])
+        else:
+            out = self.signatures["multiple_choice"](
+                context=columns[0], endings=tf.stack(columns[1:], axis=1))
+        out = {key: value.numpy() for key, value in out.items()}
+        return {"classifier": self._classifications, "squad": self._answers,
+                "tagger": self._tags,
+                "multiple_choice": self._choices}[self.model_type](out)
 
     @staticmethod
     def _answers(out):
@@ -183,9 +182,9 @@ class Predictor:
         return results
 
     @staticmethod
-    def _tags(out):
+    def _tags(values):
+        """Results of tag_text's numpy outputs."""
         results = []
-        values = {key: value.numpy() for key, value in out.items()}
         for row, num_words in enumerate(values["num_words"]):
             entities = [{"start": int(values["entity_start"][row, k]),
                          "end": int(values["entity_end"][row, k]),

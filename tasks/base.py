@@ -95,10 +95,6 @@ def batch_mean_loss(per_example_loss, batch_size):
                                          batch_size)]))
 
 
-def _first(*element):
-    return element[0]
-
-
 class Task:
     """The common skeleton: subclasses implement `build_model()`,
     `check_inputs()`, the mode methods, and name their modes in `modes`."""
@@ -518,7 +514,8 @@ class FineTuningTask(Task):
                         model = PaddedOutputs(model, self.config.max_seq_length,
                                               self.token_output_padding)
                 outputs = training.predict(
-                    model, dataset.map(_first) if labelled else dataset,
+                    model, dataset.map(lambda *element: element[0])
+                    if labelled else dataset,
                     self.strategy)
                 labels = weights = None
                 if labelled and not self.token_outputs:

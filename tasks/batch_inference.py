@@ -1,13 +1,8 @@
 """predict_text.py / extract_features.py with --runner: every check, the
 shard plan and the output folder's state before Beam starts
-(bert_tf1.serving.batch_inference holds the pipeline; docs/batch_inference.md).
-
-The output folder: `part-NNNNN-of-MMMMM.{jsonl,parquet}` (each renamed into
-place once complete), `_PLAN.json` (written before the pipeline: the inputs'
-shards and the model), `_SUCCESS` (written last, once every shard is there).
-A rerun into a folder with `_SUCCESS` is refused; into one with the same
-`_PLAN.json` it resumes, skipping the shards already written; any other
-content is refused. Nothing there is ever deleted or overwritten.
+(bert_tf1.serving.batch_inference holds the pipeline). The folder's files
+(`part-*`, `_PLAN.json`, `_SUCCESS`) and the rerun rules (refuse, resume,
+never delete): docs/batch_inference.md ("Exactly once, nothing lost").
 """
 import dataclasses
 import glob as pyglob
@@ -200,24 +195,17 @@ def shards_to_run(output_dir, shards, spec):
     return left
 
 
-class _Progress(threading.Thread):
-    """Logs lines done and lines/s, from the shard files in the folder."""
-
-    def __init__(self, output_dir, shards, embeddings, seconds):
-        super().__init__(daemon=True)
-        self.args = output_dir, shards, embeddings, seconds
-        self.stopped = threading.Event()
-
-    def run(self):
-        output_dir, shards, embeddings, seconds = self.args
-        total = sum(s.examples for s in shards)
-        begin = time.time()
-        while not self.stopped.wait(seconds):
-            names = set(tf.io.gfile.listdir(output_dir))
-            done = sum(s.examples for s in shards
-                       if s.file_name(embeddings) in names)
-            logging.info("Batch inference: %d / %d lines (%.0f lines/s)",
-                         done, total, done / (time.time() - begin))
+def _log_progress(output_dir, shards, embeddings, seconds, stopped):
+    """Logs lines done and lines/s, from the shard files in the folder,
+    every `seconds` until the threading.Event `stopped` is set."""
+    total = sum(s.examples for s in shards)
+    begin = time.time()
+    while not stopped.wait(seconds):
+        names = set(tf.io.gfile.listdir(output_dir))
+        done = sum(s.examples for s in shards
+                   if s.file_name(embeddings) in names)
+        logging.info("Batch inference: %d / %d lines (%.0f lines/s)",
+                     done, total, done / (time.time() - begin))
 
 
 def run_batch_inference(options, spec, input_file, parse_line,
@@ -260,9 +248,10 @@ def run_batch_inference(options, spec, input_file, parse_line,
     logging.info("Running %d of %d shard(s) on Beam (%s)", len(left),
                  len(shards), " ".join(args))
     if left:
-        progress = _Progress(output_dir, left, embeddings,
-                             options.progress_seconds)
-        progress.start()
+        stopped = threading.Event()
+        threading.Thread(target=_log_progress, daemon=True, args=(
+            output_dir, left, embeddings, options.progress_seconds,
+            stopped)).start()
         try:
             result = runners.run_pipeline(
                 options.runner, pipeline_options,
@@ -270,7 +259,7 @@ def run_batch_inference(options, spec, input_file, parse_line,
                     root, left, spec, parse_line, format_result, output_dir,
                     options.max_tokens))
         finally:
-            progress.stopped.set()
+            stopped.set()
         runners.log_counters(result, batch_inference.METRICS_NAMESPACE)
         if tf.io.gfile.exists(temp_dir):
             tf.io.gfile.rmtree(temp_dir)

@@ -142,8 +142,7 @@ class ExportTask:
         if config.format is not None or config.serving_version is not None:
             from bert_tf1.tasks.export_formats import check_formats
 
-            check_formats(config.format, config.model_type,
-                          config.serving_version)
+            check_formats(config.format, config.serving_version)
         checks.check_output_dir_writable(config.export_dir, "--export_dir")
 
     def resolve_labels(self):

@@ -1,17 +1,8 @@
 """export_saved_model.py --format: one folder per deployment format under
 --export_dir, each with `vocab.txt`, `tokenizer_config.json` (the
-lower-casing record) and `export_info.json` (`FORMAT_FOLDERS`).
-
-    saved_model/   the raw-text SavedModel (today's export; TF Serving
-                   layout saved_model/N/ with --serving_version=N)
-    numeric/       the numeric SavedModel (`bert_tf1.serving.numeric`; numeric/N/)
-    openvino/      model.xml + model.bin      (`bert_tf1.serving.formats.openvino`)
-    litert/        model.tflite               (`bert_tf1.serving.formats.litert`)
-    onnx/          model.onnx                 (`bert_tf1.serving.formats.onnx`)
-
-The converted formats are made from the numeric SavedModel. --quantize=int8:
-the SavedModel's Keras int8; each converted format's own int8
-(`bert_tf1.serving.formats.INT8_METHODS`); the numeric SavedModel stays float32.
+lower-casing record) and `export_info.json`. The folders, what each format
+holds and what --quantize=int8 means for each: docs/deploying.md. The
+converted formats are made from the numeric SavedModel.
 """
 import json
 import os
@@ -30,20 +21,13 @@ from bert_tf1.serving.numeric import NumericServing, save_numeric
 from bert_tf1.serving.op_audit import audit_lines
 from bert_tf1.tasks.quiet_start import tensorflow_noise_filtered
 
-CONVERTED = ("openvino", "litert", "onnx")
-#: The model types each format takes (all, today: every converter takes the
-#: numeric graph of every model type); kept so a new format can say no.
-FORMAT_MODEL_TYPES = {name: ("classifier", "squad", "encoder", "tagger",
-                             "multiple_choice") for name in FORMATS}
 
-
-def check_formats(names, model_type, serving_version=None):
+def check_formats(names, serving_version=None):
     """Checks a --format list before anything is built.
 
     Raises:
-        UserError: an unknown or repeated format, one that cannot take
-            `model_type`, a converter's library not installed, or
-            --serving_version without a SavedModel format.
+        UserError: an unknown or repeated format, a converter's library
+            not installed, or --serving_version without a SavedModel format.
     """
     if not names:
         raise UserError(f"--format: give one or more of {', '.join(FORMATS)}.")
@@ -51,9 +35,6 @@ def check_formats(names, model_type, serving_version=None):
         if name not in FORMATS:
             raise UserError(f"--format={name}: expected one or more of "
                             f"{', '.join(FORMATS)} (comma-separated).")
-        if model_type not in FORMAT_MODEL_TYPES[name]:
-            raise UserError(f"--format={name} cannot take --model_type="
-                            f"{model_type}.")
         formats.require(name)
     if len(set(names)) != len(names):
         raise UserError(f"--format lists a format twice: {','.join(names)}.")

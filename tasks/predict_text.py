@@ -116,11 +116,6 @@ class PredictTextTask:
         self.rows = None
         self.model_type = None
 
-    def _export_config(self):
-        return ExportConfig(**{
-            field.name: getattr(self.config, field.name)
-            for field in dataclasses.fields(ServedModelConfig)})
-
     def prepare(self):
         """Every check, and the input read, before any model is loaded."""
         config = self.config
@@ -147,17 +142,14 @@ class PredictTextTask:
             self.predictor = open_export(config.export_dir, config.model_type)
             self.model_type = self.predictor.model_type
         else:
-            self._prepare_checkpoint()
+            self.model_type, self.predictor = config.model_type, None
+            for flag in ("bert_config_file", "vocab_file"):
+                checks.check_data_file(getattr(config, flag), "--" + flag)
+            self.export = ExportTask(ExportConfig(**{
+                field.name: getattr(config, field.name)
+                for field in dataclasses.fields(ServedModelConfig)}))
+            self.export.resolve_labels()
         self.rows = parse_rows(numbered, self.model_type, where)
-
-    def _prepare_checkpoint(self):
-        config = self.config
-        self.model_type = config.model_type
-        for flag in ("bert_config_file", "vocab_file"):
-            checks.check_data_file(getattr(config, flag), "--" + flag)
-        self.export = ExportTask(self._export_config())
-        self.export.resolve_labels()
-        self.predictor = None
 
     def results(self):
         """The result dicts, in input order (`prepare()` first)."""
@@ -198,7 +190,6 @@ class PredictTextTask:
                 stream.write(text)
                 stream.flush()
         return results
-
 
     def run_on_beam(self):
         """--runner: an export's predictions over --input_file into

@@ -121,8 +121,7 @@ def define_runtime_and_error_flags():
     flags.adopt_module_key_flags(cli)
 
 
-def define_padding_flags(dynamic_padding=True, group_by_length=True,
-                         flag_values=flags.FLAGS):
+def define_padding_flags(dynamic_padding=True, group_by_length=True):
     """Defines --dynamic_padding (default `dynamic_padding`; run_squad.py:
     False) and, with `group_by_length`, --group_by_length."""
     flags.DEFINE_bool(
@@ -130,45 +129,40 @@ def define_padding_flags(dynamic_padding=True, group_by_length=True,
         "Cut each batch to its longest example (rounded up to a multiple of "
         "8) instead of --max_seq_length; the record files keep the fixed "
         "layout and per-token outputs are padded back. Fixed shapes under a "
-        "TPU strategy and with --use_xla. See docs/fine_tuning_speed.md.",
-        flag_values=flag_values)
+        "TPU strategy and with --use_xla. See docs/fine_tuning_speed.md.")
     if group_by_length:
         flags.DEFINE_bool(
             "group_by_length", False,
             "Training batches of examples of similar length (each stretch of "
             "50 batches sorted by length, then its batches shuffled); every "
-            "example still once per epoch. Needs --dynamic_padding.",
-            flag_values=flag_values)
+            "example still once per epoch. Needs --dynamic_padding.")
 
 
-def define_evaluation_flags(flag_values=flags.FLAGS):
+def define_evaluation_flags():
     """Defines the evaluation-during-training flags."""
     flags.DEFINE_bool(
         "eval_every_epoch", False,
         "With --do_train: evaluate on the eval data after every epoch "
         "(ceil(train examples / train_batch_size) steps), with the weights "
         "in memory; each evaluation is a line of output_dir/"
-        "eval_history.jsonl and TensorBoard scalars.",
-        flag_values=flag_values)
+        "eval_history.jsonl and TensorBoard scalars.")
     flags.DEFINE_integer(
         "eval_steps", 0,
         "With --do_train: evaluate every this many steps instead (0: not).",
-        lower_bound=0, flag_values=flag_values)
+        lower_bound=0)
     flags.DEFINE_string(
         "keep_best_checkpoint", None,
         "A metric of eval_results.txt (e.g. eval_accuracy, eval_f1; "
         "eval_loss counts lower as better): keep the weights of the best "
         "evaluation during training in output_dir/best/; this run's "
-        "--do_eval and --do_predict then use them.",
-        flag_values=flag_values)
+        "--do_eval and --do_predict then use them.")
     flags.DEFINE_integer(
         "early_stopping_patience", 0,
         "Stop training after this many evaluations without improvement of "
-        "--keep_best_checkpoint (0: never).", lower_bound=0,
-        flag_values=flag_values)
+        "--keep_best_checkpoint (0: never).", lower_bound=0)
 
 
-def define_lora_flags(flag_values=flags.FLAGS):
+def define_lora_flags():
     """Defines --lora_rank, --lora_alpha and --lora_targets (the fine-tuning
     scripts; `bert_tf1.tasks.lora_options`, docs/lora.md)."""
     from bert_tf1.modeling.layers import lora
@@ -179,53 +173,84 @@ def define_lora_flags(flag_values=flags.FLAGS):
         "layer (Keras's Dense.enable_lora) and freeze the rest of the "
         "encoder but the pooler; the head trains. 0: full fine-tuning. "
         "model.ckpt-N holds the merged kernels (any reader loads it); "
-        "output_dir/lora_adapters.ckpt the adapters, pooler and head.",
-        flag_values=flag_values)
+        "output_dir/lora_adapters.ckpt the adapters, pooler and head.")
     flags.DEFINE_float(
         "lora_alpha", None,
         "LoRA scale numerator: the update is (alpha / rank) A B. Default: "
-        "--lora_rank.", flag_values=flag_values)
+        "--lora_rank.")
     flags.DEFINE_string(
         "lora_targets", ",".join(lora.DEFAULT_TARGETS),
         "Comma-separated sub-layers LoRA adapts, by their TF1 scope: "
-        + ", ".join(lora.TARGETS) + ".", flag_values=flag_values)
+        + ", ".join(lora.TARGETS) + ".")
 
 
-def define_batch_inference_flags(flag_values=flags.FLAGS):
+def define_served_model_flags():
+    """Defines the labels and the SQuAD and tagger settings of a served
+    model (`bert_tf1.tasks.export.ServedModelConfig`): export_saved_model.py,
+    and predict_text.py with --init_checkpoint."""
+    flags.DEFINE_string("task_name", None,
+                        "Classifier: the run_classifier.py task (its label "
+                        "list).")
+    flags.DEFINE_list("label_list", None,
+                      "Classifier: labels in id order, comma-separated "
+                      "(instead of --task_name). Tagger: its tags, the same "
+                      "way (instead of --label_list_file).")
+    flags.DEFINE_integer("num_labels", None,
+                         "Classifier: number of labels, named 0..n-1 "
+                         "(instead of --task_name); 1 means regression.")
+    flags.DEFINE_string(
+        "label_list_file", None,
+        "Tagger: its tags, one per line in id order (run_ner.py's "
+        "label_list.txt; default: the label_list.txt beside "
+        "--init_checkpoint).")
+    flags.DEFINE_integer(
+        "doc_stride", 128,
+        "Tagger: when a text has more word pieces than fit in "
+        "max_seq_length, how far (in pieces) each next window starts; every "
+        "word is read in the window where it has the most context, as "
+        "run_ner.py.")
+    flags.DEFINE_integer("max_query_length", 64,
+                         "SQuAD: the most tokens of the question (longer "
+                         "ones are truncated).", lower_bound=1)
+    flags.DEFINE_integer("max_answer_length", 30,
+                         "SQuAD: the longest answer, in tokens.",
+                         lower_bound=1)
+    flags.DEFINE_integer("n_best_size", 20,
+                         "SQuAD: the number of top start and end logits "
+                         "considered for the answer.")
+
+
+def define_batch_inference_flags():
     """Defines --runner, --num_workers, --beam_pipeline_options,
     --output_dir, --input_format, --text_feature, --max_tokens and
     --lines_per_shard (predict_text.py and extract_features.py on Beam,
     bert_tf1.tasks.batch_inference; `batch_options_from_flags` reads them)."""
-    define = dict(flag_values=flag_values)
     flags.DEFINE_string(
         "runner", "local", "local (one process, the default) or an Apache "
         "Beam runner: DirectRunner, DataflowRunner, FlinkRunner, SparkRunner "
-        "(docs/batch_inference.md); with Beam the output is --output_dir.",
-        **define)
+        "(docs/batch_inference.md); with Beam the output is --output_dir.")
     flags.DEFINE_integer("num_workers", 1, "Beam worker processes "
                          "(DirectRunner), Dataflow's initial workers, "
-                         "Flink's parallelism.", **define)
+                         "Flink's parallelism.")
     flags.DEFINE_string("beam_pipeline_options", "", "The Beam runner's "
-                        "options, as a command line.", **define)
+                        "options, as a command line.")
     flags.DEFINE_string("output_dir", None, "With --runner: the folder of "
                         "output shards (JSON lines, or Parquet for "
-                        "embeddings), _PLAN.json and _SUCCESS.", **define)
+                        "embeddings), _PLAN.json and _SUCCESS.")
     flags.DEFINE_enum("input_format", "text", ["text", "tfrecord"],
                       "With --runner: text lines, or tf.train.Example "
-                      "records.", **define)
+                      "records.")
     flags.DEFINE_string("text_feature", None, "With --input_format=tfrecord:"
                         " the string feature of the text (two, comma-"
-                        "separated, for pairs).", **define)
+                        "separated, for pairs).")
     flags.DEFINE_integer("max_tokens", 8192, "With --runner: the most "
-                         "tokens of a batch, padding included.", **define)
+                         "tokens of a batch, padding included.")
     flags.DEFINE_integer("lines_per_shard", 100000, "With --runner: input "
-                         "lines per output shard.", **define)
+                         "lines per output shard.")
 
 
-def batch_options_from_flags(flag_values=flags.FLAGS):
+def batch_options_from_flags():
     """bert_tf1.tasks.batch_inference.BatchOptions of the flags above."""
     from bert_tf1.tasks.batch_inference import BatchOptions
 
-    return BatchOptions(**{name: flag_values[name].value for name in (
-        "runner", "num_workers", "beam_pipeline_options", "output_dir",
-        "input_format", "text_feature", "max_tokens", "lines_per_shard")})
+    return cli.config_from_flags(BatchOptions)

@@ -20,10 +20,6 @@ INFO_FILE = "export_info.json"
 REQUIRED_MODULES = {"openvino": ("openvino", "nncf"),
                     "litert": ("ai_edge_litert",),
                     "onnx": ("tf2onnx", "onnxruntime", "onnx")}
-#: What --quantize=int8 means for each converted format.
-INT8_METHODS = {"openvino": "NNCF int8 weight compression (data-free)",
-                "litert": "LiteRT dynamic-range int8 (weights int8)",
-                "onnx": "ONNX Runtime dynamic int8 (quantize_dynamic)"}
 
 
 def require(format_name, where=None):

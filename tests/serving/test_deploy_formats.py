@@ -82,16 +82,16 @@ def test_int8_variants_build_and_stay_close(fixtures_dir, tmp_path_factory):
 
 def test_bad_format_lists_are_refused(monkeypatch):
     with pytest.raises(UserError, match="--format=trt"):
-        check_formats(["numeric", "trt"], "classifier")
+        check_formats(["numeric", "trt"])
     with pytest.raises(UserError, match="twice"):
-        check_formats(["onnx", "onnx"], "classifier")
+        check_formats(["onnx", "onnx"])
     with pytest.raises(UserError, match="saved_model or numeric"):
-        check_formats(["litert"], "classifier", serving_version=1)
+        check_formats(["litert"], serving_version=1)
     monkeypatch.setattr(formats.importlib.util, "find_spec",
                         lambda name: None if name == "tf2onnx" else True)
     with pytest.raises(UserError, match=r"tf2onnx.*\[deploy\]"):
-        check_formats(["onnx"], "classifier")
-    check_formats(["litert"], "classifier")
+        check_formats(["onnx"])
+    check_formats(["litert"])
 
 
 def test_litert_names_custom_ops():

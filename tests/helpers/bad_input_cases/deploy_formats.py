@@ -2,7 +2,7 @@
 and of predict_text.py over its folders (serving/format_predictions.py).
 
 No row for a format that cannot take a model type: every format takes
-every model type (bert_tf1.tasks.export_formats.FORMAT_MODEL_TYPES)."""
+every model type."""
 import json
 import sys
 
