@@ -315,6 +315,7 @@ def run_one(row, framework, seed, google, hf, args):
              "date": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
              "wall_s": round(wall, 1), "load_start": load_start,
              "load_end": load_end, "cpus": os.cpu_count(),
+             "cpu_model": _cpu_model(),
              "recipe": {k: v for k, v in spec.items()
                         if k not in ("metrics", "frameworks", "seeds",
                                      "folder", "reuse_features_from")},
@@ -354,6 +355,16 @@ def run_one(row, framework, seed, google, hf, args):
 
 def key(row, framework, seed):
     return f"{row}/{framework}/{seed}"
+
+
+def _cpu_model():
+    """The CPU's model name (Linux), so rows from other machines show."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            return next((line.split(":", 1)[1].strip() for line in f
+                         if line.startswith("model name")), "")
+    except OSError:
+        return ""
 
 
 def same_run(cache, row, framework, seed):

@@ -171,9 +171,10 @@ def define_lora_flags():
         "lora_rank", 0,
         "LoRA: train rank-r adapters on --lora_targets of every encoder "
         "layer (Keras's Dense.enable_lora) and freeze the rest of the "
-        "encoder but the pooler; the head trains. 0: full fine-tuning. "
-        "model.ckpt-N holds the merged kernels (any reader loads it); "
-        "output_dir/lora_adapters.ckpt the adapters, pooler and head.")
+        "encoder; the head trains, and the pooler where the head reads it "
+        "(classifier, multiple choice). 0: full fine-tuning. model.ckpt-N "
+        "holds the merged kernels (any reader loads it); "
+        "output_dir/lora_adapters.ckpt what trained.")
     flags.DEFINE_float(
         "lora_alpha", None,
         "LoRA scale numerator: the update is (alpha / rank) A B. Default: "
