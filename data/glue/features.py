@@ -6,7 +6,6 @@ Source: run_classifier.py `InputFeatures`, `convert_single_example`,
 (STS-B) pass `label_list=None` and store float labels.
 """
 import dataclasses
-import os
 
 from absl import logging
 import tensorflow as tf
@@ -14,7 +13,7 @@ import tensorflow as tf
 from bert_tf1.data.glue.processors import PaddingInputExample
 from bert_tf1.data.io.errors import UserError
 from bert_tf1.data.io.record_specs import classifier_record_spec
-from bert_tf1.data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.io.tfrecord import write_records
 from bert_tf1.data.tokenization.packing import pack_tokens
 
 #: The TFRecord keys written, in the original's order.
@@ -141,7 +140,7 @@ def file_based_convert_examples_to_features(examples, label_list,
 
     Source: run_classifier.py `file_based_convert_examples_to_features`.
     Records: bert_tf1.data.io.record_specs.classifier_record_spec (`label_ids` float
-    when `label_list` is None); written atomically (RecordFileWriter).
+    when `label_list` is None); written atomically (`write_records`).
 
     Returns:
       The number of records written.
@@ -151,12 +150,9 @@ def file_based_convert_examples_to_features(examples, label_list,
     """
     spec = classifier_record_spec(max_seq_length,
                                   is_regression=label_list is None)
-    with RecordFileWriter(os.fspath(output_file)) as writer:
-        for feature in _each_feature(examples, label_list, max_seq_length,
-                                     tokenizer):
-            writer.write(spec.serialize(_feature_values(feature)))
-        writer.commit()
-    return len(examples)
+    features = _each_feature(examples, label_list, max_seq_length,
+                             tokenizer)
+    return write_records(output_file, spec, map(_feature_values, features))
 
 
 def classifier_dataset(input_file, seq_length, is_training, batch_size,

@@ -333,3 +333,18 @@ class RecordFileWriter:
         if not self._committed:
             self._discard()
         return False
+
+
+def write_records(output_file, spec, values):
+    """Writes `spec.serialize(v)` (a RecordSpec) for each dict `v` of
+    `values` to one TFRecord file, atomically; returns the number written.
+
+    Raises:
+      RecordFormatError: a dict that does not fit `spec` (no file is left).
+      OutputWriteError: see `RecordFileWriter.write`.
+    """
+    with RecordFileWriter(output_file) as writer:
+        for value in values:
+            writer.write(spec.serialize(value))
+        writer.commit()
+    return writer.total_written

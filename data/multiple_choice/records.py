@@ -4,13 +4,11 @@
 Source: run_classifier.py file_based_convert_examples_to_features and
 file_based_input_fn_builder, with one row per choice.
 """
-import os
-
 from absl import logging
 import tensorflow as tf
 
 from bert_tf1.data.io.record_specs import multiple_choice_record_spec
-from bert_tf1.data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.io.tfrecord import write_records
 from bert_tf1.data.multiple_choice.features import (FEATURE_KEYS,
                                                     convert_example_to_features)
 from bert_tf1.data.multiple_choice.examples import PaddingExample
@@ -33,11 +31,7 @@ def write_feature_records(features, output_file, num_choices, max_seq_length):
       RecordFormatError: a feature of another shape (no file is left).
     """
     spec = multiple_choice_record_spec(num_choices, max_seq_length)
-    with RecordFileWriter(os.fspath(output_file)) as writer:
-        for feature in features:
-            writer.write(spec.serialize(_record_values(feature)))
-        writer.commit()
-    return writer.total_written
+    return write_records(output_file, spec, map(_record_values, features))
 
 
 def file_based_convert_examples_to_features(examples, max_seq_length,

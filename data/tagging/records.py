@@ -2,11 +2,8 @@
 TaggingFeatures, reading them with tf.data. Evaluation reads a file once, in
 order, so record k is features[k] for decoding.
 """
-import os
-
-
 from bert_tf1.data.io.record_specs import tagging_record_spec
-from bert_tf1.data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.io.tfrecord import write_records
 
 __all__ = ["write_tagging_records", "tagging_dataset"]
 
@@ -22,14 +19,9 @@ def write_tagging_records(features, output_file):
     Raises:
       RecordFormatError: a feature list of another length.
     """
-    spec = None
-    with RecordFileWriter(os.fspath(output_file)) as writer:
-        for feature in features:
-            if spec is None:
-                spec = tagging_record_spec(len(feature.input_ids))
-            writer.write(spec.serialize(feature.values()))
-        writer.commit()
-        return writer.total_written
+    features = list(features)
+    spec = tagging_record_spec(len(features[0].input_ids) if features else 0)
+    return write_records(output_file, spec, (f.values() for f in features))
 
 
 def tagging_dataset(input_file, seq_length, is_training, batch_size,
