@@ -15,10 +15,10 @@ import tensorflow as tf
 from absl import logging
 from keras import ops
 
-from bert_tf1.data.glue.outputs import test_results_text
 from bert_tf1.data.io import dynamic_padding, output_lock
 from bert_tf1.data.io.record_scan import naming_record_errors
 from bert_tf1.data.io.results import (check_finite_rows, check_finite_values,
+                                      format_test_results,
                                       write_key_value_file, write_text_atomically)
 from bert_tf1.data.tokenization import full_tokenizer
 from bert_tf1.modeling import BertConfig, optimization, training
@@ -383,7 +383,7 @@ class FineTuningTask(Task):
         return result
 
     def write_test_results(self, rows, softmax=True):
-        """test_results.tsv (`bert_tf1.data.glue.outputs.test_results_text`) of the
+        """test_results.tsv (`bert_tf1.data.io.results.format_test_results`) of the
         real examples' `rows` [num_actual, k], softmaxed unless `softmax` is
         False; chief only. Returns the values, float32 [num_actual, k].
 
@@ -395,7 +395,7 @@ class FineTuningTask(Task):
         path = os.path.join(self.config.output_dir, "test_results.tsv")
         check_finite_rows(path, rows, what="test example")
         if self.is_chief:
-            write_text_atomically(path, test_results_text(rows))
+            write_text_atomically(path, format_test_results(rows))
             logging.info("Wrote %d predictions to %s", len(rows), path)
         return rows
 

@@ -1,18 +1,6 @@
-"""The classifier's result files: test_results.tsv (the original's) and
-eval_predictions.tsv (each dev example's gold and predicted label)."""
+"""The classifier's eval_predictions.tsv (each dev example's gold and
+predicted label); test_results.tsv is bert_tf1.data.io.results's."""
 import numpy as np
-
-
-def test_results_text(rows):
-    """The text of test_results.tsv.
-
-    Args:
-        rows: float array [num_examples, num_values].
-
-    Source: run_classifier.py, the writer loop of `do_predict`.
-    """
-    return "".join("\t".join(str(np.float32(value)) for value in row) + "\n"
-                   for row in rows)
 
 
 def eval_predictions_text(guids, label_list, label_ids, values,

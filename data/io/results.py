@@ -65,3 +65,24 @@ def write_key_value_file(path, results):
     check_finite_values(path, results)
     lines = [f"{key} = {format_value(results[key])}\n" for key in sorted(results)]
     write_text_atomically(path, "".join(lines))
+
+
+def format_test_results(probabilities):
+    """The text of test_results.tsv: one line per example, its values
+    tab-separated as `str(np.float32(p))`, no header.
+
+    `probabilities`: float [num_examples, k] (class or choice
+    probabilities, or [num_examples, 1] regression scores), in input order.
+
+    Raises:
+      ValueError: not 2-D.
+
+    Source: run_classifier.py `main`, the `do_predict` writer
+    (`"\\t".join(str(class_probability) ...)` of float32 values).
+    """
+    rows = np.asarray(probabilities, dtype=np.float32)
+    if rows.ndim != 2 or rows.shape[1] < 1:
+        raise ValueError("expected probabilities of shape [num_examples, "
+                         "num_choices], got %s" % (rows.shape,))
+    return "".join("\t".join(str(np.float32(p)) for p in row) + "\n"
+                   for row in rows)
