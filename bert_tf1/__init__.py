@@ -11,7 +11,6 @@ holds them inside this folder, in a clone this package reaches the root.
 The names below are imported on first use: `import bert_tf1` loads no
 TensorFlow and changes nothing in the process.
 """
-import importlib
 import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -20,6 +19,8 @@ if (not os.path.isdir(os.path.join(_HERE, "modeling"))
         and os.path.isfile(os.path.join(_CLONE_ROOT, "modeling", "__init__.py"))):
     # A clone (or an editable install): the subpackages sit beside this folder.
     __path__.append(_CLONE_ROOT)  # noqa: F821  (a package's own __path__)
+
+from bert_tf1.lazy_exports import lazy_exports  # noqa: E402
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
@@ -42,13 +43,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'bert_tf1' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

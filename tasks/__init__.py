@@ -7,7 +7,7 @@
 One module per script (docs/architecture.md). Names are imported on first
 use, so `import bert_tf1.tasks.cli` stays free of TensorFlow.
 """
-import importlib
+from bert_tf1.lazy_exports import lazy_exports
 
 _EXPORTS = {
     "Task": "bert_tf1.tasks.base", "TaskConfig": "bert_tf1.tasks.base",
@@ -26,9 +26,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name):
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'tasks' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

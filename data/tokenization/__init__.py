@@ -7,11 +7,9 @@ from bert_tf1.data.tokenization.full_tokenizer import (  # noqa: F401
     convert_by_vocab, convert_ids_to_tokens, convert_to_unicode,
     convert_tokens_to_ids, load_vocab, printable_text, tokenizer_for_model,
     validate_case_matches_checkpoint, validate_vocab_size, whitespace_tokenize)
+from bert_tf1.lazy_exports import lazy_exports
 
-
-def __getattr__(name):
-    # Imported on first use: it needs Keras, TensorFlow and TF Text.
-    if name == "BertPreprocessor":
-        from bert_tf1.data.tokenization.preprocessor import BertPreprocessor
-        return BertPreprocessor
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# BertPreprocessor is imported on first use: it needs Keras, TensorFlow and
+# TF Text.
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "BertPreprocessor": "bert_tf1.data.tokenization.preprocessor"})
