@@ -147,7 +147,7 @@ def onnx_ortopt(path, config, out_path):
 
 
 def _onnx(settings, features):
-    import onnxruntime
+    import ort_session
     precision, variant = settings["precision"], settings["variant"]
     path = os.path.join(_folder(settings, "onnx"), "model.onnx")
     if variant == "onnx_ortopt":
@@ -157,19 +157,8 @@ def _onnx(settings, features):
         print(f"onnx_ortopt: fused ops {json.dumps(fused)}", file=sys.stderr)
         path = stem + ".onnx"
         if precision == "int8":
-            import onnx
-            from onnxruntime.quantization import QuantType, quantize_dynamic
-            quantize_dynamic(path, stem + "_int8.onnx", weight_type=QuantType.QInt8,
-                             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
-            path = stem + "_int8.onnx"
-    options = onnxruntime.SessionOptions()
-    options.graph_optimization_level = (
-        onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL)
-    if settings["threads"]:
-        options.intra_op_num_threads = settings["threads"]
-        options.inter_op_num_threads = 1
-    session = onnxruntime.InferenceSession(
-        path, options, providers=["CPUExecutionProvider"])
+            path = ort_session.quantize_int8(path)
+    session = ort_session.session(path, settings["threads"])
     # tf2onnx names the inputs after the function's arguments: by position.
     feeds = {i.name: features[n] for i, n in zip(session.get_inputs(), NAMES)}
     return lambda: session.run(None, feeds)

@@ -148,11 +148,9 @@ def _onnxruntime(settings):
     if settings["mode"] != "infer" or precision not in ("fp32", "int8"):
         raise Unavailable("ONNX Runtime: fp32 and int8 inference only")
     import numpy as np
-    import onnx
-    import onnxruntime
+    import ort_session
     import torch
     import transformers
-    from onnxruntime.quantization import QuantType, quantize_dynamic
     from onnxruntime.transformers.optimizer import optimize_model
 
     config = _transformers_config(settings)
@@ -187,22 +185,10 @@ def _onnxruntime(settings):
     optimized.save_model_to_file(stem + "_opt.onnx")
     candidates = [stem + "_opt.onnx", stem + ".onnx"]
     if precision == "int8":
-        for path in list(candidates):
-            quantize_dynamic(
-                path, path[:-5] + "_int8.onnx", weight_type=QuantType.QInt8,
-                # Fused nodes carry no inferred type; they are float.
-                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
-        candidates = [path[:-5] + "_int8.onnx" for path in candidates]
-    options = onnxruntime.SessionOptions()
-    options.graph_optimization_level = (
-        onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL)
-    if settings["threads"]:
-        options.intra_op_num_threads = settings["threads"]
-        options.inter_op_num_threads = 1
+        candidates = [ort_session.quantize_int8(path) for path in candidates]
     for path in candidates:
         try:
-            session = onnxruntime.InferenceSession(
-                path, options, providers=["CPUExecutionProvider"])
+            session = ort_session.session(path, settings["threads"])
             break
         except Exception as error:  # noqa: BLE001 - reported, then the next
             print(f"onnxruntime: {os.path.basename(path)} did not load "
