@@ -59,15 +59,15 @@ def _is_complete(prefix):
     return True
 
 
-def _unlisted_steps(output_dir, listed_names):
-    steps = set()
+def _unlisted_files(output_dir, listed_names):
+    """(path, name) of each `model.ckpt-N.*` file whose `model.ckpt-N` is
+    not in `listed_names`."""
     for path in tf.io.gfile.glob(os.path.join(
-            output_dir, TRAINING_CHECKPOINT_PREFIX + "-*.index")):
-        name = os.path.basename(path)[:-len(".index")]
-        step = checkpoint_step(name)
-        if step is not None and name not in listed_names:
-            steps.add(step)
-    return sorted(steps)
+            output_dir, TRAINING_CHECKPOINT_PREFIX + "-*")):
+        name = os.path.basename(path)
+        name = name.split(".index")[0].split(".data-")[0].split(".meta")[0]
+        if _STEP_PATTERN.fullmatch(name) and name not in listed_names:
+            yield path, name
 
 
 def newest_training_checkpoint(output_dir):
@@ -85,7 +85,10 @@ def newest_training_checkpoint(output_dir):
     names = {os.path.basename(p) for p in (state.listed if state else ())}
     floor = checkpoint_step(listed) if listed else -1
     floor = -1 if floor is None else floor
-    for step in reversed(_unlisted_steps(output_dir, names)):
+    unlisted = {checkpoint_step(name)
+                for path, name in _unlisted_files(output_dir, names)
+                if path.endswith(".index")}
+    for step in sorted(unlisted, reverse=True):
         if step <= floor:
             break
         prefix = os.path.join(output_dir, f"{TRAINING_CHECKPOINT_PREFIX}-{step}")
@@ -182,8 +185,8 @@ def save_training_checkpoint(model, optimizer, output_dir, keep_checkpoint_max=5
     return prefix
 
 
-def remove_unlisted_checkpoints(output_dir, prefix=TRAINING_CHECKPOINT_PREFIX):
-    """Deletes `<prefix>-N.*` files the `checkpoint` state file does not list
+def remove_unlisted_checkpoints(output_dir):
+    """Deletes `model.ckpt-N.*` files the `checkpoint` state file does not list
     (left by a run killed between the state write and the deletion); does
     nothing without a state file.
 
@@ -195,14 +198,9 @@ def remove_unlisted_checkpoints(output_dir, prefix=TRAINING_CHECKPOINT_PREFIX):
     if state is None:
         return []
     listed = {os.path.basename(path) for path in state.listed}
-    pattern = re.compile(re.escape(prefix) + r"-\d+")
-    removed = []
-    for path in tf.io.gfile.glob(os.path.join(output_dir, prefix + "-*")):
-        name = os.path.basename(path)
-        stem = name.split(".index")[0].split(".data-")[0].split(".meta")[0]
-        if pattern.fullmatch(stem) and stem not in listed:
-            tf.io.gfile.remove(path)
-            removed.append(path)
+    removed = [path for path, _ in _unlisted_files(output_dir, listed)]
+    for path in removed:
+        tf.io.gfile.remove(path)
     if removed:
         logging.info("Removed %d checkpoint file(s) not listed in %s/checkpoint "
                      "(left by an interrupted run): %s", len(removed), output_dir,
