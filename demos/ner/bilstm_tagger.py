@@ -14,13 +14,14 @@ from bert_tf1.modeling.layers.initializers import create_initializer
 from bert_tf1.modeling.layers.input_checks import require_input_dict
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 from bert_tf1.modeling.models import losses
+from bert_tf1.modeling.models.task import OwnLoss
 
 #: Scope of the embedding table: `wordpiece_bilstm/embeddings`.
 EMBEDDING_SCOPE = "wordpiece_bilstm"
 
 
 @register
-class WordPieceBiLSTMTagger(BertConfigSerializable, keras.Model):
+class WordPieceBiLSTMTagger(OwnLoss, BertConfigSerializable, keras.Model):
     """Word-piece embeddings -> BiLSTM -> tag logits, trained from scratch.
 
     Weights: `wordpiece_bilstm/embeddings` [vocab_size, hidden_size]
@@ -74,14 +75,10 @@ class WordPieceBiLSTMTagger(BertConfigSerializable, keras.Model):
         return self.head(self.embeddings(input_ids), input_mask,
                          training=training)
 
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                     training=True):
-        """Mean cross-entropy over scored tokens (`losses.weighted_tagging_loss`);
-        as `BertTokenClassifier.compute_loss`."""
-        if losses.uses_compiled_loss(self):
-            return super().compute_loss(x, y, y_pred, sample_weight,
-                                        training=training)
-        return losses.tagger_training_loss(x, y_pred, y, sample_weight)
+    def task_loss(self, x, y, y_pred, sample_weight):
+        """As `BertTokenClassifier.task_loss`
+        (`losses.weighted_tagging_loss`)."""
+        return losses.weighted_tagging_loss(x, y_pred, y, sample_weight)
 
     def get_config(self):
         config = super().get_config()

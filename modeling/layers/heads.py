@@ -12,22 +12,6 @@ from bert_tf1.modeling.layers.initializers import create_initializer
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 
 
-def gather_positions(sequence_output, positions):
-    """Picks the vectors at `positions` from each sequence.
-
-    Args:
-        sequence_output: float [batch_size, seq_length, hidden_size].
-        positions: int32 [batch_size, num_positions].
-    Returns:
-        float [batch_size, num_positions, hidden_size].
-
-    Source: `gather_indexes` in the original `run_pretraining.py` (which
-    flattens to [batch_size * num_positions, hidden_size]; same values).
-    """
-    positions = ops.cast(positions, "int32")
-    return ops.take_along_axis(sequence_output, positions[:, :, None], axis=1)
-
-
 @register
 class MaskedLMHead(BertConfigSerializable, keras.layers.Layer):
     """Masked-LM head, scope `cls/predictions`.
@@ -74,7 +58,10 @@ class MaskedLMHead(BertConfigSerializable, keras.layers.Layer):
             initializer="zeros")
 
     def call(self, sequence_output, masked_lm_positions, embedding_table):
-        x = gather_positions(sequence_output, masked_lm_positions)
+        # The vectors at the positions: the original's `gather_indexes`
+        # (which flattens to [batch_size * num_positions, hidden]).
+        positions = ops.cast(masked_lm_positions, "int32")
+        x = ops.take_along_axis(sequence_output, positions[:, :, None], axis=1)
         x = self.transform_layer_norm(self.transform_dense(x))
         table = ops.cast(embedding_table, x.dtype)
         logits = ops.matmul(x, ops.transpose(table)) + ops.cast(

@@ -58,31 +58,6 @@ def check_lora_arguments(rank, alpha=None, targets=DEFAULT_TARGETS):
     return rank, alpha, tuple(dict.fromkeys(targets))
 
 
-def enable_lora(bert, rank, alpha=None, targets=DEFAULT_TARGETS):
-    """Adds rank-`rank` adapters to `targets` of every transformer layer of
-    `bert` (a `BertModel`) and freezes every other encoder weight but the
-    pooler's.
-
-    Returns:
-        list of the adapted `keras.layers.Dense`.
-    Raises:
-        ValueError: see `check_lora_arguments`; LoRA is already enabled.
-    """
-    rank, alpha, targets = check_lora_arguments(rank, alpha, targets)
-    if lora_layers(bert):
-        raise ValueError(f"LoRA is already enabled on {bert.name}.")
-    layers = [_target_layer(layer, target)
-              for layer in bert.encoder.transformer_layers
-              for target in targets]
-    for dense in layers:
-        dense.enable_lora(rank, lora_alpha=alpha)
-    pooler = {id(v) for v in bert.pooler.weights}
-    for variable in bert.weights:
-        if id(variable) not in pooler and not _is_adapter(variable):
-            variable.trainable = False
-    return layers
-
-
 def _is_adapter(variable):
     return variable.path.rsplit("/", 1)[-1] in ADAPTER_NAMES
 
@@ -153,7 +128,16 @@ class LoraMixin:
         line): a bad argument, or LoRA already enabled."""
         bert = getattr(self, "bert", self)
         rank, alpha, targets = check_lora_arguments(rank, alpha, targets)
-        enable_lora(bert, rank, alpha, targets)
+        if lora_layers(bert):
+            raise ValueError(f"LoRA is already enabled on {bert.name}.")
+        for layer in bert.encoder.transformer_layers:
+            for target in targets:
+                _target_layer(layer, target).enable_lora(rank,
+                                                         lora_alpha=alpha)
+        pooler = {id(v) for v in bert.pooler.weights}
+        for variable in bert.weights:
+            if id(variable) not in pooler and not _is_adapter(variable):
+                variable.trainable = False
         bert.lora_config = {"rank": rank, "alpha": alpha,
                             "targets": list(targets)}
 

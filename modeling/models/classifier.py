@@ -7,7 +7,7 @@ from bert_tf1.modeling.layers.initializers import create_initializer
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 from bert_tf1.modeling.models import losses
 from bert_tf1.modeling.models.task import TaskModel
-from bert_tf1.modeling.layers.input_checks import encoder_inputs, positive_count
+from bert_tf1.modeling.layers.input_checks import encoder_inputs
 
 # run_classifier.py hard-codes these rather than reading the config.
 CLASSIFIER_DROPOUT = 0.1
@@ -42,10 +42,7 @@ class BertClassifier(TaskModel, BertConfigSerializable, keras.Model):
     def __init__(self, config=None, num_labels=None, encoder=None,
                  preprocessor=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        self._init_encoder(config, encoder, preprocessor)
-        if num_labels is None:
-            raise TypeError("BertClassifier needs num_labels.")
-        self.num_labels = positive_count(num_labels, "num_labels")
+        self._init_encoder(config, encoder, preprocessor, num_labels)
         self.dropout = Dropout(
             CLASSIFIER_DROPOUT, dtype=self.dtype_policy)
         self.build()
@@ -74,6 +71,3 @@ class BertClassifier(TaskModel, BertConfigSerializable, keras.Model):
         else:
             per_example = losses.per_example_classifier_loss(y_pred, y)
         return losses.weighted_batch_mean(per_example, sample_weight)
-
-    def get_config(self):
-        return {**super().get_config(), "num_labels": self.num_labels}

@@ -36,12 +36,6 @@ def check_feature_layers(choice, num_hidden_layers):
                          f"{num_hidden_layers}")
 
 
-def feature_width(choice, hidden_size):
-    """int, the width of the features of `choice` (4 * hidden for the
-    concatenation, else hidden)."""
-    return 4 * hidden_size if choice == "concat_last_four" else hidden_size
-
-
 def select_features(encoder_output, choice):
     """The activations of `choice` from a `BertModel` output dict.
 
@@ -50,7 +44,8 @@ def select_features(encoder_output, choice):
             (list of float [batch_size, seq_length, hidden_size]).
         choice: one of FEATURE_LAYERS.
     Returns:
-        float [batch_size, seq_length, feature_width(choice, hidden_size)].
+        float [batch_size, seq_length, hidden_size] (4 * hidden_size for
+        `concat_last_four`).
     """
     layers = encoder_output["encoder_outputs"]
     if choice == "embeddings":
@@ -116,7 +111,10 @@ class BertFeatureTagger(OwnLoss, BertConfigSerializable, keras.Model):
 
     @property
     def feature_width(self):
-        return feature_width(self.feature_layers, self.config.hidden_size)
+        """int, the width of the features (4 * hidden for the concatenation,
+        else hidden)."""
+        factor = 4 if self.feature_layers == "concat_last_four" else 1
+        return factor * self.config.hidden_size
 
     def build(self, input_shape=None):
         with keras.name_scope("cls"):

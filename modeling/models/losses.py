@@ -44,59 +44,84 @@ def per_example_regression_loss(predictions, labels):
     return ops.square(predictions - labels)
 
 
-def masked_lm_loss(masked_lm_log_probs, masked_lm_ids, masked_lm_weights):
-    """Weighted mean masked-LM cross-entropy.
+def masked_lm_loss(masked_lm_log_probs, masked_lm_ids, masked_lm_weights,
+                   sample_weight=None):
+    """Weighted mean masked-LM cross-entropy, each example optionally weighted.
 
     Args:
         masked_lm_log_probs: float [batch_size, num_predictions, vocab_size].
         masked_lm_ids: int [batch_size, num_predictions], the original ids.
         masked_lm_weights: float [batch_size, num_predictions], 1 real, 0 padding.
+        sample_weight: float [batch_size] (or [batch_size, num_predictions]),
+            or None.
     Returns:
-        float32 scalar: sum(weight * -log p) / (sum(weight) + 1e-5).
+        float32 scalar: sum(sample_weight * weight * -log p) / (sum(weight)
+        + 1e-5); the original's normaliser (the number of real predictions)
+        is kept, so all-ones sample weights give the unweighted loss,
+        all-zero 0.
 
     Source: `get_masked_lm_output` in the original `run_pretraining.py`.
     """
-    per_example = per_example_log_prob_loss(masked_lm_log_probs, masked_lm_ids)
-    weights = ops.cast(masked_lm_weights, per_example.dtype)
-    return ops.sum(weights * per_example) / (ops.sum(weights) + 1e-5)
+    per_prediction = per_example_log_prob_loss(masked_lm_log_probs,
+                                               masked_lm_ids)
+    token_weights = ops.cast(masked_lm_weights, per_prediction.dtype)
+    weights = token_weights
+    if sample_weight is not None:
+        sample_weight = ops.cast(_one_weight(sample_weight), weights.dtype)
+        if len(sample_weight.shape) == 1:
+            sample_weight = sample_weight[:, None]
+        weights = token_weights * sample_weight
+    return ops.sum(weights * per_prediction) / (ops.sum(token_weights) + 1e-5)
 
 
-def next_sentence_loss(next_sentence_log_probs, next_sentence_labels):
-    """Mean next-sentence cross-entropy.
+def next_sentence_loss(next_sentence_log_probs, next_sentence_labels,
+                       sample_weight=None):
+    """Mean next-sentence cross-entropy (`weighted_batch_mean`).
 
     Args:
         next_sentence_log_probs: float [batch_size, 2].
         next_sentence_labels: int [batch_size] or [batch_size, 1].
+        sample_weight: float [batch_size] or None.
     Returns:
         float32 scalar.
     Source: `get_next_sentence_output` in the original `run_pretraining.py`.
     """
     labels = ops.reshape(next_sentence_labels, (-1,))
-    return ops.mean(per_example_log_prob_loss(next_sentence_log_probs, labels))
+    return weighted_batch_mean(
+        per_example_log_prob_loss(next_sentence_log_probs, labels),
+        sample_weight)
 
 
-def classifier_loss(logits, label_ids):
-    """Mean softmax cross-entropy of `logits` [batch_size, num_labels].
+def classifier_loss(logits, label_ids, sample_weight=None):
+    """Mean softmax cross-entropy of `logits` [batch_size, num_labels], each
+    example weighted by `sample_weight` [batch_size] if given
+    (`weighted_batch_mean`).
 
     Source: `create_model` in the original `run_classifier.py`.
     """
-    return ops.mean(per_example_classifier_loss(logits, label_ids))
+    return weighted_batch_mean(per_example_classifier_loss(logits, label_ids),
+                               sample_weight)
 
 
-def squad_loss(start_logits, end_logits, start_positions, end_positions):
+def squad_loss(start_logits, end_logits, start_positions, end_positions,
+               sample_weight=None):
     """Mean of the start and end cross-entropies over all positions.
 
     Args:
         start_logits, end_logits: float [batch_size, seq_length].
         start_positions, end_positions: int [batch_size].
+        sample_weight: float [batch_size] or None; each example's (start +
+            end) / 2 is then weighted under Keras' reduction
+            (`weighted_batch_mean`).
     Returns:
         float32 scalar.
     Source: `model_fn` in the original `run_squad.py`.
     """
-    start = ops.mean(per_example_classifier_loss(start_logits,
-                                                 start_positions))
-    end = ops.mean(per_example_classifier_loss(end_logits, end_positions))
-    return (start + end) / 2.0
+    start = per_example_classifier_loss(start_logits, start_positions)
+    end = per_example_classifier_loss(end_logits, end_positions)
+    if sample_weight is None:
+        return (ops.mean(start) + ops.mean(end)) / 2.0
+    return weighted_batch_mean((start + end) / 2.0, sample_weight)
 
 
 def scale_for_replicas(loss):
@@ -109,13 +134,6 @@ def scale_for_replicas(loss):
     if replicas > 1:
         loss = loss * (1.0 / replicas)
     return loss
-
-
-def uses_compiled_loss(model):
-    """True when `model.compile(loss=...)` gave the model a loss (then
-    `compute_loss` defers to Keras').
-    """
-    return getattr(model, "loss", None) is not None
 
 
 def _one_weight(sample_weight):
@@ -145,49 +163,6 @@ def weighted_batch_mean(per_example, sample_weight=None):
     return ops.sum(per_example * weights) / batch_size
 
 
-def weighted_masked_lm_loss(masked_lm_log_probs, masked_lm_ids,
-                            masked_lm_weights, sample_weight=None):
-    """`masked_lm_loss` with a per-example weight on each prediction.
-
-    sum(sample_weight * masked_lm_weights * -log p) / (sum(masked_lm_weights)
-    + 1e-5): the original's normaliser (the number of real predictions) is
-    kept, so all-ones weights give exactly `masked_lm_loss`, all-zero 0.
-    """
-    per_prediction = per_example_log_prob_loss(masked_lm_log_probs,
-                                               masked_lm_ids)
-    token_weights = ops.cast(masked_lm_weights, per_prediction.dtype)
-    weights = token_weights
-    if sample_weight is not None:
-        sample_weight = ops.cast(_one_weight(sample_weight), weights.dtype)
-        if len(sample_weight.shape) == 1:
-            sample_weight = sample_weight[:, None]
-        weights = token_weights * sample_weight
-    return ops.sum(weights * per_prediction) / (ops.sum(token_weights) + 1e-5)
-
-
-def squad_training_loss(y_pred, y, sample_weight=None):
-    """`squad_loss` with Keras' reduction of a per-example `sample_weight`.
-
-    Args:
-        y_pred: dict of float `start_logits`, `end_logits` [batch_size,
-            seq_length].
-        y: dict of int `start_positions`, `end_positions` [batch_size].
-        sample_weight: float [batch_size] or None.
-    Returns:
-        float32 scalar: the mean over examples of (start + end
-        cross-entropy) / 2, each example weighted (`weighted_batch_mean`).
-    """
-    if sample_weight is None:
-        return squad_loss(y_pred["start_logits"], y_pred["end_logits"],
-                          y["start_positions"], y["end_positions"])
-    per_example = (
-        per_example_classifier_loss(y_pred["start_logits"],
-                                    y["start_positions"])
-        + per_example_classifier_loss(y_pred["end_logits"],
-                                      y["end_positions"])) / 2.0
-    return weighted_batch_mean(per_example, sample_weight)
-
-
 def weighted_tagging_loss(x, y_pred, y, sample_weight=None):
     """Mean cross-entropy over the scored tokens, each example weighted.
 
@@ -211,15 +186,7 @@ def weighted_tagging_loss(x, y_pred, y, sample_weight=None):
     if label_weights is None:
         label_weights = ops.ones_like(y, dtype="float32")
     log_probs = ops.log_softmax(ops.cast(y_pred, "float32"), axis=-1)
-    return weighted_masked_lm_loss(log_probs, y, label_weights, sample_weight)
-
-
-def tagger_training_loss(x, y_pred, y, sample_weight=None):
-    """`weighted_tagging_loss` scaled for replicas; None when `y` is None."""
-    if y is None:
-        return None
-    return scale_for_replicas(weighted_tagging_loss(x, y_pred, y,
-                                                    sample_weight))
+    return masked_lm_loss(log_probs, y, label_weights, sample_weight)
 
 
 #: The taggers' input key for the scored-token mask (`weighted_tagging_loss`).

@@ -16,16 +16,6 @@ class FromCheckpoint:
     _LABELS_HEAD = None
 
     @classmethod
-    def _checkpoint_defaults(cls, source, kwargs):
-        if cls._LABELS_HEAD and kwargs.get("num_labels") is None:
-            name, head = cls._LABELS_HEAD
-            kwargs["num_labels"] = head_size(source, name)
-            if kwargs["num_labels"] is None:
-                raise TypeError(f"{source.path} has no {head} head ({name}): "
-                                "pass num_labels=.")
-        return kwargs
-
-    @classmethod
     def from_checkpoint(cls, path, config=None, **kwargs):
         """Builds the model for a checkpoint and loads it, in one call.
 
@@ -48,7 +38,12 @@ class FromCheckpoint:
                 to take it from.
         """
         source = find_checkpoint(path, config)
-        kwargs = cls._checkpoint_defaults(source, dict(kwargs))
+        if cls._LABELS_HEAD and kwargs.get("num_labels") is None:
+            name, head = cls._LABELS_HEAD
+            kwargs["num_labels"] = head_size(source, name)
+            if kwargs["num_labels"] is None:
+                raise TypeError(f"{source.path} has no {head} head ({name}): "
+                                "pass num_labels=.")
         if kwargs.get("encoder") is None:
             kwargs["config"] = source.config
         model = cls(**kwargs)

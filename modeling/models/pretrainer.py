@@ -29,6 +29,8 @@ class BertPretrainer(TaskModel, BertConfigSerializable, keras.Model):
         `next_sentence_log_probs` float32 [batch_size, 2].
     """
 
+    _CLS_HEADS = ("masked_lm", "next_sentence")
+
     def __init__(self, config=None, encoder=None, preprocessor=None,
                  name=None, **kwargs):
         super().__init__(name=name, **kwargs)
@@ -39,11 +41,6 @@ class BertPretrainer(TaskModel, BertConfigSerializable, keras.Model):
         self.next_sentence = NextSentenceHead(
             config, name="seq_relationship", dtype=self.dtype_policy)
         self.build()
-
-    def build(self, input_shape=None):
-        with keras.name_scope("cls"):
-            self.masked_lm.build()
-            self.next_sentence.build()
 
     def call(self, inputs, training=None):
         outputs = self.bert(encoder_inputs(inputs, self), training=training)
@@ -63,11 +60,8 @@ class BertPretrainer(TaskModel, BertConfigSerializable, keras.Model):
         the masked-LM sum (normalised by the number of real predictions, as
         the original) and its next-sentence loss (divided by batch_size).
         """
-        next_sentence = losses.weighted_batch_mean(
-            losses.per_example_log_prob_loss(
-                y_pred["next_sentence_log_probs"],
-                keras.ops.reshape(y["next_sentence_labels"], (-1,))),
-            sample_weight)
-        return losses.weighted_masked_lm_loss(
+        return losses.masked_lm_loss(
             y_pred["masked_lm_log_probs"], y["masked_lm_ids"],
-            y["masked_lm_weights"], sample_weight) + next_sentence
+            y["masked_lm_weights"], sample_weight) + losses.next_sentence_loss(
+                y_pred["next_sentence_log_probs"], y["next_sentence_labels"],
+                sample_weight)

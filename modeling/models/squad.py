@@ -30,6 +30,8 @@ class BertSquad(TaskModel, BertConfigSerializable, keras.Model):
         [batch_size, seq_length] (padding is not masked, as the original).
     """
 
+    _CLS_HEADS = ("squad",)
+
     def __init__(self, config=None, encoder=None, preprocessor=None,
                  name=None, **kwargs):
         super().__init__(name=name, **kwargs)
@@ -42,10 +44,6 @@ class BertSquad(TaskModel, BertConfigSerializable, keras.Model):
         self.squad = SquadHead(config, name="squad", dtype=self.dtype_policy)
         self.build()
 
-    def build(self, input_shape=None):
-        with keras.name_scope("cls"):
-            self.squad.build()
-
     def call(self, inputs, training=None):
         sequence_output = self.bert(
             encoder_inputs(inputs, self), training=training)["sequence_output"]
@@ -54,5 +52,7 @@ class BertSquad(TaskModel, BertConfigSerializable, keras.Model):
 
     def task_loss(self, x, y, y_pred, sample_weight):
         """The original's loss; `y` holds `start_positions`, `end_positions`
-        [batch_size] (`losses.squad_training_loss`)."""
-        return losses.squad_training_loss(y_pred, y, sample_weight)
+        [batch_size] (`losses.squad_loss`)."""
+        return losses.squad_loss(y_pred["start_logits"], y_pred["end_logits"],
+                                 y["start_positions"], y["end_positions"],
+                                 sample_weight)

@@ -7,7 +7,7 @@ import keras
 
 from bert_tf1.modeling.layers.dropout import Dropout
 from bert_tf1.modeling.layers.heads import TransposedDense
-from bert_tf1.modeling.layers.input_checks import encoder_inputs, positive_count
+from bert_tf1.modeling.layers.input_checks import encoder_inputs
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 from bert_tf1.modeling.models import losses
 from bert_tf1.modeling.models.task import TaskModel
@@ -44,15 +44,13 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
     """
 
     _LABELS_HEAD = (f"cls/{TAGGING_SCOPE}/output_bias", "tagging")
+    _CLS_HEADS = ("tagging",)
 
     def __init__(self, config=None, num_labels=None, encoder=None,
                  preprocessor=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        self._init_encoder(config, encoder, preprocessor)
+        self._init_encoder(config, encoder, preprocessor, num_labels)
         config = self.config
-        if num_labels is None:
-            raise TypeError("BertTokenClassifier needs num_labels.")
-        self.num_labels = positive_count(num_labels, "num_labels")
         # Tags read the sequence output only: as BertSquad's, the pooler is
         # not trained (no gradient, no adam slots).
         self.bert.pooler.trainable = False
@@ -62,10 +60,6 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
             self.num_labels, config.hidden_size, config.initializer_range,
             name=TAGGING_SCOPE, dtype=self.dtype_policy)
         self.build()
-
-    def build(self, input_shape=None):
-        with keras.name_scope("cls"):
-            self.tagging.build()
 
     def call(self, inputs, training=None):
         sequence_output = self.bert(
@@ -78,6 +72,3 @@ class BertTokenClassifier(TaskModel, BertConfigSerializable, keras.Model):
         seq_length] marks the scored tokens (all ones if absent)
         (`losses.weighted_tagging_loss`)."""
         return losses.weighted_tagging_loss(x, y_pred, y, sample_weight)
-
-    def get_config(self):
-        return {**super().get_config(), "num_labels": self.num_labels}

@@ -11,6 +11,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from bert_tf1.modeling.layers.input_checks import positive_count
 from bert_tf1.modeling.layers.lora import LoraMixin
 from bert_tf1.modeling.models import losses
 from bert_tf1.modeling.models.bert_model import BertModel
@@ -48,7 +49,7 @@ class OwnLoss:
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                      training=True):
-        if losses.uses_compiled_loss(self):
+        if getattr(self, "loss", None) is not None:  # compile(loss=...)
             return super().compute_loss(x, y, y_pred, sample_weight,
                                         training=training)
         if y is None:
@@ -70,18 +71,26 @@ class TaskModel(LoraMixin, OwnLoss, FromCheckpoint):
             model.
 
     Raises (construction):
-        TypeError: encoder is not a BertModel, or neither it nor config is
-            given.
-        ValueError: both are given and differ.
+        TypeError: encoder is not a BertModel, neither it nor config is
+            given, or `num_labels` is missing where needed.
+        ValueError: both are given and differ, or `num_labels` < 1.
 
     `enable_lora(rank, alpha=None, targets=("query", "value"))`: LoRA on the
     encoder (`bert_tf1.modeling.layers.lora.LoraMixin`); the head stays trainable.
     """
 
-    def _init_encoder(self, config, encoder, preprocessor):
+    #: Attribute names of the head layers `build` builds in scope `cls`.
+    _CLS_HEADS = ()
+
+    def _init_encoder(self, config, encoder, preprocessor, num_labels=None):
         """Sets `bert` (a new `BertModel(config)` unless `encoder` is given),
-        its `config` and `preprocessor`."""
+        its `config` and `preprocessor`; and `num_labels` (checked >= 1)
+        for a class with a `_LABELS_HEAD`."""
         name = type(self).__name__
+        if self._LABELS_HEAD:
+            if num_labels is None:
+                raise TypeError(f"{name} needs num_labels.")
+            self.num_labels = positive_count(num_labels, "num_labels")
         if encoder is None:
             if config is None:
                 raise TypeError(f"{name} needs a BertConfig (config=) or an "
@@ -98,8 +107,15 @@ class TaskModel(LoraMixin, OwnLoss, FromCheckpoint):
         self.bert = encoder
         self.preprocessor = preprocessor
 
+    def build(self, input_shape=None):
+        with keras.name_scope("cls"):
+            for head in self._CLS_HEADS:
+                getattr(self, head).build()
+
     def get_config(self):
         config = super().get_config()
+        if self._LABELS_HEAD:
+            config["num_labels"] = self.num_labels
         if getattr(self, "preprocessor", None) is not None:
             config["preprocessor"] = keras.saving.serialize_keras_object(
                 self.preprocessor)

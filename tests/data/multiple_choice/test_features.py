@@ -10,7 +10,7 @@ from bert_tf1.data.io.record_specs import multiple_choice_record_spec
 from bert_tf1.data.io.tfrecord import RecordFormatError
 from bert_tf1.data.multiple_choice import features as mcf
 from bert_tf1.data.multiple_choice import records, results
-from bert_tf1.modeling.layers.choices import flatten_choices
+from bert_tf1.modeling.models.multiple_choice import flatten_choices
 from bert_tf1.data.multiple_choice.examples import (MultipleChoiceExample,
                                                     PaddingExample)
 from tests.helpers.vocab import tokenizer_for

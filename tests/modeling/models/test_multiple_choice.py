@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bert_tf1.modeling import BertConfig, BertMultipleChoice
-from bert_tf1.modeling.layers.choices import flatten_choices
+from bert_tf1.modeling.models.multiple_choice import flatten_choices
 from bert_tf1.modeling.naming import tf1_name
 
 CONFIG = BertConfig(
