@@ -5,8 +5,8 @@ written here. TensorFlow backend only (`tf.clip_by_global_norm`,
 tf.distribute).
 """
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.modeling.optimization.adamw import AdamWeightDecay
-from bert_tf1.modeling.optimization.lamb import LambWeightDecay
+from bert_tf1.modeling.optimization.tf1_optimizer import (AdamWeightDecay,
+                                                        LambWeightDecay)
 from bert_tf1.modeling.optimization.lr_schedule import WarmupLinearDecay
 from bert_tf1.modeling.optimization.weight_decay import (DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY,
                                             matches_exclusion, normalization_variables)

@@ -1,4 +1,5 @@
-"""The base of our TF1-style optimizers (`AdamWeightDecay`, `LambWeightDecay`).
+"""Our TF1-style optimizers: the original `AdamWeightDecayOptimizer` and
+LAMB with its weight-decay exclusions, on one base (`TF1StyleOptimizer`).
 
 TensorFlow backend only (it uses `tf.clip_by_global_norm` and tf.distribute).
 """
@@ -6,6 +7,7 @@ import keras
 import tensorflow as tf
 
 from bert_tf1.modeling import keras_internals
+from bert_tf1.modeling.layers.serialization import register
 from bert_tf1.modeling.optimization.weight_decay import matches_exclusion
 
 ADAM_M = "adam_m"
@@ -213,11 +215,6 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         return tuple(tf.cast(value, dtype) for value in (
             self.beta_1, 1.0 - self.beta_1, self.beta_2, 1.0 - self.beta_2))
 
-    def _moments(self, gradient, variable, m, v):
-        """The original's `next_m`, `next_v` for `variable`."""
-        return adam_moments(self._dense_gradient(gradient, variable), m, v,
-                            *self.moment_constants(variable.dtype))
-
     def get_config(self):
         config = super().get_config()
         config.update({
@@ -229,3 +226,120 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
             "schedule_step_offset": self.schedule_step_offset,
         })
         return config
+
+
+@register
+class AdamWeightDecay(TF1StyleOptimizer):
+    """The original `AdamWeightDecayOptimizer`, as a Keras 3 optimizer.
+
+    Per variable p with gradient g (after global-norm clipping):
+      m = beta_1 * m + (1 - beta_1) * g
+      v = beta_2 * v + (1 - beta_2) * g^2
+      u = m / (sqrt(v) + epsilon)            # no bias correction
+      u += weight_decay_rate * p             # if p is decayed
+      p -= lr * u
+    Slots `adam_m`, `adam_v` have p's shape and dtype (float32); `iterations`
+    (int64) is the original's `global_step`, +1 per update.
+
+    Args:
+      learning_rate: float, or a `LearningRateSchedule` (e.g.
+        `WarmupLinearDecay`) evaluated at `iterations + schedule_step_offset`.
+      weight_decay_rate: float >= 0 (original default 0.0;
+        `create_optimizer` uses 0.01).
+      beta_1, beta_2, epsilon: floats (0.9, 0.999, 1e-6).
+      exclude_from_weight_decay: regex patterns matched against TF1 names,
+        see `uses_weight_decay`; None for none.
+      global_clipnorm: float or None; clips all gradients together like the
+        original's `tf.clip_by_global_norm`, after the cross-replica sum.
+      schedule_step_offset: int (1): the update that takes `iterations`
+        from s to s + 1 uses the schedule's rate at s + offset (1: as the
+        original, so the first update has `init_lr / num_warmup_steps`).
+      name: optional name. Other Keras optimizer arguments (`clipnorm`,
+        `clipvalue`, `gradient_accumulation_steps`, ...) are passed on.
+
+    Raises:
+      ValueError: `weight_decay_rate < 0`, or Keras' `weight_decay` given.
+      RuntimeError: the Keras backend is not TensorFlow.
+
+    Source: `AdamWeightDecayOptimizer` in the original `optimization.py`.
+    """
+
+    def update_step(self, gradient, variable, learning_rate):
+        """Applies one original AdamWeightDecay update to `variable`."""
+        m, v, decays, _ = self._slots_and_flags(variable)
+        dtype = variable.dtype
+
+        def constant(value):
+            return tf.cast(value, dtype)
+        next_variable, next_m, next_v = _adamw_arithmetic(
+            tf.convert_to_tensor(variable),
+            self._dense_gradient(gradient, variable),
+            tf.convert_to_tensor(m), tf.convert_to_tensor(v),
+            constant(learning_rate), *self.moment_constants(dtype),
+            constant(self.epsilon),
+            constant(self.weight_decay_rate), decays)
+        self.assign(variable, next_variable)
+        self.assign(m, next_m)
+        self.assign(v, next_v)
+
+
+# XLA fuses these element-wise ops into one pass over memory (measured need);
+# the results agree to float32 rounding.
+@tf.function(jit_compile=True)
+def _adamw_arithmetic(variable, gradient, m, v, learning_rate, beta_1,
+                      one_minus_beta_1, beta_2, one_minus_beta_2, epsilon,
+                      weight_decay_rate, decays):
+    """The original's update ops; returns (next variable, next_m, next_v)."""
+    next_m, next_v = adam_moments(gradient, m, v, beta_1, one_minus_beta_1,
+                                  beta_2, one_minus_beta_2)
+    update = next_m / (tf.sqrt(next_v) + epsilon)
+    if decays:  # a Python bool: one compiled function for each value
+        update += weight_decay_rate * variable
+    return variable - learning_rate * update, next_m, next_v
+
+
+@register
+class LambWeightDecay(TF1StyleOptimizer):
+    """LAMB (You et al. 2019) with the original's decay exclusions.
+
+    Per variable p with gradient g (after global-norm clipping), t the
+    number of this update (`iterations + 1`):
+      m, v as in `AdamWeightDecay`
+      u = (m / (1 - beta_1^t)) / (sqrt(v / (1 - beta_2^t)) + epsilon)
+      u += weight_decay_rate * p             # if p is decayed
+      r = ||p|| / ||u|| if both > 0 else 1   # 1 for excluded variables
+      p -= r * lr * u
+    Weight decay is inside the trust ratio and LayerNorm weights and biases
+    get neither decay nor layer adaptation, as in `tfa.optimizers.LAMB`.
+    Slots are named `adam_m`, `adam_v` as the original's.
+
+    Args: as `AdamWeightDecay`.
+    Raises: as `AdamWeightDecay`.
+    Source: not in the original BERT; the LAMB paper's Algorithm 2 (with
+      the Adam update), and `tfa.optimizers.LAMB` for the exclusions.
+    """
+
+    def update_step(self, gradient, variable, learning_rate):
+        """Applies one LAMB update to `variable`."""
+        m, v, decays, excluded = self._slots_and_flags(variable)
+        dtype = variable.dtype
+        next_m, next_v = adam_moments(self._dense_gradient(gradient, variable),
+                                      m, v, *self.moment_constants(dtype))
+        t = tf.cast(self.iterations + 1, dtype)
+        m_hat = next_m / (1.0 - tf.pow(tf.cast(self.beta_1, dtype), t))
+        v_hat = next_v / (1.0 - tf.pow(tf.cast(self.beta_2, dtype), t))
+        update = m_hat / (tf.sqrt(v_hat) + tf.cast(self.epsilon, dtype))
+        if decays:
+            update += tf.cast(self.weight_decay_rate, dtype) * variable
+        ratio = tf.constant(1.0, dtype)
+        if not excluded:
+            w_norm = tf.norm(variable, ord=2)
+            u_norm = tf.norm(update, ord=2)
+            ratio = tf.where(
+                w_norm > 0,
+                tf.where(u_norm > 0, w_norm / u_norm, ratio),
+                ratio)
+        self.assign(variable,
+                    variable - ratio * tf.cast(learning_rate, dtype) * update)
+        self.assign(m, next_m)
+        self.assign(v, next_v)

@@ -21,15 +21,18 @@ DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY = ("LayerNorm", "layer_norm", "bias")
 NORMALIZATION_WEIGHT_NAMES = ("gamma", "beta")
 
 
-def names_for_patterns(variable):
-    """The names exclude patterns are matched against.
+def matches_exclusion(variable, patterns):
+    """True if a pattern `re.search`-matches, ignoring case (so Keras
+    spellings such as `layernorm` match too), the variable's TF1 name (the
+    path itself for a one-component path, the name without ":0" for a plain
+    `tf.Variable`) or, for a variable called `gamma` or `beta`,
+    `LayerNorm/<that name>` (see module doc).
 
     Args:
       variable: a `keras.Variable`, a plain `tf.Variable`, or a path string.
+      patterns: iterable of regex strings.
     Returns:
-      list of str: the TF1 name (the path itself for a one-component path,
-      the name without ":0" for a plain `tf.Variable`) and, for a variable
-      called `gamma` or `beta`, `LayerNorm/<that name>` (see module doc).
+      bool.
     """
     if isinstance(variable, str):
         path = variable
@@ -42,20 +45,6 @@ def names_for_patterns(variable):
     own_name = name.rsplit("/", 1)[-1]
     if own_name in NORMALIZATION_WEIGHT_NAMES:
         names.append(f"LayerNorm/{own_name}")
-    return names
-
-
-def matches_exclusion(variable, patterns):
-    """True if a pattern `re.search`-matches one of `names_for_patterns`,
-    ignoring case (so Keras spellings such as `layernorm` match too).
-
-    Args:
-      variable: as `names_for_patterns`.
-      patterns: iterable of regex strings.
-    Returns:
-      bool.
-    """
-    names = names_for_patterns(variable)
     return any(re.search(pattern, name, flags=re.IGNORECASE)
                for pattern in patterns for name in names)
 
