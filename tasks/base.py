@@ -24,7 +24,7 @@ from bert_tf1.data.tokenization import full_tokenizer
 from bert_tf1.modeling import BertConfig, optimization, training
 from bert_tf1.modeling.training import evaluation
 from bert_tf1.modeling.training import runtime as runtime_lib
-from bert_tf1.modeling.training.padded_outputs import PaddedOutputs
+from bert_tf1.modeling.training.loop import PaddedOutputs
 from bert_tf1.modeling.layers import lora
 from bert_tf1.tasks import checks, lora_options, model_folder, modes
 from bert_tf1.tasks.errors import UserError

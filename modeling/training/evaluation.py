@@ -190,24 +190,22 @@ def _is_better(value, best, lower):
 class EvaluateDuringTraining(keras.callbacks.Callback):
     """Evaluates every `every_steps` global steps; keeps the best; may stop.
 
-    At each multiple of `every_steps` of `optimizer.iterations` (with
-    `steps_per_execution` > 1: the first step seen past it) and at the end
-    of training (unless that step was just evaluated or another callback
-    stopped training), calls `evaluate_fn()` and records the numbers.
+    When it evaluates (a multiple of `every_steps` of `optimizer.iterations`,
+    the first step past one under `steps_per_execution` > 1, and the end of
+    training), what it writes and how a rerun resumes:
+    docs/evaluation_during_training.md.
 
     Args:
         evaluate_fn: callable with no arguments returning a dict name ->
-            number (Python or NumPy scalars, 0-d tensors). On several
-            workers every worker calls it and must get the same numbers.
+            number (Python or NumPy scalars, 0-d tensors); on several
+            workers each must get the same numbers.
         every_steps: int >= 1.
         output_dir: the training run's folder (the one `run_training` gets).
-        keep_best_metric: a name `evaluate_fn` returns, or None. Names
-            ending in `loss` are better lower, others higher; a non-finite
-            evaluation is never an improvement. Each improvement replaces
+        keep_best_metric: a name `evaluate_fn` returns, or None; `*loss` is
+            better lower, others higher. Each improvement replaces
             `output_dir/best/`.
         early_stopping_patience: int >= 1 or None: evaluations in a row
-            without improvement after which training stops
-            (`model.stop_training`) and a rerun trains no further.
+            without improvement after which training stops for good.
         model: the model evaluated and saved; default `self.model`.
         chief: whether this worker writes files; default
             `runtime.is_chief` of the model's distribution strategy.

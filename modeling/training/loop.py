@@ -5,8 +5,16 @@ state file in `output_dir` (optimizer state under the original names), a
 rerun resumes from the newest, and `loss = ..., step = N` log lines
 (`step_logs`). Added: a progress bar on a terminal, TensorBoard scalars
 (`summaries`) and `training_curves.png` (`curves`). Where `fit` cannot run,
-the same callbacks drive `strategy_loop`. Only the chief writes.
+the same callbacks drive `strategy_loop`. Only the chief writes. `predict`
+runs inference; `PaddedOutputs` pads per-token outputs of dynamically
+padded batches back to max_seq_length.
+
+`StopOnNonFiniteLoss` runs before `TF1CheckpointSaver` and raises
+`NonFiniteLossError` naming the step; the exception skips `on_train_end`, so
+the newest checkpoint stays the last good one. With float16 loss scaling a
+non-finite loss is only logged (`LossScaleOptimizer` skips the step).
 """
+import math
 import sys
 import time
 
@@ -14,14 +22,13 @@ import keras
 import tensorflow as tf
 from absl import logging
 
+from bert_tf1.data.io.dynamic_padding import pad_to_length
 from bert_tf1.data.io.errors import UserError
 from bert_tf1.modeling.training import strategy_loop
-from bert_tf1.modeling.training.callbacks import ExamplesPerSecond, TF1CheckpointSaver
-from bert_tf1.modeling.training.checkpoint_state import (latest_training_checkpoint,
-                                                         restore_loss_scale)
+from bert_tf1.modeling.training.checkpoint_state import (
+    latest_training_checkpoint, restore_loss_scale, save_training_checkpoint)
 from bert_tf1.modeling.training.curves import write_training_curves
 from bert_tf1.modeling.training.evaluation import early_stop_step
-from bert_tf1.modeling.training.finite_check import StopOnNonFiniteLoss
 from bert_tf1.modeling.training.preemption import (StopOnRequest, TrainingInterrupted,
                                                    stop_on_signals)
 from bert_tf1.modeling.training.resume import choose_start, restore_for_training
@@ -29,6 +36,122 @@ from bert_tf1.modeling.training.runtime import (is_chief, is_multi_worker,
                                                 shard_for_workers, steps_per_execution)
 from bert_tf1.modeling.training.step_logs import StepLogger
 from bert_tf1.modeling.training.summaries import TrainingSummaries
+
+
+class TF1CheckpointSaver(keras.callbacks.Callback):
+    """Saves a training checkpoint every `save_checkpoints_steps` and at the end."""
+
+    def __init__(self, model, optimizer, output_dir, save_checkpoints_steps,
+                 keep_checkpoint_max=5, chief=True):
+        super().__init__()
+        self._bert_model = model
+        self._optimizer = optimizer
+        self._output_dir = output_dir
+        self._every = max(1, int(save_checkpoints_steps))
+        self._keep = keep_checkpoint_max
+        self._chief = chief
+        self._last_saved = None
+
+    def _save(self):
+        step = int(self._optimizer.iterations.numpy())
+        if self._chief and step != self._last_saved:
+            save_training_checkpoint(self._bert_model, self._optimizer,
+                                     self._output_dir, self._keep)
+            self._last_saved = step
+
+    def on_train_begin(self, logs=None):
+        # Count from the step training starts at (a resumed run's included).
+        if self._last_saved is None:
+            self._last_saved = int(self._optimizer.iterations.numpy())
+
+    def on_train_batch_end(self, batch, logs=None):
+        # With steps_per_execution > 1 this runs once per several steps, so
+        # save whenever a multiple of `every` was passed since the last save.
+        step = int(self._optimizer.iterations.numpy())
+        if step // self._every > self._last_saved // self._every:
+            self._save()
+
+    def on_train_end(self, logs=None):
+        if self._chief and int(self._optimizer.iterations.numpy()) != self._last_saved:
+            # Weights and Adam slots can take a while: say so first.
+            logging.info("Training finished; writing the final checkpoint.")
+        self._save()
+
+
+class ExamplesPerSecond(keras.callbacks.Callback):
+    """Adds `examples_per_sec` (training throughput) to the progress bar.
+
+    Attributes:
+        last_step_end: `time.perf_counter()` when the last batch ended.
+    """
+
+    def __init__(self, batch_size):
+        super().__init__()
+        self._batch_size = batch_size
+        self._start = None
+        self.last_step_end = None
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if self._start is None:
+            self._start = time.perf_counter()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.last_step_end = time.perf_counter()
+        elapsed = self.last_step_end - self._start
+        if logs is not None and elapsed > 0:
+            logs["examples_per_sec"] = (batch + 1) * self._batch_size / elapsed
+
+
+class NonFiniteLossError(UserError):
+    """The training loss became NaN or infinite (the run diverged)."""
+
+
+class StopOnNonFiniteLoss(keras.callbacks.Callback):
+    """Raises `NonFiniteLossError` when the logged loss is not finite.
+
+    Keras' `loss` log is the epoch's running mean: it turns non-finite at
+    the first such step (with steps_per_execution k, at the end of the
+    execution holding it).
+
+    Args:
+        optimizer: the run's optimizer (its `iterations` is the step).
+        output_dir: for the message (where the last good checkpoint is).
+        loss_scaled: the optimizer is a float16 `LossScaleOptimizer` (then
+            only log).
+    """
+
+    def __init__(self, optimizer, output_dir, loss_scaled=False):
+        super().__init__()
+        self._optimizer = optimizer
+        self._output_dir = output_dir
+        self._loss_scaled = loss_scaled
+        self._first_step = None
+
+    def on_train_begin(self, logs=None):
+        if self._first_step is None:
+            self._first_step = int(self._optimizer.iterations.numpy())
+
+    def on_train_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is None or math.isfinite(float(loss)):
+            return
+        loss = float(loss)
+        step = int(self._optimizer.iterations.numpy())
+        if self._loss_scaled:
+            logging.warning("Loss is %s at step %d: float16 overflow; the "
+                            "loss scale skips this step.", loss, step)
+            return
+        try:
+            kept = latest_training_checkpoint(self._output_dir)
+        except UserError:
+            kept = None
+        where = (f"the newest checkpoint, {kept}, holds the last finite weights"
+                 if kept else "no checkpoint of this run was written")
+        raise NonFiniteLossError(
+            f"training diverged: the loss is {loss} at step {step}; stopped "
+            f"without writing a checkpoint of the diverged weights ({where}). "
+            "Lower --learning_rate, check the input data and the init "
+            "checkpoint, and run again.")
 
 
 def needs_strategy_loop(strategy, options):
@@ -98,7 +221,7 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
             the workers resume from different steps.
         checkpoints.CheckpointMismatchError: output_dir holds another model's
             checkpoint.
-        finite_check.NonFiniteLossError: the loss became NaN/Inf.
+        NonFiniteLossError: the loss became NaN/Inf.
         preemption.TrainingInterrupted: SIGTERM/SIGINT arrived; a checkpoint
             of the current step was written.
     """
@@ -208,3 +331,28 @@ def predict(model, dataset, strategy=None):
     if is_multi_worker(strategy):
         return strategy_loop.predict_on_this_worker(model, dataset)
     return model.predict(dataset, verbose=0)
+
+
+class PaddedOutputs(keras.Model):
+    """Inference wrapper: `model(inputs)` with every output padded along axis 1
+    to `seq_length` with `value` (SQuAD's logits: a very low score), inside
+    the predict step, per replica (dynamic padding gives each batch its own
+    length; `model.predict` concatenates batches). Shares `model`'s weights;
+    build it under the strategy's scope.
+
+    Call returns:
+        the model's outputs, each [batch, seq_length, ...].
+    """
+
+    def __init__(self, model, seq_length, value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.inner = model
+        self.seq_length = int(seq_length)
+        self.value = float(value)
+
+    def call(self, inputs, training=False):
+        outputs = self.inner(inputs, training=False)
+        return tf.nest.map_structure(
+            lambda output: pad_to_length(output, self.seq_length,
+                                         value=self.value),
+            outputs)

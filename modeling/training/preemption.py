@@ -179,12 +179,8 @@ class StopOnRequest(keras.callbacks.Callback):
         self._guard = guard
         self._optimizer = optimizer
 
-    def at_step_boundary(self):
-        steps = int(self._optimizer.gradient_accumulation_steps or 1)
-        if steps == 1:
-            return True
-        return int(keras_internals.batch_counter(self._optimizer).numpy()) % steps == 0
-
     def on_train_batch_end(self, batch, logs=None):
-        if self._guard.requested and self.at_step_boundary():
+        steps = int(self._optimizer.gradient_accumulation_steps or 1)
+        batches = keras_internals.batch_counter(self._optimizer)
+        if self._guard.requested and int(batches.numpy()) % steps == 0:
             self.model.stop_training = True

@@ -36,19 +36,13 @@ class StepLogger(keras.callbacks.Callback):
     """Logs `loss = L, step = N` every `every` global steps, as the Estimator.
 
     The loss is the mean over the batches since the previous line, from two
-    readings of the logs' running mean `loss` (with gradient accumulation,
-    every batch of those updates); the seconds and rates are measured since
-    the previous line. With `steps_per_execution`
-    > 1 a line is due whenever a multiple of `every` was passed; the last
-    step is always logged. Each line's numbers and the learning rate also go
-    to `summaries.write_step(step, scalars)` when a writer is given.
-
-    The seconds leave out what happens after this callback's
-    `on_train_batch_end` and before the next batch begins: the work of the
-    callbacks after it in the list, such as evaluation during training (the
-    Estimator had none; its seconds were wall time between lines, and the
-    checkpoints written by the callbacks before this one still count, as
-    they did there).
+    readings of the logs' running mean `loss`; the seconds and rates since
+    the previous line leave out the callbacks after this one in the list,
+    such as evaluation during training (docs/differences.md, "Step log
+    loss"). With `steps_per_execution` > 1 a line is due whenever a multiple
+    of `every` was passed; the last step is always logged. Each line's
+    numbers and the learning rate also go to
+    `summaries.write_step(step, scalars)` when a writer is given.
 
     Args:
         optimizer: the optimizer whose `iterations` is the global step.

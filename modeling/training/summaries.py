@@ -1,12 +1,10 @@
-"""TensorBoard summaries where the original's Estimator put them (what and
-where: docs/running_scripts.md): training scalars in `output_dir`,
-evaluation scalars in `output_dir/eval/`, against the global step.
+"""TensorBoard summaries where the original's Estimator put them: training
+scalars in `output_dir`, evaluation scalars in `output_dir/eval/`, against
+the global step; a step is never drawn twice (docs/running_scripts.md).
 
-A step is never drawn twice: a resumed run at step S first removes the
-events of later steps from the event files (rewritten atomically), an
-evaluation at S replaces earlier events at S. Our own rewrite, not the
-Estimator's `SessionLog(status=START)`, because TensorBoard's default
-loader (the Rust data server) ignores START
+The purge of later steps' events on resume is our own rewrite, not the
+Estimator's `SessionLog(status=START)`: TensorBoard's default loader (the
+Rust data server) ignores START
 (tests/modeling/training/test_tensorboard_resume.py).
 """
 import os

@@ -5,7 +5,7 @@ import pytest
 
 from bert_tf1.modeling import BertClassifier, BertConfig, checkpoints
 from bert_tf1.modeling.optimization import create_optimizer
-from bert_tf1.modeling.training import (finite_check, latest_training_checkpoint,
+from bert_tf1.modeling.training import (latest_training_checkpoint, loop,
                                         run_training, save_training_checkpoint)
 from bert_tf1.modeling.training.runtime import RuntimeOptions
 from tests.helpers.fixture_models import random_classifier_batches
@@ -17,7 +17,7 @@ def test_huge_learning_rate_stops_naming_the_step(fixtures_dir, tmp_path):
     model = BertClassifier(config, num_labels=3)
     # No warm-up: the first update already moves weights by ~1e6.
     optimizer = create_optimizer(1e6, 50, 0)
-    with pytest.raises(finite_check.NonFiniteLossError) as error:
+    with pytest.raises(loop.NonFiniteLossError) as error:
         run_training(model, optimizer, random_classifier_batches(config), 50, str(tmp_path),
                      RuntimeOptions(save_checkpoints_steps=1), batch_size=4,
                      init_checkpoint=str(fixtures_dir / "tf1_tiny_classifier"),

@@ -11,7 +11,7 @@ from absl import flags
 from bert_tf1.modeling.training import runtime
 from bert_tf1.modeling.training.runtime import RuntimeOptions
 from bert_tf1.tasks import runtime_flags
-from bert_tf1.modeling.training.tpu_connection import TPUConnectionError, connect_tpu
+from bert_tf1.modeling.training.runtime import TPUConnectionError, connect_tpu
 
 
 def _flag_values(argv, alias=False):

@@ -101,17 +101,17 @@ def test_saver_catches_multiples_passed_between_callbacks(monkeypatch):
     # With steps_per_execution > 1 (TPU iterations_per_loop) the callback
     # sees every k-th step only; a save is still due whenever a multiple of
     # save_checkpoints_steps was passed.
-    from bert_tf1.modeling.training import callbacks
+    from bert_tf1.modeling.training import loop
 
     saved = []
-    monkeypatch.setattr(callbacks, "save_training_checkpoint",
+    monkeypatch.setattr(loop, "save_training_checkpoint",
                         lambda model, optimizer, output_dir, keep: saved.append(
                             int(optimizer.iterations.numpy())))
 
     class FakeOptimizer:
         iterations = tf.Variable(5, dtype=tf.int64)
 
-    saver = callbacks.TF1CheckpointSaver(None, FakeOptimizer, "/unused", 4)
+    saver = loop.TF1CheckpointSaver(None, FakeOptimizer, "/unused", 4)
     saver.on_train_begin()  # resumed at step 5: nothing due yet
     for step in (7, 9, 11, 13, 18, 19):
         FakeOptimizer.iterations.assign(step)
