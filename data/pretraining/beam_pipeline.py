@@ -100,32 +100,22 @@ class RunFiles:
             atomic.remove_empty_temp_dir(os.path.dirname(folder))
 
 
-class BuildShardFn(beam.DoFn):
+def build_shard(element, tokenizer, options, random_seed, files):
     """(shard index, shard) -> (shard index, (documents, records)).
 
     Writes the shard's records to RunFiles.shard_file(index); shard i uses
     shard_seed(random_seed, i).
     """
-
-    def __init__(self, tokenizer, options, random_seed, files):
-        self.tokenizer = tokenizer
-        self.options = options
-        self.random_seed = random_seed
-        self.files = files
-        self.documents = Metrics.counter(_NAMESPACE, "documents")
-        self.instances = Metrics.counter(_NAMESPACE, "instances")
-
-    def process(self, element):
-        index, shard = element
-        built = shard_build.build_shard_records(
-            shard, self.tokenizer, self.options,
-            shard_build.shard_seed(self.random_seed, index))
-        count = shard_records.write_records(self.files.shard_file(index),
-                                            built.records)
-        # Counted once the file is in place: a failed attempt adds nothing.
-        self.documents.inc(built.documents)
-        self.instances.inc(count)
-        yield index, (built.documents, count)
+    index, shard = element
+    built = shard_build.build_shard_records(
+        shard, tokenizer, options,
+        shard_build.shard_seed(random_seed, index))
+    count = shard_records.write_records(files.shard_file(index),
+                                        built.records)
+    # Counted once the file is in place: a failed attempt adds nothing.
+    Metrics.counter(_NAMESPACE, "documents").inc(built.documents)
+    Metrics.counter(_NAMESPACE, "instances").inc(count)
+    return index, (built.documents, count)
 
 
 def split_shard(element, plan, files):
@@ -162,8 +152,8 @@ def build_pipeline(root, shards, tokenizer, options, random_seed, files):
     built = (root
              | "PlanShards" >> beam.Create(list(enumerate(shards)))
              | "SpreadShards" >> beam.Reshuffle()
-             | "BuildShards" >> beam.ParDo(
-                 BuildShardFn(tokenizer, options, random_seed, files)))
+             | "BuildShards" >> beam.Map(build_shard, tokenizer, options,
+                                         random_seed, files))
     plan = (built
             | "CollectCounts" >> beam.combiners.ToList()
             | "PlanInterleave" >> beam.Map(make_plan, len(shards), files))
@@ -275,24 +265,7 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
     finally:
         files.remove()
     total = sum(plan["records"])
-    _log_first_records(output_files, total, tokenizer.inv_vocab)
     runners.log_counters(result, _NAMESPACE,
                          ("documents", "instances", "records"))
-    logging.info("Wrote %d total instances", total)
-    if total == 0:
-        logging.warning("The corpus gave no instances (no non-empty line "
-                        "after tokenization); the output files are empty.")
+    pretraining_records.log_written(output_files, total, tokenizer.inv_vocab)
     return total
-
-
-def _log_first_records(output_files, total, inv_vocab):
-    # Read back, as the original logs its first 20: record p is the next
-    # record of file p % n.
-    readers = [shard_records.read_records(path) for path in output_files]
-    for position in range(min(total, pretraining_records.NUM_LOGGED)):
-        record = next(readers[position % len(readers)])
-        pretraining_records.log_example(tf.train.Example.FromString(record),
-                                        inv_vocab)
-    for reader in readers:
-        reader.close()
-

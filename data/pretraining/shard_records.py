@@ -25,10 +25,10 @@ def read_records(path):
     yield from _RECORD_ITERATOR(path)
 
 
-def write_records(path, records):
-    """Writes records (bytes) to `path`, which appears only once complete;
-    returns their number."""
-    with RecordFileWriter(path) as writer:
+def write_records(paths, records):
+    """Writes records (bytes) round-robin to `paths` (a path or a list),
+    which appear only once complete; returns their number."""
+    with RecordFileWriter(paths) as writer:
         for record in records:
             writer.write(record)
         writer.commit()
