@@ -319,7 +319,8 @@ def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
             counts = {}
             for index, shard, _, seed, paths in tasks:
                 counts[index] = _write_shard(index, shard, tokenizer,
-                                             options, seed, paths, progress.set)
+                                             options, seed, paths,
+                                             progress.set)
                 progress.shard_done(index, counts[index])
         logging.info("Interleaving %d shards into %d output file(s)",
                      len(shards), len(output_files))
