@@ -274,7 +274,9 @@ class RecordFileWriter:
 
     def __enter__(self):
         try:
-            for path in self.output_files:
+            # One cleanup per folder (a shard's split writes many files).
+            folders = {os.path.dirname(p): p for p in self.output_files}
+            for path in folders.values():
                 atomic.remove_stale_temp_files(path)
             self._temp_files = [atomic.temp_path_for(p)
                                 for p in self.output_files]
