@@ -301,8 +301,6 @@ def atomic_output(path, suffixes=("",)):
             replace_file(temp + suffix, path + suffix)
         moved = True
     except Exception as error:  # noqa: BLE001 (re-raised, translated or not)
-        if temp is not None:
-            remove_temp_family(temp)
         raise_write_error(path, error)
         raise
     finally:

@@ -250,8 +250,9 @@ def usable_record_files(paths):
 
 class RecordFileWriter:
     """Writes record k to output_files[k % len(output_files)] (the original
-    pre-training writer's rule), into temp files that `commit()` moves into
-    place; leaving the `with` block without commit deletes them.
+    pre-training writer's rule) or to the file `write` names, into temp
+    files that `commit()` moves into place; leaving the `with` block
+    without commit deletes them.
 
     Args:
       output_files: a path or a list of paths (not empty).
@@ -273,7 +274,9 @@ class RecordFileWriter:
 
     def __enter__(self):
         try:
-            for path in self.output_files:
+            # One cleanup per folder (a shard's split writes many files).
+            folders = {os.path.dirname(p): p for p in self.output_files}
+            for path in folders.values():
                 atomic.remove_stale_temp_files(path)
             self._temp_files = [atomic.temp_path_for(p)
                                 for p in self.output_files]
@@ -287,14 +290,16 @@ class RecordFileWriter:
         atomic.raise_write_error(path, error)
         raise error
 
-    def write(self, record):
-        """Writes one serialized record (bytes).
+    def write(self, record, index=None):
+        """Writes one serialized record (bytes) to output_files[index]
+        (default: the round-robin rule).
 
         Raises:
           bert_tf1.data.io.errors.OutputWriteError: disk full or another OS error
             (names the output file); the temp files are removed.
         """
-        index = self.total_written % len(self._writers)
+        if index is None:
+            index = self.total_written % len(self._writers)
         try:
             self._writers[index].write(record)
         except Exception as error:  # noqa: BLE001 (translated or re-raised)

@@ -33,17 +33,6 @@ class TrainingInstance:
     masked_lm_labels: list
     is_random_next: bool
 
-    def __str__(self):
-        return "".join([
-            "tokens: %s\n" % " ".join(self.tokens),
-            "segment_ids: %s\n" % " ".join(str(x) for x in self.segment_ids),
-            "is_random_next: %s\n" % self.is_random_next,
-            "masked_lm_positions: %s\n" % " ".join(
-                str(x) for x in self.masked_lm_positions),
-            "masked_lm_labels: %s\n" % " ".join(self.masked_lm_labels),
-            "\n",
-        ])
-
 
 def read_documents(lines, tokenizer):
     """Groups tokenized sentences into documents.

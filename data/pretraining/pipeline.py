@@ -18,6 +18,7 @@ import tensorflow as tf
 
 from bert_tf1.data.io import atomic
 from bert_tf1.data.io.errors import MissingFileError, UserError
+from bert_tf1.data.io.tfrecord import RecordFileWriter
 from bert_tf1.data.pretraining import corpus as pretraining_corpus
 from bert_tf1.data.pretraining import instances as pretraining_instances
 from bert_tf1.data.pretraining import interleave as pretraining_interleave
@@ -130,27 +131,27 @@ def _init_worker(progress_queue, parent_pid, vocab_file, do_lower_case):
     _WORKER_TOKENIZER = FullTokenizer(vocab_file, do_lower_case)
 
 
-def _write_shard(shard_index, shard, tokenizer, options, seed, output_path,
+def _write_shard(shard_index, shard, tokenizer, options, seed, output_files,
                  report):
-    """Builds one shard and writes its records to output_path; returns n."""
+    """Builds one shard and writes its records round-robin to output_files
+    (list of str, atomically); returns their number."""
     built = build_shard_records(
         shard, tokenizer, options, seed,
         progress=lambda fraction: report(shard_index, fraction))
-    count = 0
-    with tf.io.TFRecordWriter(output_path) as writer:
+    with RecordFileWriter(output_files) as writer:
         for record in built.records:
             writer.write(record)
-            count += 1
-            if count % 1000 == 0:
+            if writer.total_written % 1000 == 0:
                 report(shard_index, shard_build.write_progress(
-                    count, built.instances))
+                    writer.total_written, built.instances))
+        writer.commit()
     report(shard_index, 1.0)
-    return count
+    return writer.total_written
 
 
 def _run_shard_task(task):
     """Entry point of a worker process (spawned; see _run_shards)."""
-    shard_index, shard, options, seed, output_path = task
+    shard_index, shard, options, seed, output_files = task
     last = [0.0]
 
     def report(index, fraction):
@@ -160,7 +161,7 @@ def _run_shard_task(task):
             _WORKER_QUEUE.put((index, fraction))
 
     return shard_index, _write_shard(shard_index, shard, _WORKER_TOKENIZER,
-                                     options, seed, output_path, report)
+                                     options, seed, output_files, report)
 
 
 def _run_shards(tasks, num_workers, progress, vocab_file, do_lower_case):
@@ -290,57 +291,36 @@ def create_pretraining_files(input_files, output_files, vocab_file,
     progress = _Progress(sizes, show_progress)
     if len(shards) == 1:
         # The original's path: one rng for everything, written directly.
-        built = build_shard_records(
-            shards[0], tokenizer, options, random_seed,
-            progress=lambda fraction: progress.set(0, fraction))
-        total = _write_outputs(
-            built.records, output_files, tokenizer.inv_vocab,
-            lambda written: progress.set(0, shard_build.write_progress(
-                written, built.instances)))
+        total = _write_shard(0, shards[0], tokenizer, options, random_seed,
+                             output_files, progress.set)
     else:
         total = _create_sharded(shards, tokenizer, vocab_file, do_lower_case,
                                 options, random_seed, num_workers,
                                 output_files, progress)
     progress.finish()
-    logging.info("Wrote %d total instances", total)
-    if total == 0:
-        logging.warning("The corpus gave no instances (no non-empty line "
-                        "after tokenization); the output files are empty.")
+    pretraining_records.log_written(output_files, total, tokenizer.inv_vocab)
     return total
-
-
-def _write_outputs(records, output_files, inv_vocab, report=None):
-    """Writes `records` round-robin over `output_files` (committed at the
-    end); calls `report(written)` every 1000 records; returns the count."""
-    with pretraining_records.RoundRobinRecordWriter(
-            output_files, inv_vocab) as writer:
-        for record in records:
-            writer.write(record)
-            if report is not None and writer.total_written % 1000 == 0:
-                report(writer.total_written)
-        writer.commit()
-    return writer.total_written
 
 
 def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
                     random_seed, num_workers, output_files, progress):
-    shard_files = [atomic.temp_path_for(
-        "%s.shard-%05d" % (output_files[0], index))
-        for index in range(len(shards))]
-    folder = os.path.dirname(output_files[0])
-    if folder:
-        tf.io.gfile.makedirs(folder)
+    # One work folder of this run holds every shard's file.
+    work_dir = atomic.temp_path_for(output_files[0])
+    tf.io.gfile.makedirs(work_dir)
+    shard_files = [os.path.join(work_dir, "shard-%05d.tfrecord" % index)
+                   for index in range(len(shards))]
     try:
         tasks = [(index, shard, options, shard_seed(random_seed, index),
-                  shard_files[index]) for index, shard in enumerate(shards)]
+                  [shard_files[index]]) for index, shard in enumerate(shards)]
         if num_workers > 1:
             counts = _run_shards(tasks, min(num_workers, len(shards)),
                                  progress, vocab_file, do_lower_case)
         else:
             counts = {}
-            for index, shard, _, seed, path in tasks:
+            for index, shard, _, seed, paths in tasks:
                 counts[index] = _write_shard(index, shard, tokenizer,
-                                             options, seed, path, progress.set)
+                                             options, seed, paths,
+                                             progress.set)
                 progress.shard_done(index, counts[index])
         logging.info("Interleaving %d shards into %d output file(s)",
                      len(shards), len(output_files))
@@ -348,10 +328,10 @@ def _create_sharded(shards, tokenizer, vocab_file, do_lower_case, options,
         # order, computed from the counts so the Beam pipeline reproduces it.
         plan = pretraining_interleave.InterleavePlan.from_counts(
             [counts[index] for index in range(len(shards))])
-        return _write_outputs(
-            shard_records.output_records(plan, 0, 1, shard_files.__getitem__),
-            output_files, tokenizer.inv_vocab)
+        return shard_records.write_records(
+            output_files,
+            shard_records.output_records(plan, 0, 1, shard_files.__getitem__))
     finally:
-        for path in shard_files:
-            atomic.remove_quietly(path)
-        atomic.remove_empty_temp_dir(os.path.dirname(shard_files[0]))
+        atomic.remove_temp_family(work_dir)
+        atomic.release_temp(work_dir)
+        atomic.remove_empty_temp_dir(os.path.dirname(work_dir))

@@ -1,4 +1,4 @@
-"""TFRecord format of pre-training instances: features, spec and writer.
+"""TFRecord format of pre-training instances: features and their log.
 
 Source: create_pretraining_data.py write_instance_to_example_files and
 run_pretraining.py input_fn_builder (same keys, dtypes and lengths).
@@ -8,9 +8,8 @@ import collections
 from absl import logging
 import tensorflow as tf
 
-from bert_tf1.data.io.errors import UserError
 from bert_tf1.data.io.record_specs import pretraining_record_spec
-from bert_tf1.data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.pretraining.shard_records import read_records
 
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids",
                 "masked_lm_positions", "masked_lm_ids", "masked_lm_weights",
@@ -81,24 +80,20 @@ def log_example(example, inv_vocab):
         logging.info("%s: %s", key, " ".join(str(x) for x in values))
 
 
-class RoundRobinRecordWriter(RecordFileWriter):
-    """Writes serialized records round-robin over several TFRecord files.
-
-    A RecordFileWriter that also logs the first NUM_LOGGED records when
-    `inv_vocab` (id -> token) is given.
+def log_written(output_files, total, inv_vocab):
+    """Logs the first NUM_LOGGED of `total` records written round-robin to
+    `output_files` (read back: record p is the next of file p % n), as the
+    original logs its first instances, then the total.
 
     Source: create_pretraining_data.py, write_instance_to_example_files.
     """
-
-    def __init__(self, output_files, inv_vocab=None):
-        if not output_files:
-            raise UserError("no output files given")
-        super().__init__(output_files)
-        self.inv_vocab = inv_vocab
-        self.num_logged = NUM_LOGGED if inv_vocab is not None else 0
-
-    def write(self, record):
-        """Writes one serialized tf.train.Example (bytes)."""
-        if self.total_written < self.num_logged:
-            log_example(tf.train.Example.FromString(record), self.inv_vocab)
-        super().write(record)
+    readers = [read_records(path) for path in output_files]
+    for position in range(min(total, NUM_LOGGED)):
+        record = next(readers[position % len(readers)])
+        log_example(tf.train.Example.FromString(record), inv_vocab)
+    for reader in readers:
+        reader.close()
+    logging.info("Wrote %d total instances", total)
+    if total == 0:
+        logging.warning("The corpus gave no instances (no non-empty line "
+                        "after tokenization); the output files are empty.")

@@ -3,12 +3,12 @@
 Each shard's records go to a file of their own, merged into the outputs in
 the order of bert_tf1.data.pretraining.interleave. The Beam pipeline first splits each
 shard file by output (`split_shard_file`), then writes each output on its own
-(`output_records`). TensorFlow's record reader/writer: local and gs:// alike.
+(`output_records`). TensorFlow's record reader/writer: local and gs:// alike;
+files appear only once complete (bert_tf1.data.io.tfrecord.RecordFileWriter).
 """
-import contextlib
-import uuid
-
 import tensorflow as tf
+
+from bert_tf1.data.io.tfrecord import RecordFileWriter
 
 # TF's deprecated C++ record reader opens thousands of small shard files
 # far faster than tf.data (measured need); undecorated: no deprecation log.
@@ -25,48 +25,14 @@ def read_records(path):
     yield from _RECORD_ITERATOR(path)
 
 
-def _attempt_path(path):
-    # Beside the final name, unique per (retried, speculative) attempt.
-    return "%s.attempt-%s" % (path, uuid.uuid4().hex)
-
-
-@contextlib.contextmanager
-def _renamed_into_place(path):
-    """Yields a temp name for `path`, renamed onto it when the block ends
-    (removed if it raises)."""
-    temp = _attempt_path(path)
-    try:
-        yield temp
-        tf.io.gfile.rename(temp, path, overwrite=True)
-    except BaseException:
-        _remove_quietly(temp)
-        raise
-
-
-def write_records(path, records):
-    """Writes records (bytes) to `path`, which appears only once complete;
-    returns their number."""
-    count = 0
-    with _renamed_into_place(path) as temp, \
-            tf.io.TFRecordWriter(temp) as writer:
+def write_records(paths, records):
+    """Writes records (bytes) round-robin to `paths` (a path or a list),
+    which appear only once complete; returns their number."""
+    with RecordFileWriter(paths) as writer:
         for record in records:
             writer.write(record)
-            count += 1
-    return count
-
-
-def write_text(path, text):
-    """Writes a small text file that appears only once complete."""
-    with _renamed_into_place(path) as temp, \
-            tf.io.gfile.GFile(temp, "w") as writer:
-        writer.write(text)
-
-
-def _remove_quietly(path):
-    try:
-        tf.io.gfile.remove(path)
-    except Exception:  # Gone already, or never created.
-        pass
+        writer.commit()
+    return writer.total_written
 
 
 def split_shard_file(plan, shard, source_path, output_paths):
@@ -76,47 +42,29 @@ def split_shard_file(plan, shard, source_path, output_paths):
       plan: the run's InterleavePlan.
       shard: int, the shard index.
       source_path: str, the shard's records.
-      output_paths: list of str, one per output file (none is written for
-        an output without records of this shard).
+      output_paths: list of str, one per output file (each is written,
+        empty for an output without records of this shard).
 
     Returns:
-      list of int, records written per output file.
+      int, the number of records split.
 
     Raises:
       ValueError: the shard file does not hold plan.counts[shard] records.
     """
-    num_outputs = len(output_paths)
-    targets = (plan.shard_positions(shard) % num_outputs).tolist()
-    temps = {}
-    writers = {}
-    counts = [0] * num_outputs
-    try:
-        seen = 0
-        for record in read_records(source_path):
-            if seen >= len(targets):
-                raise ValueError("%s holds more than the %d records "
-                                 "planned" % (source_path, len(targets)))
-            output = targets[seen]
-            if output not in writers:
-                temps[output] = _attempt_path(output_paths[output])
-                writers[output] = tf.io.TFRecordWriter(temps[output])
-            writers[output].write(record)
-            counts[output] += 1
-            seen += 1
-        if seen != len(targets):
+    targets = (plan.shard_positions(shard) % len(output_paths)).tolist()
+    records = read_records(source_path)
+    with RecordFileWriter(output_paths) as writer:
+        for output, record in zip(targets, records):
+            writer.write(record, output)
+        if next(records, None) is not None:
+            raise ValueError("%s holds more than the %d records "
+                             "planned" % (source_path, len(targets)))
+        if writer.total_written != len(targets):
             raise ValueError("%s holds %d records, %d planned"
-                             % (source_path, seen, len(targets)))
-        for writer in writers.values():
-            writer.close()
-        for output, temp in temps.items():
-            tf.io.gfile.rename(temp, output_paths[output], overwrite=True)
-    except BaseException:
-        for writer in writers.values():
-            writer.close()
-        for temp in temps.values():
-            _remove_quietly(temp)
-        raise
-    return counts
+                             % (source_path, writer.total_written,
+                                len(targets)))
+        writer.commit()
+    return writer.total_written
 
 
 def output_records(plan, output_index, num_outputs, source_path):

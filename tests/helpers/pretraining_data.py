@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bert_tf1.data.io.tfrecord import RecordFileWriter
 from bert_tf1.data.pretraining import instances as instances_lib
 from bert_tf1.data.pretraining import records as pretraining_records
 from bert_tf1.data.pretraining.corpus import TextRange, iter_lines
@@ -40,8 +41,7 @@ def write_instances(instances, tokenizer, output_files, max_seq_length,
                     max_predictions_per_seq):
     """Writes TrainingInstances as the original's
     write_instance_to_example_files does (round robin); returns the count."""
-    with pretraining_records.RoundRobinRecordWriter(
-            output_files, tokenizer.inv_vocab) as writer:
+    with RecordFileWriter(output_files) as writer:
         for instance in instances:
             features = pretraining_records.instance_to_features(
                 instance, tokenizer, max_seq_length, max_predictions_per_seq)

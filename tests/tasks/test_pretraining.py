@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bert_tf1.data.io.tfrecord import RecordFileWriter
 from bert_tf1.data.pretraining import records as pretraining_records
 from bert_tf1.tasks.pretraining_metrics import PretrainingMetrics
 from bert_tf1.tasks.errors import one_line, user_error_types
@@ -29,7 +30,7 @@ def reference(fixtures_dir):
 
 def write_reference_records(reference, path):
     """The three reference rows as a pre-training TFRecord (seq 24, P 4)."""
-    with pretraining_records.RoundRobinRecordWriter([str(path)]) as writer:
+    with RecordFileWriter([str(path)]) as writer:
         for row in range(3):
             features = collections.OrderedDict()
             for key in ("input_ids", "input_mask", "segment_ids",

@@ -20,7 +20,8 @@ import tensorflow as tf  # noqa: E402
 
 from bert_tf1.data.io import atomic  # noqa: E402
 from bert_tf1.data.io.errors import UserError  # noqa: E402
-from bert_tf1.data.pretraining import beam_files, beam_pipeline, dispatch, runners  # noqa: E402
+from bert_tf1.data.io.tfrecord import RecordFileWriter  # noqa: E402
+from bert_tf1.data.pretraining import beam_pipeline, dispatch, runners  # noqa: E402
 from bert_tf1.data.pretraining import shard_build, shard_records  # noqa: E402
 from bert_tf1.data.pretraining.corpus import plan_shards  # noqa: E402
 from bert_tf1.data.pretraining.pipeline import (PretrainingOptions,  # noqa: E402
@@ -160,7 +161,7 @@ def crash_once(monkeypatch, module, name, after):
 
     monkeypatch.setattr(module, name, wrapped)
     # A killed worker removes nothing.
-    monkeypatch.setattr(shard_records, "_remove_quietly", lambda path: None)
+    monkeypatch.setattr(RecordFileWriter, "_discard", lambda self: None)
     return calls
 
 
@@ -218,13 +219,13 @@ def test_work_folder_of_a_killed_run_is_removed(tmp_path, sample, vocab):
     out = tmp_path / "out.tfrecord"
     # A driver that ends without cleaning up (as after kill -9).
     code = ("import sys; sys.path.insert(0, %r); "
-            "from bert_tf1.data.pretraining import beam_files; "
-            "print(beam_files.RunFiles.create([%r]).main_dir)"
+            "from bert_tf1.data.pretraining import beam_pipeline; "
+            "print(beam_pipeline.RunFiles.create([%r]).main_dir)"
             % (str(REPO_ROOT), str(out)))
     killed = subprocess.run([sys.executable, "-c", code], capture_output=True,
                             text=True, check=True).stdout.strip().splitlines()[-1]
     assert os.path.isdir(os.path.join(killed, "shards"))
-    alive = beam_files.RunFiles.create([str(out)])  # this process: kept
+    alive = beam_pipeline.RunFiles.create([str(out)])  # this process: kept
     # What check_run does for every output before a Beam run.
     removed = atomic.remove_stale_temp_files(str(out))
     assert killed in removed and not os.path.exists(killed)
