@@ -8,12 +8,12 @@ import dataclasses
 from absl import logging
 
 from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tokenization.packing import pack_tokens
 from bert_tf1.data.tokenization.windows import max_context_windows, sliding_windows
 
 __all__ = ["WordRef", "DocumentPieces", "TaggingFeatures", "document_pieces",
            "convert_documents_to_features", "check_window_flags"]
 
-CLS, SEP = "[CLS]", "[SEP]"
 _NUM_LOGGED = 3
 
 WordRef = collections.namedtuple("WordRef", ["document", "sentence", "word"])
@@ -157,8 +157,9 @@ def convert_documents_to_features(documents, tokenizer, label_list,
             is_first[piece] = True
         for window_index, span in enumerate(spans):
             window = range(span.start, span.start + span.length)
-            tokens = [CLS] + [stream.pieces[i] for i in window] + [SEP]
-            padding = max_seq_length - len(tokens)
+            # At most max_seq_length - 2 pieces: nothing is truncated.
+            packed = pack_tokens([stream.pieces[i] for i in window], None,
+                                 max_seq_length, tokenizer)
             label_ids = [0] * max_seq_length
             label_weights = [0.0] * max_seq_length
             word_refs = [None] * max_seq_length
@@ -173,11 +174,9 @@ def convert_documents_to_features(documents, tokenizer, label_list,
                     scored.append((position, ref))
             feature = TaggingFeatures(
                 document_index=document_index, window_index=window_index,
-                start=span.start, tokens=tokens,
-                input_ids=list(tokenizer.convert_tokens_to_ids(tokens))
-                + [0] * padding,
-                input_mask=[1] * len(tokens) + [0] * padding,
-                segment_ids=[0] * max_seq_length,
+                start=span.start, tokens=packed.tokens,
+                input_ids=packed.input_ids, input_mask=packed.input_mask,
+                segment_ids=packed.segment_ids,
                 label_ids=label_ids, label_weights=label_weights,
                 word_refs=word_refs, scored=tuple(scored))
             if len(features) < _NUM_LOGGED:
