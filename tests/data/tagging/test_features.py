@@ -75,8 +75,6 @@ def test_windows_and_max_context_by_hand():
     #           (the longer window breaks the tie of min = 1);
     #  piece 4: window 1 min(2,2)=2 beats windows 0 and 2 (min 0).
     assert windows.max_context_windows(spans, 8) == [0, 0, 0, 0, 1, 1, 2, 2]
-    assert [windows.is_max_context(spans, w, 5) for w in range(3)] == [
-        False, True, False]
     # The stride advances by min(length, doc_stride): never past a window.
     assert windows.sliding_windows(7, 3, 10) == [(0, 3), (3, 3), (6, 1)]
     assert windows.sliding_windows(0, 3, 1) == []
