@@ -8,7 +8,6 @@ import dataclasses
 from typing import List
 
 from absl import logging
-import numpy as np
 
 from bert_tf1.data.multiple_choice.examples import (MultipleChoiceExample,
                                                     PaddingExample)
@@ -124,32 +123,3 @@ def convert_examples_to_features(examples, max_seq_length, tokenizer,
         features.append(feature)
     return features
 
-
-def features_to_arrays(features):
-    """Stacks features into NumPy arrays for Keras `fit`/`predict`.
-
-    Returns:
-      (inputs, label_ids, is_real_example): `inputs` a dict of int32
-      [num_examples, num_choices, max_seq_length] arrays `input_ids`,
-      `input_mask`, `segment_ids`; `label_ids` int32 [num_examples];
-      `is_real_example` float32 [num_examples] (a Keras sample weight).
-
-    Raises:
-      ValueError: no features, or features of different shapes.
-    """
-    if not features:
-        raise ValueError("no features to stack")
-    inputs = {}
-    for key in FEATURE_KEYS:
-        try:
-            inputs[key] = np.asarray([getattr(f, key) for f in features],
-                                     dtype=np.int32)
-        except ValueError as error:  # Ragged: another shape somewhere.
-            raise ValueError("features of different shapes (%s): %s" % (
-                key, error)) from None
-        if inputs[key].ndim != 3:
-            raise ValueError("features of different shapes (%s)" % key)
-    label_ids = np.asarray([f.label_ids for f in features], dtype=np.int32)
-    weights = np.asarray([float(f.is_real_example) for f in features],
-                         dtype=np.float32)
-    return inputs, label_ids, weights

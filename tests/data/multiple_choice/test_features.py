@@ -67,18 +67,6 @@ def test_padding_unlabelled_and_tiny_lengths(tokenizer):
                                          num_choices=3)
 
 
-def test_features_to_arrays(tokenizer):
-    examples = [MultipleChoiceExample("1", "a", ["b", "c"], 1),
-                PaddingExample()]
-    feats = mcf.convert_examples_to_features(examples, 5, tokenizer)
-    inputs, labels, weights = mcf.features_to_arrays(feats)
-    assert inputs["input_ids"].dtype == np.int32
-    np.testing.assert_array_equal(inputs["input_ids"], [
-        [[CLS, A, SEP, B, SEP], [CLS, A, SEP, C, SEP]], [[0] * 5, [0] * 5]])
-    np.testing.assert_array_equal(labels, [1, 0])
-    np.testing.assert_array_equal(weights, [1.0, 0.0])
-
-
 def _random_features(rng, count, num_choices, seq):
     out = []
     for i in range(count):
