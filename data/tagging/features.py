@@ -65,8 +65,6 @@ class TaggingFeatures:
       input_ids, input_mask, segment_ids, label_ids: lists of
         max_seq_length int.
       label_weights: list of max_seq_length float (1.0 where scored).
-      word_refs: list of max_seq_length WordRef or None ([CLS], [SEP],
-        padding).
       scored: tuple of (position, WordRef) with weight 1.0, in order.
     """
     document_index: int
@@ -78,7 +76,6 @@ class TaggingFeatures:
     segment_ids: list
     label_ids: list
     label_weights: list
-    word_refs: list
     scored: tuple
 
     def values(self):
@@ -152,9 +149,7 @@ def convert_documents_to_features(documents, tokenizer, label_list,
         num_pieces = len(stream.pieces)
         spans = sliding_windows(num_pieces, max_seq_length - 2, doc_stride)
         best = max_context_windows(spans, num_pieces)
-        is_first = [False] * num_pieces
-        for piece in stream.first_pieces:
-            is_first[piece] = True
+        first_pieces = set(stream.first_pieces)
         for window_index, span in enumerate(spans):
             window = range(span.start, span.start + span.length)
             # At most max_seq_length - 2 pieces: nothing is truncated.
@@ -162,12 +157,10 @@ def convert_documents_to_features(documents, tokenizer, label_list,
                                  max_seq_length, tokenizer)
             label_ids = [0] * max_seq_length
             label_weights = [0.0] * max_seq_length
-            word_refs = [None] * max_seq_length
             scored = []
             for position, piece in enumerate(window, start=1):
                 ref = stream.piece_words[piece]
-                word_refs[position] = ref
-                if is_first[piece] and best[piece] == window_index:
+                if piece in first_pieces and best[piece] == window_index:
                     label_ids[position] = _label_id(label_map, document, ref,
                                                     label_list)
                     label_weights[position] = 1.0
@@ -178,7 +171,7 @@ def convert_documents_to_features(documents, tokenizer, label_list,
                 input_ids=packed.input_ids, input_mask=packed.input_mask,
                 segment_ids=packed.segment_ids,
                 label_ids=label_ids, label_weights=label_weights,
-                word_refs=word_refs, scored=tuple(scored))
+                scored=tuple(scored))
             if len(features) < _NUM_LOGGED:
                 _log_window(feature)
             features.append(feature)
@@ -191,5 +184,4 @@ def padding_window(seq_length):
     return TaggingFeatures(
         document_index=-1, window_index=-1, start=0, tokens=[],
         input_ids=zeros, input_mask=zeros, segment_ids=zeros,
-        label_ids=zeros, label_weights=[0.0] * seq_length,
-        word_refs=[None] * seq_length, scored=())
+        label_ids=zeros, label_weights=[0.0] * seq_length, scored=())

@@ -56,9 +56,6 @@ def test_first_piece_carries_the_label_and_empty_words_get_unk(tokenizer):
     assert feature.label_ids == [0, 3, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]
     assert feature.label_weights == [0, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0]
     assert all(isinstance(w, float) for w in feature.label_weights)
-    refs = [None, (0, 0, 0), (0, 0, 1), (0, 0, 1), (0, 0, 1), (0, 0, 2),
-            (0, 0, 3), (0, 0, 4), None, None, None, None]
-    assert feature.word_refs == refs
     assert feature.scored == ((1, WordRef(0, 0, 0)), (2, WordRef(0, 0, 1)),
                               (5, WordRef(0, 0, 2)), (6, WordRef(0, 0, 3)),
                               (7, WordRef(0, 0, 4)))
