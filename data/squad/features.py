@@ -137,9 +137,8 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
     cached_doc_tokens = None
     cached_tokenization = None
     for example_index, example in enumerate(examples):
-        query_tokens = tokenizer.tokenize(example.question_text)
-        if len(query_tokens) > max_query_length:
-            query_tokens = query_tokens[0:max_query_length]
+        query_tokens = tokenizer.tokenize(
+            example.question_text)[:max_query_length]
 
         if example.doc_tokens is not cached_doc_tokens:
             cached_doc_tokens = example.doc_tokens
