@@ -63,8 +63,8 @@ def test_padding_unlabelled_and_tiny_lengths(tokenizer):
     with pytest.raises(ValueError, match="need >= 3"):
         mcf.convert_example_to_features(unlabelled, 2, tokenizer)
     with pytest.raises(ValueError, match="expected num_choices=3"):
-        mcf.convert_examples_to_features([unlabelled], 6, tokenizer,
-                                         num_choices=3)
+        mcf.convert_example_to_features(unlabelled, 6, tokenizer,
+                                        num_choices=3)
 
 
 def _random_features(rng, count, num_choices, seq):
