@@ -151,9 +151,7 @@ def task_metrics(task_name, predictions, labels, weights=None):
     # Logits or probabilities [N, num_labels]: their argmax.
     class_ids = (np.argmax(predictions, axis=-1) if predictions.ndim == 2
                  else predictions)
-    if task == "cola":
-        return {"eval_matthews_corr":
-                matthews_corrcoef(class_ids, labels, weights)}
-    if task in ("mrpc", "qqp"):
-        return {"eval_f1": f1(class_ids, labels, weights)}
-    return {}
+    metric = {"cola": matthews_corrcoef, "mrpc": f1, "qqp": f1}.get(task)
+    # The key comes from _TASK_METRIC_NAMES; other tasks have none.
+    return {name: metric(class_ids, labels, weights)
+            for name in task_metric_names(task)}

@@ -91,18 +91,21 @@ class DataProcessor(object):
 
     def get_train_examples(self, data_dir):
         """Gets the `InputExample`s of the train set."""
-        raise NotImplementedError(
-            "%s has no train set" % type(self).__name__)
+        return self._examples_for(data_dir, "train")
 
     def get_dev_examples(self, data_dir):
         """Gets the `InputExample`s of the dev set."""
-        raise NotImplementedError(
-            "%s has no dev set" % type(self).__name__)
+        return self._examples_for(data_dir, "dev")
 
     def get_test_examples(self, data_dir):
         """Gets the `InputExample`s of the test set (for prediction)."""
+        return self._examples_for(data_dir, "test")
+
+    def _examples_for(self, data_dir, set_type):
+        """The examples of one set; subclasses override this or the three
+        `get_*_examples`."""
         raise NotImplementedError(
-            "%s has no test set" % type(self).__name__)
+            "%s has no %s set" % (type(self).__name__, set_type))
 
     def get_labels(self):
         """Gets the list of labels of this data set (None: regression); by
@@ -187,18 +190,6 @@ class _TableProcessor(DataProcessor):
     guid_column = {"train": 0, "dev": 0, "test": 0}
     #: {set_type: description of the expected columns, for error messages}
     layout = {}
-
-    def get_train_examples(self, data_dir):
-        """See base class."""
-        return self._examples_for(data_dir, "train")
-
-    def get_dev_examples(self, data_dir):
-        """See base class."""
-        return self._examples_for(data_dir, "dev")
-
-    def get_test_examples(self, data_dir):
-        """See base class."""
-        return self._examples_for(data_dir, "test")
 
     def _examples_for(self, data_dir, set_type):
         input_file = os.path.join(data_dir, self.file_names[set_type])

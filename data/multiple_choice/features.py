@@ -7,9 +7,6 @@ Source: BERT paper §4.4 and its author's SWAG recipe.
 import dataclasses
 from typing import List
 
-from absl import logging
-import numpy as np
-
 from bert_tf1.data.multiple_choice.examples import (MultipleChoiceExample,
                                                     PaddingExample)
 from bert_tf1.data.tokenization.packing import pack_tokens
@@ -28,7 +25,7 @@ class MultipleChoiceFeatures:
       label_ids: int, the right choice; 0 for an unlabelled or padding
         example.
       is_real_example: bool, False for a `PaddingExample`.
-      tokens: list of num_choices lists of str, unpadded (for logging).
+      tokens: list of num_choices lists of str, unpadded.
     """
     input_ids: List[List[int]]
     input_mask: List[List[int]]
@@ -94,62 +91,3 @@ def convert_example_to_features(example, max_seq_length, tokenizer,
         is_real_example=True,
         tokens=[row.tokens for row in rows])
 
-
-def _log_example(example, features):
-    logging.info("*** Example ***")
-    logging.info("example_id: %s", example.example_id)
-    for k, tokens in enumerate(features.tokens):
-        logging.info("choice %d: %s", k, " ".join(tokens))
-    logging.info("label: %s (label_ids = %d)", example.label,
-                 features.label_ids)
-
-
-def convert_examples_to_features(examples, max_seq_length, tokenizer,
-                                 num_choices=None, log_first=3):
-    """Packs a list of examples (see `convert_example_to_features`).
-
-    `num_choices` defaults to the first real example's count; the first
-    `log_first` examples are logged. Returns a list of MultipleChoiceFeatures.
-    """
-    examples = list(examples)
-    if num_choices is None:
-        num_choices = next((len(e.endings) for e in examples
-                            if not isinstance(e, PaddingExample)), None)
-    features = []
-    for index, example in enumerate(examples):
-        feature = convert_example_to_features(example, max_seq_length,
-                                              tokenizer, num_choices)
-        if index < log_first and feature.is_real_example:
-            _log_example(example, feature)
-        features.append(feature)
-    return features
-
-
-def features_to_arrays(features):
-    """Stacks features into NumPy arrays for Keras `fit`/`predict`.
-
-    Returns:
-      (inputs, label_ids, is_real_example): `inputs` a dict of int32
-      [num_examples, num_choices, max_seq_length] arrays `input_ids`,
-      `input_mask`, `segment_ids`; `label_ids` int32 [num_examples];
-      `is_real_example` float32 [num_examples] (a Keras sample weight).
-
-    Raises:
-      ValueError: no features, or features of different shapes.
-    """
-    if not features:
-        raise ValueError("no features to stack")
-    inputs = {}
-    for key in FEATURE_KEYS:
-        try:
-            inputs[key] = np.asarray([getattr(f, key) for f in features],
-                                     dtype=np.int32)
-        except ValueError as error:  # Ragged: another shape somewhere.
-            raise ValueError("features of different shapes (%s): %s" % (
-                key, error)) from None
-        if inputs[key].ndim != 3:
-            raise ValueError("features of different shapes (%s)" % key)
-    label_ids = np.asarray([f.label_ids for f in features], dtype=np.int32)
-    weights = np.asarray([float(f.is_real_example) for f in features],
-                         dtype=np.float32)
-    return inputs, label_ids, weights

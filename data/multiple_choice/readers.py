@@ -87,8 +87,9 @@ def _ending_columns(header, path, num_choices):
     return [found[k] for k in range(count)]
 
 
-def _header_index(header, path, layout):
-    """dict column name -> index; duplicates are an error."""
+def _header_index(header, path, layout, required):
+    """dict column name -> index; a duplicate or a missing `required`
+    column is an error."""
     index = {}
     for column, name in enumerate(header):
         name = name.strip()
@@ -97,15 +98,12 @@ def _header_index(header, path, layout):
                 "%s, line 1: column %r appears twice in the header (%s)" % (
                     path, name, layout))
         index[name] = column
-    return index
-
-
-def _require_columns(index, names, path, layout):
-    missing = [name for name in names if name not in index]
+    missing = [name for name in required if name not in index]
     if missing:
         raise MultipleChoiceDataError(
             "%s, line 1: the header has no column %s; expected %s" % (
                 path, ", ".join(repr(n) for n in missing), layout))
+    return index
 
 
 def _check_field_count(row, header, where):
@@ -175,8 +173,7 @@ def read_swag_csv(path, num_choices=None):
     if first is None:
         return _finish([], [], path, _SWAG_LAYOUT)
     _, header = first
-    index = _header_index(header, path, _SWAG_LAYOUT)
-    _require_columns(index, ("sent1", "sent2"), path, _SWAG_LAYOUT)
+    index = _header_index(header, path, _SWAG_LAYOUT, ("sent1", "sent2"))
     return _table_examples(
         rows, header, path, _SWAG_LAYOUT, num_choices,
         id_column=0 if header[0].strip() == "" else None,
@@ -281,8 +278,7 @@ def read_choice_tsv(path, num_choices=None):
     if not lines:
         return _finish([], [], path, _TSV_LAYOUT)
     header = lines[0][1].rstrip("\r").split("\t")
-    index = _header_index(header, path, _TSV_LAYOUT)
-    _require_columns(index, (TSV_CONTEXT_COLUMN,), path, _TSV_LAYOUT)
+    index = _header_index(header, path, _TSV_LAYOUT, (TSV_CONTEXT_COLUMN,))
     known = (TSV_ID_COLUMN, TSV_CONTEXT_COLUMN, TSV_LABEL_COLUMN)
     unknown = [name for name in index
                if name not in known and not _ENDING_COLUMN.match(name)]

@@ -12,6 +12,7 @@ from absl import logging
 from bert_tf1.data.io.errors import UserError
 from bert_tf1.data.io.record_specs import squad_record_spec
 from bert_tf1.data.io.tfrecord import RecordFileWriter
+from bert_tf1.data.tokenization.packing import pack_tokens
 from bert_tf1.data.tokenization.windows import max_context_windows, sliding_windows
 
 FIRST_UNIQUE_ID = 1000000000
@@ -136,9 +137,8 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
     cached_doc_tokens = None
     cached_tokenization = None
     for example_index, example in enumerate(examples):
-        query_tokens = tokenizer.tokenize(example.question_text)
-        if len(query_tokens) > max_query_length:
-            query_tokens = query_tokens[0:max_query_length]
+        query_tokens = tokenizer.tokenize(
+            example.question_text)[:max_query_length]
 
         if example.doc_tokens is not cached_doc_tokens:
             cached_doc_tokens = example.doc_tokens
@@ -174,28 +174,19 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
                                     doc_stride)
         best_window = max_context_windows(doc_spans, len(all_doc_tokens))
 
+        # Window positions start after [CLS] query [SEP].
+        offset = len(query_tokens) + 2
         for doc_span_index, doc_span in enumerate(doc_spans):
-            tokens = ["[CLS]"] + query_tokens + ["[SEP]"]
-            segment_ids = [0] * len(tokens)
-            token_to_orig_map = {}
-            token_is_max_context = {}
-            for i in range(doc_span.length):
-                split_token_index = doc_span.start + i
-                token_to_orig_map[len(tokens)] = tok_to_orig_index[
-                    split_token_index]
-                token_is_max_context[len(tokens)] = (
-                    best_window[split_token_index] == doc_span_index)
-                tokens.append(all_doc_tokens[split_token_index])
-                segment_ids.append(1)
-            tokens.append("[SEP]")
-            segment_ids.append(1)
-
-            input_ids = tokenizer.convert_tokens_to_ids(tokens)
-            input_mask = [1] * len(input_ids)
-            padding = max_seq_length - len(input_ids)
-            input_ids = input_ids + [0] * padding
-            input_mask = input_mask + [0] * padding
-            segment_ids = segment_ids + [0] * padding
+            window = range(doc_span.start, doc_span.start + doc_span.length)
+            token_to_orig_map = {offset + i: tok_to_orig_index[piece]
+                                 for i, piece in enumerate(window)}
+            token_is_max_context = {
+                offset + i: best_window[piece] == doc_span_index
+                for i, piece in enumerate(window)}
+            # The window fits: pack_tokens truncates nothing.
+            packed = pack_tokens(query_tokens,
+                                 [all_doc_tokens[piece] for piece in window],
+                                 max_seq_length, tokenizer)
 
             start_position = end_position = None
             if is_training:
@@ -207,20 +198,19 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
                 if (not example.is_impossible
                         and tok_start_position >= doc_start
                         and tok_end_position <= doc_end):
-                    shift = len(query_tokens) + 2 - doc_start
-                    start_position = tok_start_position + shift
-                    end_position = tok_end_position + shift
+                    start_position = tok_start_position + offset - doc_start
+                    end_position = tok_end_position + offset - doc_start
 
             feature = InputFeatures(
                 unique_id=unique_id,
                 example_index=example_index,
                 doc_span_index=doc_span_index,
-                tokens=tokens,
+                tokens=packed.tokens,
                 token_to_orig_map=token_to_orig_map,
                 token_is_max_context=token_is_max_context,
-                input_ids=input_ids,
-                input_mask=input_mask,
-                segment_ids=segment_ids,
+                input_ids=packed.input_ids,
+                input_mask=packed.input_mask,
+                segment_ids=packed.segment_ids,
                 start_position=start_position,
                 end_position=end_position,
                 is_impossible=example.is_impossible)

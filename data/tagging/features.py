@@ -8,12 +8,12 @@ import dataclasses
 from absl import logging
 
 from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.tokenization.packing import pack_tokens
 from bert_tf1.data.tokenization.windows import max_context_windows, sliding_windows
 
 __all__ = ["WordRef", "DocumentPieces", "TaggingFeatures", "document_pieces",
            "convert_documents_to_features", "check_window_flags"]
 
-CLS, SEP = "[CLS]", "[SEP]"
 _NUM_LOGGED = 3
 
 WordRef = collections.namedtuple("WordRef", ["document", "sentence", "word"])
@@ -65,8 +65,6 @@ class TaggingFeatures:
       input_ids, input_mask, segment_ids, label_ids: lists of
         max_seq_length int.
       label_weights: list of max_seq_length float (1.0 where scored).
-      word_refs: list of max_seq_length WordRef or None ([CLS], [SEP],
-        padding).
       scored: tuple of (position, WordRef) with weight 1.0, in order.
     """
     document_index: int
@@ -78,7 +76,6 @@ class TaggingFeatures:
     segment_ids: list
     label_ids: list
     label_weights: list
-    word_refs: list
     scored: tuple
 
     def values(self):
@@ -152,34 +149,29 @@ def convert_documents_to_features(documents, tokenizer, label_list,
         num_pieces = len(stream.pieces)
         spans = sliding_windows(num_pieces, max_seq_length - 2, doc_stride)
         best = max_context_windows(spans, num_pieces)
-        is_first = [False] * num_pieces
-        for piece in stream.first_pieces:
-            is_first[piece] = True
+        first_pieces = set(stream.first_pieces)
         for window_index, span in enumerate(spans):
             window = range(span.start, span.start + span.length)
-            tokens = [CLS] + [stream.pieces[i] for i in window] + [SEP]
-            padding = max_seq_length - len(tokens)
+            # At most max_seq_length - 2 pieces: nothing is truncated.
+            packed = pack_tokens([stream.pieces[i] for i in window], None,
+                                 max_seq_length, tokenizer)
             label_ids = [0] * max_seq_length
             label_weights = [0.0] * max_seq_length
-            word_refs = [None] * max_seq_length
             scored = []
             for position, piece in enumerate(window, start=1):
                 ref = stream.piece_words[piece]
-                word_refs[position] = ref
-                if is_first[piece] and best[piece] == window_index:
+                if piece in first_pieces and best[piece] == window_index:
                     label_ids[position] = _label_id(label_map, document, ref,
                                                     label_list)
                     label_weights[position] = 1.0
                     scored.append((position, ref))
             feature = TaggingFeatures(
                 document_index=document_index, window_index=window_index,
-                start=span.start, tokens=tokens,
-                input_ids=list(tokenizer.convert_tokens_to_ids(tokens))
-                + [0] * padding,
-                input_mask=[1] * len(tokens) + [0] * padding,
-                segment_ids=[0] * max_seq_length,
+                start=span.start, tokens=packed.tokens,
+                input_ids=packed.input_ids, input_mask=packed.input_mask,
+                segment_ids=packed.segment_ids,
                 label_ids=label_ids, label_weights=label_weights,
-                word_refs=word_refs, scored=tuple(scored))
+                scored=tuple(scored))
             if len(features) < _NUM_LOGGED:
                 _log_window(feature)
             features.append(feature)
@@ -192,5 +184,4 @@ def padding_window(seq_length):
     return TaggingFeatures(
         document_index=-1, window_index=-1, start=0, tokens=[],
         input_ids=zeros, input_mask=zeros, segment_ids=zeros,
-        label_ids=zeros, label_weights=[0.0] * seq_length,
-        word_refs=[None] * seq_length, scored=())
+        label_ids=zeros, label_weights=[0.0] * seq_length, scored=())

@@ -77,19 +77,18 @@ class InGraphFullTokenizer(tf.Module):
         tables = unicode_tables
         self._delete_pattern = tables.re2_class(
             tables.deleted_code_points())
-        # One pass: spaces around a CJK char; any other space char -> " ".
+        # One pass: spaces around a CJK char (cased: and a punctuation
+        # char); any other space char -> " ".
         spaces = tables.re2_class(tables.space_code_points() - {ord(" ")})
-        self._space_pattern = "(%s)|%s" % (
-            tables.re2_class(tables.cjk_code_points()), spaces)
         punct = tables.re2_class(tables.punctuation_code_points())
+        own = tables.re2_class(tables.cjk_code_points())
         if self.do_lower_case:
             self._mark_pattern = tables.re2_class(
                 tables.nonspacing_mark_code_points())
             self._punct_pattern = "(%s)" % punct
         else:
-            # Cased: the CJK and punctuation splits share one pass.
-            self._space_pattern = "(%s|%s)|%s" % (
-                tables.re2_class(tables.cjk_code_points()), punct, spaces)
+            own = "%s|%s" % (own, punct)
+        self._space_pattern = "(%s)|%s" % (own, spaces)
 
         self.nfd_substituted_code_points = frozenset()
         with tf.init_scope():

@@ -13,20 +13,14 @@ NotImplementedError. Source: tokenization.py BasicTokenizer (offsets: own
 code).
 """
 import functools
-import unicodedata
 
 import numpy as np
 import tensorflow as tf
 
 from bert_tf1.data.tokenization import unicode_tables
+from bert_tf1.data.tokenization.full_tokenizer import BasicTokenizer
 
 OTHER, SPACE, OWN, TRANSPARENT, MARK = 0, 1, 2, 3, 4
-
-
-def _stripped_lower(text):
-    """str.lower(), NFD, Mn dropped (BasicTokenizer before punctuation)."""
-    text = unicodedata.normalize("NFD", text.lower())
-    return "".join(c for c in text if unicodedata.category(c) != "Mn")
 
 
 @functools.lru_cache(maxsize=None)
@@ -48,8 +42,10 @@ def word_classes(do_lower_case):
         # Joined by "\n", the characters are transformed independently.
         cps = [cp for cp in unicode_tables._joinable_code_points()
                if cp not in spaces]
-        text = "\n".join(map(chr, cps))
-        for cp, out in zip(cps, _stripped_lower(text).split("\n")):
+        # BasicTokenizer's lower-casing and accent stripping, one pass.
+        text = BasicTokenizer()._run_strip_accents(
+            "\n".join(map(chr, cps)).lower())
+        for cp, out in zip(cps, text.split("\n")):
             if out == chr(cp):
                 continue
             own.discard(cp)

@@ -37,27 +37,9 @@ def sliding_windows(num_pieces, max_pieces, doc_stride):
     return spans
 
 
-def _score(span, position):
-    left = position - span.start
-    right = span.start + span.length - 1 - position
-    return min(left, right) + 0.01 * span.length
-
-
-def is_max_context(spans, span_index, position):
-    """True when window `span_index` is where piece `position` has the most
-    context (run_squad.py `_check_is_max_context`, one piece at a time)."""
-    best_index, best_score = None, None
-    for index, span in enumerate(spans):
-        if span.start <= position < span.start + span.length:
-            score = _score(span, position)
-            if best_score is None or score > best_score:
-                best_index, best_score = index, score
-    return best_index == span_index
-
-
 def max_context_windows(spans, num_pieces):
-    """list of num_pieces ints: each piece's max-context window (as
-    `is_max_context`, in one pass).
+    """list of num_pieces ints: each piece's max-context window
+    (run_squad.py `_check_is_max_context`, for all pieces in one pass).
 
     Raises:
       ValueError: a piece lies in no window.
@@ -66,7 +48,9 @@ def max_context_windows(spans, num_pieces):
     best_score = [None] * num_pieces
     for index, span in enumerate(spans):
         for position in range(span.start, span.start + span.length):
-            score = _score(span, position)
+            left = position - span.start
+            right = span.start + span.length - 1 - position
+            score = min(left, right) + 0.01 * span.length
             # Strictly greater: the earlier window keeps a tie.
             if best_score[position] is None or score > best_score[position]:
                 best_index[position], best_score[position] = index, score

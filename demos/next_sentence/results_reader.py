@@ -1,5 +1,5 @@
 """Reading run_multiple_choice.py's test_results.tsv back (see
-bert_tf1.data.multiple_choice.results for its format)."""
+bert_tf1.data.io.results.format_test_results for its format)."""
 import os
 
 import numpy as np

@@ -7,7 +7,8 @@ import pytest
 from bert_tf1.data.multiple_choice import readers
 from bert_tf1.data.multiple_choice.examples import MultipleChoiceExample
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.data.multiple_choice import results
+from bert_tf1.data.io.results import (format_test_results,
+                                      write_text_atomically)
 from demos.next_sentence.results_reader import read_test_results
 from demos.next_sentence.tsv_writer import format_choice_tsv, write_choice_tsv
 
@@ -31,7 +32,7 @@ def test_tsv_writer_round_trip(tmp_path):
 def test_test_results_round_trip(tmp_path):
     path = str(tmp_path / "test_results.tsv")
     probabilities = [[0.25, 0.75], [1.0 / 3.0, 2.0 / 3.0]]
-    results.write_test_results(path, probabilities)
+    write_text_atomically(path, format_test_results(probabilities))
     np.testing.assert_array_equal(read_test_results(path),
                                   np.float32(probabilities))
 

@@ -59,7 +59,8 @@ def test_report_command_on_the_shared_task(tmp_path, data_dir, capsys):
     import importlib.util
 
     from demos.next_sentence import next_sentence_task as nst
-    from bert_tf1.data.multiple_choice.results import write_test_results
+    from bert_tf1.data.io.results import (format_test_results,
+                                          write_text_atomically)
     from tests.conftest import REPO_ROOT
 
     documents = nst.read_shared_documents(data_dir / "pretraining")
@@ -70,7 +71,8 @@ def test_report_command_on_the_shared_task(tmp_path, data_dir, capsys):
     probabilities = np.full((len(dev), 4), 0.1)
     for i, row in enumerate(dev):
         probabilities[i, row.label if i % 2 == 0 else (row.label + 1) % 4] = 0.7
-    write_test_results(tmp_path / "test_results.tsv", probabilities)
+    write_text_atomically(str(tmp_path / "test_results.tsv"),
+                          format_test_results(probabilities))
 
     # The shortcut recomputed by scanning each document for each distractor.
     by_source = {}
@@ -95,7 +97,8 @@ def test_report_command_on_the_shared_task(tmp_path, data_dir, capsys):
     assert "model: %.1f%% of %d rows" % (
         100 * np.mean(np.arange(len(dev)) % 2 == 0), len(dev)) in printed
     # A results file of another length is one error line.
-    write_test_results(tmp_path / "short.tsv", probabilities[:5])
+    write_text_atomically(str(tmp_path / "short.tsv"),
+                          format_test_results(probabilities[:5]))
     assert report.main(["--data_dir", str(data_dir / "pretraining"),
                         "--dev_file", str(paths["dev.tsv"]),
                         "--test_results", str(tmp_path / "short.tsv")]) == 1

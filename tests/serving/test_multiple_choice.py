@@ -12,8 +12,8 @@ import pytest
 import tensorflow as tf
 
 from bert_tf1.data.multiple_choice.examples import MultipleChoiceExample
-from bert_tf1.data.multiple_choice.features import (convert_examples_to_features,
-                                                    features_to_arrays)
+from bert_tf1.data.multiple_choice.features import (
+    FEATURE_KEYS, convert_example_to_features)
 from bert_tf1.data.multiple_choice.readers import read_examples
 from bert_tf1.data.tokenization.full_tokenizer import FullTokenizer
 from bert_tf1.serving import build_serving_module
@@ -63,9 +63,10 @@ def examples(data_dir):
 def test_served_choices_equal_the_python_features(module, examples,
                                                   fixtures_dir):
     tokenizer = FullTokenizer(str(fixtures_dir / FIXTURE / "vocab.txt"), True)
-    features = convert_examples_to_features(examples, MAX_SEQ_LENGTH,
-                                            tokenizer)
-    arrays, _, _ = features_to_arrays(features)
+    features = [convert_example_to_features(e, MAX_SEQ_LENGTH, tokenizer)
+                for e in examples]
+    arrays = {key: np.asarray([getattr(f, key) for f in features], np.int32)
+              for key in FEATURE_KEYS}
     assert arrays["input_mask"][:, :, -1].any()       # truncated rows
     assert (arrays["input_mask"].sum(-1) < MAX_SEQ_LENGTH).any()
     outputs = module.multiple_choice(

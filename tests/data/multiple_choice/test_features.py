@@ -9,7 +9,9 @@ import tensorflow as tf
 from bert_tf1.data.io.record_specs import multiple_choice_record_spec
 from bert_tf1.data.io.tfrecord import RecordFormatError
 from bert_tf1.data.multiple_choice import features as mcf
-from bert_tf1.data.multiple_choice import records, results
+from bert_tf1.data.io.results import (format_test_results,
+                                      write_text_atomically)
+from bert_tf1.data.multiple_choice import records
 from bert_tf1.modeling.models.multiple_choice import flatten_choices
 from bert_tf1.data.multiple_choice.examples import (MultipleChoiceExample,
                                                     PaddingExample)
@@ -61,20 +63,8 @@ def test_padding_unlabelled_and_tiny_lengths(tokenizer):
     with pytest.raises(ValueError, match="need >= 3"):
         mcf.convert_example_to_features(unlabelled, 2, tokenizer)
     with pytest.raises(ValueError, match="expected num_choices=3"):
-        mcf.convert_examples_to_features([unlabelled], 6, tokenizer,
-                                         num_choices=3)
-
-
-def test_features_to_arrays(tokenizer):
-    examples = [MultipleChoiceExample("1", "a", ["b", "c"], 1),
-                PaddingExample()]
-    feats = mcf.convert_examples_to_features(examples, 5, tokenizer)
-    inputs, labels, weights = mcf.features_to_arrays(feats)
-    assert inputs["input_ids"].dtype == np.int32
-    np.testing.assert_array_equal(inputs["input_ids"], [
-        [[CLS, A, SEP, B, SEP], [CLS, A, SEP, C, SEP]], [[0] * 5, [0] * 5]])
-    np.testing.assert_array_equal(labels, [1, 0])
-    np.testing.assert_array_equal(weights, [1.0, 0.0])
+        mcf.convert_example_to_features(unlabelled, 6, tokenizer,
+                                        num_choices=3)
 
 
 def _random_features(rng, count, num_choices, seq):
@@ -178,7 +168,7 @@ def test_flatten_choices_in_graph_with_unknown_sizes():
 def test_test_results_file(tmp_path):
     path = str(tmp_path / "test_results.tsv")
     probabilities = [[0.25, 0.75], [1.0 / 3.0, 2.0 / 3.0]]
-    assert results.write_test_results(path, probabilities) == 2
+    write_text_atomically(path, format_test_results(probabilities))
     with open(path, encoding="utf-8") as f:
         # str(np.float32(1/3)) == "0.33333334", as the original prints it.
         assert f.read() == "0.25\t0.75\n0.33333334\t0.6666667\n"
@@ -187,4 +177,4 @@ def test_test_results_file(tmp_path):
 
 def test_test_results_format_error():
     with pytest.raises(ValueError, match="num_examples, num_choices"):
-        results.format_test_results([0.1, 0.9])
+        format_test_results([0.1, 0.9])

@@ -11,7 +11,7 @@ from bert_tf1.data.squad.features import (
              FeatureWriter, convert_examples_to_features, improve_answer_span,
              squad_dataset)
 from bert_tf1.data.tokenization.windows import (
-             WindowSpan, is_max_context, sliding_windows)
+             WindowSpan, max_context_windows, sliding_windows)
 
 # (fixture folder, max_seq_length, doc_stride, number of windows); the
 # settings and the 190 windows are those of shared/fixtures/README.md.
@@ -115,11 +115,10 @@ def test_is_max_context_original_example():
     # "the man went to the store and bought a gallon of milk": spans
     # A = 0..4, B = 3..7, C = 6..10; "bought" (7) has most context in C.
     spans = [WindowSpan(0, 5), WindowSpan(3, 5), WindowSpan(6, 5)]
-    assert [is_max_context(spans, i, 7) for i in range(3)] == [
-        False, False, True]
+    best = max_context_windows(spans, 11)
+    assert best[7] == 2
     # "to" (3): A gives min(3, 1) = 1, B gives min(0, 4) = 0.
-    assert [is_max_context(spans, i, 3) for i in range(3)] == [
-        True, False, False]
+    assert best[3] == 0
 
 
 def test_improve_answer_span_finds_sub_word_answer(tokenizer):

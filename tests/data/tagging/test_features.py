@@ -56,9 +56,6 @@ def test_first_piece_carries_the_label_and_empty_words_get_unk(tokenizer):
     assert feature.label_ids == [0, 3, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]
     assert feature.label_weights == [0, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0]
     assert all(isinstance(w, float) for w in feature.label_weights)
-    refs = [None, (0, 0, 0), (0, 0, 1), (0, 0, 1), (0, 0, 1), (0, 0, 2),
-            (0, 0, 3), (0, 0, 4), None, None, None, None]
-    assert feature.word_refs == refs
     assert feature.scored == ((1, WordRef(0, 0, 0)), (2, WordRef(0, 0, 1)),
                               (5, WordRef(0, 0, 2)), (6, WordRef(0, 0, 3)),
                               (7, WordRef(0, 0, 4)))
@@ -75,8 +72,6 @@ def test_windows_and_max_context_by_hand():
     #           (the longer window breaks the tie of min = 1);
     #  piece 4: window 1 min(2,2)=2 beats windows 0 and 2 (min 0).
     assert windows.max_context_windows(spans, 8) == [0, 0, 0, 0, 1, 1, 2, 2]
-    assert [windows.is_max_context(spans, w, 5) for w in range(3)] == [
-        False, True, False]
     # The stride advances by min(length, doc_stride): never past a window.
     assert windows.sliding_windows(7, 3, 10) == [(0, 3), (3, 3), (6, 1)]
     assert windows.sliding_windows(0, 3, 1) == []
