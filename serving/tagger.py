@@ -10,7 +10,8 @@ from bert_tf1.data.tokenization.in_graph_words import InGraphWordSplitter
 from bert_tf1.serving.entity_spans import (entity_spans, iob2_tables, label_tables,
                                             render_iob2)
 from bert_tf1.serving.tagging_windows import max_context_positions, window_features
-from bert_tf1.serving.text_module import (TextServing, ids_features, ids_signature,
+from bert_tf1.serving.text_module import (TextServing, ids_features,
+                                          ids_signature, softmax_outputs,
                                           text_signature)
 
 
@@ -40,6 +41,8 @@ class TaggerServing(TextServing):
         ValueError: label_list does not fit the model's outputs.
     """
 
+    SIGNATURES = ("tag_text", "tag_words", "tag_ids")
+
     def __init__(self, model, tokenizer, max_seq_length, doc_stride, cls_id,
                  sep_id, unk_id, label_list):
         super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
@@ -50,10 +53,7 @@ class TaggerServing(TextServing):
         self.cls_id, self.sep_id, self.unk_id = cls_id, sep_id, unk_id
         self.words = InGraphWordSplitter(tokenizer.do_lower_case)
         prefixes, types, type_names = label_tables(label_list)
-        self.label_list = tf.constant(list(label_list), tf.string)
-        # Readable after tf.saved_model.load (constants are not).
-        self.label_names = tf.Variable(list(label_list), trainable=False,
-                                       dtype=tf.string, name="label_names")
+        self._set_labels(label_list)
         self._prefixes = tf.constant(prefixes, tf.int32)
         self._types = tf.constant(types, tf.int32)
         self._type_names = tf.constant(type_names, tf.string)
@@ -191,15 +191,11 @@ class TaggerServing(TextServing):
 
     @ids_signature
     def tag_ids(self, input_ids, input_mask, segment_ids):
-        logits = self.model(ids_features(input_ids, input_mask, segment_ids),
-                            training=False)
-        tag_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
-        return {"logits": logits, "probabilities": tf.nn.softmax(logits),
-                "tag_id": tag_id, "tag": tf.gather(self.label_list, tag_id)}
-
-    def signatures(self):
-        return {"serving_default": self.tag_text, "tag_text": self.tag_text,
-                "tag_words": self.tag_words, "tag_ids": self.tag_ids}
+        outputs = softmax_outputs(self.model(
+            ids_features(input_ids, input_mask, segment_ids), training=False),
+            "tag_id")
+        outputs["tag"] = tf.gather(self.label_list, outputs["tag_id"])
+        return outputs
 
 
 def _entities(starts, types, start, end, text):
