@@ -44,6 +44,7 @@ from safetensors import safe_open
 from safetensors.numpy import load_file, save_file
 
 from bert_tf1.data.io.errors import MissingFileError, UserError, reading_file
+from bert_tf1.data.io.text_files import read_json
 from bert_tf1.modeling.checkpoints import model_kind
 from bert_tf1.modeling.config import BertConfig
 from bert_tf1.modeling.naming import encoder_weight_shapes
@@ -374,9 +375,8 @@ def _read_hf_config(path):
     if not os.path.isfile(config_path):
         raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
                                "Hugging Face model directory).")
-    with reading_file(config_path, "Hugging Face config (JSON)"):
-        with open(config_path, encoding="utf-8") as reader:
-            return config_path, json.load(reader)
+    return config_path, read_json(config_path,
+                                  "a Hugging Face config (JSON)")
 
 
 def _architecture_of(hf):
