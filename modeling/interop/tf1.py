@@ -46,9 +46,7 @@ def read_tf1_weights(checkpoint):
 
 
 def find_config(checkpoint_prefix, bert_config_file=None):
-    """`bert_config_file`, else the checkpoint's as every --init_checkpoint
-    finds it (`sources.tf1_config`: beside it, one folder up, or by the
-    output_dir's init_checkpoint.txt).
+    """`bert_config_file`, else the checkpoint's (`sources.tf1_config`).
 
     Raises:
         FileNotFoundError: none found; the message says where it looked.
