@@ -1,8 +1,7 @@
-"""Serving BERT: SavedModels that take raw text (examples:
-`bert_tf1.serving.export`). One module per served model on the shared
-`text_module`; `export` builds and writes them; `predictions` calls them on
-rows of text; `pipelines` answers questions and tags words with an
-in-memory model.
+"""Serving BERT: SavedModels that take raw text (docs/serving.md). One
+module per served model on the shared `text_module`; `export` builds and
+writes them; `predictions` calls them on rows of text; `pipelines` answers
+questions and tags words with an in-memory model.
 """
 from bert_tf1.serving.export import (MODEL_TYPES, ExportExistsError,
                                      build_serving_module, export_model,

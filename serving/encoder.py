@@ -17,6 +17,8 @@ class EncoderServing(TextServing):
       `l2_normalize` fixed at export).
     """
 
+    SIGNATURES = ("encode_text", "encode_pair", "embed_text", "encode_ids")
+
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,
                  pooling="mean", l2_normalize=False):
         super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
@@ -49,10 +51,3 @@ class EncoderServing(TextServing):
     @ids_signature
     def encode_ids(self, input_ids, input_mask, segment_ids):
         return self._outputs(ids_features(input_ids, input_mask, segment_ids))
-
-    def signatures(self):
-        return {"serving_default": self.encode_text,
-                "encode_text": self.encode_text,
-                "encode_pair": self.encode_pair,
-                "embed_text": self.embed_text,
-                "encode_ids": self.encode_ids}

@@ -1,16 +1,8 @@
 """SavedModels that serve BERT from raw text: classifier, SQuAD, encoder,
-tagger (NER) and multiple choice.
-
-    from bert_tf1.serving import export_model, export_saved_model
-    export_model(model, "export/mine")  # a task model and its preprocessor
-    export_saved_model(                 # the same from a checkpoint's paths
-        "export/mrpc", model_type="classifier",
-        bert_config_file="bert_config.json", vocab_file="vocab.txt",
-        init_checkpoint="/tmp/mrpc_output", do_lower_case=True,
-        max_seq_length=128, label_list=["0", "1"])
-
-Tokenizing and packing run inside the graph (`bert_tf1.serving.text_module`); loading
-an export needs `import tensorflow_text` first (`bert_tf1.serving.predictions`).
+tagger (NER) and multiple choice (use from Python: docs/serving.md and
+docs/python_api.md). Tokenizing and packing run inside the graph
+(`bert_tf1.serving.text_module`); loading an export needs `import
+tensorflow_text` first (`bert_tf1.serving.predictions`).
 """
 import os
 import tempfile
@@ -36,20 +28,19 @@ from bert_tf1.serving.squad import SquadServing
 from bert_tf1.serving.tagger import TaggerServing
 
 MODEL_TYPES = ("classifier", "squad", "encoder", "tagger", "multiple_choice")
-# The head each model type needs in the checkpoint (None: the encoder only).
-HEADS = {"classifier": "output_weights", "squad": "cls/squad/output_weights",
-         "encoder": None, "tagger": "cls/tagging/output_weights",
-         "multiple_choice": "cls/multiple_choice/output_weights"}
+# Each model type's model class and the head it needs in the checkpoint
+# (None: the encoder only).
+_MODELS = {"classifier": (BertClassifier, "output_weights"),
+           "squad": (BertSquad, "cls/squad/output_weights"),
+           "tagger": (BertTokenClassifier, "cls/tagging/output_weights"),
+           "multiple_choice": (BertMultipleChoice,
+                               "cls/multiple_choice/output_weights"),
+           "encoder": (BertModel, None)}
 
 
 class ExportExistsError(OutputExistsError):
     """The export directory exists; an export never replaces one."""
 
-
-# The model class of each model type, built by `_load_model`.
-_MODEL_CLASSES = {"classifier": BertClassifier, "squad": BertSquad,
-                  "tagger": BertTokenClassifier,
-                  "multiple_choice": BertMultipleChoice, "encoder": BertModel}
 
 
 def _load_model(model_type, config, init_checkpoint, label_list,
@@ -58,16 +49,16 @@ def _load_model(model_type, config, init_checkpoint, label_list,
     `bert_tf1.modeling.interop.sources.find_checkpoint` reads); a weight it lacks is
     a UserError."""
     source = sources.find_checkpoint(init_checkpoint, config)
+    model_class, head_name = _MODELS[model_type]
     if model_type == "tagger":
-        head = HEADS["tagger"]
-        _check_tagger_labels(label_list, sources.head_size(source, head),
-                             f"{head} in {source.path}")
+        _check_tagger_labels(label_list,
+                             sources.head_size(source, head_name),
+                             f"{head_name} in {source.path}")
     labels = ({"num_labels": len(label_list) if label_list
                else num_labels or 1}
               if model_type in ("classifier", "tagger") else {})
-    model = _MODEL_CLASSES[model_type](config=source.config, **labels)
+    model = model_class(config=source.config, **labels)
     status = sources.load_weights_from(model, source)
-    head_name = HEADS[model_type]
     if status.missing:
         hint = ""
         if head_name and head_name in status.missing:
@@ -173,12 +164,12 @@ def serving_module(model, label_list=None, preprocessor=None,
             or not fitting the head, a vocab or length that does not fit
             the config, an unknown pooling or quantization.
     """
-    model_type = next((name for name, cls in _MODEL_CLASSES.items()
+    model_type = next((name for name, (cls, _) in _MODELS.items()
                        if isinstance(model, cls)), None)
     if model_type is None:
         raise UserError(f"Cannot export a {type(model).__name__}: expected "
-                        + ", ".join(c.__name__ for c in
-                                    _MODEL_CLASSES.values()) + ".")
+                        + ", ".join(cls.__name__ for cls, _ in
+                                    _MODELS.values()) + ".")
     preprocessor = preprocessor_of(model, preprocessor)
     max_seq_length = preprocessor.sequence_length
     _check_arguments(model_type, max_seq_length, max_query_length,

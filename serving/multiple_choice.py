@@ -7,7 +7,7 @@ packs it.
 import tensorflow as tf
 
 from bert_tf1.serving.text_module import (TextServing, choices_ids_signature,
-                                          ids_features)
+                                          ids_features, softmax_outputs)
 
 
 class MultipleChoiceServing(TextServing):
@@ -21,10 +21,10 @@ class MultipleChoiceServing(TextServing):
       [batch, num_choices, seq_length]: `logits`, `probabilities`, `choice`.
     """
 
+    SIGNATURES = ("multiple_choice", "multiple_choice_ids")
+
     def _outputs(self, features):
-        logits = self.model(features, training=False)
-        return {"logits": logits, "probabilities": tf.nn.softmax(logits),
-                "choice": tf.argmax(logits, axis=-1, output_type=tf.int32)}
+        return softmax_outputs(self.model(features, training=False), "choice")
 
     def _pack_choices(self, context, endings):
         batch = tf.shape(endings)[0]
@@ -49,8 +49,3 @@ class MultipleChoiceServing(TextServing):
     @choices_ids_signature
     def multiple_choice_ids(self, input_ids, input_mask, segment_ids):
         return self._outputs(ids_features(input_ids, input_mask, segment_ids))
-
-    def signatures(self):
-        return {"serving_default": self.multiple_choice,
-                "multiple_choice": self.multiple_choice,
-                "multiple_choice_ids": self.multiple_choice_ids}

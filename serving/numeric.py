@@ -13,7 +13,7 @@ tokenizes and applies the span/entity rules itself.
 import tensorflow as tf
 
 from bert_tf1.modeling.pooling import pool_sequence
-from bert_tf1.serving.text_module import ids_features
+from bert_tf1.serving.text_module import ids_features, softmax_outputs
 
 #: The output names of each model type's numeric signature.
 OUTPUTS = {"classifier": ("logits", "probabilities", "label_id"),
@@ -24,10 +24,6 @@ OUTPUTS = {"classifier": ("logits", "probabilities", "label_id"),
            "multiple_choice": ("logits", "probabilities", "choice")}
 
 SIGNATURE = "serving_default"
-
-
-def _argmax(logits):
-    return tf.argmax(logits, axis=-1, output_type=tf.int32)
 
 
 class NumericServing(tf.Module):
@@ -78,10 +74,9 @@ class NumericServing(tf.Module):
             return dict(outputs)
         if self.is_regression:
             return {"score": outputs[:, 0]}
-        name = {"classifier": "label_id", "tagger": "tag_id",
-                "multiple_choice": "choice"}[self.model_type]
-        return {"logits": outputs, "probabilities": tf.nn.softmax(outputs),
-                name: _argmax(outputs)}
+        return softmax_outputs(outputs, {
+            "classifier": "label_id", "tagger": "tag_id",
+            "multiple_choice": "choice"}[self.model_type])
 
     def signatures(self):
         return {SIGNATURE: self.serving_default}

@@ -26,6 +26,8 @@ class SquadServing(TextServing):
     - `squad_ids(input_ids, input_mask, segment_ids)`: the logits.
     """
 
+    SIGNATURES = ("squad", "squad_answer", "squad_ids")
+
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,
                  vocab_tokens, max_query_length, max_answer_length,
                  n_best_size):
@@ -65,7 +67,3 @@ class SquadServing(TextServing):
     def squad_ids(self, input_ids, input_mask, segment_ids):
         return self.model(ids_features(input_ids, input_mask, segment_ids),
                           training=False)
-
-    def signatures(self):
-        return {"serving_default": self.squad, "squad": self.squad,
-                "squad_answer": self.squad_answer, "squad_ids": self.squad_ids}

@@ -10,7 +10,8 @@ from bert_tf1.data.tokenization.in_graph_words import InGraphWordSplitter
 from bert_tf1.serving.entity_spans import (entity_spans, iob2_tables, label_tables,
                                             render_iob2)
 from bert_tf1.serving.tagging_windows import max_context_positions, window_features
-from bert_tf1.serving.text_module import (TextServing, ids_features, ids_signature,
+from bert_tf1.serving.text_module import (TextServing, ids_features,
+                                          ids_signature, softmax_outputs,
                                           text_signature)
 
 
@@ -40,6 +41,8 @@ class TaggerServing(TextServing):
         ValueError: label_list does not fit the model's outputs.
     """
 
+    SIGNATURES = ("tag_text", "tag_words", "tag_ids")
+
     def __init__(self, model, tokenizer, max_seq_length, doc_stride, cls_id,
                  sep_id, unk_id, label_list):
         super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
@@ -50,10 +53,7 @@ class TaggerServing(TextServing):
         self.cls_id, self.sep_id, self.unk_id = cls_id, sep_id, unk_id
         self.words = InGraphWordSplitter(tokenizer.do_lower_case)
         prefixes, types, type_names = label_tables(label_list)
-        self.label_list = tf.constant(list(label_list), tf.string)
-        # Readable after tf.saved_model.load (constants are not).
-        self.label_names = tf.Variable(list(label_list), trainable=False,
-                                       dtype=tf.string, name="label_names")
+        self._set_labels(label_list)
         self._prefixes = tf.constant(prefixes, tf.int32)
         self._types = tf.constant(types, tf.int32)
         self._type_names = tf.constant(type_names, tf.string)
@@ -94,16 +94,13 @@ class TaggerServing(TextServing):
             self.doc_stride)
         return features, windows, positions
 
-    def _word_logits(self, words):
-        """Ragged logits [batch, (words), labels] at first pieces."""
+    def _tags(self, words):
+        """(ragged tag outputs with the `logits` [batch, (words), labels]
+        at first pieces, (entity starts, ends, type names), entity rows)."""
         features, windows, positions = self.tagging_features(words)
-        logits = self.model(features, training=False)
-        word_logits = tf.gather_nd(logits, tf.stack([windows, positions], 1))
-        return words.with_flat_values(word_logits)
-
-    def _tags(self, logits):
-        """(ragged tag outputs, entity starts, ends, type names)."""
-        flat = logits.flat_values
+        flat = tf.gather_nd(self.model(features, training=False),
+                            tf.stack([windows, positions], 1))
+        logits = words.with_flat_values(flat)
         tag_id = logits.with_flat_values(
             tf.argmax(flat, axis=-1, output_type=tf.int32))
         starts, ends, types = entity_spans(tag_id, self._prefixes,
@@ -112,11 +109,12 @@ class TaggerServing(TextServing):
             tag_id = render_iob2(tag_id, starts, ends, types, *self._iob2)
         probability = tf.gather(tf.nn.softmax(flat), tag_id.flat_values,
                                 batch_dims=1)
-        tags = {"tag_id": tag_id,
+        tags = {"logits": logits, "tag_id": tag_id,
                 "tag": tag_id.with_flat_values(
                     tf.gather(self.label_list, tag_id.flat_values)),
                 "tag_probability": logits.with_flat_values(probability)}
-        return tags, (starts, ends, tf.gather(self._type_names, types))
+        return tags, (starts, ends, tf.gather(
+            self._type_names, types)), tf.cast(starts.value_rowids(), tf.int32)
 
     # -- signatures -----------------------------------------------------------
 
@@ -124,9 +122,7 @@ class TaggerServing(TextServing):
     def tag_text(self, text):
         split = self.words(text)
         words = split["words"]
-        logits = self._word_logits(words)
-        tags, (starts, ends, types) = self._tags(logits)
-        rows = tf.cast(starts.value_rowids(), tf.int32)
+        tags, (starts, ends, types), rows = self._tags(words)
 
         def word_value(name, index, shift=0):
             where = tf.stack([rows, index.flat_values + shift], axis=1)
@@ -141,7 +137,6 @@ class TaggerServing(TextServing):
             "word_start": split["start"].to_tensor(),
             "word_end": split["end"].to_tensor(),
             "num_words": tf.cast(words.row_lengths(), tf.int32),
-            "logits": logits.to_tensor(),
             **_entities(starts, types, word_value("start", starts),
                         word_value("end", ends, -1), entity_text)}
         outputs.update({name: value.to_tensor(
@@ -157,10 +152,8 @@ class TaggerServing(TextServing):
         columns = tf.ragged.boolean_mask(
             tf.broadcast_to(tf.range(tf.shape(words)[1]), tf.shape(words)),
             present)
-        logits = self._word_logits(ragged)
-        tags, (starts, ends, types) = self._tags(logits)
+        tags, (starts, ends, types), rows = self._tags(ragged)
         # Entity bounds as columns of the input; text: the words joined.
-        rows = tf.cast(starts.value_rowids(), tf.int32)
         dense_columns = columns.to_tensor()
         start_column = tf.gather_nd(dense_columns, tf.stack(
             [rows, starts.flat_values], 1))
@@ -178,28 +171,21 @@ class TaggerServing(TextServing):
         outputs = {}
         for name, value in tags.items():
             outputs[name] = tf.tensor_scatter_nd_update(
-                tf.fill(shape, tf.constant("" if value.dtype == tf.string
-                                           else 0, value.dtype)),
+                tf.fill(tf.concat([shape, tf.shape(value.flat_values)[1:]], 0),
+                        tf.constant("" if value.dtype == tf.string else 0,
+                                    value.dtype)),
                 scatter_at, value.flat_values)
-        num_labels = tf.shape(logits.flat_values)[-1]
-        outputs["logits"] = tf.scatter_nd(
-            scatter_at, logits.flat_values,
-            tf.concat([shape, [num_labels]], 0))
         outputs.update(_entities(starts, types, start_column, end_column,
                                  entity_text))
         return outputs
 
     @ids_signature
     def tag_ids(self, input_ids, input_mask, segment_ids):
-        logits = self.model(ids_features(input_ids, input_mask, segment_ids),
-                            training=False)
-        tag_id = tf.argmax(logits, axis=-1, output_type=tf.int32)
-        return {"logits": logits, "probabilities": tf.nn.softmax(logits),
-                "tag_id": tag_id, "tag": tf.gather(self.label_list, tag_id)}
-
-    def signatures(self):
-        return {"serving_default": self.tag_text, "tag_text": self.tag_text,
-                "tag_words": self.tag_words, "tag_ids": self.tag_ids}
+        outputs = softmax_outputs(self.model(
+            ids_features(input_ids, input_mask, segment_ids), training=False),
+            "tag_id")
+        outputs["tag"] = tf.gather(self.label_list, outputs["tag_id"])
+        return outputs
 
 
 def _entities(starts, types, start, end, text):

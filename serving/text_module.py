@@ -29,8 +29,18 @@ def ids_features(input_ids, input_mask, segment_ids):
             "segment_ids": segment_ids}
 
 
+def softmax_outputs(logits, id_name):
+    """`logits`, their `probabilities` (softmax, last axis) and `id_name`:
+    the argmax, int32 (logits' shape without the last axis)."""
+    return {"logits": logits, "probabilities": tf.nn.softmax(logits),
+            id_name: tf.argmax(logits, axis=-1, output_type=tf.int32)}
+
+
 class TextServing(tf.Module):
-    """Common part: the in-graph tokenizer, packer and the Keras model."""
+    """Common part: the in-graph tokenizer, packer and the Keras model;
+    `SIGNATURES` names the signature methods, the first the default."""
+
+    SIGNATURES = ()
 
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id):
         super().__init__()
@@ -47,3 +57,17 @@ class TextServing(tf.Module):
     def _pack(self, text_a, text_b=None):
         ids_b = None if text_b is None else self.tokenizer(text_b)
         return self.packer(self.tokenizer(text_a), ids_b)
+
+    def _set_labels(self, label_list):
+        """`label_list` (a tf.string constant) and `label_names`: the same,
+        a variable readable after tf.saved_model.load (constants are not)."""
+        self.label_list = tf.constant(list(label_list), tf.string)
+        self.label_names = tf.Variable(list(label_list), trainable=False,
+                                       dtype=tf.string, shape=[None],
+                                       name="label_names")
+
+    def signatures(self):
+        """{name: tf.function} of `SIGNATURES`, plus `serving_default`."""
+        functions = {name: getattr(self, name) for name in self.SIGNATURES}
+        return {"serving_default": functions[self.SIGNATURES[0]],
+                **functions}

@@ -44,8 +44,10 @@ from safetensors import safe_open
 from safetensors.numpy import load_file, save_file
 
 from bert_tf1.data.io.errors import MissingFileError, UserError, reading_file
+from bert_tf1.data.io.text_files import read_json
 from bert_tf1.modeling.checkpoints import model_kind
 from bert_tf1.modeling.config import BertConfig
+from bert_tf1.modeling.naming import encoder_weight_shapes
 from bert_tf1.data.io.atomic import write_directory_atomically
 
 WEIGHTS_NAME = "model.safetensors"
@@ -89,19 +91,14 @@ _LEAVES = {"kernel": "weight", "gamma": "weight", "beta": "bias",
            "bias": "bias"}
 _ACTIVATIONS_TO_HF = {"gelu": "gelu_new", "gelu_exact": "gelu", "relu": "relu",
                       "tanh": "tanh", "linear": "linear"}
-_ACTIVATIONS_FROM_HF = {"gelu_new": "gelu", "gelu_pytorch_tanh": "gelu",
-                        "gelu": "gelu_exact", "relu": "relu", "tanh": "tanh",
-                        "linear": "linear"}
-# Every encoder/transform weight name the table covers (heads: _HEADS).
-_KNOWN_TF1 = re.compile(
-    r"^(bert/embeddings/(word|position|token_type)_embeddings"
-    r"|bert/embeddings/LayerNorm/(gamma|beta)"
-    r"|bert/encoder/layer_\d+/attention/self/(query|key|value)/(kernel|bias)"
-    r"|bert/encoder/layer_\d+/(attention/output|intermediate|output)/dense/(kernel|bias)"
-    r"|bert/encoder/layer_\d+/(attention/output|output)/LayerNorm/(gamma|beta)"
-    r"|bert/pooler/dense/(kernel|bias)"
-    r"|cls/predictions/transform/dense/(kernel|bias)"
-    r"|cls/predictions/transform/LayerNorm/(gamma|beta))$")
+_ACTIVATIONS_FROM_HF = {theirs: ours for ours, theirs
+                        in _ACTIVATIONS_TO_HF.items()}
+_ACTIVATIONS_FROM_HF["gelu_pytorch_tanh"] = "gelu"
+# Every encoder/transform weight name the table covers (heads: _HEADS),
+# layer_0 standing for every layer.
+_KNOWN_TF1 = set(encoder_weight_shapes(BertConfig(1, num_hidden_layers=1))) | {
+    f"cls/predictions/transform/{leaf}" for leaf in (
+        "dense/kernel", "dense/bias", "LayerNorm/gamma", "LayerNorm/beta")}
 _DECODER_WEIGHT = "cls.predictions.decoder.weight"
 _DECODER_BIAS = "cls.predictions.decoder.bias"
 
@@ -118,7 +115,7 @@ def hf_name(tf1_name, prefix="bert."):
     for ours, theirs in _HEADS:
         if tf1_name == ours:
             return theirs, False
-    if not _KNOWN_TF1.match(tf1_name):
+    if re.sub(r"/layer_\d+/", "/layer_0/", tf1_name) not in _KNOWN_TF1:
         raise UserError(f"No Hugging Face name for TF1 weight {tf1_name!r}.")
     if tf1_name.endswith("_embeddings"):
         return prefix + tf1_name[len("bert/"):].replace("/", ".") + ".weight", False
@@ -127,6 +124,10 @@ def hf_name(tf1_name, prefix="bert."):
         scope = prefix + scope[len("bert/"):]
     scope = scope.replace("/layer_", "/layer/").replace("/", ".")
     return f"{scope}.{_LEAVES[leaf]}", leaf == "kernel"
+
+
+# A bare BertModel's HF name (no "bert.") -> TF1 name, for `tf1_name`.
+_HF_TO_TF1 = {hf_name(name, "")[0]: name for name in _KNOWN_TF1}
 
 
 def tf1_name(name, architecture_name=None):
@@ -150,20 +151,16 @@ def tf1_name(name, architecture_name=None):
             return ours, False
     bare = name[len("bert."):] if name.startswith("bert.") else name
     scope, _, leaf = bare.rpartition(".")
-    if scope.startswith(("embeddings.", "encoder.", "pooler.")):
-        scope = "bert." + scope
-    scope = re.sub(r"\.layer\.(\d+)\.", r".layer_\1.", scope).replace(".", "/")
-    if scope.endswith("_embeddings") and leaf == "weight":
-        result = (scope, False)
-    elif scope.endswith("LayerNorm"):
-        result = (f"{scope}/" + {"weight": "gamma", "bias": "beta"}.get(leaf, leaf),
-                  False)
-    else:
-        result = (f"{scope}/kernel", True) if leaf == "weight" else (
-            f"{scope}/{leaf}", False)
-    if not _KNOWN_TF1.match(result[0]):
+    if scope.endswith("LayerNorm"):  # also the older gamma/beta names
+        leaf = {"gamma": "weight", "beta": "bias"}.get(leaf, leaf)
+    ours = _HF_TO_TF1.get(re.sub(r"\.layer\.\d+\.", ".layer.0.",
+                                 f"{scope}.{leaf}"))
+    if ours is None:
         raise UserError(f"No TF1 name for Hugging Face tensor {name!r}.")
-    return result
+    layer = re.search(r"\.layer\.(\d+)\.", bare)
+    if layer:
+        ours = ours.replace("/layer_0/", f"/layer_{layer[1]}/")
+    return ours, ours.endswith("/kernel")
 
 
 def architecture(weights):
@@ -378,9 +375,8 @@ def _read_hf_config(path):
     if not os.path.isfile(config_path):
         raise MissingFileError(f"No {CONFIG_NAME} in {path} (expected a "
                                "Hugging Face model directory).")
-    with reading_file(config_path, "Hugging Face config (JSON)"):
-        with open(config_path, encoding="utf-8") as reader:
-            return config_path, json.load(reader)
+    return config_path, read_json(config_path,
+                                  "a Hugging Face config (JSON)")
 
 
 def _architecture_of(hf):

@@ -22,13 +22,13 @@ D = H / A, I intermediate_size. A backbone has no heads (cls/*, output_*).
 The reshapes are exact: the original splits [H] into heads as [A, D]
 (head-major), the order of keras' EinsumDense kernels.
 """
-import json
 import math
 import os
 
 import keras_hub
 
 from bert_tf1.data.io.errors import MissingFileError, UserError, reading_file
+from bert_tf1.data.io.text_files import read_json
 from bert_tf1.modeling.checkpoints import model_kind
 from bert_tf1.modeling.config import BertConfig
 from bert_tf1.modeling.naming import encoder_weight_shapes
@@ -190,10 +190,8 @@ def load_backbone(path, config=None):
         raise MissingFileError(f"No keras-hub preset or weights file at {path}.")
     preset_config = os.path.join(path, "config.json")
     if os.path.isfile(preset_config):
-        with reading_file(preset_config, "keras-hub preset config (JSON)"):
-            with open(preset_config, encoding="utf-8") as reader:
-                found = json.load(reader)
-        model_kind.check_keras_hub_config(found, preset_config)
+        model_kind.check_keras_hub_config(read_json(
+            preset_config, "a keras-hub preset config (JSON)"), preset_config)
     if path.endswith(WEIGHTS_SUFFIX):
         if config is None:
             raise UserError(f"{path} holds weights only; give the BertConfig "

@@ -36,10 +36,15 @@ which is read by `checkpoints.load_tf1_checkpoint`).
 """
 
 
-def _tf1_config(prefix, path):
+def tf1_config(prefix, path, remedy="pass config= (a BertConfig or the "
+               f"path of the {TF1_CONFIG_NAME} it was trained with)"):
     """bert_config.json of a TF1 checkpoint: beside it, one folder up (a
     `best/` folder of an output_dir), or beside the checkpoint named in the
-    output_dir's init_checkpoint.txt."""
+    output_dir's init_checkpoint.txt.
+
+    Raises:
+        MissingFileError: none there; names `path` and says `remedy`.
+    """
     folder = os.path.dirname(prefix)
     for candidate in (folder, os.path.dirname(folder)):
         config_file = os.path.join(candidate, TF1_CONFIG_NAME)
@@ -56,8 +61,7 @@ def _tf1_config(prefix, path):
     raise MissingFileError(
         f"No {TF1_CONFIG_NAME} for checkpoint {prefix} (looked in {folder}, "
         "its parent folder and the checkpoint named in its "
-        f"{INIT_CHECKPOINT_RECORD}); pass config= (a BertConfig or the path "
-        f"of the {TF1_CONFIG_NAME} it was trained with). Path given: {path}")
+        f"{INIT_CHECKPOINT_RECORD}); {remedy}. Path given: {path}")
 
 
 def checkpoint_kind(path):
@@ -104,7 +108,7 @@ def find_checkpoint(path, config=None):
             keras_hub.load_backbone(path))
         return CheckpointSource(kind, path, hub_config, weights)
     prefix = checkpoints.resolve_checkpoint(path)
-    return CheckpointSource("tf1", prefix, config or _tf1_config(prefix, path),
+    return CheckpointSource("tf1", prefix, config or tf1_config(prefix, path),
                             None)
 
 

@@ -7,18 +7,17 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from bert_tf1.data.io.errors import MissingFileError, UserError
+from bert_tf1.data.io.errors import UserError
 from bert_tf1.modeling import checkpoints
 from bert_tf1.modeling.checkpoints.files import iter_tensors, read_variables
 from bert_tf1.modeling.checkpoints.model_kind import check_tf1_names
-from bert_tf1.modeling.interop import huggingface
+from bert_tf1.modeling.interop import huggingface, sources
 from bert_tf1.modeling.models.bert_model import BertModel
 from bert_tf1.modeling.config import BertConfig
 from bert_tf1.data.io.atomic import write_directory_atomically
 from bert_tf1.modeling.models import (BertClassifier, BertMultipleChoice,
                                       BertPretrainer, BertSquad, BertTokenClassifier)
 
-CONFIG_NAME = "bert_config.json"
 VOCAB_NAME = "vocab.txt"
 #: run_ner.py's tag list beside a tagger checkpoint: one tag per line, line
 #: k is tag id k (the format of data/tagging/outputs.py).
@@ -47,19 +46,15 @@ def read_tf1_weights(checkpoint):
 
 
 def find_config(checkpoint_prefix, bert_config_file=None):
-    """`bert_config_file`, else `bert_config.json` beside the checkpoint.
+    """`bert_config_file`, else the checkpoint's (`sources.tf1_config`).
 
     Raises:
-        FileNotFoundError: neither exists; the message names both.
+        FileNotFoundError: none found; the message says where it looked.
     """
     if bert_config_file:
         return BertConfig.from_json_file(bert_config_file)
-    beside = os.path.join(os.path.dirname(checkpoint_prefix), CONFIG_NAME)
-    if not os.path.isfile(beside):
-        raise MissingFileError(
-            f"No {CONFIG_NAME} beside {checkpoint_prefix}; pass "
-            "bert_config_file (--bert_config_file).")
-    return BertConfig.from_json_file(beside)
+    return sources.tf1_config(checkpoint_prefix, checkpoint_prefix,
+                              "pass bert_config_file (--bert_config_file)")
 
 
 def model_for_weights(weights, config):
@@ -138,7 +133,7 @@ def write_tf1_checkpoint(weights, config, output_dir, vocab_file=None,
         tf.io.gfile.makedirs(tmp_dir)
         checkpoints.save_tf1_checkpoint(
             model, os.path.join(tmp_dir, checkpoints.RELEASED_CHECKPOINT_NAME))
-        config.to_json_file(os.path.join(tmp_dir, CONFIG_NAME))
+        config.to_json_file(os.path.join(tmp_dir, sources.TF1_CONFIG_NAME))
         if vocab_file:
             tf.io.gfile.copy(vocab_file, os.path.join(tmp_dir, VOCAB_NAME))
         if label_names:
