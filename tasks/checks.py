@@ -312,23 +312,3 @@ def check_checkpoint_fits(model, checkpoint, bert_config_file,
     raise UserError(f"{found}; expected the same encoder. Use the "
                     "bert_config.json that came with the checkpoint, or pass "
                     "--allow_partial_checkpoint=true if this is intended")
-
-
-def check_squad_flags(config):
-    """run_squad.py's `validate_flags_or_throw` (its messages), plus
-    n_best_size and max_answer_length > 0, of a `bert_tf1.tasks.squad.SquadConfig`."""
-    if config.do_train and not config.train_file:
-        raise UserError(
-            "If `do_train` is True, then `train_file` must be specified.")
-    if config.do_predict and not config.predict_file:
-        raise UserError(
-            "If `do_predict` is True, then `predict_file` must be specified.")
-    if config.max_seq_length <= config.max_query_length + 3:
-        raise UserError(
-            "The max_seq_length (%d) must be greater than max_query_length "
-            "(%d) + 3" % (config.max_seq_length, config.max_query_length))
-    if config.doc_stride < 1:
-        raise UserError("doc_stride must be at least 1, got %d"
-                        % config.doc_stride)
-    check_positive(n_best_size=config.n_best_size,
-                   max_answer_length=config.max_answer_length)

@@ -12,9 +12,9 @@ import pytest
 import tensorflow as tf
 
 from bert_tf1.data.pretraining import records as pretraining_records
-from bert_tf1.tasks.pretraining_metrics import PretrainingMetrics
 from bert_tf1.tasks.errors import one_line, user_error_types
-from bert_tf1.tasks.pretraining import PretrainingConfig, PretrainingTask
+from bert_tf1.tasks.pretraining import (PretrainingConfig, PretrainingMetrics,
+                                        PretrainingTask)
 from tests.helpers.task_runner import run_task
 
 FIXTURE = "tf1_tiny_pretraining"
