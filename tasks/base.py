@@ -181,14 +181,11 @@ class Task:
         elif not self.trains():
             checks.check_random_weights_allowed(config)
         logging.info("Checkpoint: %s.", self.checkpoint.describe())
-        if config.output_dir is not None:
-            # The chief takes the lock; the other workers only check it.
-            cluster = output_lock.cluster_fingerprint()
-            if self.is_chief:
-                self._output_lock = output_lock.OutputLock(
-                    config.output_dir, cluster=cluster).acquire()
-            else:
-                checks.check_output_dir_free(config.output_dir)
+        if config.output_dir is not None and self.is_chief:
+            # The chief takes the lock; the other workers checked it above.
+            self._output_lock = output_lock.OutputLock(
+                config.output_dir,
+                cluster=output_lock.cluster_fingerprint()).acquire()
         self._prepared = True
 
     def trains(self):
