@@ -201,3 +201,9 @@ def main(run):
         call_reporting_user_errors(checked_run)
 
     app.run(absl_main, flags_parser=parse_flags)
+
+
+def run_task(task_class, config_class):
+    """Runs a training script: `main` of `task_class(config).run()`, the
+    config from the flags (`config_from_flags(config_class)`)."""
+    main(lambda: task_class(config_from_flags(config_class)).run())
