@@ -13,13 +13,11 @@ from absl import logging
 from bert_tf1.data.io import output_lock
 from bert_tf1.data.io.results import write_text_atomically
 from bert_tf1.data.pretraining.dataset import expand_input_files
-from bert_tf1.data.tokenization import full_tokenizer
 from bert_tf1.modeling import checkpoints, training
 from bert_tf1.modeling.interop import sources
 from bert_tf1.modeling.layers import lora
 from bert_tf1.tasks.errors import UserError
 
-INIT_CHECKPOINT_RECORD = "init_checkpoint.txt"
 _LAYER_PATTERN = re.compile(r"^bert/encoder/layer_(\d+)/")
 
 
@@ -103,14 +101,6 @@ def check_input_files(input_file, flag="--input_file"):
     return files
 
 
-def check_vocab(vocab_file, do_lower_case, bert_config, bert_config_file):
-    """The `FullTokenizer` of `vocab_file`, its ids checked against the
-    config's `vocab_size`."""
-    check_data_file(vocab_file, "--vocab_file")
-    return full_tokenizer.tokenizer_for_model(
-        vocab_file, do_lower_case, bert_config.vocab_size, bert_config_file)
-
-
 def check_output_dir_writable(output_dir, flag="--output_dir"):
     """`output_dir` (or its nearest existing parent) is a writable folder;
     remote paths are not checked, nothing is created."""
@@ -189,7 +179,7 @@ def _canonical(prefix):
 def read_init_checkpoint_record(output_dir):
     """The init checkpoint recorded when training in `output_dir` started:
     a prefix, "" (random values), or None (no record)."""
-    path = os.path.join(output_dir, INIT_CHECKPOINT_RECORD)
+    path = os.path.join(output_dir, sources.INIT_CHECKPOINT_RECORD)
     if not tf.io.gfile.exists(path):
         return None
     with tf.io.gfile.GFile(path) as reader:
@@ -201,8 +191,9 @@ def record_init_checkpoint(output_dir, init_checkpoint):
     prefix = ""
     if init_checkpoint:
         prefix = _canonical(training.init_checkpoint_path(init_checkpoint))
-    write_text_atomically(os.path.join(output_dir, INIT_CHECKPOINT_RECORD),
-                          prefix + "\n")
+    write_text_atomically(
+        os.path.join(output_dir, sources.INIT_CHECKPOINT_RECORD),
+        prefix + "\n")
 
 
 def choose_checkpoint(output_dir, init_checkpoint, allow_non_finite=False):

@@ -16,7 +16,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 from absl import app, flags, logging  # noqa: E402
 
-from bert_tf1.tasks.errors import UserError, one_line, user_error_types  # noqa: E402
+from bert_tf1.tasks.errors import UserError, one_line  # noqa: E402
 
 VERBOSE_ERRORS_ENV = "BERT_VERBOSE_ERRORS"
 MAX_LINE = 1000
@@ -178,7 +178,7 @@ def call_reporting_user_errors(function, *args, **kwargs):
         preemption = sys.modules.get("bert_tf1.modeling.training.preemption")
         if preemption and isinstance(error, preemption.TrainingInterrupted):
             fail(str(error), status=error.exit_status, label=None)
-        if isinstance(error, user_error_types()):
+        if isinstance(error, UserError):
             if verbose_errors():
                 raise
             fail(one_line(error))

@@ -254,11 +254,6 @@ class TaggingTask(FineTuningTask):
         self.num_records[mode] = len(windows)
         return self.feature_cache.dataset(folder, mode, windows, batch_size)
 
-    def window_logits(self, mode, batch_size):
-        """float32 logits [num_windows, max_seq_length, num_labels]."""
-        logits, _, _, num_actual = self.predict_logits(mode, batch_size)
-        return logits[:num_actual]
-
     def before_training(self):
         """Writes label_list.txt; the feature-based tagger's frozen encoder
         gets its weights before its activations are cached."""
