@@ -87,14 +87,6 @@ class EvaluatingConfig(FineTuningConfig):
     early_stopping_patience: int = 0
 
 
-def batch_mean_loss(per_example_loss, batch_size):
-    """The Estimator's `loss`: the mean over eval batches of each batch's
-    mean loss (TPU padding included, as the original's file)."""
-    return float(np.mean([per_example_loss[i:i + batch_size].mean()
-                          for i in range(0, len(per_example_loss),
-                                         batch_size)]))
-
-
 def check_lora_flags(config):
     """Checks a task config's LoRA fields (no-op without them).
 
@@ -406,13 +398,16 @@ class FineTuningTask(Task):
 
     def classification_results(self, per_example, logits, labels, weights):
         """eval_loss (weighted mean of `per_example` [N]), global_step, loss
-        (`batch_mean_loss`) and, given `logits` [N, k], eval_accuracy
-        (weighted share of argmax == `labels` [N])."""
+        (the Estimator's: the mean over eval batches of each batch's mean,
+        TPU padding included, as the original's file) and, given `logits`
+        [N, k], eval_accuracy (weighted share of argmax == `labels` [N])."""
         total = weights.sum()
+        size = self.config.eval_batch_size
         result = {
             "eval_loss": float((per_example * weights).sum() / total),
             "global_step": self.global_step,
-            "loss": batch_mean_loss(per_example, self.config.eval_batch_size),
+            "loss": float(np.mean([per_example[i:i + size].mean() for i in
+                                   range(0, len(per_example), size)])),
         }
         if logits is not None:
             result["eval_accuracy"] = float(

@@ -114,22 +114,19 @@ def lower_case_from_flags(flag_values=None):
     return recorded
 
 
-def shorten(message, limit=MAX_LINE):
-    """`message` cut to at most `limit` characters, saying how much was cut."""
-    if len(message) <= limit:
-        return message
-    tail = " ... ({} more characters; --verbose_errors shows all)"
-    keep = max(0, limit - len(tail.format(len(message))))
-    return message[:keep] + tail.format(len(message) - keep)
-
-
 def fail(message, status=1, label="error"):
     """Prints `<script>: <label>: <message>` (no label: `<script>: <message>`)
-    as one line and exits with `status`."""
+    as one line of at most MAX_LINE characters (saying how much was cut)
+    and exits with `status`."""
     program = os.path.basename(sys.argv[0]) if sys.argv else "bert"
     sys.stdout.flush()
     prefix = f"{program}: {label}: " if label else f"{program}: "
-    sys.stderr.write(f"{prefix}{shorten(message, MAX_LINE - len(prefix))}\n")
+    limit = MAX_LINE - len(prefix)
+    if len(message) > limit:
+        tail = " ... ({} more characters; --verbose_errors shows all)"
+        keep = max(0, limit - len(tail.format(len(message))))
+        message = message[:keep] + tail.format(len(message) - keep)
+    sys.stderr.write(f"{prefix}{message}\n")
     sys.stderr.flush()
     sys.exit(status)
 
