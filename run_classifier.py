@@ -48,10 +48,5 @@ flags.mark_flags_as_required(["data_dir", "task_name", "vocab_file",
                              "bert_config_file", "output_dir"])
 
 
-def main():
-    """Flags -> `ClassificationConfig` -> `ClassificationTask.run()`."""
-    ClassificationTask(cli.config_from_flags(ClassificationConfig)).run()
-
-
 if __name__ == "__main__":
-    cli.main(main)
+    cli.run_task(ClassificationTask, ClassificationConfig)

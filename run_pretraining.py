@@ -61,10 +61,5 @@ flags.DEFINE_enum("optimizer_type", "adamw", ["adamw", "lamb"],
 flags.mark_flags_as_required(["bert_config_file", "input_file", "output_dir"])
 
 
-def main():
-    """Flags -> `PretrainingConfig` -> `PretrainingTask.run()`."""
-    PretrainingTask(cli.config_from_flags(PretrainingConfig)).run()
-
-
 if __name__ == "__main__":
-    cli.main(main)
+    cli.run_task(PretrainingTask, PretrainingConfig)

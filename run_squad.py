@@ -74,10 +74,5 @@ script_flags.define_runtime_and_error_flags()
 flags.mark_flags_as_required(["vocab_file", "bert_config_file", "output_dir"])
 
 
-def main():
-    """Flags -> `SquadConfig` -> `SquadTask.run()`."""
-    SquadTask(cli.config_from_flags(SquadConfig)).run()
-
-
 if __name__ == "__main__":
-    cli.main(main)
+    cli.run_task(SquadTask, SquadConfig)

@@ -26,7 +26,7 @@ from bert_tf1.modeling.training import evaluation
 from bert_tf1.modeling.training import runtime as runtime_lib
 from bert_tf1.modeling.training.loop import PaddedOutputs
 from bert_tf1.modeling.layers import lora
-from bert_tf1.tasks import checks, lora_options, model_folder, modes
+from bert_tf1.tasks import checks, model_folder, modes
 from bert_tf1.tasks.errors import UserError
 from bert_tf1.tasks.modes import MODES, requested
 
@@ -57,7 +57,7 @@ class TaskConfig:
 @dataclasses.dataclass(kw_only=True)
 class FineTuningConfig(TaskConfig):
     """The flags run_classifier.py and run_squad.py share (same defaults),
-    and the LoRA flags (`bert_tf1.tasks.lora_options`)."""
+    and the LoRA flags (`check_lora_flags`, docs/lora.md)."""
     vocab_file: str = None
     do_lower_case: bool = True
     do_train: bool = False
@@ -87,12 +87,36 @@ class EvaluatingConfig(FineTuningConfig):
     early_stopping_patience: int = 0
 
 
-def batch_mean_loss(per_example_loss, batch_size):
-    """The Estimator's `loss`: the mean over eval batches of each batch's
-    mean loss (TPU padding included, as the original's file)."""
-    return float(np.mean([per_example_loss[i:i + batch_size].mean()
-                          for i in range(0, len(per_example_loss),
-                                         batch_size)]))
+def check_lora_flags(config):
+    """Checks a task config's LoRA fields (no-op without them).
+
+    Raises:
+        UserError: one line naming the flag: a bad rank, alpha or target,
+            --lora_alpha/--lora_targets without --lora_rank, or
+            --feature_layers (the feature-based tagger's encoder is frozen:
+            there is nothing to adapt).
+    """
+    rank = getattr(config, "lora_rank", 0) or 0
+    if not isinstance(rank, int) or rank < 0:
+        raise UserError(f"--lora_rank={rank}: expected 0 (off) or an "
+                        "integer >= 1")
+    if not rank:
+        if getattr(config, "lora_alpha", None) is not None:
+            raise UserError("--lora_alpha needs --lora_rank >= 1")
+        return
+    if getattr(config, "feature_layers", None):
+        raise UserError(
+            f"--lora_rank={rank} with --feature_layers: the feature-based "
+            "tagger keeps its encoder frozen, so there is nothing to adapt; "
+            "drop one of them")
+    try:
+        lora.check_lora_arguments(rank, config.lora_alpha,
+                                  config.lora_targets)
+    except ValueError as error:
+        flag = "--lora_alpha" if "alpha" in str(error) else "--lora_targets"
+        value = config.lora_alpha if flag == "--lora_alpha" else (
+            config.lora_targets)
+        raise UserError(f"{flag}={value}: {error}") from None
 
 
 class Task:
@@ -129,9 +153,15 @@ class Task:
 
     @functools.cached_property
     def model(self):
-        """The task model, built once under the strategy's scope."""
+        """The task model, built once under the strategy's scope (LoRA
+        adapters enabled with `lora_rank`)."""
+        config = self.config
         with self.strategy.scope():
-            return lora_options.apply_lora(self.build_model(), self.config)
+            model = self.build_model()
+            if getattr(config, "lora_rank", 0):
+                model.enable_lora(config.lora_rank, config.lora_alpha,
+                                  config.lora_targets)
+        return model
 
     def build_model(self):
         raise NotImplementedError
@@ -140,13 +170,15 @@ class Task:
         """Task-specific checks (data files for each requested mode)."""
 
     def load_tokenizer(self, do_lower_case=None):
-        """`FullTokenizer` of `config.vocab_file` (`checks.check_vocab`);
-        `do_lower_case` defaults to the config's."""
+        """`FullTokenizer` of `config.vocab_file`, its ids checked against
+        the config's `vocab_size`; `do_lower_case` defaults to the config's."""
         config = self.config
         if do_lower_case is None:
             do_lower_case = config.do_lower_case
-        return checks.check_vocab(config.vocab_file, do_lower_case,
-                                  self.bert_config, config.bert_config_file)
+        checks.check_data_file(config.vocab_file, "--vocab_file")
+        return full_tokenizer.tokenizer_for_model(
+            config.vocab_file, do_lower_case, self.bert_config.vocab_size,
+            config.bert_config_file)
 
     def prepare(self):
         """Runs every check once, before any file is written; then takes the
@@ -164,7 +196,7 @@ class Task:
             config.max_seq_length, "--max_seq_length", config.bert_config_file,
             minimum=3)
         self.check_inputs()
-        lora_options.check_lora_flags(config)
+        check_lora_flags(config)
         if config.output_dir is not None:
             checks.check_output_dir_writable(config.output_dir)
             checks.check_output_dir_free(config.output_dir)
@@ -181,14 +213,11 @@ class Task:
         elif not self.trains():
             checks.check_random_weights_allowed(config)
         logging.info("Checkpoint: %s.", self.checkpoint.describe())
-        if config.output_dir is not None:
-            # The chief takes the lock; the other workers only check it.
-            cluster = output_lock.cluster_fingerprint()
-            if self.is_chief:
-                self._output_lock = output_lock.OutputLock(
-                    config.output_dir, cluster=cluster).acquire()
-            else:
-                checks.check_output_dir_free(config.output_dir)
+        if config.output_dir is not None and self.is_chief:
+            # The chief takes the lock; the other workers checked it above.
+            self._output_lock = output_lock.OutputLock(
+                config.output_dir,
+                cluster=output_lock.cluster_fingerprint()).acquire()
         self._prepared = True
 
     def trains(self):
@@ -369,13 +398,16 @@ class FineTuningTask(Task):
 
     def classification_results(self, per_example, logits, labels, weights):
         """eval_loss (weighted mean of `per_example` [N]), global_step, loss
-        (`batch_mean_loss`) and, given `logits` [N, k], eval_accuracy
-        (weighted share of argmax == `labels` [N])."""
+        (the Estimator's: the mean over eval batches of each batch's mean,
+        TPU padding included, as the original's file) and, given `logits`
+        [N, k], eval_accuracy (weighted share of argmax == `labels` [N])."""
         total = weights.sum()
+        size = self.config.eval_batch_size
         result = {
             "eval_loss": float((per_example * weights).sum() / total),
             "global_step": self.global_step,
-            "loss": batch_mean_loss(per_example, self.config.eval_batch_size),
+            "loss": float(np.mean([per_example[i:i + size].mean() for i in
+                                   range(0, len(per_example), size)])),
         }
         if logits is not None:
             result["eval_accuracy"] = float(

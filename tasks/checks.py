@@ -13,13 +13,11 @@ from absl import logging
 from bert_tf1.data.io import output_lock
 from bert_tf1.data.io.results import write_text_atomically
 from bert_tf1.data.pretraining.dataset import expand_input_files
-from bert_tf1.data.tokenization import full_tokenizer
 from bert_tf1.modeling import checkpoints, training
 from bert_tf1.modeling.interop import sources
 from bert_tf1.modeling.layers import lora
 from bert_tf1.tasks.errors import UserError
 
-INIT_CHECKPOINT_RECORD = "init_checkpoint.txt"
 _LAYER_PATTERN = re.compile(r"^bert/encoder/layer_(\d+)/")
 
 
@@ -103,14 +101,6 @@ def check_input_files(input_file, flag="--input_file"):
     return files
 
 
-def check_vocab(vocab_file, do_lower_case, bert_config, bert_config_file):
-    """The `FullTokenizer` of `vocab_file`, its ids checked against the
-    config's `vocab_size`."""
-    check_data_file(vocab_file, "--vocab_file")
-    return full_tokenizer.tokenizer_for_model(
-        vocab_file, do_lower_case, bert_config.vocab_size, bert_config_file)
-
-
 def check_output_dir_writable(output_dir, flag="--output_dir"):
     """`output_dir` (or its nearest existing parent) is a writable folder;
     remote paths are not checked, nothing is created."""
@@ -189,7 +179,7 @@ def _canonical(prefix):
 def read_init_checkpoint_record(output_dir):
     """The init checkpoint recorded when training in `output_dir` started:
     a prefix, "" (random values), or None (no record)."""
-    path = os.path.join(output_dir, INIT_CHECKPOINT_RECORD)
+    path = os.path.join(output_dir, sources.INIT_CHECKPOINT_RECORD)
     if not tf.io.gfile.exists(path):
         return None
     with tf.io.gfile.GFile(path) as reader:
@@ -201,8 +191,9 @@ def record_init_checkpoint(output_dir, init_checkpoint):
     prefix = ""
     if init_checkpoint:
         prefix = _canonical(training.init_checkpoint_path(init_checkpoint))
-    write_text_atomically(os.path.join(output_dir, INIT_CHECKPOINT_RECORD),
-                          prefix + "\n")
+    write_text_atomically(
+        os.path.join(output_dir, sources.INIT_CHECKPOINT_RECORD),
+        prefix + "\n")
 
 
 def choose_checkpoint(output_dir, init_checkpoint, allow_non_finite=False):
@@ -312,23 +303,3 @@ def check_checkpoint_fits(model, checkpoint, bert_config_file,
     raise UserError(f"{found}; expected the same encoder. Use the "
                     "bert_config.json that came with the checkpoint, or pass "
                     "--allow_partial_checkpoint=true if this is intended")
-
-
-def check_squad_flags(config):
-    """run_squad.py's `validate_flags_or_throw` (its messages), plus
-    n_best_size and max_answer_length > 0, of a `bert_tf1.tasks.squad.SquadConfig`."""
-    if config.do_train and not config.train_file:
-        raise UserError(
-            "If `do_train` is True, then `train_file` must be specified.")
-    if config.do_predict and not config.predict_file:
-        raise UserError(
-            "If `do_predict` is True, then `predict_file` must be specified.")
-    if config.max_seq_length <= config.max_query_length + 3:
-        raise UserError(
-            "The max_seq_length (%d) must be greater than max_query_length "
-            "(%d) + 3" % (config.max_seq_length, config.max_query_length))
-    if config.doc_stride < 1:
-        raise UserError("doc_stride must be at least 1, got %d"
-                        % config.doc_stride)
-    check_positive(n_best_size=config.n_best_size,
-                   max_answer_length=config.max_answer_length)

@@ -16,7 +16,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 from absl import app, flags, logging  # noqa: E402
 
-from bert_tf1.tasks.errors import UserError, one_line, user_error_types  # noqa: E402
+from bert_tf1.tasks.errors import UserError, one_line  # noqa: E402
 
 VERBOSE_ERRORS_ENV = "BERT_VERBOSE_ERRORS"
 MAX_LINE = 1000
@@ -114,22 +114,19 @@ def lower_case_from_flags(flag_values=None):
     return recorded
 
 
-def shorten(message, limit=MAX_LINE):
-    """`message` cut to at most `limit` characters, saying how much was cut."""
-    if len(message) <= limit:
-        return message
-    tail = " ... ({} more characters; --verbose_errors shows all)"
-    keep = max(0, limit - len(tail.format(len(message))))
-    return message[:keep] + tail.format(len(message) - keep)
-
-
 def fail(message, status=1, label="error"):
     """Prints `<script>: <label>: <message>` (no label: `<script>: <message>`)
-    as one line and exits with `status`."""
+    as one line of at most MAX_LINE characters (saying how much was cut)
+    and exits with `status`."""
     program = os.path.basename(sys.argv[0]) if sys.argv else "bert"
     sys.stdout.flush()
     prefix = f"{program}: {label}: " if label else f"{program}: "
-    sys.stderr.write(f"{prefix}{shorten(message, MAX_LINE - len(prefix))}\n")
+    limit = MAX_LINE - len(prefix)
+    if len(message) > limit:
+        tail = " ... ({} more characters; --verbose_errors shows all)"
+        keep = max(0, limit - len(tail.format(len(message))))
+        message = message[:keep] + tail.format(len(message) - keep)
+    sys.stderr.write(f"{prefix}{message}\n")
     sys.stderr.flush()
     sys.exit(status)
 
@@ -178,7 +175,7 @@ def call_reporting_user_errors(function, *args, **kwargs):
         preemption = sys.modules.get("bert_tf1.modeling.training.preemption")
         if preemption and isinstance(error, preemption.TrainingInterrupted):
             fail(str(error), status=error.exit_status, label=None)
-        if isinstance(error, user_error_types()):
+        if isinstance(error, UserError):
             if verbose_errors():
                 raise
             fail(one_line(error))
@@ -201,3 +198,9 @@ def main(run):
         call_reporting_user_errors(checked_run)
 
     app.run(absl_main, flags_parser=parse_flags)
+
+
+def run_task(task_class, config_class):
+    """Runs a training script: `main` of `task_class(config).run()`, the
+    config from the flags (`config_from_flags(config_class)`)."""
+    main(lambda: task_class(config_from_flags(config_class)).run())

@@ -1,13 +1,9 @@
 """The one exception type for mistakes a user can fix (`UserError`, from
-`data/io/errors.py`, the bottom of the import graph), and its one line."""
+`data/io/errors.py`, the bottom of the import graph: "bad input", not "bug"),
+and its one line."""
 import re
 
 from bert_tf1.data.io.errors import UserError  # noqa: F401 (the one base, re-exported)
-
-
-def user_error_types():
-    """Exception classes that mean "bad input", not "bug": `UserError`."""
-    return (UserError,)
 
 
 def one_line(error):

@@ -121,8 +121,9 @@ class FeatureExtractionTask(Task):
                                             self.tokenizer)
 
     def predict(self):
-        """Writes output_file (chief only, the original's JSON lines, or
-        `write_pooled`); returns the number of examples.
+        """Writes output_file (chief only): the original's JSON lines, or
+        with `pooling` one vector per line (`.npy`: float32 [lines,
+        hidden]; else JSON lines); returns the number of examples.
 
         Raises:
             NonFiniteResultError: a value is NaN/Inf (nothing written).
@@ -139,21 +140,35 @@ class FeatureExtractionTask(Task):
         if folder:
             tf.io.gfile.makedirs(folder)
         if self.pooled():
-            return self.write_pooled(features)
+            what = f"{config.pooling} vectors"
+            vectors = self.pooled_vectors(features)
+            rows = zip(features, vectors[:, None])
+        else:
+            what = "features"
+            rows = compute_layer_outputs(
+                self.model, features, self.layer_indexes, config.batch_size,
+                self.dynamic_padding())
+        binary = config.output_file.endswith(".npy")  # pooled (check_pooling)
         with atomic_output(config.output_file) as temp_path:
-            with tf.io.gfile.GFile(temp_path, "w") as writer:
-                for feature, layer_outputs in compute_layer_outputs(
-                        self.model, features, self.layer_indexes,
-                        config.batch_size, self.dynamic_padding()):
-                    if not all(np.isfinite(v).all() for v in layer_outputs):
+            with tf.io.gfile.GFile(temp_path, "wb" if binary else "w") as f:
+                for feature, values in rows:
+                    if not all(np.isfinite(v).all() for v in values):
                         raise NonFiniteResultError(
-                            f"{config.output_file} not written: the layer "
-                            f"values of input line {feature.unique_id + 1} "
-                            "are NaN/Inf (the checkpoint's weights hold "
-                            "NaN/Inf or the computation overflowed).")
-                    writer.write(feature_json_line(feature, layer_outputs,
-                                                   self.layer_indexes))
-        logging.info("Wrote features of %d examples to %s", len(features),
+                            f"{config.output_file} not written: NaN/Inf in "
+                            f"the {what} of input line {feature.unique_id + 1}"
+                            " (the checkpoint's weights hold NaN/Inf or the "
+                            "computation overflowed).")
+                    if self.pooled() and not binary:
+                        f.write(json.dumps({
+                            "linex_index": feature.unique_id,
+                            "values": [round(float(x), 6) for x in values[0]],
+                        }) + "\n")
+                    elif not binary:
+                        f.write(feature_json_line(feature, values,
+                                                  self.layer_indexes))
+                if binary:
+                    np.save(f, vectors.astype(np.float32))
+        logging.info("Wrote %s of %d examples to %s", what, len(features),
                      config.output_file)
         return len(features)
 
@@ -177,32 +192,6 @@ class FeatureExtractionTask(Task):
                    .from_tensor_slices(inputs).batch(config.batch_size)]
         return (np.concatenate(vectors) if vectors else
                 np.zeros((0, self.bert_config.hidden_size), np.float32))
-
-    def write_pooled(self, features):
-        """Writes the pooled vectors (`.npy` or JSON lines); returns their
-        number."""
-        config = self.config
-        vectors = self.pooled_vectors(features)
-        bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))
-        if bad.size:
-            raise NonFiniteResultError(
-                f"{config.output_file} not written: the pooled vector of "
-                f"input line {int(bad[0]) + 1} is NaN/Inf (the checkpoint's "
-                "weights hold NaN/Inf or the computation overflowed).")
-        with atomic_output(config.output_file) as temp_path:
-            if config.output_file.endswith(".npy"):
-                with tf.io.gfile.GFile(temp_path, "wb") as writer:
-                    np.save(writer, vectors.astype(np.float32))
-            else:
-                with tf.io.gfile.GFile(temp_path, "w") as writer:
-                    for feature, vector in zip(features, vectors):
-                        writer.write(json.dumps({
-                            "linex_index": feature.unique_id,
-                            "values": [round(float(x), 6) for x in vector],
-                        }) + "\n")
-        logging.info("Wrote %s vectors of %d examples to %s", config.pooling,
-                     len(features), config.output_file)
-        return len(features)
 
     def run(self):
         """Checks everything, then writes output_file (with a Beam runner:

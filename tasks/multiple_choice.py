@@ -97,7 +97,8 @@ class MultipleChoiceTask(FineTuningTask):
 
     def compute_results(self, logits, labels, weights, num_actual):
         """eval_accuracy, eval_loss (softmax cross-entropy over the
-        choices), global_step and loss (`bert_tf1.tasks.base.batch_mean_loss`)."""
+        choices), global_step and loss
+        (`bert_tf1.tasks.base.FineTuningTask.classification_results`)."""
         per_example = np.asarray(
             losses.per_example_classifier_loss(logits, labels), np.float64)
         return self.classification_results(per_example, logits, labels,

@@ -16,7 +16,7 @@ from bert_tf1.serving.format_predictions import open_export
 from bert_tf1.serving.predictions import Predictor, load_export, model_type_of
 from bert_tf1.tasks import batch_inference, checks
 from bert_tf1.tasks.errors import UserError
-from bert_tf1.tasks.export import ExportConfig, ExportTask, ServedModelConfig
+from bert_tf1.tasks.export import ExportTask, ServedModelConfig
 from bert_tf1.tasks.quiet_start import tensorflow_noise_filtered
 
 MODEL_TYPES = ("classifier", "squad", "tagger", "multiple_choice")
@@ -145,9 +145,7 @@ class PredictTextTask:
             self.model_type, self.predictor = config.model_type, None
             for flag in ("bert_config_file", "vocab_file"):
                 checks.check_data_file(getattr(config, flag), "--" + flag)
-            self.export = ExportTask(ExportConfig(**{
-                field.name: getattr(config, field.name)
-                for field in dataclasses.fields(ServedModelConfig)}))
+            self.export = ExportTask(config)  # its ServedModelConfig fields
             self.export.resolve_labels()
         self.rows = parse_rows(numbered, self.model_type, where)
 

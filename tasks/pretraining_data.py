@@ -5,26 +5,22 @@ The work is `bert_tf1.data.pretraining.runners`; here the checks.
 import dataclasses
 import os
 
+from bert_tf1.data.pretraining.pipeline import PretrainingOptions
 from bert_tf1.tasks import checks
 from bert_tf1.tasks.errors import UserError
 
 
-@dataclasses.dataclass(kw_only=True)
-class PretrainingDataConfig:
-    """The original create_pretraining_data.py flags (same names, defaults),
-    plus `num_workers`, `shard_size_mb` and the Beam `runner` with its
-    `beam_pipeline_options` (`bert_tf1.data.pretraining.runners`)."""
+@dataclasses.dataclass(kw_only=True, frozen=True)
+class PretrainingDataConfig(PretrainingOptions):
+    """The original create_pretraining_data.py flags (same names, defaults:
+    these and `PretrainingOptions`'), plus `num_workers`, `shard_size_mb`
+    and the Beam `runner` with its `beam_pipeline_options`
+    (`bert_tf1.data.pretraining.runners`)."""
     input_file: str = None
     output_file: str = None
     vocab_file: str = None
     do_lower_case: bool = True
-    do_whole_word_mask: bool = False
-    max_seq_length: int = 128
-    max_predictions_per_seq: int = 20
     random_seed: int = 12345
-    dupe_factor: int = 10
-    masked_lm_prob: float = 0.15
-    short_seq_prob: float = 0.1
     num_workers: int = 1
     shard_size_mb: float = 16.0
     runner: str = "local"
@@ -48,8 +44,6 @@ class PretrainingDataTask:
 
     def prepare(self):
         """Every check, before any file is read for work or written."""
-        from bert_tf1.data.pretraining.pipeline import PretrainingOptions
-
         config = self.config
         self.options = PretrainingOptions(**{
             field.name: getattr(config, field.name)

@@ -21,6 +21,7 @@ from bert_tf1.data.squad.postprocess import (RawResult, write_json_atomic,
 from bert_tf1.modeling import BertSquad
 from bert_tf1.tasks import checks
 from bert_tf1.tasks.base import SHUFFLE_SEED, FineTuningConfig, FineTuningTask
+from bert_tf1.tasks.errors import UserError
 
 _LABEL_KEYS = ("start_positions", "end_positions")
 
@@ -73,7 +74,25 @@ class SquadTask(FineTuningTask):
         return BertSquad(self.bert_config)
 
     def check_task(self):
-        checks.check_squad_flags(self.config)
+        """run_squad.py's `validate_flags_or_throw` (its messages), plus
+        n_best_size and max_answer_length > 0."""
+        config = self.config
+        if config.do_train and not config.train_file:
+            raise UserError(
+                "If `do_train` is True, then `train_file` must be specified.")
+        if config.do_predict and not config.predict_file:
+            raise UserError("If `do_predict` is True, then `predict_file` "
+                            "must be specified.")
+        if config.max_seq_length <= config.max_query_length + 3:
+            raise UserError(
+                "The max_seq_length (%d) must be greater than "
+                "max_query_length (%d) + 3" % (config.max_seq_length,
+                                               config.max_query_length))
+        if config.doc_stride < 1:
+            raise UserError("doc_stride must be at least 1, got %d"
+                            % config.doc_stride)
+        checks.check_positive(n_best_size=config.n_best_size,
+                              max_answer_length=config.max_answer_length)
 
     def read_examples(self, mode):
         """SquadExamples of train_file ("train") or predict_file."""

@@ -1,7 +1,8 @@
 """The feature-based tagger's frozen activations, computed once and cached.
 
-Stored as `<split>_features.<key>.tf_record` in output_dir (`cache_key`
-hashes what they depend on; a new key replaces the split's older file).
+Stored as `<split>_features.<key>.tf_record` in output_dir (`key`: 16 hex
+of `cache_key`, a hash of what they depend on; a new key replaces the
+split's older file).
 Record k holds window k: `features` (raw little-endian float32 [length,
 width], its real positions) and `length`; labels come from the windows.
 """
@@ -58,11 +59,6 @@ def cache_key(model, arrays):
     return digest.hexdigest()
 
 
-def cache_path(folder, split, key):
-    """`<folder>/<split>_features.<first 16 hex of key>.tf_record`."""
-    return os.path.join(folder, "%s_features.%s.tf_record" % (split, key[:16]))
-
-
 def _example(rows):
     return tf.train.Example(features=tf.train.Features(feature={
         "features": tf.train.Feature(bytes_list=tf.train.BytesList(
@@ -97,8 +93,8 @@ class FeatureCache:
         """The path of the complete cache file of `arrays` (from
         window_arrays) for `split` ("train", "eval", "predict") in `folder`,
         computed unless already there."""
-        key = cache_key(self.model, arrays)
-        path = cache_path(folder, split, key)
+        path = os.path.join(folder, "%s_features.%s.tf_record" % (
+            split, cache_key(self.model, arrays)[:16]))
         count = len(arrays["input_ids"])
         if tf.io.gfile.exists(path) and count == int(
                 tf.data.TFRecordDataset(path).reduce(0, lambda n, _: n + 1)):

@@ -18,12 +18,12 @@ REFERENCE = "hf_all_minilm_l6_v2/reference_outputs.npz"
 def fetch_or_skip():
     """The fetched model folder (pathlib.Path); skips or (CI=true) fails
     the test when it cannot be fetched."""
-    from bert_tf1.tasks.errors import one_line, user_error_types
+    from bert_tf1.tasks.errors import UserError, one_line
     from bert_tf1.tasks.fetch_pretrained import fetch_pretrained
 
     try:
         return pathlib.Path(fetch_pretrained(MODEL))
-    except user_error_types() as error:
+    except UserError as error:
         reason = f"{MODEL} could not be fetched: {one_line(error)}"
     # Outside the except block: the report shows the reason alone.
     if os.environ.get("CI", "").lower() == "true":

@@ -3,7 +3,7 @@ test_deploy_formats.py and test_deploy_predict.py."""
 import pytest
 
 from bert_tf1.serving.formats import FORMATS
-from bert_tf1.tasks.export_formats import write_formats
+from bert_tf1.tasks.export import write_formats
 from tests.serving import deploy_models
 
 

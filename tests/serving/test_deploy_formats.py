@@ -1,4 +1,4 @@
-"""export_saved_model.py --format (tasks/export_formats.py,
+"""export_saved_model.py --format (tasks/export.py,
 serving/formats/): each fp32 format's outputs within 1e-4 of the numeric
 SavedModel's (equal to the raw-text export's `*_ids` signature:
 tests/serving/test_numeric.py) on the same 200 inputs, for each model type
@@ -15,7 +15,7 @@ import pytest
 from bert_tf1.data.io.errors import UserError
 from bert_tf1.serving import formats
 from bert_tf1.serving.numeric import OUTPUTS, Runner
-from bert_tf1.tasks.export_formats import check_formats, write_formats
+from bert_tf1.tasks.export import check_formats, write_formats
 from tests.serving import deploy_models
 
 pytest.importorskip("openvino")  # the [deploy] extra (run_tests.sh has it)

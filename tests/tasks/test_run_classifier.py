@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import UserError, one_line
 from tests.helpers.task_runner import fixture_flags, run_task
 
 
@@ -96,7 +96,7 @@ def test_bad_input_gets_clear_error(mrpc_fixture, tmp_path, extra, message):
     if flags["bert_config_file"] == "TINY_CONFIG":
         flags["bert_config_file"] = mrpc_fixture.parent / "tf1_tiny_classifier/bert_config.json"
     # A user error: the script prints it as one line and exits with 1.
-    with pytest.raises(user_error_types()) as error:
+    with pytest.raises(UserError) as error:
         run_task("run_classifier.py", flags)
     assert message in one_line(error.value)
 
@@ -105,7 +105,7 @@ def test_case_check_against_released_checkpoint_name(mrpc_fixture, tmp_path):
     flags = _base_flags(mrpc_fixture, tmp_path, tmp_path / "out", do_eval=True,
                         do_lower_case=False,
                         init_checkpoint="/models/uncased_L-12_H-768_A-12/bert_model.ckpt")
-    with pytest.raises(user_error_types()) as error:
+    with pytest.raises(UserError) as error:
         run_task("run_classifier.py", flags)
     assert "--do_lower_case=True" in one_line(error.value)
 

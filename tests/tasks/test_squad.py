@@ -8,7 +8,7 @@ import json
 import pytest
 import tensorflow as tf
 
-from bert_tf1.tasks.errors import UserError, one_line, user_error_types
+from bert_tf1.tasks.errors import UserError, one_line
 from bert_tf1.tasks.squad import SquadConfig, SquadTask
 from tests.helpers.task_runner import fixture_flags, run_task
 
@@ -91,7 +91,7 @@ def test_train_then_predict(squad_fixture, tmp_path):
 
 
 def test_original_flag_checks(squad_fixture, tmp_path):
-    with pytest.raises(user_error_types()) as error:
+    with pytest.raises(UserError) as error:
         run_task("run_squad.py", _flags(
             squad_fixture, tmp_path / "out", do_predict=True,
             predict_file=squad_fixture / "squad_v1_sample/input.json",

@@ -10,7 +10,7 @@ import pytest
 
 from bert_tf1.data.tokenization import FullTokenizer
 from bert_tf1.data.tokenization.tokenizer_json import read_tokenizer_json, vocab_text
-from bert_tf1.tasks.errors import one_line, user_error_types
+from bert_tf1.tasks.errors import UserError, one_line
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cafe", "##s",
          "café", "un", "##aff", "##able", "!"]
@@ -72,7 +72,7 @@ def test_vocab_in_id_order_and_lower_casing(tmp_path, lowercase,
 
 def _error(tmp_path, tokenizer):
     write(tmp_path, tokenizer)
-    with pytest.raises(user_error_types()) as raised:
+    with pytest.raises(UserError) as raised:
         read_tokenizer_json(tmp_path)
     message = one_line(raised.value)
     assert "\n" not in message and str(tmp_path / "tokenizer.json") in message
@@ -119,6 +119,6 @@ def test_bad_vocabs(tmp_path):
         vocab=VOCAB + [" spaced"]))
     assert "' spaced' (id 13) cannot be one line of vocab.txt" in message
     (tmp_path / "tokenizer.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(user_error_types(), match="cannot read this Hugging "
+    with pytest.raises(UserError, match="cannot read this Hugging "
                        "Face tokenizer"):
         read_tokenizer_json(tmp_path)
