@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 
 from bert_tf1.data.multiple_choice import records
-from bert_tf1.data.multiple_choice.examples import PaddingExample
+from bert_tf1.data.io.dynamic_padding import PaddingInputExample
 from bert_tf1.data.multiple_choice.readers import DATA_FORMATS
 from bert_tf1.data.multiple_choice.readers import read_examples as read_file
 from bert_tf1.modeling import BertMultipleChoice
@@ -78,7 +78,7 @@ class MultipleChoiceTask(FineTuningTask):
         return examples
 
     def padding_example(self):
-        return PaddingExample()
+        return PaddingInputExample()
 
     def write_features(self, examples, path, mode):
         return records.file_based_convert_examples_to_features(

@@ -13,6 +13,7 @@ import dataclasses
 import os
 
 import tensorflow as tf
+from bert_tf1.data.io.dynamic_padding import PaddingInputExample
 from bert_tf1.data.io.errors import UserError
 
 __all__ = [
@@ -54,14 +55,6 @@ class InputExample:
     text_a: str
     text_b: str = None
     label: object = None
-
-
-class PaddingInputExample(object):
-    """A fake example padding a set to a multiple of a batch (all-zero
-    features, `is_real_example=False`).
-
-    Source: run_classifier.py `PaddingInputExample`.
-    """
 
 
 class ClassifierDataError(UserError):

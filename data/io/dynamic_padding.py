@@ -1,5 +1,6 @@
 """Batches cut to their longest example, and training batches of similar length.
 
+`PaddingInputExample` fills the last batch on TPU (zero features, weight 0).
 `cut_to_longest` cuts a batch's sequence axis to its longest real example
 rounded up to `MULTIPLE` (padded positions contribute exactly 0);
 `group_by_length` is Hugging Face's `LengthGroupedSampler` recipe. Source:
@@ -11,6 +12,14 @@ import tensorflow as tf
 MULTIPLE = 8
 #: Batches per length-sorted stretch of `group_by_length` (Hugging Face's 50).
 MEGABATCH = 50
+
+
+class PaddingInputExample:
+    """A fake example padding a set to a multiple of a batch (all-zero
+    features, `is_real_example=False`); classifier and multiple-choice.
+
+    Source: run_classifier.py `PaddingInputExample`.
+    """
 
 
 def padded_length(longest, seq_length, multiple=MULTIPLE):

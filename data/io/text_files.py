@@ -60,6 +60,36 @@ def read_utf8_text(path, expected="UTF-8 text"):
         ) from None
 
 
+def read_user_text(path, expected, error, missing, missing_error=None):
+    """`read_utf8_text(path, expected)`, a leading BOM dropped, with every
+    failure as one line of `error` (a UserError class).
+
+    `missing` is the message for a missing file (local, or tf's
+    NotFoundError for gs://), raised as `missing_error` (default `error`).
+
+    Raises:
+      error: an archive, not UTF-8, a directory, or unreadable.
+      missing_error: no file at `path`.
+    """
+    try:
+        text = read_utf8_text(path, expected)
+    except TextFileError as err:
+        raise error(str(err)) from None
+    except FileNotFoundError:
+        raise (missing_error or error)(missing) from None
+    except IsADirectoryError:
+        raise error("%s: is a directory, expected %s" % (
+            path, expected)) from None
+    except OSError as err:
+        raise error("%s: cannot be read (%s)" % (
+            path, err.strerror or err)) from None
+    except Exception as err:  # tf.errors.NotFoundError for gs:// paths.
+        if type(err).__name__ == "NotFoundError":
+            raise (missing_error or error)(missing) from None
+        raise
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def read_json(path, expected="a JSON file", text=None):
     """`json.loads` of the UTF-8 text of `path` (or of `text`, read from it).
 

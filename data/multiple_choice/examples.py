@@ -26,12 +26,6 @@ class MultipleChoiceExample:
         return len(self.endings)
 
 
-class PaddingExample:
-    """A fake example padding a set to a multiple of a batch (all-zero
-    features, is_real_example 0), as run_classifier.py `PaddingInputExample`.
-    """
-
-
 class MultipleChoiceDataError(UserError):
     """A multiple-choice data file does not have the expected layout; the
     message names the file (and line) and what was expected."""

@@ -7,8 +7,8 @@ Source: BERT paper §4.4 and its author's SWAG recipe.
 import dataclasses
 from typing import List
 
-from bert_tf1.data.multiple_choice.examples import (MultipleChoiceExample,
-                                                    PaddingExample)
+from bert_tf1.data.io.dynamic_padding import PaddingInputExample
+from bert_tf1.data.multiple_choice.examples import MultipleChoiceExample
 from bert_tf1.data.tokenization.packing import pack_tokens
 
 #: The model inputs, each [num_choices, max_seq_length] per example.
@@ -24,7 +24,7 @@ class MultipleChoiceFeatures:
         max_seq_length ints (row k is choice k).
       label_ids: int, the right choice; 0 for an unlabelled or padding
         example.
-      is_real_example: bool, False for a `PaddingExample`.
+      is_real_example: bool, False for a `PaddingInputExample`.
       tokens: list of num_choices lists of str, unpadded.
     """
     input_ids: List[List[int]]
@@ -44,7 +44,7 @@ def convert_example_to_features(example, max_seq_length, tokenizer,
     """Packs one example's choices.
 
     Args:
-      example: MultipleChoiceExample, or PaddingExample (all zeros,
+      example: MultipleChoiceExample, or PaddingInputExample (all zeros,
         is_real_example False; needs `num_choices`).
       max_seq_length: int >= 3, the length of every row.
       tokenizer: a FullTokenizer.
@@ -54,15 +54,15 @@ def convert_example_to_features(example, max_seq_length, tokenizer,
       MultipleChoiceFeatures with [num_choices][max_seq_length] int lists.
 
     Raises:
-      ValueError: max_seq_length < 3, a PaddingExample without num_choices,
-        another number of endings, or a label out of range.
+      ValueError: max_seq_length < 3, a PaddingInputExample without
+        num_choices, another number of endings, or a label out of range.
     """
     if max_seq_length < 3:
         raise ValueError("max_seq_length=%d leaves no room for [CLS] A [SEP] "
                          "B [SEP] (need >= 3)" % max_seq_length)
-    if isinstance(example, PaddingExample):
+    if isinstance(example, PaddingInputExample):
         if num_choices is None:
-            raise ValueError("a PaddingExample needs num_choices")
+            raise ValueError("a PaddingInputExample needs num_choices")
         return MultipleChoiceFeatures(
             input_ids=_zeros(num_choices, max_seq_length),
             input_mask=_zeros(num_choices, max_seq_length),
@@ -70,8 +70,8 @@ def convert_example_to_features(example, max_seq_length, tokenizer,
             label_ids=0, is_real_example=False,
             tokens=[[] for _ in range(num_choices)])
     if not isinstance(example, MultipleChoiceExample):
-        raise TypeError("expected a MultipleChoiceExample or PaddingExample, "
-                        "got %s" % type(example).__name__)
+        raise TypeError("expected a MultipleChoiceExample or "
+                        "PaddingInputExample, got %s" % type(example).__name__)
     count = len(example.endings)
     if num_choices is not None and count != num_choices:
         raise ValueError("example %s has %d endings, expected num_choices=%d"

@@ -12,7 +12,7 @@ import json
 import os
 import re
 
-from bert_tf1.data.io.text_files import TextFileError, read_utf8_text
+from bert_tf1.data.io.text_files import read_user_text
 from bert_tf1.data.multiple_choice.examples import (
              MissingDataFileError, MultipleChoiceDataError, MultipleChoiceExample,
              check_labels_consistent, check_num_choices, join_prefix_and_ending,
@@ -37,22 +37,10 @@ def tsv_ending_column(k):
 def _read_text(path, expected):
     """The file's text (UTF-8, BOM dropped); user errors for bad files."""
     path = os.fspath(path)
-    try:
-        text = read_utf8_text(path, expected)
-    except FileNotFoundError:
-        raise MissingDataFileError(
-            "%s: file not found (expected %s)" % (path, expected)) from None
-    except IsADirectoryError:
-        raise MultipleChoiceDataError(
-            "%s: is a directory, expected %s" % (path, expected)) from None
-    except TextFileError as error:
-        raise MultipleChoiceDataError(str(error)) from None
-    except Exception as error:  # tf.errors.NotFoundError for gs:// paths.
-        if type(error).__name__ == "NotFoundError":
-            raise MissingDataFileError("%s: file not found (expected %s)" % (
-                path, expected)) from None
-        raise
-    return text[1:] if text.startswith("\ufeff") else text
+    return read_user_text(
+        path, expected, MultipleChoiceDataError,
+        "%s: file not found (expected %s)" % (path, expected),
+        MissingDataFileError)
 
 
 def _finish(examples, line_numbers, path, expected):

@@ -11,7 +11,7 @@ from bert_tf1.data.io.record_specs import multiple_choice_record_spec
 from bert_tf1.data.io.tfrecord import write_records
 from bert_tf1.data.multiple_choice.features import (FEATURE_KEYS,
                                                     convert_example_to_features)
-from bert_tf1.data.multiple_choice.examples import PaddingExample
+from bert_tf1.data.io.dynamic_padding import PaddingInputExample
 
 
 def _record_values(feature):
@@ -49,7 +49,8 @@ def file_based_convert_examples_to_features(examples, max_seq_length,
     """
     examples = list(examples)
     if num_choices is None:
-        real = [e for e in examples if not isinstance(e, PaddingExample)]
+        real = [e for e in examples
+                if not isinstance(e, PaddingInputExample)]
         if not real:
             raise ValueError("no real example to take num_choices from; "
                              "pass num_choices")

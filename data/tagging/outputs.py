@@ -6,7 +6,7 @@ import os
 
 from bert_tf1.data.io.atomic import write_text_atomically
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.data.io.text_files import TextFileError, read_utf8_text
+from bert_tf1.data.io.text_files import read_user_text
 
 __all__ = ["format_predictions", "write_predictions", "write_label_list",
            "read_label_list", "choose_label_list", "LABEL_LIST_FILE"]
@@ -80,14 +80,9 @@ def read_label_list(path):
         duplicate label (names the file and line).
     """
     path = os.fspath(path)
-    try:
-        text = read_utf8_text(path, expected="a label list (one label per "
-                              "line)")
-    except TextFileError as error:
-        raise UserError(str(error)) from None
-    except FileNotFoundError:
-        raise UserError("%s: no such file (label_list.txt is written by "
-                        "training)" % path) from None
+    text = read_user_text(
+        path, "a label list (one label per line)", UserError,
+        "%s: no such file (label_list.txt is written by training)" % path)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

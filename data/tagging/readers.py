@@ -6,7 +6,7 @@ import os
 import re
 
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.data.io.text_files import TextFileError, read_utf8_text
+from bert_tf1.data.io.text_files import read_user_text
 from bert_tf1.data.tagging import schemes
 from bert_tf1.data.tagging.documents import Document, Sentence, Word
 
@@ -37,17 +37,8 @@ def _columns(line):
 
 
 def _read_lines(path):
-    try:
-        text = read_utf8_text(path, expected="a UTF-8 tagged text file")
-    except TextFileError as error:
-        raise TaggingFileError(str(error)) from None
-    except FileNotFoundError:
-        raise TaggingFileError("%s: no such file" % path) from None
-    except OSError as error:
-        raise TaggingFileError("%s: cannot be read (%s)" % (
-            path, error.strerror or error)) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = read_user_text(path, "a UTF-8 tagged text file", TaggingFileError,
+                          "%s: no such file" % path)
     if not text.strip():
         raise TaggingFileError("%s: the file is empty; expected tagged "
                                "sentences" % path)

@@ -13,8 +13,8 @@ from bert_tf1.data.io.results import (format_test_results,
                                       write_text_atomically)
 from bert_tf1.data.multiple_choice import records
 from bert_tf1.modeling.models.multiple_choice import flatten_choices
-from bert_tf1.data.multiple_choice.examples import (MultipleChoiceExample,
-                                                    PaddingExample)
+from bert_tf1.data.io.dynamic_padding import PaddingInputExample
+from bert_tf1.data.multiple_choice.examples import MultipleChoiceExample
 from tests.helpers.vocab import tokenizer_for
 
 # id:   0       1       2       3       4    5    6    7    8    9    10   11
@@ -49,7 +49,7 @@ def test_each_choice_truncated_on_its_own(tokenizer):
 
 
 def test_padding_unlabelled_and_tiny_lengths(tokenizer):
-    f = mcf.convert_example_to_features(PaddingExample(), 4, tokenizer,
+    f = mcf.convert_example_to_features(PaddingInputExample(), 4, tokenizer,
                                         num_choices=2)
     assert f.input_ids == f.input_mask == f.segment_ids == [[0] * 4] * 2
     assert f.label_ids == 0 and not f.is_real_example
@@ -112,7 +112,7 @@ def test_record_round_trip(tmp_path):
 
 def test_file_based_convert(tokenizer, tmp_path):
     examples = [MultipleChoiceExample("1", "a b", ["c", "d e"], 1),
-                PaddingExample()]
+                PaddingInputExample()]
     path = str(tmp_path / "train.tf_record")
     assert records.file_based_convert_examples_to_features(
         examples, 6, tokenizer, path) == 2
