@@ -61,15 +61,12 @@ def read_utf8_text(path, expected="UTF-8 text"):
 
 
 def read_user_text(path, expected, error, missing, missing_error=None):
-    """`read_utf8_text(path, expected)`, a leading BOM dropped, with every
-    failure as one line of `error` (a UserError class).
-
-    `missing` is the message for a missing file (local, or tf's
-    NotFoundError for gs://), raised as `missing_error` (default `error`).
+    """`read_utf8_text(path, expected)`, a leading BOM dropped.
 
     Raises:
-      error: an archive, not UTF-8, a directory, or unreadable.
-      missing_error: no file at `path`.
+      error (a UserError class): an archive, not UTF-8, or unreadable.
+      missing_error (default `error`): no file at `path` (also gs://), with
+        the message `missing`.
     """
     try:
         text = read_utf8_text(path, expected)
@@ -77,10 +74,7 @@ def read_user_text(path, expected, error, missing, missing_error=None):
         raise error(str(err)) from None
     except FileNotFoundError:
         raise (missing_error or error)(missing) from None
-    except IsADirectoryError:
-        raise error("%s: is a directory, expected %s" % (
-            path, expected)) from None
-    except OSError as err:
+    except OSError as err:  # A directory, no permission.
         raise error("%s: cannot be read (%s)" % (
             path, err.strerror or err)) from None
     except Exception as err:  # tf.errors.NotFoundError for gs:// paths.

@@ -114,26 +114,6 @@ def sequence_problem(tags, scheme):
     return None
 
 
-def _chunk_ends(previous, current):
-    """conlleval's endOfChunk (E and S: seqeval's extension)."""
-    prefix, entity_type = previous
-    if prefix == OUTSIDE:
-        return False
-    if prefix in ("E", "S") or current[1] != entity_type:
-        return True
-    return current[0] in ("B", "S", OUTSIDE)
-
-
-def _chunk_starts(previous, current):
-    """conlleval's startOfChunk."""
-    prefix, entity_type = current
-    if prefix == OUTSIDE:
-        return False
-    if prefix in ("B", "S") or previous[1] != entity_type:
-        return True
-    return previous[0] in (OUTSIDE, "E", "S")
-
-
 def entity_spans(tags):
     """list of Entity(type, start, end) of one sentence's tags, in order.
 
@@ -145,9 +125,13 @@ def entity_spans(tags):
     start = 0
     for index, tag in enumerate(list(tags) + [OUTSIDE]):
         current = split_tag(tag)
-        if _chunk_ends(previous, current):
+        other_type = current[1] != previous[1]
+        # endOfChunk, then startOfChunk (E and S: seqeval's extension).
+        if previous[0] != OUTSIDE and (previous[0] in ("E", "S") or other_type
+                                       or current[0] in ("B", "S", OUTSIDE)):
             spans.append(Entity(previous[1], start, index))
-        if _chunk_starts(previous, current):
+        if current[0] != OUTSIDE and (current[0] in ("B", "S") or other_type
+                                      or previous[0] in (OUTSIDE, "E", "S")):
             start = index
         previous = current
     return spans
