@@ -52,13 +52,8 @@ def _lines(config, stdin):
         checks.check_data_file(config.input_file, "--input_file")
         text, where = read_utf8_text(config.input_file), config.input_file
     else:
-        data, where = stdin.buffer.read(), "<stdin>"
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = data.count(b"\n", 0, error.start) + 1
-            raise UserError(f"<stdin>, line {line}: not UTF-8 text "
-                            f"({error.reason})") from None
+        where = "<stdin>"
+        text = read_utf8_text(where, data=stdin.buffer.read())
     lines = text.split("\n")
     return [(number, line.rstrip("\r")) for number, line in
             enumerate(lines, start=1)], where

@@ -34,8 +34,8 @@ def archive_hint(path, head, expected="UTF-8 text"):
     return None
 
 
-def read_utf8_text(path, expected="UTF-8 text"):
-    """The content of `path` decoded as UTF-8.
+def read_utf8_text(path, expected="UTF-8 text", data=None):
+    """The content of `path` (or `data`, bytes read from it) as UTF-8.
 
     `expected` says what the file should hold, for the message.
 
@@ -45,8 +45,9 @@ def read_utf8_text(path, expected="UTF-8 text"):
       FileNotFoundError: no file at `path`.
     """
     path = os.fspath(path)
-    with open_file(path, "rb") as reader:
-        data = reader.read()
+    if data is None:
+        with open_file(path, "rb") as reader:
+            data = reader.read()
     hint = archive_hint(path, data[:8], expected)
     if hint:
         raise TextFileError(hint)
