@@ -26,6 +26,7 @@ def read_squad_file(path):
         UserError: unreadable, not JSON, no "data" list, or a zip without
             exactly one .json member.
     """
+    text = None  # A plain .json: read_json reads it.
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
@@ -36,12 +37,9 @@ def read_squad_file(path):
                     raise UserError(f"{path}: expected one .json file in the "
                                     f"zip, found {members or 'none'}")
                 text = archive.read(members[0]).decode("utf-8")
-        else:
-            with open(path, encoding="utf-8") as reader:
-                text = reader.read()
+        return check_squad_json(read_json(path, "SQuAD JSON", text), path)
     except (OSError, UnicodeDecodeError, zipfile.BadZipFile) as error:
         raise UserError(f"{path}: cannot be read: {error}") from None
-    return check_squad_json(read_json(path, text=text), path)
 
 
 def squad_subset(squad, skip_questions=0, max_questions=None,

@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from bert_tf1.data.io.text_files import TextFileError, read_utf8_text
+from bert_tf1.data.io.text_files import read_user_text
 from bert_tf1.data.multiple_choice.examples import (MissingDataFileError,
                                                     MultipleChoiceDataError)
 
@@ -24,12 +24,8 @@ def read_test_results(path, num_choices=None):
         file and line).
     """
     path = os.fspath(path)
-    try:
-        text = read_utf8_text(path, "test_results.tsv")
-    except FileNotFoundError:
-        raise MissingDataFileError("%s: file not found" % path) from None
-    except TextFileError as error:
-        raise MultipleChoiceDataError(str(error)) from None
+    text = read_user_text(path, "test_results.tsv", MultipleChoiceDataError,
+                          "%s: file not found" % path, MissingDataFileError)
     rows = []
     for line, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
