@@ -1,38 +1,13 @@
 """TF1 BERT weights <-> Hugging Face `transformers` BERT safetensors.
 
-Read and written with `safetensors.numpy` (no torch). Names for layer i
-(a bare `BertModel` file has no `bert.` prefix); "T": transposed (TF1 dense
-kernels are [in, out], torch `Linear.weight` [out, in]).
-
-| TF1 name                                              | Hugging Face name                                     | change |
-|-------------------------------------------------------|-------------------------------------------------------|--------|
-| bert/embeddings/word_embeddings                       | bert.embeddings.word_embeddings.weight                | -      |
-| bert/embeddings/position_embeddings                   | bert.embeddings.position_embeddings.weight            | -      |
-| bert/embeddings/token_type_embeddings                 | bert.embeddings.token_type_embeddings.weight          | -      |
-| bert/embeddings/LayerNorm/{gamma,beta}                | bert.embeddings.LayerNorm.{weight,bias}               | -      |
-| bert/encoder/layer_i/attention/self/{query,key,value}/kernel | bert.encoder.layer.i.attention.self.{query,key,value}.weight | T |
-| bert/encoder/layer_i/attention/self/{query,key,value}/bias   | bert.encoder.layer.i.attention.self.{query,key,value}.bias   | -  |
-| bert/encoder/layer_i/attention/output/dense/{kernel,bias}    | bert.encoder.layer.i.attention.output.dense.{weight,bias}    | T, - |
-| bert/encoder/layer_i/attention/output/LayerNorm/{gamma,beta} | bert.encoder.layer.i.attention.output.LayerNorm.{weight,bias} | - |
-| bert/encoder/layer_i/intermediate/dense/{kernel,bias}        | bert.encoder.layer.i.intermediate.dense.{weight,bias}        | T, - |
-| bert/encoder/layer_i/output/dense/{kernel,bias}              | bert.encoder.layer.i.output.dense.{weight,bias}              | T, - |
-| bert/encoder/layer_i/output/LayerNorm/{gamma,beta}           | bert.encoder.layer.i.output.LayerNorm.{weight,bias}          | -  |
-| bert/pooler/dense/{kernel,bias}                       | bert.pooler.dense.{weight,bias}                       | T, -   |
-| cls/predictions/transform/dense/{kernel,bias}         | cls.predictions.transform.dense.{weight,bias}         | T, -   |
-| cls/predictions/transform/LayerNorm/{gamma,beta}      | cls.predictions.transform.LayerNorm.{weight,bias}     | -      |
-| cls/predictions/output_bias                           | cls.predictions.bias (= cls.predictions.decoder.bias) | -      |
-| (tied: bert/embeddings/word_embeddings)               | cls.predictions.decoder.weight (not written; read only if word_embeddings is absent, must equal it otherwise) | - |
-| cls/seq_relationship/{output_weights,output_bias}     | cls.seq_relationship.{weight,bias}                    | -      |
-| output_weights, output_bias (run_classifier.py)       | classifier.{weight,bias}                              | -      |
-| cls/squad/{output_weights,output_bias} (run_squad.py) | qa_outputs.{weight,bias}                              | -      |
-| cls/tagging/{output_weights,output_bias} (run_ner.py) | classifier.{weight,bias} (BertForTokenClassification) | -      |
-| cls/multiple_choice/{output_weights,output_bias}      | classifier.{weight,bias} (BertForMultipleChoice, [1, hidden], [1]) | - |
-
-`classifier.*` is the TF1 head the `architectures` entry of `config.json`
-names (sequence classification by default). Reading accepts the older
-`LayerNorm.{gamma,beta}` names; a file without a pooler (question answering,
-token classification) gets a zero one, which those heads never use. Config
-mapping: docs/moving_weights.md.
+Read and written with `safetensors.numpy` (no torch). The name of every
+weight on each side, and which are transposed (TF1 dense kernels are
+[in, out], torch `Linear.weight` [out, in]): docs/moving_weights.md
+("Weight names"). `classifier.*` is the TF1 head the `architectures` entry
+of `config.json` names (sequence classification by default). Reading
+accepts the older `LayerNorm.{gamma,beta}` names; a file without a pooler
+(question answering, token classification) gets a zero one, which those
+heads never use.
 """
 import json
 import os

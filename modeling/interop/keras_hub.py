@@ -1,25 +1,6 @@
-"""TF1 BERT weights <-> keras-hub `BertBackbone`.
-
-Names and shapes, layer i; H hidden_size, A num_attention_heads,
-D = H / A, I intermediate_size. A backbone has no heads (cls/*, output_*).
-
-| TF1 name (bert/...)                         | BertBackbone weight path                                  | change            |
-|---------------------------------------------|-----------------------------------------------------------|-------------------|
-| embeddings/word_embeddings [V, H]           | token_embedding/embeddings                                | -                 |
-| embeddings/position_embeddings [P, H]       | position_embedding/embeddings                             | -                 |
-| embeddings/token_type_embeddings [T, H]     | segment_embedding/embeddings                              | -                 |
-| embeddings/LayerNorm/{gamma,beta}           | embeddings_layer_norm/{gamma,beta}                        | -                 |
-| encoder/layer_i/attention/self/{query,key,value}/kernel [H, H] | transformer_layer_i/self_attention_layer/{query,key,value}/kernel [H, A, D] | reshape |
-| encoder/layer_i/attention/self/{query,key,value}/bias [H]      | .../{query,key,value}/bias [A, D]                         | reshape           |
-| encoder/layer_i/attention/output/dense/kernel [H, H]           | transformer_layer_i/self_attention_layer/attention_output/kernel [A, D, H] | reshape |
-| encoder/layer_i/attention/output/dense/bias [H]                | .../attention_output/bias [H]                             | -                 |
-| encoder/layer_i/attention/output/LayerNorm/{gamma,beta}        | transformer_layer_i/self_attention_layer_norm/{gamma,beta} | -                |
-| encoder/layer_i/intermediate/dense/{kernel [H, I],bias}        | transformer_layer_i/feedforward_intermediate_dense/{kernel,bias} | -          |
-| encoder/layer_i/output/dense/{kernel [I, H],bias}              | transformer_layer_i/feedforward_output_dense/{kernel,bias} | -                |
-| encoder/layer_i/output/LayerNorm/{gamma,beta}                  | transformer_layer_i/feedforward_layer_norm/{gamma,beta}   | -                 |
-| pooler/dense/{kernel,bias}                  | pooled_dense/{kernel,bias}                                | -                 |
-
-The reshapes are exact: the original splits [H] into heads as [A, D]
+"""TF1 BERT weights <-> keras-hub `BertBackbone` (no heads: cls/*,
+output_*). Names and shapes: docs/moving_weights.md ("Weight names"); the
+attention reshapes are exact: the original splits [H] into heads as [A, D]
 (head-major), the order of keras' EinsumDense kernels.
 """
 import math
