@@ -12,8 +12,8 @@ import sys
 from bert_tf1.data.io.atomic import write_text_atomically
 from bert_tf1.data.io.text_files import read_utf8_text
 from bert_tf1.serving import build_serving_module
-from bert_tf1.serving.format_predictions import open_export
-from bert_tf1.serving.predictions import Predictor, load_export, model_type_of
+from bert_tf1.serving.predictions import (Predictor, load_export,
+                                          model_type_of, open_export)
 from bert_tf1.tasks import batch_inference, checks
 from bert_tf1.tasks.errors import UserError
 from bert_tf1.tasks.export import ExportTask, ServedModelConfig

@@ -21,7 +21,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf1.serving import build_serving_module, export_saved_model
-from bert_tf1.serving.squad_span import best_spans
+from bert_tf1.serving.squad import best_spans
 from tests.conftest import REPO_ROOT
 from tests.helpers.script_runner import run_script
 

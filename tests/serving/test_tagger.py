@@ -27,7 +27,7 @@ from bert_tf1.data.tokenization.in_graph import InGraphFullTokenizer
 from bert_tf1.serving import build_serving_module, export_saved_model
 from bert_tf1.serving.entity_spans import entity_spans, label_tables
 from bert_tf1.serving.tagger import TaggerServing
-from bert_tf1.serving.tagging_windows import max_context_positions, window_features
+from bert_tf1.serving.tagger import max_context_positions, window_features
 from tests.helpers.script_runner import run_script
 from tests.helpers.task_checkpoints import TAGS, write_tagger_checkpoint
 from tests.serving.test_export import run_signature
