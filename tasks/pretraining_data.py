@@ -1,11 +1,16 @@
 """Pre-training data from raw text: the original create_pretraining_data.py.
 
-The work is `bert_tf1.data.pretraining.runners`; here the checks.
+The checks, then the work on the chosen runner (`--runner`: the process
+pool of `bert_tf1.data.pretraining.pipeline`, or Beam by
+`bert_tf1.data.pretraining.beam_pipeline` with the options of
+`bert_tf1.data.pretraining.runners`).
 """
 import dataclasses
 import os
 
-from bert_tf1.data.pretraining.pipeline import PretrainingOptions
+from bert_tf1.data.pretraining.pipeline import (PretrainingOptions,
+                                                 create_pretraining_files)
+from bert_tf1.data.pretraining.runners import is_local_pool, require_beam
 from bert_tf1.tasks import checks
 from bert_tf1.tasks.errors import UserError
 
@@ -33,7 +38,9 @@ class PretrainingDataTask:
     Raises (from `prepare()`, before anything is written):
         UserError: an option out of range, no output file, an output file
             that is a folder or whose folder is a file or not writable, an
-            input glob matching no (non-empty) file, a missing vocab file.
+            input glob matching no (non-empty) file, a missing vocab file,
+            Beam options without a Beam runner, a Beam runner without
+            apache-beam installed.
     """
 
     def __init__(self, config):
@@ -55,6 +62,11 @@ class PretrainingDataTask:
         if config.shard_size_mb < 0:
             raise UserError("--shard_size_mb must be >= 0, got %r"
                             % config.shard_size_mb)
+        if not is_local_pool(config.runner):
+            require_beam(config.runner)
+        elif config.beam_pipeline_options:
+            raise UserError("--beam_pipeline_options needs a Beam runner "
+                            "(--runner=DirectRunner, DataflowRunner, ...)")
         self.output_files = [p for p in (config.output_file or "").split(",")
                              if p]
         if not self.output_files:
@@ -72,15 +84,19 @@ class PretrainingDataTask:
 
     def run(self):
         """Writes the records on the chosen runner; returns the count."""
-        from bert_tf1.data.pretraining.dispatch import (
-                     create_pretraining_files_with_runner)
-
         self.prepare()
         config = self.config
-        return create_pretraining_files_with_runner(
-            config.runner, self.input_files, self.output_files,
-            config.vocab_file, do_lower_case=config.do_lower_case,
-            options=self.options, random_seed=config.random_seed,
-            num_workers=config.num_workers,
-            shard_size_bytes=int(config.shard_size_mb * (1 << 20)),
-            beam_pipeline_options=config.beam_pipeline_options)
+        common = dict(do_lower_case=config.do_lower_case,
+                      options=self.options, random_seed=config.random_seed,
+                      num_workers=config.num_workers,
+                      shard_size_bytes=int(config.shard_size_mb * (1 << 20)))
+        if is_local_pool(config.runner):
+            return create_pretraining_files(
+                self.input_files, self.output_files, config.vocab_file,
+                **common)
+        from bert_tf1.data.pretraining.beam_pipeline import (
+            create_pretraining_files_beam)
+        return create_pretraining_files_beam(
+            self.input_files, self.output_files, config.vocab_file,
+            runner=config.runner,
+            beam_pipeline_options=config.beam_pipeline_options, **common)

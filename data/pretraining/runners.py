@@ -1,7 +1,7 @@
 """Which runner a run uses (`--runner`: `local`, the process pool of
 bert_tf1.data.pretraining.pipeline, or a Beam runner) and the Beam options
 passed to it (docs/pretraining.md, "On Apache Beam"). The dispatch between
-the two is bert_tf1.data.pretraining.dispatch.
+the two is `bert_tf1.tasks.pretraining_data.PretrainingDataTask.run`.
 """
 import contextlib
 import importlib.util

@@ -21,11 +21,13 @@ import tensorflow as tf  # noqa: E402
 from bert_tf1.data.io import atomic  # noqa: E402
 from bert_tf1.data.io.errors import UserError  # noqa: E402
 from bert_tf1.data.io.tfrecord import RecordFileWriter  # noqa: E402
-from bert_tf1.data.pretraining import beam_pipeline, dispatch, runners  # noqa: E402
+from bert_tf1.data.pretraining import beam_pipeline, runners  # noqa: E402
 from bert_tf1.data.pretraining import shard_build, shard_records  # noqa: E402
 from bert_tf1.data.pretraining.corpus import plan_shards  # noqa: E402
 from bert_tf1.data.pretraining.pipeline import (PretrainingOptions,  # noqa: E402
                                        create_pretraining_files)
+from bert_tf1.tasks.pretraining_data import (  # noqa: E402
+    PretrainingDataConfig, PretrainingDataTask)
 from tests.conftest import REPO_ROOT  # noqa: E402
 from tests.data.pretraining.test_pipeline import run_script  # noqa: E402
 
@@ -344,10 +346,12 @@ def test_local_runners_hide_beams_info_lines_only_while_running(caplog):
 
 
 def test_local_runner_rejects_beam_options(tmp_path, sample, vocab):
+    config = PretrainingDataConfig(
+        input_file=str(sample), output_file=str(tmp_path / "o"),
+        vocab_file=str(vocab), beam_pipeline_options="--project=p")
     with pytest.raises(UserError, match="needs a Beam runner"):
-        dispatch.create_pretraining_files_with_runner(
-            "local", [sample], [str(tmp_path / "o")], vocab,
-            beam_pipeline_options="--project=p")
+        PretrainingDataTask(config).run()
+    assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.slow

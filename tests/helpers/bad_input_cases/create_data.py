@@ -33,3 +33,9 @@ def create_data_output_folder_is_a_file(folder):
 def create_data_output_file_is_a_folder(folder):
     return (_create_data(folder, output_file=folder),
             [f"--output_file={folder} is a folder"])
+
+
+@case("create_pretraining_data.py")
+def create_data_beam_options_without_beam_runner(folder):
+    return (_create_data(folder, beam_pipeline_options="--project=p"),
+            ["--beam_pipeline_options needs a Beam runner"])
