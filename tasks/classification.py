@@ -11,9 +11,9 @@ from keras import ops
 
 from bert_tf1.data.glue import features as glue_features
 from bert_tf1.data.glue.metrics import task_metric_names, task_metrics
-from bert_tf1.data.glue.outputs import eval_predictions_text
 from bert_tf1.data.glue.processors import PaddingInputExample, get_processor
-from bert_tf1.data.io.results import write_text_atomically
+from bert_tf1.data.io.results import (eval_predictions_text,
+                                      write_text_atomically)
 from bert_tf1.modeling import BertClassifier
 from bert_tf1.modeling.models import losses
 from bert_tf1.tasks import checks
@@ -107,7 +107,7 @@ class ClassificationTask(FineTuningTask):
         self.write_eval_predictions(logits[:num_actual], labels[:num_actual])
 
     def write_eval_predictions(self, logits, label_ids):
-        """`eval_predictions.tsv` (`bert_tf1.data.glue.outputs.eval_predictions_text`)
+        """`eval_predictions.tsv` (`bert_tf1.data.io.results.eval_predictions_text`)
         of the dev examples' logits [N, num_labels] and label_ids [N]."""
         values = (logits if self.regression
                   else np.asarray(ops.softmax(logits, axis=-1)))
