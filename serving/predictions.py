@@ -253,7 +253,11 @@ def _model_dir(folder):
 
 
 def open_export(export_dir, model_type=None):
-    """A Predictor of the export in `export_dir` (any format above).
+    """A `Predictor` (`.predict(rows)`: one dict per row, module docstring)
+    of the export of export_saved_model.py in `export_dir`: a raw-text
+    SavedModel (or a TF Serving folder of versions `N/`), or one
+    `--format` folder (openvino, litert, onnx, numeric). `model_type`, if
+    given, must be the type it serves.
 
     Raises:
         UserError: no export there (names the format folders it holds, if
