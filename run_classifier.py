@@ -48,5 +48,7 @@ flags.mark_flags_as_required(["data_dir", "task_name", "vocab_file",
                              "bert_config_file", "output_dir"])
 
 
+main = cli.task_main(ClassificationTask, ClassificationConfig)
+
 if __name__ == "__main__":
-    cli.run_task(ClassificationTask, ClassificationConfig)
+    cli.main(main)

@@ -73,5 +73,7 @@ script_flags.define_runtime_and_error_flags()
 flags.mark_flags_as_required(["vocab_file", "bert_config_file", "output_dir"])
 
 
+main = cli.task_main(TaggingTask, TaggingConfig)
+
 if __name__ == "__main__":
-    cli.run_task(TaggingTask, TaggingConfig)
+    cli.main(main)

@@ -61,5 +61,7 @@ flags.DEFINE_enum("optimizer_type", "adamw", ["adamw", "lamb"],
 flags.mark_flags_as_required(["bert_config_file", "input_file", "output_dir"])
 
 
+main = cli.task_main(PretrainingTask, PretrainingConfig)
+
 if __name__ == "__main__":
-    cli.run_task(PretrainingTask, PretrainingConfig)
+    cli.main(main)

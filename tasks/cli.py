@@ -200,7 +200,8 @@ def main(run):
     app.run(absl_main, flags_parser=parse_flags)
 
 
-def run_task(task_class, config_class):
-    """Runs a training script: `main` of `task_class(config).run()`, the
-    config from the flags (`config_from_flags(config_class)`)."""
-    main(lambda: task_class(config_from_flags(config_class)).run())
+def task_main(task_class, config_class):
+    """A training script's `main` (run it with `main(...)` above):
+    `task_class(config).run()`, the config from the flags
+    (`config_from_flags(config_class)`)."""
+    return lambda: task_class(config_from_flags(config_class)).run()
