@@ -367,7 +367,7 @@ class FineTuningTask(Task):
 
     def padding_example(self):
         """An example of weight 0 (TPU padding), or None for no padding."""
-        return None
+        return dynamic_padding.PaddingInputExample()
 
     def before_training(self):
         """Runs after prepare(), before the training features are written."""

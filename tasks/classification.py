@@ -11,7 +11,7 @@ from keras import ops
 
 from bert_tf1.data.glue import features as glue_features
 from bert_tf1.data.glue.metrics import task_metric_names, task_metrics
-from bert_tf1.data.glue.processors import PaddingInputExample, get_processor
+from bert_tf1.data.glue.processors import get_processor
 from bert_tf1.data.io.results import (eval_predictions_text,
                                       write_text_atomically)
 from bert_tf1.modeling import BertClassifier
@@ -70,9 +70,6 @@ class ClassificationTask(FineTuningTask):
         checks.check_examples(examples, self.data_file(mode),
                               "--" + MODES[mode].flag)
         return examples
-
-    def padding_example(self):
-        return PaddingInputExample()
 
     def write_features(self, examples, path, mode):
         return glue_features.file_based_convert_examples_to_features(

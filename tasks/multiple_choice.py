@@ -8,7 +8,6 @@ import dataclasses
 import numpy as np
 
 from bert_tf1.data.multiple_choice import records
-from bert_tf1.data.io.dynamic_padding import PaddingInputExample
 from bert_tf1.data.multiple_choice.readers import DATA_FORMATS
 from bert_tf1.data.multiple_choice.readers import read_examples as read_file
 from bert_tf1.modeling import BertMultipleChoice
@@ -76,9 +75,6 @@ class MultipleChoiceTask(FineTuningTask):
                 f"{path}: no labels (a test file?); {do_flag} needs the "
                 "index of the right ending on every row")
         return examples
-
-    def padding_example(self):
-        return PaddingInputExample()
 
     def write_features(self, examples, path, mode):
         return records.file_based_convert_examples_to_features(

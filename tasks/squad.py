@@ -94,6 +94,9 @@ class SquadTask(FineTuningTask):
         checks.check_positive(n_best_size=config.n_best_size,
                               max_answer_length=config.max_answer_length)
 
+    def padding_example(self):
+        return None  # the original run_squad.py adds no TPU padding examples
+
     def read_examples(self, mode):
         """SquadExamples of train_file ("train") or predict_file."""
         path, flag = self.data_file(mode), f"--do_{mode}"
