@@ -329,6 +329,10 @@ class FormatPredictor(Predictor):
         self.max_seq_length = int(info["max_seq_length"])
         if self.model_type == "tagger":
             self.words = InGraphWordSplitter(self.lower_case)
+        if self.model_type == "squad":  # Each id's token, for answer text.
+            inverse = self.tokenizer.inv_vocab
+            self.vocab_tokens = tf.constant(
+                [inverse.get(i, "") for i in range(max(inverse) + 1)])
 
     def _call(self, features):
         """The runtime's numpy outputs for a list of feature objects with
@@ -371,11 +375,8 @@ class FormatPredictor(Predictor):
             windows = [first[index] for index in sorted(first)]
             packed = {name: tf.constant([getattr(f, name) for f in windows])
                       for name in FEATURES}
-            inverse = self.tokenizer.inv_vocab
             out = best_answers(
-                self._call(windows), packed,
-                tf.constant([inverse.get(i, "") for i in range(max(inverse)
-                                                               + 1)]),
+                self._call(windows), packed, self.vocab_tokens,
                 info["max_answer_length"], info["n_best_size"])
             for index, result in zip(sorted(first), self._answers(
                     {key: value.numpy() for key, value in out.items()})):
