@@ -12,7 +12,8 @@ def exports(fixtures_dir, tmp_path_factory, request):
     """model name (a model type, or "real_encoder": all-MiniLM-L6-v2) ->
     (the --export_dir holding every format, build arguments), written on
     first use."""
-    pytest.importorskip("openvino")  # the [deploy] extra (run_tests.sh has it)
+    pytest.importorskip(
+        "openvino", reason="--format needs the [deploy] extra (pip install -e '.[deploy]'; run_tests.sh installs it)")
     made = {}
 
     def export(name):

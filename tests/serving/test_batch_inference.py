@@ -19,7 +19,8 @@ import time
 import numpy as np
 import pytest
 
-pytest.importorskip("apache_beam")
+pytest.importorskip(
+    "apache_beam", reason="--runner needs the [beam] extra (pip install -e '.[beam]'; run_tests.sh installs it)")
 
 from bert_tf1.serving import export_saved_model  # noqa: E402
 from bert_tf1.serving.batch_inference import read_embeddings  # noqa: E402

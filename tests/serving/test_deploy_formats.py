@@ -18,7 +18,8 @@ from bert_tf1.serving.numeric import OUTPUTS, Runner
 from bert_tf1.tasks.export import check_formats, write_formats
 from tests.serving import deploy_models
 
-pytest.importorskip("openvino")  # the [deploy] extra (run_tests.sh has it)
+pytest.importorskip(
+    "openvino", reason="--format needs the [deploy] extra (pip install -e '.[deploy]'; run_tests.sh installs it)")
 TOLERANCE = 1e-4
 CONVERTED = ("openvino", "litert", "onnx")
 MODELS = ("classifier", "squad", "tagger", "multiple_choice", "encoder",

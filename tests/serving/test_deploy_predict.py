@@ -17,7 +17,8 @@ from bert_tf1.data.io.errors import UserError
 from bert_tf1.serving.predictions import open_export
 from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask
 
-pytest.importorskip("openvino")  # the [deploy] extra (run_tests.sh has it)
+pytest.importorskip(
+    "openvino", reason="--format needs the [deploy] extra (pip install -e '.[deploy]'; run_tests.sh installs it)")
 TOLERANCE = 1e-4
 OTHERS = ("numeric", "openvino", "litert", "onnx")
 LONG = ("The committee met in Geneva on Tuesday, and after a long debate "

@@ -95,7 +95,7 @@ def test_regression_eval_predictions(tmp_path, fixture):
 
 @pytest.mark.slow
 def test_train_and_eval_draw_curves_with_eval_scalars(fixture, mrpc_slice, tmp_path):  # noqa: F811
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib", reason="training_curves.png needs the [plots] extra (pip install -e '.[plots]'; run_tests.sh installs it)")
     output_dir = tmp_path / "out"
     config = make_config(fixture, mrpc_slice, output_dir, do_train=True, do_eval=True,
                          train_batch_size=8, num_train_epochs=1.0)

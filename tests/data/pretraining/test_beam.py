@@ -14,7 +14,8 @@ import sys
 
 import pytest
 
-beam = pytest.importorskip("apache_beam")
+beam = pytest.importorskip(
+    "apache_beam", reason="--runner needs the [beam] extra (pip install -e '.[beam]'; run_tests.sh installs it)")
 
 import tensorflow as tf  # noqa: E402
 

@@ -209,7 +209,7 @@ def test_resumed_run_draws_every_step_once(fixtures_dir, tmp_path):
 
 
 def test_training_curves_png(fixtures_dir, tmp_path):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib", reason="training_curves.png needs the [plots] extra (pip install -e '.[plots]'; run_tests.sh installs it)")
     from bert_tf1.modeling.training import write_eval_summaries, write_training_curves
     _train(fixtures_dir, tmp_path, steps=3, log_steps=1, save_checkpoints_steps=100)
     png = tmp_path / "training_curves.png"

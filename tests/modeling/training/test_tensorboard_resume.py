@@ -14,7 +14,8 @@ from bert_tf1.modeling.training.summaries import TrainingSummaries
 def _default_loader_scalars(logdir, tag):
     """(step, value) of `tag` as `tensorboard --logdir` (--load_fast=auto)
     serves them: the data server, asked over gRPC as TensorBoard asks it."""
-    grpc = pytest.importorskip("grpc")
+    grpc = pytest.importorskip(
+        "grpc", reason="TensorBoard's data server needs grpcio (installed with tensorflow)")
     from tensorboard import context
     from tensorboard.data import grpc_provider
     from tensorboard.data.server_ingester import get_server_binary
