@@ -1,61 +1,12 @@
-r"""Predicts from raw text in one line: JSON lines on standard output.
+"""Predicts from raw text in one line: JSON lines on standard output.
 
-    # with an export of export_saved_model.py (its type is read from it)
-    python predict_text.py --export_dir=/tmp/mrpc_export \
-      --text=$'He said hello.\tHe greeted us.'
-
-    # with a checkpoint: the same serving module is built in memory
-    python predict_text.py --init_checkpoint=/tmp/mrpc_output \
-      --bert_config_file=$BERT_BASE_DIR/bert_config.json \
-      --vocab_file=$BERT_BASE_DIR/vocab.txt --model_type=classifier \
-      --task_name=MRPC --input_file=pairs.txt
-
-Input: every --text, else --input_file, else standard input; one example per
-line, TAB between the fields. Output: docs/serving.md. With --runner (an
-Apache Beam runner) and --export_dir: --input_file files and globs into
---output_dir shards (docs/batch_inference.md).
+A shim: the script's code (its flags, `main`) is `bert_tf1/predict_text.py`,
+whose docstring `--help` prints. `python predict_text.py`, `python -m
+bert_tf1.predict_text` and the installed `bert-predict-text` run the same
+code.
 """
 
-from bert_tf1.tasks.quiet_start import start_tensorflow
-
-start_tensorflow()  # before anything else imports TensorFlow
-
-from absl import flags  # noqa: E402
-
-from bert_tf1.tasks import cli, script_flags  # noqa: E402
-
-flags.DEFINE_string("export_dir", None,
-                    "An export of export_saved_model.py (instead of "
-                    "--init_checkpoint): its raw-text SavedModel, or one "
-                    "--format folder (saved_model, numeric, openvino, litert, "
-                    "onnx; docs/deploying.md).")
-flags.DEFINE_enum("model_type", None,
-                  ["classifier", "squad", "tagger", "multiple_choice"],
-                  "What --init_checkpoint holds (needed with it); with "
-                  "--export_dir, checked against the export.")
-script_flags.define_model_flags(
-    init_checkpoint_help="A checkpoint to predict with (instead of "
-    "--export_dir): a prefix or an output_dir (its newest checkpoint).")
-script_flags.define_served_model_flags()
-flags.DEFINE_multi_string("text", None,
-                          "An example (repeatable); TAB separates its fields.")
-flags.DEFINE_string("input_file", None,
-                    "Examples, one per line (default: standard input).")
-flags.DEFINE_string("output_file", None,
-                    "Write the JSON lines to this file instead of standard "
-                    "output.")
-flags.DEFINE_integer("batch_size", 32, "Examples per model call.")
-script_flags.define_batch_inference_flags()
-cli.define_common_flags(checkpoint_flags=False)
-
-
-def run():
-    """Flags -> `PredictTextConfig` -> `PredictTextTask.run()`."""
-    from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask
-
-    PredictTextTask(cli.config_from_flags(
-        PredictTextConfig, batch=script_flags.batch_options_from_flags())).run()
-
-
 if __name__ == "__main__":
-    cli.main(run)
+    from bert_tf1.predict_text import command
+
+    command()

@@ -23,4 +23,4 @@ if [ ! -f "$STAMP" ]; then
   touch "$STAMP"
 fi
 # TF_CPP_MIN_LOG_LEVEL is left to the scripts: they set it and filter
-# TensorFlow's start-up lines themselves (tasks/quiet_start.py).
+# TensorFlow's start-up lines themselves (bert_tf1/tasks/quiet_start.py).

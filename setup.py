@@ -1,33 +1,12 @@
-"""One import name, `bert_tf1`: the root folders install as its subpackages
-(package_dir remapping) and the root scripts are copied into it, with a
-command each (docs/differences.md, "One import name")."""
-import pathlib
-import shutil
-
+"""The distribution `bert-keras-tf1compat`: one package, `bert_tf1/`, installed
+as it is on disk, and a command per script module (`bert-run-classifier` runs
+`bert_tf1/run_classifier.py`, as the root shim `run_classifier.py` does)."""
 from setuptools import find_packages, setup
-from setuptools.command.build_py import build_py
 
-ROOT = pathlib.Path(__file__).resolve().parent
-FOLDERS = ("modeling", "data", "serving", "tasks")
-SCRIPTS = sorted(path.stem for path in ROOT.glob("*.py")
-                 if path.name != "setup.py")
-
-
-class BuildWithScripts(build_py):
-    """build_py that also copies the root scripts into bert_tf1/."""
-
-    def run(self):
-        super().run()
-        if getattr(self, "editable_mode", False):
-            return  # an editable install reaches them through bert_tf1/__init__.py
-        target = pathlib.Path(self.build_lib) / "bert_tf1"
-        for script in SCRIPTS:
-            shutil.copyfile(ROOT / f"{script}.py", target / f"{script}.py")
-
-
-PACKAGES = ["bert_tf1"] + [
-    f"bert_tf1.{name}" for folder in FOLDERS
-    for name in [folder] + [f"{folder}.{sub}" for sub in find_packages(folder)]]
+SCRIPTS = ("convert_checkpoint", "create_pretraining_data", "export_saved_model",
+           "extract_features", "fetch_pretrained", "predict_text",
+           "run_classifier", "run_multiple_choice", "run_ner",
+           "run_pretraining", "run_squad")
 
 setup(
     name="bert-keras-tf1compat",
@@ -36,13 +15,10 @@ setup(
         "TensorFlow 2 / Keras 3 BERT that loads and writes the original "
         "google-research/bert TF1 checkpoints"
     ),
-    packages=PACKAGES,
-    package_dir={"bert_tf1": "bert_tf1",
-                 **{f"bert_tf1.{folder}": folder for folder in FOLDERS}},
+    packages=find_packages(include=["bert_tf1", "bert_tf1.*"]),
     package_data={"bert_tf1.serving": ["worker_requirements.txt"]},
-    cmdclass={"build_py": BuildWithScripts},
     entry_points={"console_scripts": [
-        f"bert-{script.replace('_', '-')} = bert_tf1.commands:{script}"
+        f"bert-{script.replace('_', '-')} = bert_tf1.{script}:command"
         for script in SCRIPTS]},
     python_requires=">=3.10,<3.14",
     install_requires=[
@@ -60,6 +36,7 @@ setup(
         "dev": [
             "pytest>=8",
             "pytest-xdist>=3.5",  # run_tests.sh: two test processes
+            "jedi>=0.19",  # tests/test_static_imports.py: static import resolution
             "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
         ],
         # create_pretraining_data.py --runner (gs:// and DataflowRunner:

@@ -4,23 +4,18 @@ checkpoints: the one import name of this project.
     from bert_tf1 import BertClassifier
     model = BertClassifier.from_checkpoint("uncased_L-12_H-768_A-12/", num_labels=2)
 
-The folders and `run_*.py` scripts at the repository root are its
-subpackages and modules (docs/differences.md, "One import name"): a wheel
-holds them inside this folder, in a clone this package reaches the root.
+Its subpackages `modeling`, `data`, `tasks`, `serving` and the scripts'
+modules (`bert_tf1/run_classifier.py`, ...) are folders and files of this
+package: the import path is the file path, in a clone and in a wheel alike
+(docs/differences.md, "One import name"). The `run_*.py` files at the
+repository root are shims that run these modules.
 
 The names below are imported on first use: `import bert_tf1` loads no
 TensorFlow and changes nothing in the process.
 """
-import os
+from typing import TYPE_CHECKING
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_CLONE_ROOT = os.path.dirname(_HERE)
-if (not os.path.isdir(os.path.join(_HERE, "modeling"))
-        and os.path.isfile(os.path.join(_CLONE_ROOT, "modeling", "__init__.py"))):
-    # A clone (or an editable install): the subpackages sit beside this folder.
-    __path__.append(_CLONE_ROOT)  # noqa: F821  (a package's own __path__)
-
-from bert_tf1.lazy_exports import lazy_exports  # noqa: E402
+from bert_tf1.lazy_exports import lazy_exports
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
@@ -44,3 +39,14 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # for editors and type checkers; Python loads them late
+    from bert_tf1.modeling.config import BertConfig, BertConfigError
+    from bert_tf1.modeling.models import (
+        BertClassifier, BertFeatureTagger, BertModel, BertMultipleChoice,
+        BertPretrainer, BertSquad, BertTokenClassifier)
+    from bert_tf1.data.tokenization import BertPreprocessor, FullTokenizer
+    from bert_tf1.modeling.optimization import create_optimizer
+    from bert_tf1.modeling.checkpoints import (
+        load_tf1_checkpoint, save_tf1_checkpoint)
+    from bert_tf1.serving import export_model, export_saved_model

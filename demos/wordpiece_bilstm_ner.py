@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import run_ner  # noqa: E402,F401  (defines run_ner.py's flags)
+import bert_tf1.run_ner  # noqa: E402,F401  (defines run_ner.py's flags)
 from demos.ner.task import WordPieceBiLSTMTaggingTask  # noqa: E402
 from bert_tf1.tasks import cli  # noqa: E402
 from bert_tf1.tasks.tagging import TaggingConfig  # noqa: E402

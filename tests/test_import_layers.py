@@ -1,18 +1,18 @@
 """Imports go one way: every module's imports against the table of layers.
 
 Layers, top to bottom: `demos/` (demo code, which nothing else imports),
-the scripts at the repository root, `tasks/`,
-`serving/`, then `modeling/` beside the data jobs (`data/glue`,
-`data/squad`, ...), `data/tokenization`, and `data/io` at the bottom.
+the script modules (`bert_tf1/run_classifier.py`, ...), `bert_tf1/tasks/`,
+`bert_tf1/serving/`, then `bert_tf1/modeling/` beside the data jobs (`bert_tf1/data/glue`,
+`bert_tf1/data/squad`, ...), `bert_tf1/data/tokenization`, and `bert_tf1/data/io` at the bottom.
 A module may import its own layer and the layers the table allows; so
-`data/` never imports `modeling/`, `modeling/` reaches `data/` only through
-`data/io`, and nothing imports a script or `tasks/` from below. Every import
+`bert_tf1/data/` never imports `bert_tf1/modeling/`, `bert_tf1/modeling/` reaches `bert_tf1/data/` only through
+`bert_tf1/data/io`, and nothing imports a script or `bert_tf1/tasks/` from below. Every import
 statement is read from the source (function-level ones included), so a lazy
 import cannot hide an edge.
 
-Inside `modeling/` the sub-layers of docs/architecture.md are checked the same
+Inside `bert_tf1/modeling/` the sub-layers of docs/architecture.md are checked the same
 way (`MODELING_LAYERS`), and the whole library's module graph must have no
-circle; private TensorFlow/Keras APIs are used in modeling/keras_internals.py
+circle; private TensorFlow/Keras APIs are used in bert_tf1/modeling/keras_internals.py
 only.
 """
 import ast
@@ -26,6 +26,13 @@ from bert_tf1.modeling.keras_internals import OVERRIDDEN_HOOKS
 REPO = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("data", "demos", "modeling", "serving", "tasks")
 SCRIPT = "script"
+# The package's own modules that are no layer's: its face and lazy loader.
+PACKAGE_FACE = ("__init__.py", "lazy_exports.py")
+
+
+def _folder(package):
+    """demos/ at the root, the library's folders inside bert_tf1/."""
+    return REPO / package if package == "demos" else REPO / "bert_tf1" / package
 
 # layer -> the layers it may import (its own is always allowed).
 ALLOWED = {
@@ -42,7 +49,7 @@ ALLOWED = {
     "data.io": set(),
 }
 
-# modeling/'s sub-layers, top to bottom, as docs/architecture.md draws them:
+# bert_tf1/modeling/'s sub-layers, top to bottom, as docs/architecture.md draws them:
 # a module imports its own sub-layer and those below. The most specific
 # prefix names a module's sub-layer.
 MODELING_LAYERS = (
@@ -59,29 +66,33 @@ MODELING_LAYERS = (
 
 
 def _scripts():
-    return sorted(path for path in REPO.glob("*.py") if path.name != "setup.py")
+    """The script modules: bert_tf1/run_classifier.py, ..."""
+    return sorted(path for path in (REPO / "bert_tf1").glob("*.py")
+                  if path.name not in PACKAGE_FACE)
 
 
 def _modules():
     paths = _scripts()
     for package in PACKAGES:
-        paths += sorted((REPO / package).rglob("*.py"))
+        paths += sorted(_folder(package).rglob("*.py"))
     return paths
 
 
 def _module_name(path):
+    """bert_tf1/modeling/x.py -> modeling.x (the table names the folders)."""
     relative = path.relative_to(REPO).with_suffix("")
     parts = list(relative.parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
-    return ".".join(parts)
+    return _unprefixed(".".join(parts))
 
 
 def _layer(module):
     """The layer of a dotted module name of this project, or None."""
     top = module.split(".")[0]
     if top not in PACKAGES:
-        return SCRIPT if (REPO / f"{top}.py").exists() else None
+        return SCRIPT if (REPO / "bert_tf1" / f"{top}.py").exists() and \
+            f"{top}.py" not in PACKAGE_FACE else None
     if top != "data":
         return top
     parts = module.split(".")
@@ -258,15 +269,18 @@ def test_the_check_finds_an_upward_import(tmp_path):
     # both reported: the check can fail.
     fake = tmp_path / "repo"
     for package in PACKAGES:
-        (fake / package).mkdir(parents=True)
-        (fake / package / "__init__.py").write_text("")
-    (fake / "data" / "glue").mkdir()
-    (fake / "data" / "glue" / "x.py").write_text("from modeling import losses\n")
-    (fake / "modeling" / "y.py").write_text(
-        "def f():\n    from tasks import cli\n")
-    (fake / "data" / "squad").mkdir()
-    (fake / "data" / "squad" / "z.py").write_text("import data.glue.x\n")
-    (fake / "tasks" / "w.py").write_text("from demos.ner import task\n")
+        folder = fake / package if package == "demos" else fake / "bert_tf1" / package
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text("")
+    lib = fake / "bert_tf1"
+    (lib / "data" / "glue").mkdir()
+    (lib / "data" / "glue" / "x.py").write_text(
+        "from bert_tf1.modeling import losses\n")
+    (lib / "modeling" / "y.py").write_text(
+        "def f():\n    from bert_tf1.tasks import cli\n")
+    (lib / "data" / "squad").mkdir()
+    (lib / "data" / "squad" / "z.py").write_text("import bert_tf1.data.glue.x\n")
+    (lib / "tasks" / "w.py").write_text("from demos.ner import task\n")
     global REPO
     saved, REPO = REPO, fake
     try:
@@ -287,24 +301,24 @@ def test_the_library_has_no_import_circle():
 
 def test_modeling_sub_layers_import_downwards():
     bad = _modeling_violations(_graph())
-    assert not bad, "upward imports inside modeling/:\n" + "\n".join(bad)
+    assert not bad, "upward imports inside bert_tf1/modeling/:\n" + "\n".join(bad)
 
 
 def test_the_checks_find_a_circle_and_an_upward_modeling_import(tmp_path):
     fake = tmp_path / "repo"
-    for folder in ("data", "demos", "serving", "tasks", "modeling",
-                   "modeling/models",
-                   "modeling/layers", "modeling/interop"):
+    for folder in ("bert_tf1/data", "demos", "bert_tf1/serving", "bert_tf1/tasks",
+                   "bert_tf1/modeling", "bert_tf1/modeling/models",
+                   "bert_tf1/modeling/layers", "bert_tf1/modeling/interop"):
         (fake / folder).mkdir(parents=True)
         (fake / folder / "__init__.py").write_text("")
-    (fake / "modeling/layers/a.py").write_text(
+    (fake / "bert_tf1/modeling/layers/a.py").write_text(
         "def f():\n    from modeling.models import b\n")
-    (fake / "modeling/models/b.py").write_text("from modeling.layers import a\n")
-    # `from modeling.interop import c` runs modeling/interop/__init__.py too.
-    (fake / "modeling/interop/__init__.py").write_text(
+    (fake / "bert_tf1/modeling/models/b.py").write_text("from modeling.layers import a\n")
+    # `from modeling.interop import c` runs bert_tf1/modeling/interop/__init__.py too.
+    (fake / "bert_tf1/modeling/interop/__init__.py").write_text(
         "from modeling.models import d\n")
-    (fake / "modeling/interop/c.py").write_text("")
-    (fake / "modeling/models/d.py").write_text(
+    (fake / "bert_tf1/modeling/interop/c.py").write_text("")
+    (fake / "bert_tf1/modeling/models/d.py").write_text(
         "from modeling.interop.c import x\n")
     global REPO
     saved, REPO = REPO, fake
@@ -368,7 +382,7 @@ def _private_api_uses(paths):
 def test_private_tensorflow_and_keras_apis_live_in_keras_internals():
     uses = _private_api_uses(_modules())
     assert not uses, ("private TensorFlow/Keras API outside "
-                      "modeling/keras_internals.py:\n" + "\n".join(uses))
+                      "bert_tf1/modeling/keras_internals.py:\n" + "\n".join(uses))
 
 
 def _bare_package_imports(paths):

@@ -4,8 +4,8 @@ Importing `modeling`, `data`, `serving` or `tasks`, and running a task from
 Python (`Task.run()`, which trains through `bert_tf1.modeling.training.run_training`),
 sets no environment variable, adds no handler to the root or `tensorflow`
 logger (nor stops the latter propagating), changes no logger level and
-registers no `atexit` function. The scripts' start (`tasks/cli.py`,
-`tasks/quiet_start.py`) is where a command line's settings are made.
+registers no `atexit` function. The scripts' start (`bert_tf1/tasks/cli.py`,
+`bert_tf1/tasks/quiet_start.py`) is where a command line's settings are made.
 
 Each check runs in a fresh interpreter started without the variables the
 scripts and `tests/conftest.py` set (TF_CPP_MIN_LOG_LEVEL, KERAS_BACKEND,
@@ -140,7 +140,7 @@ def test_task_run_sets_no_variable_and_configures_no_logging(task_run_changes):
 
 @pytest.mark.slow
 def test_task_run_registers_no_atexit(task_run_changes):
-    # Fails while data/io/output_lock.py registers its release at import.
+    # Fails while bert_tf1/data/io/output_lock.py registers its release at import.
     assert "atexit" not in task_run_changes, task_run_changes
 
 

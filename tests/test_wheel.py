@@ -1,11 +1,12 @@
 """The wheel: one import name (`bert_tf1`), a command per script, and no
-collision with a user's own `data/`, `tasks/`, `modeling/`, `serving/`.
+collision with a user's own packages named data, tasks, modeling or serving.
 
 The wheel is built from a copy of the repository and installed (not
 editable) into a fresh virtualenv that borrows this one's dependencies
 (TensorFlow is not installed twice), then run from a folder whose own
 packages of those names refuse to be imported.
 """
+import ast
 import os
 import pathlib
 import re
@@ -17,10 +18,9 @@ import zipfile
 
 import pytest
 
-from bert_tf1 import commands
 from tests.conftest import FIXTURES_DIR, DATA_DIR, REPO_ROOT
 
-FOLDERS = ("bert_tf1", "modeling", "data", "serving", "tasks")
+FOLDERS = ("bert_tf1",)
 USER_PACKAGES = ("data", "tasks", "modeling", "serving")
 # docs/classification.md's quick MRPC command, with a seed.
 MRPC_FLAGS = [
@@ -38,9 +38,29 @@ def root_scripts():
                   if path.name != "setup.py")
 
 
-def test_every_root_script_has_a_command():
-    assert list(commands.SCRIPTS) == root_scripts()
-    assert all(callable(getattr(commands, name)) for name in commands.SCRIPTS)
+def _setup_scripts():
+    """setup.py's SCRIPTS, read from the file (running it would build)."""
+    tree = ast.parse((REPO_ROOT / "setup.py").read_text(encoding="utf-8"))
+    (value,) = [node.value for node in tree.body if isinstance(node, ast.Assign)
+                and [target.id for target in node.targets] == ["SCRIPTS"]]
+    return ast.literal_eval(value)
+
+
+def test_every_root_script_is_a_shim_with_a_command():
+    assert list(_setup_scripts()) == root_scripts()
+    for script in root_scripts():
+        shim = (REPO_ROOT / f"{script}.py").read_text(encoding="utf-8")
+        # The shim names its module and imports nothing else.
+        tree = ast.parse(shim)
+        imports = [node for node in ast.walk(tree)
+                   if isinstance(node, (ast.Import, ast.ImportFrom))]
+        assert [(node.module, [a.name for a in node.names]) for node in imports] \
+            == [(f"bert_tf1.{script}", ["command"])], script
+        assert f"bert_tf1/{script}.py" in ast.get_docstring(tree)
+        module = ast.parse((REPO_ROOT / "bert_tf1" / f"{script}.py").read_text(
+            encoding="utf-8"))
+        assert "command" in {node.name for node in module.body
+                             if isinstance(node, ast.FunctionDef)}, script
 
 
 def test_a_script_runs_as_a_module_of_the_package(tmp_path):
@@ -85,8 +105,6 @@ def _build_and_install(tmp_path):
     source = tmp_path / "source"
     source.mkdir()
     shutil.copy(REPO_ROOT / "setup.py", source)
-    for script in root_scripts():
-        shutil.copy(REPO_ROOT / f"{script}.py", source)
     for folder in FOLDERS:
         shutil.copytree(REPO_ROOT / folder, source / folder,
                         ignore=shutil.ignore_patterns("__pycache__"))
@@ -136,6 +154,14 @@ def test_the_wheel_runs_beside_a_users_own_packages(tmp_path):
         top_level = next(name for name in archive.namelist()
                          if name.endswith(".dist-info/top_level.txt"))
         assert archive.read(top_level).decode().split() == ["bert_tf1"]
+        # The wheel holds the package folder as it is: no setup.py, tests or
+        # benchmarks, nothing copied in or left out.
+        packaged = {name for name in archive.namelist()
+                    if ".dist-info/" not in name}
+    on_disk = {path.relative_to(REPO_ROOT).as_posix()
+               for path in (REPO_ROOT / "bert_tf1").rglob("*")
+               if path.is_file() and "__pycache__" not in path.parts}
+    assert packaged == on_disk, sorted(packaged ^ on_disk)
 
     user = tmp_path / "user"
     for name in USER_PACKAGES:

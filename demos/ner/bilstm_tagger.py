@@ -2,7 +2,7 @@
 embeddings, the feature-based tagger's two-layer BiLSTM, a classifier.
 
 It reads exactly the inputs the BERT taggers read (the same word pieces,
-windows and scored positions from data/tagging), so the comparison isolates
+windows and scored positions from bert_tf1/data/tagging), so the comparison isolates
 what pre-trained BERT adds. Not in the paper: a baseline of the NER demo
 (demos/ner.sh, trained by demos/wordpiece_bilstm_ner.py). Registered for
 Keras as `bert_tf1>WordPieceBiLSTMTagger` once this module is imported.
@@ -26,7 +26,7 @@ class WordPieceBiLSTMTagger(OwnLoss, BertConfigSerializable, keras.Model):
 
     Weights: `wordpiece_bilstm/embeddings` [vocab_size, hidden_size]
     (truncated normal, `initializer_range`; trainable) and the head
-    `cls/tagging_lstm/*` (modeling/layers/bilstm.py). Only `vocab_size`,
+    `cls/tagging_lstm/*` (bert_tf1/modeling/layers/bilstm.py). Only `vocab_size`,
     `hidden_size` and `initializer_range` of the config are used.
 
     Args:

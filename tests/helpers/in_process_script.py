@@ -10,6 +10,7 @@ and the root logger's handlers, the Keras dtype policy, the signal handlers,
 """
 import logging as python_logging
 import os
+import pathlib
 import runpy
 import signal
 import sys
@@ -52,6 +53,9 @@ def run_in_process(script, args):
             value = "true" if value else "false"
         argv.append(f"--{key}={value}")
     _forget_script_flags()
+    # The root shim imports the script's module (bert_tf1/<script>.py), which
+    # defines the flags: import it afresh, as a new process would.
+    sys.modules.pop(f"bert_tf1.{pathlib.Path(script).stem}", None)
     before = set(flags.FLAGS)
     saved = (sys.argv, os.getcwd(), logging.get_verbosity(),
              list(python_logging.getLogger().handlers),

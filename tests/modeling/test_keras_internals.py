@@ -1,4 +1,4 @@
-"""Contract tests for modeling/keras_internals.py: one per private hook.
+"""Contract tests for bert_tf1/modeling/keras_internals.py: one per private hook.
 
 Each test checks that the hook exists, has the signature we call it with,
 and does what the project relies on, so a Keras or TensorFlow upgrade that

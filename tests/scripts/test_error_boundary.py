@@ -1,6 +1,6 @@
 """A bug keeps its traceback; a bad input is one line.
 
-The scripts' error path (`tasks/cli.py`) prints a `UserError` as one line and
+The scripts' error path (`bert_tf1/tasks/cli.py`) prints a `UserError` as one line and
 anything else as a bug: the traceback, then one line saying it is a bug and
 where to report it. Here a deliberately broken internal function (raising a
 plain `ValueError`, which used to pass for a user error, and a `TypeError`)

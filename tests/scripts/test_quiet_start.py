@@ -1,4 +1,4 @@
-"""Tests for tasks/quiet_start.py: TensorFlow's start-up lines do not bury a
+"""Tests for bert_tf1/tasks/quiet_start.py: TensorFlow's start-up lines do not bury a
 script's one-line error, and nothing else is swallowed."""
 import os
 import subprocess

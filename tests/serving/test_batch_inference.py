@@ -1,7 +1,7 @@
 """predict_text.py / extract_features.py with --runner=DirectRunner: the
 same numbers as the one-process scripts, every line exactly once, and a
-killed run resumed to the same output (serving/batch_inference.py,
-tasks/batch_inference.py).
+killed run resumed to the same output (bert_tf1/serving/batch_inference.py,
+bert_tf1/tasks/batch_inference.py).
 
 Ground truth: the one-process paths (PredictTextTask without --runner, whose
 classifier numbers tests/tasks/test_predict_text.py checks against the
@@ -298,7 +298,7 @@ def test_real_model_batch_composition_moves_embeddings_little(
 
 def test_worker_requirements_name_setup_pins():
     setup = (REPO_ROOT / "setup.py").read_text()
-    wanted = (REPO_ROOT / "serving/worker_requirements.txt").read_text()
+    wanted = (REPO_ROOT / "bert_tf1/serving/worker_requirements.txt").read_text()
     lines = [line for line in wanted.splitlines()
              if line and not line.startswith("#")]
     for package in ("tensorflow", "tensorflow-text", "keras", "apache-beam"):

@@ -1,5 +1,5 @@
-"""export_saved_model.py --format (tasks/export.py,
-serving/formats/): each fp32 format's outputs within 1e-4 of the numeric
+"""export_saved_model.py --format (bert_tf1/tasks/export.py,
+bert_tf1/serving/formats/): each fp32 format's outputs within 1e-4 of the numeric
 SavedModel's (equal to the raw-text export's `*_ids` signature:
 tests/serving/test_numeric.py) on the same 200 inputs, for each model type
 and the real all-MiniLM-L6-v2 encoder mean-pooled; int8 variants build and

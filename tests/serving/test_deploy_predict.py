@@ -1,5 +1,5 @@
 """predict_text.py --export_dir over each format folder of
-export_saved_model.py --format (serving/predictions.py): the same
+export_saved_model.py --format (bert_tf1/serving/predictions.py): the same
 JSON lines as over the raw-text SavedModel (probabilities and SQuAD scores
 within 1e-4, the same labels, choices, answers, words, tags and entities),
 for the fixture classifier, SQuAD, tagger and multiple-choice exports; an

@@ -1,5 +1,5 @@
 """The encoder export's `embed_text` signature: sentence embeddings from raw
-text, pooled and normalised as fixed at export (modeling/pooling.py, the
+text, pooled and normalised as fixed at export (bert_tf1/modeling/pooling.py, the
 same function extract_features.py --pooling uses).
 
 The export is loaded by a process importing TensorFlow alone

@@ -1,8 +1,8 @@
-"""Serving a multiple-choice model (serving/multiple_choice.py,
+"""Serving a multiple-choice model (bert_tf1/serving/multiple_choice.py,
 export_saved_model.py --model_type=multiple_choice).
 
 A context and its endings as raw strings in: the packed ids must be exactly
-those of `data/multiple_choice/features.py` (the original's truncation,
+those of `bert_tf1/data/multiple_choice/features.py` (the original's truncation,
 including an ending without tokens), the logits those of the Keras model on
 them (within 1e-5), the probabilities their softmax over the choices; an
 export reloaded in a fresh process gives the same.

@@ -1,4 +1,4 @@
-"""The numeric graph (serving/numeric.py): ids in, numbers out, saved as its
+"""The numeric graph (bert_tf1/serving/numeric.py): ids in, numbers out, saved as its
 own SavedModel holding no TF Text op and no string constant; its outputs
 equal the raw-text export's `*_ids` signature exactly."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Serving a tagger (serving/tagger.py, export_saved_model.py
+"""Serving a tagger (bert_tf1/serving/tagger.py, export_saved_model.py
 --model_type=tagger): raw text or words in, tags and entities out.
 
 The served outputs must be those of the Python path `run_ner.py` uses
@@ -275,7 +275,7 @@ def test_tag_words_equals_the_python_path_on_conll_tokens(module, tokenizer,
                         " ".join(real[e.start:e.end])) for e in entities]
 
 
-# -- the in-graph rules against data/tagging, without a model ----------------
+# -- the in-graph rules against bert_tf1/data/tagging, without a model ----------------
 
 LABEL_SETS = [schemes.scheme_labels(["LOC", "PER", "creative-work"], scheme)
               for scheme in ("iob2", "bioes")]

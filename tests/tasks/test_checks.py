@@ -1,4 +1,4 @@
-"""tasks/checks.py (checks before any work) and tasks/cli.py (one error line)."""
+"""bert_tf1/tasks/checks.py (checks before any work) and bert_tf1/tasks/cli.py (one error line)."""
 import os
 import sys
 

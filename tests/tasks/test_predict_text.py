@@ -1,4 +1,4 @@
-"""predict_text.py (tasks/predict_text.py, serving/predictions.py): raw text
+"""predict_text.py (bert_tf1/tasks/predict_text.py, bert_tf1/serving/predictions.py): raw text
 in, JSON lines out, from an export or a checkpoint.
 
 The classifier's probabilities must be `run_classifier.py --do_predict`'s on

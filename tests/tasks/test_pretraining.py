@@ -174,7 +174,7 @@ def test_train_checkpoints_and_dynamic_masking(tmp_path, fixtures_dir,
     name = "cls/seq_relationship/output_weights"
     assert not np.allclose(reader.get_tensor(name), start.get_tensor(name))
 
-    # Resuming is modeling/training.s (tests/modeling/training/test_training.py).
+    # Resuming is bert_tf1/modeling/training.s (tests/modeling/training/test_training.py).
     assert "Training from step 0 to 4" in caplog.text
 
 

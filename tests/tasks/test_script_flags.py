@@ -1,4 +1,4 @@
-"""tasks/script_flags.py: the shared flags carry each original script's
+"""bert_tf1/tasks/script_flags.py: the shared flags carry each original script's
 defaults and help, and belong to the module that defines them (so absl's
 --help lists them under the script's name).
 

@@ -291,11 +291,11 @@ def test_learning_rate_default_depends_on_the_tagger(fixture, tmp_path,
 
 
 def test_run_ner_leaves_the_learning_rate_default_to_the_task():
-    # In a subprocess: importing a root script defines its flags globally.
+    # In a subprocess: importing a script module defines its flags globally.
     import subprocess
     import sys
 
-    code = ("import run_ner; from absl import flags; "
+    code = ("import bert_tf1.run_ner; from absl import flags; "
             "print(repr(flags.FLAGS['learning_rate'].default))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, check=True).stdout

@@ -1,4 +1,4 @@
-"""data/multiple_choice features, records, choice reshaping and result files.
+"""bert_tf1/data/multiple_choice features, records, choice reshaping and result files.
 
 Expected ids are worked out by hand from a small vocab with the original
 run_classifier.py rules (convert_single_example, _truncate_seq_pair)."""

@@ -1,4 +1,4 @@
-"""data/multiple_choice/readers.py: SWAG CSV, HellaSwag JSONL and the TSV
+"""bert_tf1/data/multiple_choice/readers.py: SWAG CSV, HellaSwag JSONL and the TSV
 layout, on the shared slices and on small fixtures; every bad-input error
 names the file and line. Expected values are read off the files by hand
 (see shared/data/multiple_choice/README.md)."""

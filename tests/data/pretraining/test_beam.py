@@ -403,7 +403,7 @@ def test_script_bad_input_same_one_line_error(tmp_path, repo_root,
         "%s:3: the line is not valid UTF-8 ('utf-8' codec can't decode byte "
         "0xc3 in position 4: invalid continuation byte)" % corpus)
     assert error_line("DirectRunner", corpus) == local
-    # Checked by the script for every runner (tasks/checks.py).
+    # Checked by the script for every runner (bert_tf1/tasks/checks.py).
     assert error_line("DirectRunner", empty) == prefix + (
         "%s: file is empty (needed by --input_file)" % empty)
     missing = tmp_path / "none*.txt"

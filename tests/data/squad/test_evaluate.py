@@ -1,4 +1,4 @@
-"""Tests for data/squad/evaluate.py (official SQuAD v1.1/v2.0 metrics)."""
+"""Tests for bert_tf1/data/squad/evaluate.py (official SQuAD v1.1/v2.0 metrics)."""
 import collections
 import json
 import re

@@ -1,4 +1,4 @@
-"""Tests for data/squad/examples.py (run_squad.py read_squad_examples)."""
+"""Tests for bert_tf1/data/squad/examples.py (run_squad.py read_squad_examples)."""
 import json
 import re
 

@@ -1,4 +1,4 @@
-"""Tests for data/squad/features.py (run_squad.py feature building)."""
+"""Tests for bert_tf1/data/squad/features.py (run_squad.py feature building)."""
 import os
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Tests for data/squad/postprocess.py against the original's outputs."""
+"""Tests for bert_tf1/data/squad/postprocess.py against the original's outputs."""
 import json
 import math
 import os

@@ -1,4 +1,4 @@
-"""Tests for data/tokenization/full_tokenizer.py against the original's outputs and rules.
+"""Tests for bert_tf1/data/tokenization/full_tokenizer.py against the original's outputs and rules.
 
 Expected values come from /work/shared/fixtures/tokenization/*.jsonl (written
 by the original FullTokenizer), from the original tokenization_test.py cases

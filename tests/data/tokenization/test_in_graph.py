@@ -1,4 +1,4 @@
-"""Tests for data/tokenization/in_graph.py: the in-graph tokenizer must give the
+"""Tests for bert_tf1/data/tokenization/in_graph.py: the in-graph tokenizer must give the
 same ids as the pure-Python FullTokenizer (itself checked against the
 original's outputs in tests/data/tokenization/test_full_tokenizer.py and the fixtures)."""
 import concurrent.futures

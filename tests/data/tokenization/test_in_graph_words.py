@@ -1,4 +1,4 @@
-"""The in-graph word splitter (data/tokenization/in_graph_words.py): BERT's
+"""The in-graph word splitter (bert_tf1/data/tokenization/in_graph_words.py): BERT's
 BasicTokenizer words with their offsets in the input.
 
 What pins the words down, on every text of the shared data and on edge

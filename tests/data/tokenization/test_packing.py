@@ -1,4 +1,4 @@
-"""Tests for data/tokenization/packing.py: the original's truncation and packing rules
+"""Tests for bert_tf1/data/tokenization/packing.py: the original's truncation and packing rules
 (run_classifier.py _truncate_seq_pair / convert_single_example), in Python
 and in-graph."""
 import itertools

@@ -1,5 +1,5 @@
-"""BertPreprocessor gives the scripts' features: MRPC pairs (data/glue),
-SQuAD question/context pairs that fit one window (data/squad) and corpus
+"""BertPreprocessor gives the scripts' features: MRPC pairs (bert_tf1/data/glue),
+SQuAD question/context pairs that fit one window (bert_tf1/data/squad) and corpus
 lines as single texts (FullTokenizer + the original's packing)."""
 import time
 

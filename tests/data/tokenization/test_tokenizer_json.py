@@ -1,4 +1,4 @@
-"""data/tokenization/tokenizer_json.py: a Hugging Face tokenizer.json read as
+"""bert_tf1/data/tokenization/tokenizer_json.py: a Hugging Face tokenizer.json read as
 FullTokenizer's vocab and do_lower_case, or refused in one line.
 
 The files are written here by hand in the `tokenizers` library's layout (the

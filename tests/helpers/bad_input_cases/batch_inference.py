@@ -1,5 +1,5 @@
 """Bad inputs of predict_text.py and extract_features.py with --runner
-(Apache Beam batch inference, tasks/batch_inference.py)."""
+(Apache Beam batch inference, bert_tf1/tasks/batch_inference.py)."""
 from tests.helpers.bad_input_cases import case
 from tests.helpers.bad_input_cases.inputs import (MRPC, _extract, _predict,
                                                   _write)

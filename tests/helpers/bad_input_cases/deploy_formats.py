@@ -1,5 +1,5 @@
-"""Bad inputs of export_saved_model.py --format (tasks/export.py)
-and of predict_text.py over its folders (serving/predictions.py).
+"""Bad inputs of export_saved_model.py --format (bert_tf1/tasks/export.py)
+and of predict_text.py over its folders (bert_tf1/serving/predictions.py).
 
 No row for a format that cannot take a model type: every format takes
 every model type."""

@@ -1,5 +1,5 @@
 """Issue #38: files of another kind than BERT are named, BERT variants the
-readers take stay accepted (modeling/checkpoints/model_kind.py and the
+readers take stay accepted (bert_tf1/modeling/checkpoints/model_kind.py and the
 readers that call it). The bad-input table runs the scripts on such files;
 here each check on its own, and the accepted BERT files end to end."""
 import json

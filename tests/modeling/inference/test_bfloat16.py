@@ -1,4 +1,4 @@
-"""modeling/inference/bfloat16.py: the bfloat16 copy keeps names, rounds values."""
+"""bert_tf1/modeling/inference/bfloat16.py: the bfloat16 copy keeps names, rounds values."""
 import ml_dtypes
 import numpy as np
 

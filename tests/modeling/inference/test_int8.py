@@ -1,4 +1,4 @@
-"""modeling/inference/int8.py: Keras int8 Dense layers in the model's own forward pass."""
+"""bert_tf1/modeling/inference/int8.py: Keras int8 Dense layers in the model's own forward pass."""
 import numpy as np
 import pytest
 import tensorflow as tf

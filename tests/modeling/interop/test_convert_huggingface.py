@@ -1,5 +1,5 @@
 """TF1 checkpoints <-> Hugging Face BERT safetensors
-(modeling/interop/huggingface.py).
+(bert_tf1/modeling/interop/huggingface.py).
 
 Without torch/transformers the tensors must round-trip exactly and follow
 the name/transpose table; with them (optional, never a dependency) the

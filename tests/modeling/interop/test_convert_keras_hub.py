@@ -1,4 +1,4 @@
-"""TF1 checkpoints <-> keras-hub BertBackbone (modeling/interop/keras_hub.py)."""
+"""TF1 checkpoints <-> keras-hub BertBackbone (bert_tf1/modeling/interop/keras_hub.py)."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Tests for modeling/optimization/ against the original optimization.py.
+"""Tests for bert_tf1/modeling/optimization/ against the original optimization.py.
 
 Expected values come from NumPy transcriptions of the original formulas
 (float64), from the original repo's optimization_test, and from the fixture

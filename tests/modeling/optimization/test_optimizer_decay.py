@@ -1,4 +1,4 @@
-"""Which variables modeling/optimization/ decays: the original's
+"""Which variables bert_tf1/modeling/optimization/ decays: the original's
 exclusion patterns (LayerNorm, layer_norm, bias), Keras normalization
 weights wherever they sit, and which BERT gradients enter the global norm.
 """

@@ -1,4 +1,4 @@
-"""modeling/optimization/'s state and Keras integration: slots before the
+"""bert_tf1/modeling/optimization/'s state and Keras integration: slots before the
 first step, resuming from (and saving back) the original's checkpoints,
 config round trip, model.fit, loss scaling, mixed precision, MirroredStrategy.
 """

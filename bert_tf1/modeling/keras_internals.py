@@ -1,0 +1,133 @@
+"""Every use of a private Keras or TensorFlow API, in one place.
+
+Parity with the original optimizer needs hooks Keras 3 keeps private, and
+multi-worker runs two attributes of `tf.distribute`. A release that renames
+one fails in tests/modeling/test_keras_internals.py (one contract test per
+hook) instead of inside a training run. Accessors below read or call a
+private member; `OVERRIDDEN_HOOKS` lists the private optimizer methods
+`TF1StyleOptimizer` overrides.
+"""
+import inspect
+
+import keras
+import tensorflow as tf
+
+#: Private `keras.optimizers.Optimizer` methods our optimizers override:
+#: name -> the parameter names (after `self`) Keras passes.
+OVERRIDDEN_HOOKS = {
+    # Keras' TF backend: sum over replicas, then one merge call of
+    # `_distributed_tf_update_step`; we clip between the two.
+    "_backend_update_step": ("grads", "trainable_variables", "learning_rate"),
+    # Per-replica clipping before the sum; we clip after it instead.
+    "_clip_gradients": ("grads",),
+    # The rate of the current step; ours is evaluated at iterations + 1.
+    "_get_current_learning_rate": (),
+}
+
+
+class KerasInternalsError(RuntimeError):
+    """A private Keras/TensorFlow hook this project relies on has changed."""
+
+
+def _require(owner, name):
+    if not hasattr(owner, name):
+        raise KerasInternalsError(
+            f"{type(owner).__name__} has no {name!r}: the installed Keras "
+            f"{keras.__version__} / TensorFlow {tf.__version__} changed a "
+            "private API that bert_tf1/modeling/keras_internals.py relies on; see "
+            "tests/modeling/test_keras_internals.py.")
+    return getattr(owner, name)
+
+
+# ----- optimizer state ----------------------------------------------------------
+
+def variable_key(optimizer, variable):
+    """The key Keras' optimizer uses for `variable` in its own tables."""
+    return _require(optimizer, "_var_key")(variable)
+
+
+def variable_index(optimizer, variable):
+    """Index of `variable` among the optimizer's built variables, or None."""
+    indices = _require(optimizer, "_trainable_variables_indices")
+    return indices.get(variable_key(optimizer, variable))
+
+
+def learning_rate_setting(optimizer):
+    """What the optimizer was given as learning rate: a float variable or a
+    `LearningRateSchedule` (Keras wraps floats in a variable)."""
+    return _require(optimizer, "_learning_rate")
+
+
+def batch_counter(optimizer):
+    """The int64 variable counting applied batches (under gradient
+    accumulation `optimizer.iterations` is computed from it: batches // k)."""
+    return _require(optimizer, "_iterations")
+
+
+# ----- the TF backend's distributed update ---------------------------------------
+
+def all_reduce_sum_gradients(optimizer, grads_and_vars):
+    """Sums gradients over replicas as Keras' TF backend does before updating.
+
+    Args:
+        optimizer: a Keras optimizer (TensorFlow backend).
+        grads_and_vars: list of (gradient, variable value) pairs.
+    Returns:
+        list of (summed gradient, variable) pairs.
+    """
+    return _require(optimizer, "_all_reduce_sum_gradients")(grads_and_vars)
+
+
+def distributed_update(optimizer, grads_and_vars, learning_rate):
+    """Runs Keras' per-variable `update_step` for all pairs in one merge call
+    (what its TF `_backend_update_step` does after the gradient sum)."""
+    update = _require(optimizer, "_distributed_tf_update_step")
+    strategy = _require(optimizer, "_distribution_strategy")
+    tf.__internal__.distribute.interim.maybe_merge_call(
+        update, strategy, grads_and_vars, learning_rate)
+
+
+def hook_parameters(name):
+    """The parameter names (after self) of a private method of
+    `keras.optimizers.Optimizer` (the TF backend's)."""
+    method = _require(keras.optimizers.Optimizer, name)
+    return tuple(inspect.signature(method).parameters)[1:]
+
+
+# ----- models -----------------------------------------------------------------
+
+def all_layers(model):
+    """Every layer inside `model`, itself included, nested ones too."""
+    return list(_require(model, "_flatten_layers")(include_self=True,
+                                                   recursive=True))
+
+
+def lora_base_kernel(dense):
+    """The frozen base kernel W of a LoRA-enabled `keras.layers.Dense`
+    (its public `kernel` is W + (alpha / rank) A B, cast to the compute
+    dtype)."""
+    return _require(dense, "_kernel")
+
+
+# ----- checkpoint state files ---------------------------------------------------
+
+def checkpoint_state_proto():
+    """The `CheckpointState` protobuf class of a folder's `checkpoint` file
+    (TensorFlow exports readers of it, not the message itself)."""
+    from tensorflow.python.training import checkpoint_state_pb2
+
+    return checkpoint_state_pb2.CheckpointState
+
+
+# ----- tf.distribute -------------------------------------------------------------
+
+def in_multi_worker_mode(strategy):
+    """True when `strategy` spans several worker processes."""
+    extended = getattr(strategy, "extended", None)
+    probe = getattr(extended, "_in_multi_worker_mode", None)
+    return bool(probe()) if probe is not None else False
+
+
+def num_workers(strategy):
+    """How many worker processes a multi-worker strategy spans."""
+    return int(_require(strategy.extended, "_num_workers"))
