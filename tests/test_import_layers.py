@@ -12,8 +12,11 @@ import cannot hide an edge.
 
 Inside `bert_tf1/modeling/` the sub-layers of docs/architecture.md are checked the same
 way (`MODELING_LAYERS`), and the whole library's module graph must have no
-circle; private TensorFlow/Keras APIs are used in bert_tf1/modeling/keras_internals.py
-only.
+circle. Folders tie one way too: no two sibling folders of `bert_tf1/`
+(`bert_tf1/modeling/` and `bert_tf1/data/`, or `bert_tf1/modeling/models/` and
+`bert_tf1/modeling/interop/`) import each other, though no module circle need
+join them. Private TensorFlow/Keras APIs are used in
+bert_tf1/modeling/keras_internals.py only.
 """
 import ast
 import pathlib
@@ -55,9 +58,9 @@ ALLOWED = {
 MODELING_LAYERS = (
     ("modeling",),  # the package face
     ("modeling.training", "modeling.inference", "modeling.optimization",
-     "modeling.interop.convert", "modeling.interop.tf1"),
+     "modeling.conversion"),
     ("modeling.models",),
-    ("modeling.interop",),  # the readers and the checkpoint-source finder
+    ("modeling.interop",),  # the layouts' readers, the checkpoint-source finder
     ("modeling.checkpoints",),
     ("modeling.layers",),
     ("modeling.config", "modeling.naming", "modeling.activations",
@@ -339,6 +342,87 @@ def test_the_checks_find_a_circle_and_an_upward_modeling_import(tmp_path):
     assert "modeling.layers.a (sub-layer 5) imports modeling.models.b " \
         "(sub-layer 2)" in bad
     assert not [line for line in bad if line.startswith("modeling.models")]
+
+
+def _subfolder(module, scope):
+    """The subfolder of the package `scope` ("" for bert_tf1 itself) holding
+    `module`, dotted ("modeling.models" for modeling.models.task in scope
+    "modeling"); None for a module outside `scope` or directly in it."""
+    prefix = scope.split(".") if scope else []
+    parts = module.split(".")
+    if parts[:len(prefix)] != prefix or len(parts) == len(prefix):
+        return None
+    folder = parts[:len(prefix) + 1]
+    return ".".join(folder) if (REPO / "bert_tf1").joinpath(*folder).is_dir() \
+        else None
+
+
+def _folder_circles(graph):
+    """One line per package folder of bert_tf1 (bert_tf1/ itself included)
+    whose subfolders import each other round a circle (a two-way tie is the
+    shortest): the circle, then one module import for each of its steps."""
+    root = REPO / "bert_tf1"
+    scopes = [""] + sorted(".".join(path.parent.relative_to(root).parts)
+                           for path in root.rglob("__init__.py")
+                           if path.parent != root)
+    found = []
+    for scope in scopes:
+        steps = {}  # (folder, folder it imports) -> one module import
+        for module, targets in sorted(graph.items()):
+            # The deepest target first: it names the module imported.
+            for target in sorted(targets, key=lambda t: (-t.count("."), t)):
+                pair = (_subfolder(module, scope), _subfolder(target, scope))
+                if None not in pair and pair[0] != pair[1]:
+                    steps.setdefault(pair, f"{module} imports {target}")
+        folders = {folder for pair in steps for folder in pair}
+        circle = _cycle({folder: {b for a, b in steps if a == folder}
+                         for folder in folders})
+        if circle:
+            found.append(" -> ".join(circle) + " (" + "; ".join(
+                steps[pair] for pair in zip(circle, circle[1:])) + ")")
+    return found
+
+
+def test_sibling_folders_import_one_way():
+    circles = _folder_circles(_graph())
+    assert not circles, ("folders of bert_tf1/ that import each other:\n"
+                         + "\n".join(circles))
+
+
+def test_the_folder_check_finds_two_way_ties(tmp_path):
+    # Neither tie is a module circle: models.a -> interop.b and
+    # interop.c -> models.d; data.glue.x -> tasks.y -> data.io.z.
+    fake = tmp_path / "repo"
+    for folder in ("bert_tf1/data", "bert_tf1/data/glue", "bert_tf1/data/io",
+                   "demos", "bert_tf1/serving", "bert_tf1/tasks",
+                   "bert_tf1/modeling", "bert_tf1/modeling/models",
+                   "bert_tf1/modeling/interop"):
+        (fake / folder).mkdir(parents=True)
+        (fake / folder / "__init__.py").write_text("")
+    for name, text in (
+            ("modeling/models/a.py", "from bert_tf1.modeling.interop import b\n"),
+            ("modeling/interop/b.py", ""),
+            ("modeling/interop/c.py",
+             "def f():\n    from bert_tf1.modeling.models.d import x\n"),
+            ("modeling/models/d.py", "x = 1\n"),
+            ("data/glue/x.py", "import bert_tf1.tasks.y\n"),
+            ("tasks/y.py", "from bert_tf1.data.io import z\n"),
+            ("data/io/z.py", "")):
+        (fake / "bert_tf1" / name).write_text(text)
+    global REPO
+    saved, REPO = REPO, fake
+    try:
+        graph = _graph()
+        circles = _folder_circles(graph)
+    finally:
+        REPO = saved
+    assert _cycle(graph) is None
+    assert circles == [
+        "data -> tasks -> data (data.glue.x imports tasks.y; "
+        "tasks.y imports data.io.z)",
+        "modeling.interop -> modeling.models -> modeling.interop "
+        "(modeling.interop.c imports modeling.models.d; "
+        "modeling.models.a imports modeling.interop.b)"]
 
 
 # `tensorflow.python`, or a private attribute (`._name`) of a Keras or

@@ -1,6 +1,6 @@
 """Converting BERT weights between the TF1 layout, keras-hub and Hugging Face.
 
-The work is `bert_tf1.modeling.interop.convert`; here the checks and the tokenizer.
+The work is `bert_tf1.modeling.conversion.convert`; here the checks and the tokenizer.
 """
 import dataclasses
 import os
@@ -8,14 +8,14 @@ import tempfile
 
 from bert_tf1.data.tagging.outputs import read_label_list
 from bert_tf1.data.tokenization import lower_case_record, tokenizer_json
-from bert_tf1.modeling.interop.convert import convert, vocab_beside
+from bert_tf1.modeling.conversion.convert import convert, vocab_beside
 from bert_tf1.tasks import checks
 from bert_tf1.tasks.errors import UserError
 
 
 @dataclasses.dataclass(kw_only=True)
 class ConversionConfig:
-    """The flags of convert_checkpoint.py (`bert_tf1.modeling.interop.convert.FORMATS`).
+    """The flags of convert_checkpoint.py (`bert_tf1.modeling.conversion.convert.FORMATS`).
 
     `label_list_file`: a tagger's tags (default: label_list.txt beside a TF1
     input). `do_lower_case`: None takes what the input's tokenizer says,

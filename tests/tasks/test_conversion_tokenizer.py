@@ -9,7 +9,7 @@ import json
 import pytest
 
 from bert_tf1.data.tokenization.lower_case_record import read_lower_case
-from bert_tf1.modeling.interop.convert import convert
+from bert_tf1.modeling.conversion.convert import convert
 from bert_tf1.tasks.conversion import ConversionConfig, ConversionTask
 from bert_tf1.tasks.errors import UserError, one_line
 from tests.data.tokenization.test_tokenizer_json import (VOCAB,

@@ -12,8 +12,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from bert_tf1.modeling.interop import tf1
-from bert_tf1.modeling.interop.convert import convert
+from bert_tf1.modeling.conversion import tf1
+from bert_tf1.modeling.conversion.convert import convert
 from bert_tf1.tasks import fetch_pretrained
 from bert_tf1.tasks.errors import UserError, one_line
 from tests.data.tokenization.test_tokenizer_json import bert_tokenizer_json

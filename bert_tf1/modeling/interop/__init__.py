@@ -1,5 +1,2 @@
-"""Moving BERT weights between the TF1 layout, keras-hub and Hugging Face
-(`convert.convert`; docs/moving_weights.md). No imports here: `sources` and
-the readers sit below `bert_tf1.modeling.models`, `convert` and `tf1` (which
-build task models) above it.
-"""
+"""Reading and writing keras-hub and Hugging Face weights, and which
+checkpoint a path holds (`sources`): below `bert_tf1.modeling.models`."""

@@ -12,7 +12,7 @@ from bert_tf1.data.glue.metrics import task_metric_names, task_metrics
 from bert_tf1.modeling import BertPretrainer, checkpoints
 from bert_tf1.modeling.checkpoints import model_kind
 from bert_tf1.modeling.checkpoints.model_kind import OtherModelError
-from bert_tf1.modeling.interop.convert import convert, read_weights
+from bert_tf1.modeling.conversion.convert import convert, read_weights
 from bert_tf1.serving.predictions import Predictor
 from bert_tf1.tasks.errors import UserError
 from tests.helpers import foreign_models

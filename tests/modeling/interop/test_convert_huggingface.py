@@ -13,8 +13,9 @@ from safetensors.numpy import load_file
 
 from bert_tf1.modeling import BertClassifier, BertConfig, BertPretrainer, BertSquad
 from bert_tf1.modeling.checkpoints import model_weights_by_name
-from bert_tf1.modeling.interop import huggingface, tf1
-from bert_tf1.modeling.interop.convert import convert
+from bert_tf1.modeling.conversion import tf1
+from bert_tf1.modeling.conversion.convert import convert
+from bert_tf1.modeling.interop import huggingface
 from tests.helpers.script_runner import run_script
 
 HF_TOLERANCE = 1e-4

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from bert_tf1.modeling import BertConfig
-from bert_tf1.modeling.interop.convert import convert, read_weights
+from bert_tf1.modeling.conversion.convert import convert, read_weights
 from bert_tf1.modeling.interop import keras_hub as interop_keras_hub
-from bert_tf1.modeling.interop import tf1
+from bert_tf1.modeling.conversion import tf1
 
 TOLERANCE = 1e-5
 

@@ -1,7 +1,7 @@
 """A converted Hugging Face folder has the file modes of every other output."""
 import stat
 
-from bert_tf1.modeling.interop.convert import convert
+from bert_tf1.modeling.conversion.convert import convert
 
 
 def test_safetensors_gets_the_usual_mode(fixtures_dir, tmp_path):

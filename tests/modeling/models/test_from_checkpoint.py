@@ -13,7 +13,7 @@ from bert_tf1.modeling import (BertClassifier, BertConfig, BertModel,
                                BertTokenClassifier, checkpoints)
 from bert_tf1.modeling.checkpoints import (CheckpointMismatchError,
                                            CheckpointNotFoundError)
-from bert_tf1.modeling.interop.convert import convert
+from bert_tf1.modeling.conversion.convert import convert
 from tests.helpers.fixture_models import compute_outputs, reference_outputs
 
 TOLERANCE = 1e-5

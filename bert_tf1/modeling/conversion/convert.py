@@ -9,7 +9,8 @@ from absl import logging
 
 from bert_tf1.data.io.errors import OutputExistsError, UserError
 from bert_tf1.modeling.config import BertConfig
-from bert_tf1.modeling.interop import huggingface, keras_hub, tf1
+from bert_tf1.modeling.conversion import tf1
+from bert_tf1.modeling.interop import huggingface, keras_hub
 
 FORMATS = ("tf1", "keras_hub", "huggingface")
 # Where a vocab file sits inside each input layout, when none is given.
