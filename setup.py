@@ -31,6 +31,7 @@ setup(
         "tensorboard>=2.19",  # TensorBoard logs written during training
         "numpy>=1.26",
         "safetensors>=0.4",  # Hugging Face weights (convert_checkpoint.py)
+        "filelock>=4.3,<5",  # one run per output_dir (bert_tf1/data/io/output_lock.py)
     ],
     extras_require={
         "dev": [

@@ -1,21 +1,26 @@
-"""One writer per output_dir: an `flock` on `<output_dir>/.bert-lock`, whose
-JSON line names the holder (docs/troubleshooting.md, "One run per
-output_dir"). The other workers of a multi-worker run only `check_unlocked`;
-within one process the lock is counted (it may be taken twice).
+"""One writer per output_dir: a `filelock.FileLock` (an `flock`) on
+`<output_dir>/.bert-lock`, whose JSON line names the holder
+(docs/troubleshooting.md, "One run per output_dir"). The other workers of a
+multi-worker run only `check_unlocked`; within one process the lock is
+counted (it may be taken twice). filelock is imported when a lock is first
+taken or checked, not at import: it registers atexit and fork hooks.
 """
 import datetime
+import errno
 import hashlib
 import json
 import os
 import socket
 import sys
-import threading
 import time
 
-from bert_tf1.data.io.atomic import is_remote, raise_write_error, try_flock
+from bert_tf1.data.io.atomic import is_remote, raise_write_error
 from bert_tf1.data.io.errors import UserError
 
 LOCK_NAME = ".bert-lock"
+# flock's errors where a file system has none (filelock's fallback, a
+# marker file, is off: the holder's line would overwrite its marker).
+_NO_FLOCK = (errno.ENOSYS, errno.ENOLCK, errno.EOPNOTSUPP)
 
 
 class OutputDirLockedError(UserError):
@@ -84,6 +89,17 @@ def _no_lock_possible(output_dir, why):
                     output_dir, why)
 
 
+def _file_lock(path):
+    """This process's one `filelock.FileLock` of `path` (is_singleton): taking
+    it again counts, any thread may release it. A refused take retries for a
+    second: a holder that unlinks its file and releases as we open it leaves
+    us a dead inode, then a new file."""
+    import filelock
+
+    return filelock.FileLock(path, timeout=1, thread_local=False,
+                             is_singleton=True, fallback_to_soft=False)
+
+
 def check_unlocked(output_dir, cluster=None):
     """Raises unless output_dir is free for this run (no lock, no live
     holder, this process's, or one of `cluster`); writes nothing.
@@ -93,15 +109,19 @@ def check_unlocked(output_dir, cluster=None):
             start time and command).
     """
     path = lock_path(output_dir)
-    if is_remote(path) or os.path.realpath(path) in _HELD:
+    if is_remote(path) or _file_lock(path).is_locked:
         return
+    from filelock import lock_descriptor
+
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return
     try:
-        if try_flock(fd) is not False:
+        if lock_descriptor(fd, blocking=False):
             return
+    except OSError:  # No flock on this file system: nothing to check.
+        return
     finally:
         os.close(fd)  # Also drops a lock just taken.
     for _ in range(20):  # Its holder may not have written its line yet.
@@ -113,11 +133,6 @@ def check_unlocked(output_dir, cluster=None):
         raise _locked_error(holder, path)
 
 
-# realpath -> [OutputLock, count] of the locks this process holds.
-_HELD = {}
-_HELD_GUARD = threading.Lock()
-
-
 class OutputLock:
     """The lock of one output_dir (created when missing) for this process;
     `cluster` is `cluster_fingerprint()` or None. `acquire()`/`release()`
@@ -127,8 +142,7 @@ class OutputLock:
         self.output_dir = os.fspath(output_dir)
         self.path = lock_path(self.output_dir)
         self.cluster = cluster
-        self._fd = None
-        self._key = None
+        self._lock = None
 
     def _content(self):
         return json.dumps({
@@ -149,66 +163,50 @@ class OutputLock:
         if is_remote(self.path):
             _no_lock_possible(self.output_dir, "a remote folder has no flock")
             return self
+        from filelock import Timeout
+
+        lock = _file_lock(self.path)
         try:
-            os.makedirs(self.output_dir, exist_ok=True)
-            key = os.path.realpath(self.path)
-            with _HELD_GUARD:
-                if key not in _HELD:
-                    self._take()
-                    _HELD[key] = [self, 0]
-                _HELD[key][1] += 1
-                self._key = key
+            lock.acquire()
+            self._lock = lock
+            if lock.lock_counter == 1:  # Taken now, not held already: our line.
+                self._write_holder()
+        except Timeout:
+            raise _locked_error(_read_holder(self.path), self.path) from None
         except OSError as error:
+            self.release()  # Taken, but its line could not be written.
+            if error.errno in _NO_FLOCK:
+                _no_lock_possible(self.output_dir, "its file system has no flock")
+                return self
             raise_write_error(self.path, error)
             raise
         return self
 
-    def _take(self):
-        while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            taken = try_flock(fd)
-            if taken is False:
-                os.close(fd)
-                raise _locked_error(_read_holder(self.path), self.path)
-            if taken is None:
-                _no_lock_possible(self.output_dir, "its file system has no flock")
-            try:
-                if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
-                    break
-            except FileNotFoundError:
-                pass
-            # Its holder removed the file between our open and flock.
-            os.close(fd)
-        left = _holder(os.pread(fd, 1 << 16, 0).decode("utf-8", "replace"))
-        if left:
-            from absl import logging
-            logging.warning("Taking over the stale lock %s of %s: that "
-                            "process ended without releasing it.", self.path,
-                            _describe(left, self.path))
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, self._content().encode("utf-8"), 0)
-        self._fd = fd
+    def _write_holder(self):
+        with open(self.path, "r+", encoding="utf-8", errors="replace") as file:
+            left = _holder(file.read())
+            if left:
+                from absl import logging
+                logging.warning("Taking over the stale lock %s of %s: that "
+                                "process ended without releasing it.",
+                                self.path, _describe(left, self.path))
+            file.seek(0)
+            file.truncate()
+            file.write(self._content())
 
     def release(self):
         """Gives the lock up (removes the file once the last user is done)."""
-        with _HELD_GUARD:
-            key, self._key = self._key, None
-            entry = _HELD.get(key)
-            if entry is None:
-                return
-            entry[1] -= 1
-            if entry[1] > 0:
-                return
-            del _HELD[key]
-        owner = entry[0]
-        fd, owner._fd = owner._fd, None
-        # Unlink first, then close (which drops the flock): a run waiting
-        # on the old file sees it replaced and opens anew.
-        try:
-            os.unlink(owner.path)
-        except OSError:
-            pass
-        os.close(fd)
+        lock, self._lock = self._lock, None
+        if lock is None:
+            return
+        if lock.lock_counter == 1:
+            # Unlink first, then unlock: a run waiting on the old file finds
+            # it unlinked once it gets the flock, and opens anew.
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+        lock.release()
 
     def __enter__(self):
         return self.acquire()
