@@ -2,9 +2,9 @@
 `saved_model.pb` (every graph and function of it: a SavedModel loads whole,
 so a server needs every op of every signature).
 
-Our own table, as no library lists it: which TF Text ops the stock TF
-Serving build can run (it embeds TF Text 2.12: tensorflow/serving#4057).
-Checked against the op names in tensorflow-text 2.12.1's shared libraries.
+Our own table: which TF Text ops TF Serving 2.12.0 to 2.19.1 runs (TF Text
+2.12.1 inside; 2.20.0 has TF Text 2.20.0: docs/deploying.md), checked
+against the op names in tensorflow-text 2.12.1's shared libraries.
 """
 import tensorflow as tf
 from tensorflow.core.protobuf import saved_model_pb2
