@@ -20,7 +20,10 @@ Variants (see benchmarks/tf_bert.py and benchmarks/torch_bert.py):
 - keras_hub: `BertBackbone` / `BertTextClassifier` (fp32, `mixed_bfloat16`);
 - torch_eager: transformers `BertModel` with the config's GELU (tanh or erf)
   (bf16 = `torch.autocast`; int8 = `torch.ao` dynamic quantization);
-- torch_compile: the same under `torch.compile` with inductor freezing;
+- torch_compile: the same under `torch.compile` (inference: with inductor
+  freezing; fine-tuning: the model compiled, the optimizer eager). The
+  compile (its first call) is made before the timed steps and printed apart,
+  in the last table;
 - onnxruntime: the same model exported to ONNX, fused, all graph
   optimizations (int8 = ORT dynamic quantization); only when installed;
 - our deployment formats (`--model_dir`, benchmarks/formats_bert.py): the
@@ -32,8 +35,8 @@ Variants (see benchmarks/tf_bert.py and benchmarks/torch_bert.py):
   "onnx_ortopt" (that after ONNX Runtime's BERT optimizer). With
   `--model_dir` every variant takes that folder's config; the formats run
   its real weights, the others random weights of the same shapes (the same
-  FLOPs). The last table: per row, the fastest of ours against the fastest
-  peer (keras_hub, torch_eager, torch_compile, onnxruntime).
+  FLOPs). A table per row's fastest of ours against the fastest peer
+  (keras_hub, torch_eager, torch_compile, onnxruntime) follows the rows.
 TensorFlow variants run with TF_ENABLE_ONEDNN_OPTS=1 (`--tf_onednn`; TF 2.21
 leaves oneDNN off on CPUs without AVX-512).
 
@@ -77,8 +80,11 @@ DEFAULT_CASES = ("infer_8x128", "infer_1x512", "train_8x128", "train_32x128")
 #: is skipped in the precisions it has no variant for.
 FORMAT_VARIANTS = ["numeric", "openvino", "openvino_ptq", "litert", "onnx",
                    "onnx_ortopt"]
-#: The peers: the goal is one of ours at >= 1.0x the fastest of these.
+#: The peers. The goal of every speed row: the fastest of ours at >= 1.2x the
+#: fastest of these (peer time / ours >= GOAL), training rows included, where
+#: torch_compile is measured without its compile time.
 PEERS = ("keras_hub", "torch_eager", "torch_compile", "onnxruntime")
+GOAL = 1.2
 # (variant, worker) per (mode, precision); "ours" first: the reference.
 VARIANTS = {
     ("infer", "fp32"): ["ours", "ours_tf_default", "keras_hub", "torch_eager",
@@ -87,8 +93,8 @@ VARIANTS = {
                         "torch_compile", *FORMAT_VARIANTS],
     ("infer", "int8"): ["ours", "ours@fp32", "torch_eager", "onnxruntime",
                         *FORMAT_VARIANTS],
-    ("train", "fp32"): ["ours", "keras_hub", "torch_eager"],
-    ("train", "bf16"): ["ours", "keras_hub", "torch_eager"],
+    ("train", "fp32"): ["ours", "keras_hub", "torch_eager", "torch_compile"],
+    ("train", "bf16"): ["ours", "keras_hub", "torch_eager", "torch_compile"],
 }
 LIMITS = {"fp32": ["matmul_tf", "matmul_torch", "matmul_numpy"],
           "bf16": ["matmul_tf", "matmul_torch"],
@@ -124,7 +130,12 @@ class Worker:
             [sys.executable, os.path.join(HERE, script), json.dumps(settings)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().strip()
-        self.skipped = None if line == "ready" else (line or "died (see its error above)")
+        words = line.split()
+        # "ready compile <s>": it compiled on a first call, not timed.
+        self.compile_seconds = (float(words[2]) if words[:2] == ["ready", "compile"]
+                                else None)
+        self.skipped = None if words[:1] == ["ready"] else (
+            line or "died (see its error above)")
         if self.skipped:
             self.close()
 
@@ -182,8 +193,10 @@ def _settings(args, config, case, precision, variant, workdir):
                          and variant in FORMAT_VARIANTS else None))
 
 
-def measure_row(args, config, case, precision, workdir):
-    """{label: median seconds} for a row's variants and limit chains."""
+def measure_row(args, config, case, precision, workdir, compile_seconds):
+    """{label: median seconds} for a row's variants and limit chains, and
+    {label: reason} of those skipped; adds {(row, label): seconds} of the
+    variants that compiled before their steps to `compile_seconds`."""
     mode = CASES[case][0]
     labels = [v for v in VARIANTS[(mode, precision)] if (
         not args.frameworks or any(v.startswith(f) for f in args.frameworks))
@@ -198,6 +211,9 @@ def measure_row(args, config, case, precision, workdir):
                 skipped[label] = worker.skipped
             else:
                 workers[label] = worker
+                if worker.compile_seconds is not None:
+                    compile_seconds[(f"{case}_{precision}", label)] = \
+                        worker.compile_seconds
         for worker in workers.values():
             for _ in range(args.warmup):
                 worker.run()
@@ -302,7 +318,7 @@ def main(argv=None):
           f"of {args.reps}; load at start {os.getloadavg()[0]:.1f}")
     print("| row | variant | ms | vs ours | % limit | load |")
     print("|---|---|---:|---:|---:|---:|")
-    limit_rates, summary = {}, {}
+    limit_rates, summary, compile_seconds = {}, {}, {}
     with tempfile.TemporaryDirectory() as workdir:
         args.exports_dir = args.exports_dir or os.path.join(workdir, "exports")
         for case in args.cases.split(","):
@@ -311,7 +327,8 @@ def main(argv=None):
                 if (CASES[case][0], precision) not in VARIANTS or (
                         args.only and not any(p in label for p in args.only.split(","))):
                     continue
-                medians, skipped = measure_row(args, config, case, precision, workdir)
+                medians, skipped = measure_row(args, config, case, precision,
+                                               workdir, compile_seconds)
                 summary[label] = print_row(config, case, precision, medians,
                                            skipped, limit_rates)
     print("\nlimit chains, GFLOP/s (int8: GOP/s), best = the row's limit:")
@@ -320,14 +337,20 @@ def main(argv=None):
     for (case, precision), rates in limit_rates.items():
         cells = [f"{rates[l] / 1e9:.0f}" if l in rates else "" for l in LIMITS["fp32"]]
         print(f"| {case}_{precision} | " + " | ".join(cells) + " |")
-    print("\nfastest of ours against the fastest peer (goal: >= 1.00, a tie "
-          "within 3%):")
+    print(f"\nfastest of ours against the fastest peer (goal: >= {GOAL:.2f}):")
     print("| row | ours | ms | peer | ms | peer / ours |")
     print("|---|---|---:|---|---:|---:|")
     for label, best in summary.items():
         if best:
             print(f"| {label} | {best[0]} | {best[1]} | {best[2]} | "
                   f"{best[3]} | {best[4]:.2f} |")
+    if compile_seconds:
+        print("\ncompile time (the first call, made before the timed steps and "
+              "not in them):")
+        print("| row | variant | compile s |")
+        print("|---|---|---:|")
+        for (label, variant), seconds in compile_seconds.items():
+            print(f"| {label} | {variant} | {seconds:.1f} |")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ BENCHMARKS = sorted((REPO / "benchmarks").glob("*.py"))
 
 
 def _resolves(dotted):
-    """A module, or an attribute of the module before its last dot."""
+    """A module of the package, or an attribute of the module before its
+    last dot (`_imports` names them without the `bert_tf1.` prefix)."""
+    dotted = f"bert_tf1.{dotted}"
     try:
         importlib.import_module(dotted)
         return True
