@@ -20,7 +20,8 @@ from bert_tf1.data.squad.postprocess import (RawResult, write_json_atomic,
                                             write_predictions)
 from bert_tf1.modeling import BertSquad
 from bert_tf1.tasks import checks
-from bert_tf1.tasks.base import SHUFFLE_SEED, FineTuningConfig, FineTuningTask
+from bert_tf1.tasks.configs import FineTuningConfig
+from bert_tf1.tasks.fine_tuning import SHUFFLE_SEED, FineTuningTask
 from bert_tf1.tasks.errors import UserError
 
 _LABEL_KEYS = ("start_positions", "end_positions")

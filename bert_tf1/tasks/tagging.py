@@ -27,7 +27,8 @@ from bert_tf1.modeling import BertFeatureTagger, BertTokenClassifier, training
 from bert_tf1.modeling.models import losses
 from bert_tf1.modeling.models.feature_tagger import check_feature_layers
 from bert_tf1.tasks import checks
-from bert_tf1.tasks.base import EvaluatingConfig, FineTuningTask
+from bert_tf1.tasks.configs import EvaluatingConfig
+from bert_tf1.tasks.fine_tuning import FineTuningTask
 from bert_tf1.tasks.errors import UserError
 from bert_tf1.tasks.modes import requested
 from bert_tf1.tasks.tagging_cache import FeatureCache, window_arrays
