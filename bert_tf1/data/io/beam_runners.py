@@ -33,13 +33,8 @@ def is_local(runner):
 
 
 def check_runner(runner, **beam_only):
-    """`local` with none of the flags `beam_only` (name -> value) set, or a
-    Beam runner with apache-beam installed.
-
-    Raises:
-        UserError: naming the flag set without a Beam runner, or the runner
-            and how to install Beam.
-    """
+    """Raises UserError for a flag of `beam_only` (name -> value) set with
+    `local`, or a Beam runner without apache-beam (`require_beam`)."""
     if not is_local(runner):
         require_beam(runner)
         return

@@ -108,7 +108,6 @@ class _Progress:
             self.bar.update(max(sum(self.shard_sizes), 1), finalize=True)
 
 
-
 _WORKER_QUEUE = None
 _WORKER_TOKENIZER = None
 
@@ -207,7 +206,6 @@ def _drain(progress_queue, progress):
         except queue_lib.Empty:
             return
         progress.set(shard_index, fraction)
-
 
 
 def check_run(input_files, output_files, vocab_file, do_lower_case=True,
