@@ -1,12 +1,12 @@
 """Batch inference over a corpus on Apache Beam: shards -> rows -> batches
 of similar length -> RunInference -> one file per shard. The stages, why they
-run fused one shard at a time, and the exactly-once rules of the files:
-docs/batch_inference.md ("The pipeline and what it writes").
+run fused one shard at a time: docs/batch_inference.md ("The pipeline and
+what it writes"); the exactly-once rules of the files, which `WriteShardFn`
+follows: `bert_tf1.data.io.shard_folder`.
 """
 import dataclasses
 import json
 import os
-import uuid
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
@@ -17,31 +17,14 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.data.io.text_files import TextRange, iter_lines, open_file
+from bert_tf1.data.io.text_files import iter_lines
 from bert_tf1.data.tokenization import full_tokenizer
 from bert_tf1.data.tokenization.packing import pack_ids
 from bert_tf1.modeling.pooling import pool_sequence
 
 METRICS_NAMESPACE = "batch_inference"
-#: Shard files being written, under the output folder.
-TEMP_DIR = ".bert-tmp"
 # Lengths are rounded up to a multiple of this for grouping.
 _BUCKET = 8
-
-
-@dataclasses.dataclass(frozen=True)
-class Shard:
-    """Lines `text_range` of a text file (or all records of a TFRecord
-    file, `text_range.start` 0); `examples`: how many rows it yields."""
-    index: int
-    num_shards: int
-    text_range: TextRange
-    examples: int
-    tfrecord_features: tuple = ()
-
-    def file_name(self, embeddings):
-        return "part-%05d-of-%05d.%s" % (self.index, self.num_shards,
-                                          "parquet" if embeddings else "jsonl")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +41,11 @@ class ModelSpec:
     max_seq_length: int = 128
     pooling: str = "mean"
     l2_normalize: bool = False
+
+    @property
+    def suffix(self):
+        """Of the shard files: parquet (an encoder's embeddings) or jsonl."""
+        return "parquet" if self.model_type == "encoder" else "jsonl"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,9 +259,10 @@ class ServedModelHandler(ModelHandler):
 
 class WriteShardFn(beam.DoFn):
     """[(Row, result)] of a batch -> the file of each shard whose results
-    are all there (the plan's count), written atomically in line order:
-    JSON lines (`format_result(row, result)` -> dict), or for embeddings
-    Parquet with columns `file`, `line`, `embedding`.
+    are all there (the plan's count), in line order, written by the
+    `bert_tf1.data.io.shard_folder.ShardFolder` `folder`: JSON lines
+    (`format_result(row, result)` -> dict), or for embeddings Parquet with
+    columns `file`, `line`, `embedding`.
 
     Raises:
         RuntimeError: a shard with duplicate rows, or left incomplete at a
@@ -281,9 +270,9 @@ class WriteShardFn(beam.DoFn):
             their shard).
     """
 
-    def __init__(self, output_dir, shards, format_result, embeddings):
-        self.output_dir = output_dir
-        self.shards = {shard.index: shard for shard in shards}
+    def __init__(self, folder, format_result, embeddings):
+        self.folder = folder
+        self.shards = {shard.index: shard for shard in folder.shards}
         self.format_result = format_result
         self.embeddings = embeddings
 
@@ -311,28 +300,17 @@ class WriteShardFn(beam.DoFn):
                                "examples planned" % (index, len(lines),
                                                      len(set(lines)),
                                                      shard.examples))
-        name = shard.file_name(self.embeddings)
-        path = os.path.join(self.output_dir, name)
-        # Not bert_tf1.data.io.atomic: its per-write temp folder removal races
-        # between workers writing into one folder. TEMP_DIR goes at the end.
-        temp = os.path.join(self.output_dir, TEMP_DIR,
-                            "%s.%s.partial" % (name, uuid.uuid4().hex))
-        tf.io.gfile.makedirs(os.path.dirname(temp))
-        try:
-            with open_file(temp, "wb") as writer:
-                if self.embeddings:
-                    _write_parquet(writer, results)
-                else:
-                    writer.write("".join(
-                        json.dumps(self.format_result(row, result),
-                                   ensure_ascii=False) + "\n"
-                        for row, result in results).encode("utf-8"))
-            # A retried bundle writes the same rows: replacing is harmless.
-            tf.io.gfile.rename(temp, path, overwrite=True)
-        finally:
-            if tf.io.gfile.exists(temp):
-                tf.io.gfile.remove(temp)
-        return path
+
+        def write(writer):
+            if self.embeddings:
+                _write_parquet(writer, results)
+            else:
+                writer.write("".join(
+                    json.dumps(self.format_result(row, result),
+                               ensure_ascii=False) + "\n"
+                    for row, result in results).encode("utf-8"))
+
+        return self.folder.write_shard(shard, write)
 
 
 def _write_parquet(writer, results):
@@ -366,10 +344,10 @@ def read_embeddings(path):
     return files, np.concatenate(lines), np.concatenate(vectors)
 
 
-def build_pipeline(root, shards, spec, parse_line, format_result, output_dir,
+def build_pipeline(root, shards, spec, parse_line, format_result, folder,
                    max_tokens):
-    """Adds the stages to the beam.Pipeline `root`; returns the PCollection
-    of shard files written."""
+    """Adds the stages to the beam.Pipeline `root` for `shards` of the
+    ShardFolder `folder`; returns the PCollection of shard files written."""
     embeddings = spec.model_type == "encoder"
     return (root
             | "Shards" >> beam.Create(shards)
@@ -379,4 +357,4 @@ def build_pipeline(root, shards, spec, parse_line, format_result, output_dir,
                 max_tokens, spec.max_seq_length))
             | "RunInference" >> RunInference(ServedModelHandler(spec))
             | "WriteShard" >> beam.ParDo(WriteShardFn(
-                output_dir, shards, format_result, embeddings)))
+                folder, format_result, embeddings)))

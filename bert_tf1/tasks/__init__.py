@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from bert_tf1.lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "Task": "bert_tf1.tasks.base", "TaskConfig": "bert_tf1.tasks.base",
-    "FineTuningTask": "bert_tf1.tasks.base",
+    "Task": "bert_tf1.tasks.task", "TaskConfig": "bert_tf1.tasks.configs",
+    "FineTuningTask": "bert_tf1.tasks.fine_tuning",
     "UserError": "bert_tf1.tasks.errors",
     "ClassificationConfig": "bert_tf1.tasks.classification",
     "ClassificationTask": "bert_tf1.tasks.classification",
@@ -31,7 +31,9 @@ __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # for editors and type checkers; Python loads them late
-    from bert_tf1.tasks.base import FineTuningTask, Task, TaskConfig
+    from bert_tf1.tasks.task import Task
+    from bert_tf1.tasks.configs import TaskConfig
+    from bert_tf1.tasks.fine_tuning import FineTuningTask
     from bert_tf1.tasks.errors import UserError
     from bert_tf1.tasks.classification import (
         ClassificationConfig, ClassificationTask)

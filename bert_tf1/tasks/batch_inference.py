@@ -2,11 +2,10 @@
 shard plan and the output folder's state before Beam starts
 (bert_tf1.serving.batch_inference holds the pipeline). The folder's files
 (`part-*`, `_PLAN.json`, `_SUCCESS`) and the rerun rules (refuse, resume,
-never delete): docs/batch_inference.md ("Exactly once, nothing lost").
+never delete): `bert_tf1.data.io.shard_folder`.
 """
 import dataclasses
 import glob as pyglob
-import json
 import os
 import threading
 import time
@@ -14,13 +13,11 @@ import time
 from absl import logging
 import tensorflow as tf
 
-from bert_tf1.data.io.atomic import write_text_atomically
-from bert_tf1.data.io.errors import OutputExistsError, UserError
+from bert_tf1.data.io import beam_runners
+from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.shard_folder import Shard, ShardFolder
 from bert_tf1.data.io.text_files import TextRange, iter_lines
-from bert_tf1.data.pretraining import runners
 
-PLAN_FILE = "_PLAN.json"
-SUCCESS_FILE = "_SUCCESS"
 INPUT_FORMATS = ("text", "tfrecord")
 
 
@@ -43,7 +40,7 @@ class BatchOptions:
 
     @property
     def on_beam(self):
-        return not runners.is_local_pool(self.runner)
+        return not beam_runners.is_local(self.runner)
 
 
 def check_options(options, output_file=None):
@@ -54,11 +51,10 @@ def check_options(options, output_file=None):
             Beam runner or a Beam runner without it, --output_file with
             one, a bad --input_format or --text_feature, Beam not installed.
     """
+    beam_runners.check_runner(options.runner, **{
+        name: getattr(options, name) for name in (
+            "beam_pipeline_options", "output_dir", "text_feature")})
     if not options.on_beam:
-        for name in ("beam_pipeline_options", "output_dir", "text_feature"):
-            if getattr(options, name):
-                raise UserError(f"--{name} needs a Beam runner "
-                                "(--runner=DirectRunner, DataflowRunner, ...)")
         if options.input_format != "text" or options.num_workers != 1:
             raise UserError("--input_format and --num_workers need a Beam "
                             "runner (--runner=DirectRunner, ...)")
@@ -80,7 +76,6 @@ def check_options(options, output_file=None):
     for name in ("num_workers", "max_tokens", "lines_per_shard"):
         if getattr(options, name) < 1:
             raise UserError(f"--{name} must be at least 1")
-    runners.require_beam(options.runner)
 
 
 def input_paths(input_file):
@@ -104,14 +99,12 @@ def input_paths(input_file):
 
 def plan_shards(paths, options, parse_line):
     """Reads every input once (UTF-8 and each line's fields checked) and
-    cuts it into bert_tf1.serving.batch_inference.Shard's of `lines_per_shard` lines.
+    cuts it into `bert_tf1.data.io.shard_folder.Shard`s of `lines_per_shard` lines.
 
     Raises:
         UserError: a line that is not UTF-8 or not a valid row (file and
             line named), a record without --text_feature, no examples.
     """
-    from bert_tf1.serving.batch_inference import Shard
-
     pieces = []   # (TextRange, examples, features)
     for path in paths:
         if options.input_format == "tfrecord":
@@ -153,57 +146,14 @@ def _count_records(path, features):
     return count
 
 
-def _plan_text(shards, spec):
-    return json.dumps({
-        "shards": [[s.text_range.path, s.text_range.start, s.text_range.end,
-                    s.text_range.first_line, s.examples, list(
-                        s.tfrecord_features)] for s in shards],
-        "model": dataclasses.asdict(spec)}, sort_keys=True, default=str,
-        indent=1)
-
-
-def shards_to_run(output_dir, shards, spec):
-    """The shards whose file is not yet in `output_dir` (a new folder: all).
-
-    Raises:
-        OutputExistsError: a finished run, another run's unfinished one,
-            or files this driver did not write.
-    """
-    if not tf.io.gfile.exists(output_dir):
-        return shards
-    names = set(tf.io.gfile.listdir(output_dir)) - {".bert-tmp", ".bert-tmp/"}
-    if SUCCESS_FILE in names:
-        raise OutputExistsError(
-            f"--output_dir={output_dir} holds a finished run ({SUCCESS_FILE}"
-            "); not touching it: choose a new folder")
-    if not names:
-        return shards
-    plan_path = os.path.join(output_dir, PLAN_FILE)
-    if PLAN_FILE not in names:
-        raise OutputExistsError(
-            f"--output_dir={output_dir} is not empty and holds no "
-            f"{PLAN_FILE}: not a folder of this script; choose a new one")
-    with tf.io.gfile.GFile(plan_path) as reader:
-        if reader.read() != _plan_text(shards, spec):
-            raise OutputExistsError(
-                f"--output_dir={output_dir} holds an unfinished run of other "
-                "inputs or another model; choose a new folder")
-    embeddings = spec.model_type == "encoder"
-    left = [s for s in shards if s.file_name(embeddings) not in names]
-    logging.info("Resuming in %s: %d of %d shard(s) already written",
-                 output_dir, len(shards) - len(left), len(shards))
-    return left
-
-
-def _log_progress(output_dir, shards, embeddings, seconds, stopped):
-    """Logs lines done and lines/s, from the shard files in the folder,
-    every `seconds` until the threading.Event `stopped` is set."""
+def _log_progress(folder, shards, seconds, stopped):
+    """Logs lines done and lines/s, from the files of `shards` in the
+    ShardFolder `folder`, every `seconds` until the threading.Event
+    `stopped` is set."""
     total = sum(s.examples for s in shards)
     begin = time.time()
     while not stopped.wait(seconds):
-        names = set(tf.io.gfile.listdir(output_dir))
-        done = sum(s.examples for s in shards
-                   if s.file_name(embeddings) in names)
+        done = total - sum(s.examples for s in folder.unwritten(shards))
         logging.info("Batch inference: %d / %d lines (%.0f lines/s)",
                      done, total, done / (time.time() - begin))
 
@@ -221,57 +171,39 @@ def run_batch_inference(options, spec, input_file, parse_line,
         format_result: (Row, result dict) -> the JSON dict of a line.
 
     Raises:
-        UserError: as input_paths, plan_shards, shards_to_run; bad Beam
-            options.
+        UserError: as input_paths, plan_shards,
+            `bert_tf1.data.io.shard_folder.ShardFolder.shards_to_run`; bad
+            Beam options.
         RuntimeError: the pipeline did not finish.
     """
     from bert_tf1.serving import batch_inference
 
-    args = runners.beam_args(options.runner, options.beam_pipeline_options,
-                             options.num_workers)
-    pipeline_options = runners.pipeline_options(args)
+    args = beam_runners.beam_args(options.runner, options.beam_pipeline_options,
+                                  options.num_workers)
+    pipeline_options = beam_runners.pipeline_options(args)
     shards = plan_shards(input_paths(input_file), options, parse_line)
     output_dir = options.output_dir
     if "://" not in output_dir:
         output_dir = os.path.abspath(output_dir)
-    left = shards_to_run(output_dir, shards, spec)
-    temp_dir = os.path.join(output_dir, batch_inference.TEMP_DIR)
-    if tf.io.gfile.exists(temp_dir):   # what a killed run left
-        logging.info("Removing %s (a killed run's partial shards)", temp_dir)
-        tf.io.gfile.rmtree(temp_dir)
-    tf.io.gfile.makedirs(output_dir)
-    plan_path = os.path.join(output_dir, PLAN_FILE)
-    if not tf.io.gfile.exists(plan_path):
-        write_text_atomically(plan_path, _plan_text(shards, spec))
-    runners.make_workers_find_project(pipeline_options)
-    embeddings = spec.model_type == "encoder"
+    folder = ShardFolder(output_dir, tuple(shards), spec, spec.suffix)
+    left = folder.shards_to_run()
+    folder.start()
     logging.info("Running %d of %d shard(s) on Beam (%s)", len(left),
                  len(shards), " ".join(args))
     if left:
         stopped = threading.Event()
         threading.Thread(target=_log_progress, daemon=True, args=(
-            output_dir, left, embeddings, options.progress_seconds,
-            stopped)).start()
+            folder, left, options.progress_seconds, stopped)).start()
         try:
-            result = runners.run_pipeline(
+            result = beam_runners.run_pipeline(
                 options.runner, pipeline_options,
                 lambda root: batch_inference.build_pipeline(
-                    root, left, spec, parse_line, format_result, output_dir,
+                    root, left, spec, parse_line, format_result, folder,
                     options.max_tokens))
         finally:
             stopped.set()
-        runners.log_counters(result, batch_inference.METRICS_NAMESPACE)
-        if tf.io.gfile.exists(temp_dir):
-            tf.io.gfile.rmtree(temp_dir)
-    names = set(tf.io.gfile.listdir(output_dir))
-    missing = [s.file_name(embeddings) for s in shards
-               if s.file_name(embeddings) not in names]
-    if missing:
-        raise RuntimeError("the pipeline finished without %s" % missing[:5])
-    total = sum(s.examples for s in shards)
-    write_text_atomically(os.path.join(output_dir, SUCCESS_FILE), json.dumps(
-        {"examples": total, "shards": len(shards)}) + "\n")
+        beam_runners.log_counters(result, batch_inference.METRICS_NAMESPACE)
+    total = folder.finish()
     logging.info("Wrote %d examples in %d shard(s) to %s", total,
                  len(shards), output_dir)
     return total
-

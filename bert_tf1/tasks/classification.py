@@ -17,7 +17,8 @@ from bert_tf1.data.io.results import (eval_predictions_text,
 from bert_tf1.modeling import BertClassifier
 from bert_tf1.modeling.models import losses
 from bert_tf1.tasks import checks
-from bert_tf1.tasks.base import EvaluatingConfig, FineTuningTask
+from bert_tf1.tasks.configs import EvaluatingConfig
+from bert_tf1.tasks.fine_tuning import FineTuningTask
 from bert_tf1.tasks.errors import UserError
 from bert_tf1.tasks.modes import MODES
 

@@ -21,7 +21,8 @@ from bert_tf1.data.io.results import NonFiniteResultError
 from bert_tf1.modeling import BertModel, checkpoints
 from bert_tf1.modeling.pooling import POOLINGS, pool_sequence
 from bert_tf1.tasks import batch_inference, checks
-from bert_tf1.tasks.base import Task, TaskConfig
+from bert_tf1.tasks.configs import TaskConfig
+from bert_tf1.tasks.task import Task
 from bert_tf1.tasks.errors import UserError
 
 

@@ -13,7 +13,8 @@ from bert_tf1.data.multiple_choice.readers import read_examples as read_file
 from bert_tf1.modeling import BertMultipleChoice
 from bert_tf1.modeling.models import losses
 from bert_tf1.tasks import checks
-from bert_tf1.tasks.base import SHUFFLE_SEED, EvaluatingConfig, FineTuningTask
+from bert_tf1.tasks.configs import EvaluatingConfig
+from bert_tf1.tasks.fine_tuning import SHUFFLE_SEED, FineTuningTask
 from bert_tf1.tasks.errors import UserError
 
 
@@ -94,7 +95,7 @@ class MultipleChoiceTask(FineTuningTask):
     def compute_results(self, logits, labels, weights, num_actual):
         """eval_accuracy, eval_loss (softmax cross-entropy over the
         choices), global_step and loss
-        (`bert_tf1.tasks.base.FineTuningTask.classification_results`)."""
+        (`bert_tf1.tasks.fine_tuning.FineTuningTask.classification_results`)."""
         per_example = np.asarray(
             losses.per_example_classifier_loss(logits, labels), np.float64)
         return self.classification_results(per_example, logits, labels,

@@ -19,7 +19,8 @@ from bert_tf1.modeling import BertPretrainer
 from bert_tf1.modeling.models.losses import per_example_log_prob_loss
 from bert_tf1.modeling.training import runtime
 from bert_tf1.tasks import checks, modes
-from bert_tf1.tasks.base import Task, TaskConfig
+from bert_tf1.tasks.configs import TaskConfig
+from bert_tf1.tasks.task import Task
 from bert_tf1.tasks.errors import UserError
 
 

@@ -3,14 +3,14 @@
 The checks, then the work on the chosen runner (`--runner`: the process
 pool of `bert_tf1.data.pretraining.pipeline`, or Beam by
 `bert_tf1.data.pretraining.beam_pipeline` with the options of
-`bert_tf1.data.pretraining.runners`).
+`bert_tf1.data.io.beam_runners`).
 """
 import dataclasses
 import os
 
 from bert_tf1.data.pretraining.pipeline import (PretrainingOptions,
                                                  create_pretraining_files)
-from bert_tf1.data.pretraining.runners import is_local_pool, require_beam
+from bert_tf1.data.io.beam_runners import check_runner, is_local
 from bert_tf1.tasks import checks
 from bert_tf1.tasks.errors import UserError
 
@@ -20,7 +20,7 @@ class PretrainingDataConfig(PretrainingOptions):
     """The original create_pretraining_data.py flags (same names, defaults:
     these and `PretrainingOptions`'), plus `num_workers`, `shard_size_mb`
     and the Beam `runner` with its `beam_pipeline_options`
-    (`bert_tf1.data.pretraining.runners`)."""
+    (`bert_tf1.data.io.beam_runners`)."""
     input_file: str = None
     output_file: str = None
     vocab_file: str = None
@@ -62,11 +62,8 @@ class PretrainingDataTask:
         if config.shard_size_mb < 0:
             raise UserError("--shard_size_mb must be >= 0, got %r"
                             % config.shard_size_mb)
-        if not is_local_pool(config.runner):
-            require_beam(config.runner)
-        elif config.beam_pipeline_options:
-            raise UserError("--beam_pipeline_options needs a Beam runner "
-                            "(--runner=DirectRunner, DataflowRunner, ...)")
+        check_runner(config.runner,
+                     beam_pipeline_options=config.beam_pipeline_options)
         self.output_files = [p for p in (config.output_file or "").split(",")
                              if p]
         if not self.output_files:
@@ -90,7 +87,7 @@ class PretrainingDataTask:
                       options=self.options, random_seed=config.random_seed,
                       num_workers=config.num_workers,
                       shard_size_bytes=int(config.shard_size_mb * (1 << 20)))
-        if is_local_pool(config.runner):
+        if is_local(config.runner):
             return create_pretraining_files(
                 self.input_files, self.output_files, config.vocab_file,
                 **common)

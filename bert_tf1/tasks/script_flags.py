@@ -164,7 +164,7 @@ def define_evaluation_flags():
 
 def define_lora_flags():
     """Defines --lora_rank, --lora_alpha and --lora_targets (the fine-tuning
-    scripts; `bert_tf1.tasks.base.check_lora_flags`, docs/lora.md)."""
+    scripts; `bert_tf1.tasks.configs.check_lora_flags`, docs/lora.md)."""
     from bert_tf1.modeling.layers import lora
 
     flags.DEFINE_integer(

@@ -9,18 +9,17 @@ with -10000 (docs/fine_tuning_speed.md).
 import dataclasses
 import os
 
-import numpy as np
-
-from bert_tf1.data.io.results import check_finite_rows
 from bert_tf1.data.squad import evaluate as squad_evaluate
 from bert_tf1.data.squad.examples import load_squad_json, read_squad_examples
-from bert_tf1.data.squad.features import (FeatureWriter, convert_examples_to_features,
+from bert_tf1.data.squad.features import (FeatureWriter, check_window_flags,
+                                          convert_examples_to_features,
                                           squad_dataset)
-from bert_tf1.data.squad.postprocess import (RawResult, write_json_atomic,
+from bert_tf1.data.squad.postprocess import (raw_results, write_json_atomic,
                                             write_predictions)
 from bert_tf1.modeling import BertSquad
 from bert_tf1.tasks import checks
-from bert_tf1.tasks.base import SHUFFLE_SEED, FineTuningConfig, FineTuningTask
+from bert_tf1.tasks.configs import FineTuningConfig
+from bert_tf1.tasks.fine_tuning import SHUFFLE_SEED, FineTuningTask
 from bert_tf1.tasks.errors import UserError
 
 _LABEL_KEYS = ("start_positions", "end_positions")
@@ -83,14 +82,8 @@ class SquadTask(FineTuningTask):
         if config.do_predict and not config.predict_file:
             raise UserError("If `do_predict` is True, then `predict_file` "
                             "must be specified.")
-        if config.max_seq_length <= config.max_query_length + 3:
-            raise UserError(
-                "The max_seq_length (%d) must be greater than "
-                "max_query_length (%d) + 3" % (config.max_seq_length,
-                                               config.max_query_length))
-        if config.doc_stride < 1:
-            raise UserError("doc_stride must be at least 1, got %d"
-                            % config.doc_stride)
+        check_window_flags(config.max_seq_length, config.max_query_length,
+                           config.doc_stride)
         checks.check_positive(n_best_size=config.n_best_size,
                               max_answer_length=config.max_answer_length)
 
@@ -143,16 +136,8 @@ class SquadTask(FineTuningTask):
         """
         config = self.config
         features = self.features["predict"]
-        results = []
-        if outputs is not None:
-            start = np.asarray(outputs["start_logits"], np.float32)
-            end = np.asarray(outputs["end_logits"], np.float32)
-            check_finite_rows(
-                os.path.join(config.output_dir, "predictions.json"),
-                np.concatenate([start, end], axis=-1), what="SQuAD window")
-            results = [RawResult(unique_id=f.unique_id, start_logits=s,
-                                 end_logits=e)
-                       for f, s, e in zip(features, start, end)]
+        results = raw_results(features, outputs, os.path.join(
+            config.output_dir, "predictions.json"))
         if not self.is_chief:
             return None
         predictions, _, null_odds = write_predictions(

@@ -121,7 +121,6 @@ class FeatureCache:
                      path)
         return path
 
-
     def dataset(self, folder, split, windows, batch_size):
         """(`cached_dataset` of `windows`' activations, its path), the
         cache file computed first unless already there (`ensure`)."""

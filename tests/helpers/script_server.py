@@ -38,7 +38,8 @@ import traceback
 
 # What every script imports before its first op.
 PRELOAD = ("keras", "numpy", "absl.app", "absl.flags", "bert_tf1.modeling", "bert_tf1.serving",
-           "bert_tf1.tasks.cli", "bert_tf1.tasks.base", "bert_tf1.tasks.classification", "bert_tf1.tasks.squad",
+           "bert_tf1.tasks.cli", "bert_tf1.tasks.task", "bert_tf1.tasks.fine_tuning",
+           "bert_tf1.tasks.classification", "bert_tf1.tasks.squad",
            "bert_tf1.tasks.pretraining", "bert_tf1.tasks.feature_extraction",
            "bert_tf1.tasks.pretraining_data", "bert_tf1.tasks.tagging", "bert_tf1.tasks.multiple_choice",
            "bert_tf1.tasks.export", "bert_tf1.tasks.conversion", "bert_tf1.tasks.predict_text")

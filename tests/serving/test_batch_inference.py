@@ -1,7 +1,7 @@
 """predict_text.py / extract_features.py with --runner=DirectRunner: the
 same numbers as the one-process scripts, every line exactly once, and a
 killed run resumed to the same output (bert_tf1/serving/batch_inference.py,
-bert_tf1/tasks/batch_inference.py).
+bert_tf1/tasks/batch_inference.py, bert_tf1/data/io/shard_folder.py).
 
 Ground truth: the one-process paths (PredictTextTask without --runner, whose
 classifier numbers tests/tasks/test_predict_text.py checks against the
@@ -24,8 +24,9 @@ pytest.importorskip(
 
 from bert_tf1.serving import export_saved_model  # noqa: E402
 from bert_tf1.serving.batch_inference import read_embeddings  # noqa: E402
-from bert_tf1.tasks.batch_inference import (PLAN_FILE, SUCCESS_FILE,  # noqa: E402
-                                   BatchOptions)
+from bert_tf1.data.io.shard_folder import (PLAN_FILE, SUCCESS_FILE,  # noqa: E402
+                                           ShardFolder)
+from bert_tf1.tasks.batch_inference import BatchOptions  # noqa: E402
 from bert_tf1.tasks.feature_extraction import (FeatureExtractionConfig,  # noqa: E402
                                       FeatureExtractionTask)
 from bert_tf1.tasks.predict_text import (PredictTextConfig,  # noqa: E402
@@ -208,7 +209,7 @@ def test_beam_not_installed_is_one_user_error(monkeypatch, tmp_path):
 
 def test_finished_or_foreign_output_dir_is_refused(tmp_path):
     from bert_tf1.serving.batch_inference import ModelSpec
-    from bert_tf1.tasks.batch_inference import plan_shards, shards_to_run
+    from bert_tf1.tasks.batch_inference import plan_shards
     from bert_tf1.tasks.errors import UserError
 
     path = _write_lines(tmp_path / "in.txt", ["a", "", "b", "c"])
@@ -224,13 +225,14 @@ def test_finished_or_foreign_output_dir_is_refused(tmp_path):
     spec = ModelSpec(model_type="classifier", export_dir="x")
     out = tmp_path / "out"
     out.mkdir()
-    assert shards_to_run(str(out), shards, spec) == shards   # empty: all
+    folder = ShardFolder(str(out), tuple(shards), spec, spec.suffix)
+    assert folder.shards_to_run() == shards   # empty: all
     (out / "mine.txt").write_text("a user's file")
     with pytest.raises(UserError, match="holds no _PLAN.json"):
-        shards_to_run(str(out), shards, spec)
+        folder.shards_to_run()
     (out / SUCCESS_FILE).write_text("{}")
     with pytest.raises(UserError, match="finished run"):
-        shards_to_run(str(out), shards, spec)
+        folder.shards_to_run()
     assert sorted(os.listdir(out)) == [SUCCESS_FILE, "mine.txt"]
 
 

@@ -1,5 +1,5 @@
 """Dynamic padding and --group_by_length (bert_tf1/data/io/dynamic_padding.py, applied
-once in bert_tf1/tasks/base.py): cut batches give the fixed layout's numbers.
+once in bert_tf1/tasks/fine_tuning.py): cut batches give the fixed layout's numbers.
 
 With dropout off, a run whose batches are cut to their longest example and
 a run at max_seq_length give the same logits and, after 3 training steps,

@@ -7,7 +7,7 @@ import pytest
 from bert_tf1.data.tokenization.lower_case_record import read_lower_case
 from bert_tf1.modeling.training import evaluation
 from bert_tf1.tasks import model_folder
-from bert_tf1.tasks.base import FineTuningConfig
+from bert_tf1.tasks.configs import FineTuningConfig
 from bert_tf1.tasks.errors import UserError
 from tests.tasks.test_classification import make_config, mrpc_slice  # noqa: F401
 

@@ -19,8 +19,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 import tensorflow as tf
 
-from bert_tf1.data.io import atomic
-from bert_tf1.data.pretraining import runners
+from bert_tf1.data.io import atomic, beam_runners
 from bert_tf1.data.pretraining import corpus as pretraining_corpus
 from bert_tf1.data.pretraining import pipeline as local_pipeline
 from bert_tf1.data.pretraining import records as pretraining_records
@@ -231,7 +230,7 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
     """`create_pretraining_files` on Apache Beam; returns the record count.
 
     Same arguments as create_pretraining_files (paths may be gs://), plus
-    `runner` (a Beam runner name, bert_tf1.data.pretraining.runners) and
+    `runner` (a Beam runner name, `bert_tf1.data.io.beam_runners`) and
     `beam_pipeline_options` (a command line or list of str). Byte-identical
     output for any runner and number of workers.
 
@@ -243,8 +242,8 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
     options, tokenizer = local_pipeline.check_run(
         input_files, output_files, vocab_file, do_lower_case, options,
         num_workers)
-    args = runners.beam_args(runner, beam_pipeline_options, num_workers)
-    pipeline_options = runners.pipeline_options(args)
+    args = beam_runners.beam_args(runner, beam_pipeline_options, num_workers)
+    pipeline_options = beam_runners.pipeline_options(args)
     pretraining_corpus.check_utf8(input_files)
     shards = local_pipeline.plan_and_log_shards(input_files, output_files,
                                                 shard_size_bytes)
@@ -252,20 +251,19 @@ def create_pretraining_files_beam(input_files, output_files, vocab_file,
     shards = [[dataclasses.replace(text_range, path=_absolute(text_range.path))
                for text_range in shard] for shard in shards]
     output_files = [_absolute(path) for path in output_files]
-    runners.make_workers_find_project(pipeline_options)
     logging.info("Running %d shard(s) on Beam (%s)", len(shards),
                  " ".join(args))
     files = RunFiles.create(output_files)
     try:
-        result = runners.run_pipeline(runner, pipeline_options, lambda root:
-                                      build_pipeline(root, shards, tokenizer,
-                                                     options, random_seed, files))
+        result = beam_runners.run_pipeline(
+            runner, pipeline_options, lambda root: build_pipeline(
+                root, shards, tokenizer, options, random_seed, files))
         with tf.io.gfile.GFile(files.plan_file) as reader:
             plan = json.load(reader)
     finally:
         files.remove()
     total = sum(plan["records"])
-    runners.log_counters(result, _NAMESPACE,
-                         ("documents", "instances", "records"))
+    beam_runners.log_counters(result, _NAMESPACE,
+                              ("documents", "instances", "records"))
     pretraining_records.log_written(output_files, total, tokenizer.inv_vocab)
     return total

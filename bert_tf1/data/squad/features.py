@@ -107,6 +107,17 @@ def _log_feature(feature, is_training):
         logging.info("answer: %s", answer_text)
 
 
+def check_window_flags(max_seq_length, max_query_length, doc_stride):
+    """Raises UserError unless a window holds the query with room to spare
+    (run_squad.py's `validate_flags_or_throw` message) and doc_stride >= 1."""
+    if max_seq_length <= max_query_length + 3:
+        raise UserError(
+            "The max_seq_length (%d) must be greater than "
+            "max_query_length (%d) + 3" % (max_seq_length, max_query_length))
+    if doc_stride < 1:
+        raise UserError("doc_stride must be at least 1, got %d" % doc_stride)
+
+
 def convert_examples_to_features(examples, tokenizer, max_seq_length,
                                  doc_stride, max_query_length, is_training,
                                  output_fn):

@@ -14,7 +14,7 @@ from absl import logging
 import numpy as np
 
 from bert_tf1.data.tokenization import full_tokenizer as tokenization
-from bert_tf1.data.io.results import write_text_atomically
+from bert_tf1.data.io.results import check_finite_rows, write_text_atomically
 
 # Null odds of a question without a non-null candidate: above any practical
 # threshold, and finite (standard JSON).
@@ -315,6 +315,24 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
                 all_predictions[example.qas_id] = best_non_null_entry.text
         all_nbest_json[example.qas_id] = nbest_json
     return all_predictions, all_nbest_json, scores_diff_json
+
+
+def raw_results(features, outputs, path):
+    """The RawResult of each window of `features` (in order) from the
+    model's `outputs` (start_logits, end_logits [num_windows, seq]; None:
+    no window), for `compute_predictions`.
+
+    Raises:
+        NonFiniteResultError: a NaN/Inf logit (naming `path`, not written).
+    """
+    if outputs is None:
+        return []
+    start = np.asarray(outputs["start_logits"], np.float32)
+    end = np.asarray(outputs["end_logits"], np.float32)
+    check_finite_rows(path, np.concatenate([start, end], axis=-1),
+                      what="SQuAD window")
+    return [RawResult(unique_id=f.unique_id, start_logits=s, end_logits=e)
+            for f, s, e in zip(features, start, end)]
 
 
 def write_json_atomic(obj, path):

@@ -22,7 +22,8 @@ import tensorflow as tf  # noqa: E402
 from bert_tf1.data.io import atomic  # noqa: E402
 from bert_tf1.data.io.errors import UserError  # noqa: E402
 from bert_tf1.data.io.tfrecord import RecordFileWriter  # noqa: E402
-from bert_tf1.data.pretraining import beam_pipeline, runners  # noqa: E402
+from bert_tf1.data.io import beam_runners  # noqa: E402
+from bert_tf1.data.pretraining import beam_pipeline  # noqa: E402
 from bert_tf1.data.pretraining import shard_build, shard_records  # noqa: E402
 from bert_tf1.data.pretraining.corpus import plan_shards  # noqa: E402
 from bert_tf1.data.pretraining.pipeline import (PretrainingOptions,  # noqa: E402
@@ -309,24 +310,24 @@ def test_missing_input_and_bad_vocab_give_the_local_errors(
 # ---- runner choice and options -----------------------------------------------------
 
 def test_beam_args():
-    assert runners.beam_args("DirectRunner") == ["--runner=FnApiRunner"]
-    assert runners.beam_args("DirectRunner", "", num_workers=2) == [
+    assert beam_runners.beam_args("DirectRunner") == ["--runner=FnApiRunner"]
+    assert beam_runners.beam_args("DirectRunner", "", num_workers=2) == [
         "--runner=FnApiRunner", "--direct_num_workers=2",
         "--direct_running_mode=multi_processing"]
-    assert runners.beam_args(
+    assert beam_runners.beam_args(
         "DataflowRunner", "--project=p --region='us central'", 8) == [
         "--runner=DataflowRunner", "--project=p", "--region=us central",
         "--num_workers=8"]
-    assert runners.beam_args("DataflowRunner", "--num_workers=3", 8) == [
+    assert beam_runners.beam_args("DataflowRunner", "--num_workers=3", 8) == [
         "--runner=DataflowRunner", "--num_workers=3"]
-    assert runners.beam_args("FlinkRunner", "", 4) == [
+    assert beam_runners.beam_args("FlinkRunner", "", 4) == [
         "--runner=FlinkRunner", "--parallelism=4"]
     with pytest.raises(UserError, match="must not set --runner"):
-        runners.beam_args("DirectRunner", "--runner=DataflowRunner")
+        beam_runners.beam_args("DirectRunner", "--runner=DataflowRunner")
     with pytest.raises(UserError, match="beam_pipeline_options"):
-        runners.beam_args("DirectRunner", "--project='p")
+        beam_runners.beam_args("DirectRunner", "--project='p")
     with pytest.raises(UserError, match="--runner=NoSuchRunner"):
-        runners.pipeline_options(["--runner=NoSuchRunner"])
+        beam_runners.pipeline_options(["--runner=NoSuchRunner"])
 
 
 def test_local_runners_hide_beams_info_lines_only_while_running(caplog):
@@ -335,14 +336,14 @@ def test_local_runners_hide_beams_info_lines_only_while_running(caplog):
     beam_logger = logging.getLogger("apache_beam")
     before = beam_logger.level
     assert echo.isEnabledFor(logging.INFO)
-    with runners.quiet_local_runner("DirectRunner"):
+    with beam_runners.quiet_local_runner("DirectRunner"):
         # The runner's echo of each worker line (INFO) is hidden; warnings
         # are not.
         assert not echo.isEnabledFor(logging.INFO)
         assert echo.isEnabledFor(logging.WARNING)
     assert beam_logger.level == before
     assert echo.isEnabledFor(logging.INFO)
-    with runners.quiet_local_runner("DataflowRunner"):
+    with beam_runners.quiet_local_runner("DataflowRunner"):
         assert echo.isEnabledFor(logging.INFO)
 
 

@@ -1,7 +1,9 @@
-"""Which runner a run uses (`--runner`: `local`, the process pool of
-bert_tf1.data.pretraining.pipeline, or a Beam runner) and the Beam options
-passed to it (docs/pretraining.md, "On Apache Beam"). The dispatch between
-the two is `bert_tf1.tasks.pretraining_data.PretrainingDataTask.run`.
+"""Which runner a script uses (`--runner`: `local`, the script's own path
+without Beam, or a Beam runner) and the Beam options passed to it, for both
+Beam pipelines: create_pretraining_data.py's
+(`bert_tf1.data.pretraining.beam_pipeline`, docs/pretraining.md "On Apache
+Beam") and batch inference's (`bert_tf1.tasks.batch_inference`,
+docs/batch_inference.md).
 """
 import contextlib
 import importlib.util
@@ -23,9 +25,23 @@ _WORKERS_OPTION.update(DataflowRunner="--num_workers",
                        FlinkRunner="--parallelism")
 
 
-def is_local_pool(runner):
-    """True when `runner` means this project's process pool, not Beam."""
+def is_local(runner):
+    """True when `runner` means the script's own path, not Beam: the
+    process pool of `bert_tf1.data.pretraining.pipeline`, the one process
+    of predict_text.py and extract_features.py."""
     return not runner or runner == LOCAL_RUNNER
+
+
+def check_runner(runner, **beam_only):
+    """Raises UserError for a flag of `beam_only` (name -> value) set with
+    `local`, or a Beam runner without apache-beam (`require_beam`)."""
+    if not is_local(runner):
+        require_beam(runner)
+        return
+    for name, value in beam_only.items():
+        if value:
+            raise UserError(f"--{name} needs a Beam runner "
+                            "(--runner=DirectRunner, DataflowRunner, ...)")
 
 
 def require_beam(runner):
@@ -134,7 +150,8 @@ def make_workers_find_project(options):
 
 def run_pipeline(runner, options, build):
     """Runs the Beam pipeline that `build(root)` adds to a new
-    `beam.Pipeline(options=options)`; returns its result once done.
+    `beam.Pipeline(options=options)` (its workers find the project:
+    `make_workers_find_project`); returns its result once done.
 
     Raises:
       RuntimeError: the pipeline ended in another state than DONE.
@@ -142,6 +159,7 @@ def run_pipeline(runner, options, build):
     import apache_beam as beam
     from apache_beam.runners.runner import PipelineState
 
+    make_workers_find_project(options)
     with quiet_local_runner(runner):
         root = beam.Pipeline(options=options)
         build(root)
