@@ -25,8 +25,8 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from bert_tf1.serving import build_serving_module  # noqa: E402
-from bert_tf1.serving.predictions import Predictor  # noqa: E402
+from bert_tf1.serving import load_served_model  # noqa: E402
+from bert_tf1.serving.predictions import predictor_of_model  # noqa: E402
 
 _FIXTURE = REPO_ROOT.parent / "shared" / "fixtures" / "tf1_vocab_mrpc_classifier"
 
@@ -68,6 +68,15 @@ def _best_seconds(predictor, rows, batch_size):
     return best
 
 
+def _predictor(model_type, **arguments):
+    """predict_text.py's predictor of a checkpoint's model."""
+    model, preprocessor = load_served_model(model_type, **arguments)
+    rules = ({"doc_stride": arguments["doc_stride"]}
+             if "doc_stride" in arguments else {})
+    return predictor_of_model(model, preprocessor, model_type,
+                              arguments["label_list"], **rules)
+
+
 def main(argv):
     del argv
     fixture = pathlib.Path(FLAGS.fixture)
@@ -77,18 +86,17 @@ def main(argv):
     pairs = _pairs(fixture, FLAGS.num_lines)
     with tempfile.TemporaryDirectory() as folder:
         models = {
-            "classifier (pairs)": (build_serving_module(
+            "classifier (pairs)": (_predictor(
                 "classifier", init_checkpoint=str(fixture),
                 label_list=["0", "1"], **common), pairs),
-            "tagger (sentences)": (build_serving_module(
+            "tagger (sentences)": (_predictor(
                 "tagger", init_checkpoint=_tagger_checkpoint(fixture, folder),
                 label_list=["O", "B-PER", "I-PER", "B-LOC", "I-LOC"],
                 doc_stride=64, **common), [(a,) for a, _ in pairs]),
         }
         print(f"{'model':<20} {'batch':>6} {'lines':>6} {'seconds':>8} "
               f"{'lines/s':>8}")
-        for name, (module, rows) in models.items():
-            predictor = Predictor.for_served(module)
+        for name, (predictor, rows) in models.items():
             for batch_size in map(int, FLAGS.batch_sizes):
                 seconds = _best_seconds(predictor, rows, batch_size)
                 print(f"{name:<20} {batch_size:>6} {len(rows):>6} "

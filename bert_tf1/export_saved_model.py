@@ -1,15 +1,23 @@
 r"""Exports a trained BERT as a SavedModel that serves raw text.
 
-Give it the same vocab, case rule, config and max_seq_length as training:
+A training script's output_dir is a model folder: it records the config,
+vocab, casing, max_seq_length and labels, so it is all the export needs:
+
+    python export_saved_model.py --init_checkpoint=/tmp/mrpc_output \
+      --export_dir=/tmp/mrpc_export --format=saved_model,numeric,openvino,litert,onnx
+
+Any other checkpoint takes the vocab, case rule, config and max_seq_length
+of training as flags:
 
     python export_saved_model.py --model_type=classifier --task_name=MRPC \
       --vocab_file=$BERT_BASE_DIR/vocab.txt --do_lower_case=true \
       --bert_config_file=$BERT_BASE_DIR/bert_config.json \
-      --init_checkpoint=/tmp/mrpc_output --max_seq_length=128 \
+      --init_checkpoint=$BERT_BASE_DIR/bert_model.ckpt --max_seq_length=128 \
       --export_dir=/tmp/mrpc_export
 
-Signatures: docs/serving.md. An existing `--export_dir` is never
-overwritten. Load an export with `import tensorflow_text` first.
+Signatures: docs/serving.md; formats: docs/deploying.md. An existing
+`--export_dir` is never overwritten. Load an export with `import
+tensorflow_text` first, or read it with predict_text.py.
 """
 
 from bert_tf1.tasks.quiet_start import start_tensorflow
@@ -27,8 +35,13 @@ flags.DEFINE_enum("model_type", "classifier",
                   "a run_squad.py span predictor, a run_ner.py tagger, a "
                   "run_multiple_choice.py model, or just the encoder.")
 script_flags.define_model_flags(
+    max_seq_length=None,
+    max_seq_length_help="The sequence length of training (default: the "
+    "model folder's record, else 128).",
     init_checkpoint_help="The checkpoint to export: a prefix (model.ckpt-N, "
-    "bert_model.ckpt) or a directory (an output_dir: its newest checkpoint).")
+    "bert_model.ckpt) or a directory (an output_dir: its newest checkpoint; "
+    "alone, it gives --bert_config_file, --vocab_file, --do_lower_case, "
+    "--max_seq_length and the labels too).")
 flags.DEFINE_string("export_dir", None,
                     "The SavedModel directory to create (must not exist).")
 script_flags.define_served_model_flags()
@@ -61,15 +74,15 @@ flags.DEFINE_bool("l2_normalize", False,
                   "Encoder: embed_text divides each embedding by its L2 norm.")
 cli.define_common_flags(checkpoint_flags=False)
 
-flags.mark_flags_as_required(["bert_config_file", "vocab_file",
-                             "init_checkpoint", "export_dir"])
+flags.mark_flags_as_required(["init_checkpoint", "export_dir"])
 
 
 def run():
     """Flags -> `ExportConfig` -> `ExportTask.run()`."""
     from bert_tf1.tasks.export import ExportConfig, ExportTask
 
-    export_dir = ExportTask(cli.config_from_flags(ExportConfig)).run()
+    export_dir = ExportTask(cli.config_from_flags(
+        ExportConfig, **script_flags.served_model_overrides())).run()
     print(f"Wrote {export_dir}")
 
 
@@ -77,7 +90,7 @@ def command():
     """`python export_saved_model.py`, `python -m bert_tf1.export_saved_model`
     and `bert-export-saved-model`: parses the command line and runs `run`
     under the one error path."""
-    cli.main(run, doc=__doc__)
+    cli.main(run, doc=__doc__, quiet=True)
 
 
 if __name__ == "__main__":

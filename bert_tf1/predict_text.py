@@ -30,12 +30,18 @@ flags.DEFINE_string("export_dir", None,
                     "--format folder (saved_model, numeric, openvino, litert, "
                     "onnx; docs/deploying.md).")
 flags.DEFINE_enum("model_type", None,
-                  ["classifier", "squad", "tagger", "multiple_choice"],
+                  ["classifier", "squad", "tagger", "multiple_choice",
+                   "encoder"],
                   "What --init_checkpoint holds (needed with it); with "
                   "--export_dir, checked against the export.")
 script_flags.define_model_flags(
+    max_seq_length=None,
+    max_seq_length_help="With --init_checkpoint: the sequence length of "
+    "training (default: the model folder's record, else 128). An export "
+    "records its own.",
     init_checkpoint_help="A checkpoint to predict with (instead of "
-    "--export_dir): a prefix or an output_dir (its newest checkpoint).")
+    "--export_dir): a prefix or an output_dir (its newest checkpoint; an "
+    "output_dir gives the config, vocab, casing, length and labels too).")
 script_flags.define_served_model_flags()
 flags.DEFINE_multi_string("text", None,
                           "An example (repeatable); TAB separates its fields.")
@@ -54,14 +60,15 @@ def run():
     from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask
 
     PredictTextTask(cli.config_from_flags(
-        PredictTextConfig, batch=script_flags.batch_options_from_flags())).run()
+        PredictTextConfig, batch=script_flags.batch_options_from_flags(),
+        **script_flags.served_model_overrides())).run()
 
 
 def command():
     """`python predict_text.py`, `python -m bert_tf1.predict_text` and
     `bert-predict-text`: parses the command line and runs `run` under the
     one error path."""
-    cli.main(run, doc=__doc__)
+    cli.main(run, doc=__doc__, quiet=True)
 
 
 if __name__ == "__main__":

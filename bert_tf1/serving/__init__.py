@@ -1,11 +1,16 @@
-"""Serving BERT: SavedModels that take raw text (docs/serving.md). One
-module per served model on the shared `text_module`; `export` builds and
-writes them; `predictions` calls them on rows of text; `pipelines` answers
-questions and tags words with an in-memory model.
+"""Serving BERT (docs/serving.md, docs/deploying.md): one road from any
+model to every runtime. `modules` serves an in-memory model from raw text
+(one module per model type on the shared `text_module`); `export` writes it
+in any format (`formats`: the raw-text and numeric SavedModels, OpenVINO,
+LiteRT, ONNX); `predictions` answers raw text, whatever runs the model
+(`runners`).
 """
-from bert_tf1.serving.export import (MODEL_TYPES, ExportExistsError,
-                                     build_serving_module, export_model,
-                                     export_saved_model, serving_module)
+from bert_tf1.serving.export import (ExportExistsError, build_serving_module,
+                                     export_model, export_saved_model,
+                                     load_served_model)
+from bert_tf1.serving.formats.info import MODEL_TYPES
+from bert_tf1.serving.modules import serving_module
 
 __all__ = ["MODEL_TYPES", "ExportExistsError", "build_serving_module",
-           "export_model", "export_saved_model", "serving_module"]
+           "export_model", "export_saved_model", "load_served_model",
+           "serving_module"]

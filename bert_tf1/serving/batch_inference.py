@@ -16,11 +16,9 @@ from apache_beam.utils.windowed_value import WindowedValue
 import numpy as np
 import tensorflow as tf
 
-from bert_tf1.data.io.errors import UserError
 from bert_tf1.data.io.text_files import iter_lines
 from bert_tf1.data.tokenization import full_tokenizer
 from bert_tf1.data.tokenization.packing import pack_ids
-from bert_tf1.modeling.pooling import pool_sequence
 
 METRICS_NAMESPACE = "batch_inference"
 # Lengths are rounded up to a multiple of this for grouping.
@@ -29,11 +27,12 @@ _BUCKET = 8
 
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:
-    """What a worker loads: `export_dir` (a SavedModel) or the
-    `bert_tf1.serving.build_serving_module` arguments `serving_arguments`;
-    `model_type`; `tokenizer` (vocab_file, do_lower_case) and
-    `max_seq_length` for the `*_ids` path (classifier, encoder), else None;
-    an encoder's `pooling` and `l2_normalize`."""
+    """What a worker loads: `export_dir` (an export folder of any format)
+    or the `bert_tf1.serving.load_served_model` arguments
+    `serving_arguments`; `model_type`; `tokenizer` (vocab_file,
+    do_lower_case) and `max_seq_length` for the `*_ids` path (a classifier
+    or encoder whose model takes ids of any length), else None; an
+    encoder's `pooling` and `l2_normalize`."""
     model_type: str
     export_dir: str = None
     serving_arguments: dict = None
@@ -147,48 +146,36 @@ class TokenBoundedBatches(beam.DoFn):
 
 
 class _LoadedModel:
-    """A loaded export or built module, and what calls it."""
+    """A loaded export (any format, `bert_tf1.serving.predictions.
+    open_export`) or the model of a checkpoint, and what calls it."""
 
     def __init__(self, spec):
-        from bert_tf1.serving.predictions import Predictor, load_export
+        from bert_tf1.serving.predictions import (open_export,
+                                                  predictor_of_model)
 
         if spec.export_dir:
-            self.served = load_export(spec.export_dir)
+            self.predictor = open_export(spec.export_dir, spec.model_type)
         else:
-            from bert_tf1.serving.export import build_serving_module
-            self.served = build_serving_module(**spec.serving_arguments)
-        self.spec = spec
-        self.signatures = (self.served.signatures()
-                           if callable(self.served.signatures)
-                           else self.served.signatures)
-        self.predictor = (None if spec.model_type == "encoder" else
-                          Predictor.for_served(self.served,
-                                               spec.export_dir or "the model",
-                                               spec.model_type))
+            from bert_tf1.serving.export import load_served_model
+
+            arguments = spec.serving_arguments
+            model, preprocessor = load_served_model(**arguments)
+            self.predictor = predictor_of_model(
+                model, preprocessor, spec.model_type,
+                arguments.get("label_list"), pooling=spec.pooling,
+                l2_normalize=spec.l2_normalize)
 
     def __call__(self, rows):
-        """Result dicts (classifier: as predict_text; encoder:
-        {"embedding": float32 [hidden]}) of `rows`, in order."""
-        if rows[0].ids is None and self.predictor is None:
-            out = self.signatures["embed_text"](
-                text=tf.constant([row.fields[0] for row in rows]))
-            return [{"embedding": v} for v in out["embedding"].numpy()]
+        """Result dicts (as predict_text's) of `rows`, in order."""
         if rows[0].ids is None:
             return self.predictor.predict([row.fields for row in rows],
                                           batch_size=len(rows))
-        inputs = ids_batch(rows)
-        if self.spec.model_type == "classifier":
-            return self.predictor._classifications({
-                key: value.numpy() for key, value in
-                self.signatures["classify_ids"](**inputs).items()})
-        out = self.signatures["encode_ids"](**inputs)
-        vectors = pool_sequence(out["sequence_output"], inputs["input_mask"],
-                                self.spec.pooling, self.spec.l2_normalize)
-        return [{"embedding": vector} for vector in np.asarray(vectors)]
+        return self.predictor.results_of_outputs(
+            self.predictor.run(**ids_batch(rows)))
 
 
 def ids_batch(rows):
-    """tf.int32 [n, longest] input_ids, input_mask, segment_ids of Rows
+    """int32 numpy [n, longest] input_ids, input_mask, segment_ids of Rows
     with packed ids, zero-padded to the longest."""
     longest = max(len(row.ids) for row in rows)
     arrays = np.zeros((3, len(rows), longest), np.int32)
@@ -196,26 +183,7 @@ def ids_batch(rows):
         arrays[0, index, :len(row.ids)] = row.ids
         arrays[1, index, :len(row.ids)] = 1
         arrays[2, index, :len(row.ids)] = row.segment_ids
-    return {name: tf.constant(array) for name, array in
-            zip(("input_ids", "input_mask", "segment_ids"), arrays)}
-
-
-def check_ids_path(served, spec, where):
-    """A long probe row gives the same logits through classify_ids with our
-    tokenization as through classify_text (the export's own).
-
-    Raises:
-        UserError: they differ: another do_lower_case or max_seq_length.
-    """
-    probe = ("Hello World, \u00c9t\u00e9 Caf\u00e9 THE end. " * 200)
-    row = next(ReadShardFn._rows(spec, [(0, (probe,))]))
-    ours = served.signatures["classify_ids"](**ids_batch([row]))
-    theirs = served.signatures["classify_text"](text=tf.constant([probe]))
-    if not np.allclose(ours["logits"], theirs["logits"], atol=1e-4):
-        raise UserError(
-            f"{where} tokenizes otherwise than --do_lower_case="
-            f"{spec.tokenizer[1]} --max_seq_length={spec.max_seq_length}: "
-            "pass the values it was exported with")
+    return dict(zip(("input_ids", "input_mask", "segment_ids"), arrays))
 
 
 class ServedModelHandler(ModelHandler):

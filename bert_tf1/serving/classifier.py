@@ -17,10 +17,11 @@ class ClassifierServing(TextServing):
     SIGNATURES = ("classify_text", "classify_pair", "classify_ids")
 
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id,
-                 label_list):
+                 label_list, num_labels=None):
         super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
         self._set_labels(label_list or [])
-        self.is_regression = model.num_labels == 1 and not label_list
+        num_labels = num_labels or model.num_labels
+        self.is_regression = num_labels == 1 and not label_list
 
     def _outputs(self, features):
         logits = self.model(features, training=False)

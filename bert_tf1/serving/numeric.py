@@ -3,7 +3,7 @@ that take no TF Text op and no string (TF Serving's stock build, OpenVINO,
 LiteRT, ONNX Runtime, TF Java).
 
     numeric = NumericServing.of(build_serving_module(...), "classifier")
-    save_numeric(numeric, "export/mrpc_numeric")
+    writer.save_module(numeric, "export/mrpc_numeric")   # formats.writer
 
 One signature, `serving_default(input_ids, input_mask, segment_ids)` int32
 [batch, max_seq_length] ([batch, num_choices, max_seq_length] for multiple
@@ -13,7 +13,8 @@ tokenizes and applies the span/entity rules itself.
 import tensorflow as tf
 
 from bert_tf1.modeling.pooling import pool_sequence
-from bert_tf1.serving.text_module import ids_features, softmax_outputs
+from bert_tf1.serving.text_module import (hold_untracked, ids_features,
+                                          softmax_outputs)
 
 #: The output names of each model type's numeric signature.
 OUTPUTS = {"classifier": ("logits", "probabilities", "label_id"),
@@ -33,24 +34,36 @@ class NumericServing(tf.Module):
         model: the served Keras model; model_type: one of
             `bert_tf1.serving.export.MODEL_TYPES`; max_seq_length: the inputs' last
             axis; pooling, l2_normalize: an encoder's `embedding`
-            (`bert_tf1.modeling.pooling.pool_sequence`).
+            (`bert_tf1.modeling.pooling.pool_sequence`); num_labels: a
+            classifier's (default `model.num_labels`; 1: a regression).
     """
 
     def __init__(self, model, model_type, max_seq_length, pooling="mean",
-                 l2_normalize=False):
+                 l2_normalize=False, num_labels=None):
         super().__init__()
-        self.model = model
-        self.model_variables = list(model.variables)
+        hold_untracked(self, model)
         self.model_type = model_type
         self.pooling, self.l2_normalize = pooling, l2_normalize
         self.is_regression = (model_type == "classifier"
-                              and getattr(model, "num_labels", 0) == 1)
+                              and (num_labels or getattr(model, "num_labels",
+                                                         0)) == 1)
         self.max_seq_length = int(max_seq_length)
-        shape = [None] * (2 if model_type == "multiple_choice" else 1) + [
+        self.serving_default = tf.function(self._outputs,
+                                           input_signature=self.input_specs())
+
+    def input_specs(self):
+        """The int32 TensorSpecs of `input_ids`, `input_mask`,
+        `segment_ids`: [batch, max_seq_length] ([batch, num_choices,
+        max_seq_length] for multiple choice)."""
+        shape = [None] * (2 if self.model_type == "multiple_choice" else 1) + [
             self.max_seq_length]
-        self.serving_default = tf.function(self._outputs, input_signature=[
-            tf.TensorSpec(shape, tf.int32, name=name)
-            for name in ("input_ids", "input_mask", "segment_ids")])
+        return [tf.TensorSpec(shape, tf.int32, name=name)
+                for name in ("input_ids", "input_mask", "segment_ids")]
+
+    @property
+    def model(self):
+        """The served Keras model (not saved as an object: `hold_untracked`)."""
+        return self._untracked.model
 
     @classmethod
     def of(cls, serving_module, model_type):
@@ -59,11 +72,18 @@ class NumericServing(tf.Module):
         return cls(serving_module.model, model_type,
                    serving_module.max_seq_length,
                    getattr(serving_module, "pooling", "mean"),
-                   getattr(serving_module, "l2_normalize", False))
+                   getattr(serving_module, "l2_normalize", False),
+                   1 if getattr(serving_module, "is_regression", False)
+                   else None)
 
     def _outputs(self, input_ids, input_mask, segment_ids):
+        return self.outputs_of(self.model, input_ids, input_mask, segment_ids)
+
+    def outputs_of(self, model, input_ids, input_mask, segment_ids):
+        """The signature's outputs (`OUTPUTS`) with `model` (the Keras model,
+        or a function of (features, training) standing in for it)."""
         features = ids_features(input_ids, input_mask, segment_ids)
-        outputs = self.model(features, training=False)
+        outputs = model(features, training=False)
         if self.model_type == "encoder":
             return {"embedding": pool_sequence(
                 outputs["sequence_output"], input_mask, self.pooling,
@@ -80,18 +100,6 @@ class NumericServing(tf.Module):
 
     def signatures(self):
         return {SIGNATURE: self.serving_default}
-
-
-def save_numeric(numeric, directory):
-    """Saves `numeric` (a NumericServing) as a SavedModel at `directory`
-    (which must not exist; written as is, the caller makes it atomic), its
-    captured variables tracked (untracked ones convert to a LiteRT model
-    that outputs NaN)."""
-    from bert_tf1.serving.export import track_captured_variables
-
-    signatures = numeric.signatures()
-    track_captured_variables(numeric, signatures)
-    tf.saved_model.save(numeric, directory, signatures=signatures)
 
 
 class Runner:

@@ -128,9 +128,10 @@ class TaggerServing(TextServing):
     def __init__(self, model, tokenizer, max_seq_length, doc_stride, cls_id,
                  sep_id, unk_id, label_list):
         super().__init__(model, tokenizer, max_seq_length, cls_id, sep_id)
-        if len(label_list) != model.num_labels:
+        num_labels = getattr(model, "num_labels", len(label_list))
+        if len(label_list) != num_labels:
             raise ValueError("%d labels for a model with %d outputs"
-                             % (len(label_list), model.num_labels))
+                             % (len(label_list), num_labels))
         self.doc_stride = int(doc_stride)
         self.cls_id, self.sep_id, self.unk_id = cls_id, sep_id, unk_id
         self.words = InGraphWordSplitter(tokenizer.do_lower_case)

@@ -1,6 +1,8 @@
 """What every serving module shares: the in-graph tokenizer (the original
 `FullTokenizer`'s ids), the packer (its truncation), the model and the
 signature decorators."""
+import types
+
 import tensorflow as tf
 
 from bert_tf1.data.tokenization.packing import InGraphPacker
@@ -23,6 +25,14 @@ choices_ids_signature = tf.function(input_signature=_specs(
     tf.int32, 3, "input_ids", "input_mask", "segment_ids"))
 
 
+def hold_untracked(module, model):
+    """Gives the tf.Module `module` a `model` attribute that tf.saved_model
+    does not follow: the weights are saved once, as the variables the
+    signatures capture (`bert_tf1.serving.formats.writer.track_captured_variables`),
+    not a second time under the Keras model's own objects."""
+    module._untracked = types.SimpleNamespace(model=model)
+
+
 def ids_features(input_ids, input_mask, segment_ids):
     """The model's input dict."""
     return {"input_ids": input_ids, "input_mask": input_mask,
@@ -42,11 +52,14 @@ class TextServing(tf.Module):
 
     SIGNATURES = ()
 
+    @property
+    def model(self):
+        """The served Keras model (not saved as an object: `hold_untracked`)."""
+        return self._untracked.model
+
     def __init__(self, model, tokenizer, max_seq_length, cls_id, sep_id):
         super().__init__()
-        self.model = model
-        # Listed so tf.saved_model saves every weight.
-        self.model_variables = list(model.variables)
+        hold_untracked(self, model)
         self.tokenizer = tokenizer
         self.max_seq_length = max_seq_length
         self.packer = InGraphPacker(max_seq_length, cls_id, sep_id)

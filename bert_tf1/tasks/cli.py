@@ -183,16 +183,20 @@ def call_reporting_user_errors(function, *args, **kwargs):
         raise
 
 
-def main(run, doc=None):
+def main(run, doc=None, quiet=False):
     """Runs a script: parses flags, then `run()` (no arguments) under the
     one error path. `doc`, the script module's docstring, is what `--help`
     prints (absl prints the `__main__` module's, which for a root shim or an
-    installed command is not the script's)."""
+    installed command is not the script's). Logs go out at INFO, as the
+    original's; `quiet` (a script whose results are its output: export,
+    prediction): at WARNING unless `--verbosity` is given."""
     if doc:
         sys.modules["__main__"].__doc__ = doc
 
     def absl_main(argv):
-        logging.set_verbosity(logging.INFO)
+        given = flags.FLAGS["verbosity"].present
+        if not (quiet and given):
+            logging.set_verbosity(logging.WARNING if quiet else logging.INFO)
 
         def checked_run():
             if len(argv) > 1:

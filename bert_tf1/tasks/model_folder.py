@@ -8,7 +8,9 @@ import os
 
 import tensorflow as tf
 
+from bert_tf1.data.glue.processors import get_processor
 from bert_tf1.data.io.atomic import write_bytes_atomically
+from bert_tf1.data.tagging.outputs import write_label_list
 from bert_tf1.data.tokenization import lower_case_record
 from bert_tf1.modeling.config import BertConfig
 from bert_tf1.tasks.errors import UserError
@@ -64,12 +66,30 @@ def check_model_files(config, trains):
 
 def write_model_files(config):
     """Copies bert_config.json and vocab.txt into output_dir (unless there
-    already) and records do_lower_case. Chief only."""
+    already), records do_lower_case and max_seq_length and, for a GLUE
+    task with labels, writes label_list.txt: the model folder that
+    export_saved_model.py reads alone (`bert_tf1.tasks.served_model`).
+    Chief only."""
     for name, field in COPIED.items():
         source = getattr(config, field, None)
         target = os.path.join(config.output_dir, name)
         if source and not tf.io.gfile.exists(target):
             write_bytes_atomically(target, _contents(source))
-    if lower_case_record.read_lower_case(config.output_dir) is None:
+    max_seq_length = getattr(config, "max_seq_length", None)
+    if lower_case_record.read_lower_case(config.output_dir) is None or (
+            max_seq_length and lower_case_record.read_max_seq_length(
+                config.output_dir) is None):
         lower_case_record.write_lower_case(config.output_dir,
-                                           config.do_lower_case)
+                                           config.do_lower_case,
+                                           max_seq_length)
+    task_name = getattr(config, "task_name", None)
+    processor = get_processor(task_name) if task_name else None
+    label_file = os.path.join(config.output_dir, "label_list.txt")
+    labels = ([str(label) for label in processor.get_labels()]
+              if processor and not processor.is_regression else [])
+    # What export_saved_model.py reads for a classifier (run_ner.py writes
+    # its own); a label with whitespace could not be read back: none then.
+    if labels and all(label and label == "".join(label.split())
+                      for label in labels) and not tf.io.gfile.exists(
+                          label_file):
+        write_label_list(label_file, labels)

@@ -8,22 +8,23 @@ import functools
 import json
 import os
 import sys
+import time
 
 from bert_tf1.data.io.atomic import write_text_atomically
+from bert_tf1.data.io.stderr_noise import tensorflow_noise_filtered
 from bert_tf1.data.io.text_files import read_utf8_text
-from bert_tf1.serving import build_serving_module
-from bert_tf1.serving.predictions import (Predictor, load_export,
-                                          model_type_of, open_export)
+from bert_tf1.serving import load_served_model
+from bert_tf1.serving.formats.info import MODEL_TYPES, open_export_folder
+from bert_tf1.serving.predictions import open_export, predictor_of_model
 from bert_tf1.tasks import batch_inference, checks
 from bert_tf1.tasks.errors import UserError
-from bert_tf1.tasks.export import ExportTask, ServedModelConfig
-from bert_tf1.tasks.quiet_start import tensorflow_noise_filtered
+from bert_tf1.tasks.served_model import ServedModel, ServedModelConfig
 
-MODEL_TYPES = ("classifier", "squad", "tagger", "multiple_choice")
 # The names of the fields of a line, per model type.
 _FIELDS = {"squad": ("question", "context"), "tagger": ("text",)}
 # The fields a line may have: (fewest, most, as the message says it).
 _ARITY = {"classifier": (1, 2, "1 or 2 (text, or text_a<TAB>text_b)"),
+          "encoder": (1, 2, "1 or 2 (text, or text_a<TAB>text_b)"),
           "squad": (2, 2, "2 (question<TAB>context)"),
           "multiple_choice": (2, float("inf"),
                               "at least 2 (context<TAB>ending_1<TAB>...)")}
@@ -61,7 +62,7 @@ def _lines(config, stdin):
 
 def parse_rows(numbered_lines, model_type, where):
     """(line number, tuple of fields) of each non-blank line: classifier
-    `text` or `text_a<TAB>text_b`; squad `question<TAB>context`; tagger the
+    or encoder `text` or `text_a<TAB>text_b`; squad `question<TAB>context`; tagger the
     whole line; multiple_choice `context<TAB>ending_1<TAB>...`.
 
     Raises:
@@ -89,7 +90,7 @@ def parse_rows(numbered_lines, model_type, where):
 
 def _named(model_type, fields):
     """The input fields as they are echoed in a result."""
-    if model_type == "classifier":
+    if model_type in ("classifier", "encoder"):
         return ({"text": fields[0]} if len(fields) == 1
                 else {"text_a": fields[0], "text_b": fields[1]})
     if model_type == "multiple_choice":
@@ -116,9 +117,9 @@ class PredictTextTask:
         config = self.config
         checks.check_positive(batch_size=config.batch_size)
         if bool(config.export_dir) == bool(config.init_checkpoint):
-            raise UserError("Give --export_dir (a SavedModel) or "
-                            "--init_checkpoint (with --bert_config_file, "
-                            "--vocab_file and --model_type), exactly one.")
+            raise UserError("Give --export_dir (an export of "
+                            "export_saved_model.py) or --init_checkpoint "
+                            "(with --model_type), exactly one.")
         if config.model_type is not None and config.model_type not in (
                 MODEL_TYPES):
             raise UserError(f"--model_type={config.model_type}: expected one "
@@ -138,23 +139,30 @@ class PredictTextTask:
             self.model_type = self.predictor.model_type
         else:
             self.model_type, self.predictor = config.model_type, None
-            for flag in ("bert_config_file", "vocab_file"):
-                checks.check_data_file(getattr(config, flag), "--" + flag)
-            self.export = ExportTask(config)  # its ServedModelConfig fields
-            self.export.resolve_labels()
+            self.served = ServedModel(config)  # its ServedModelConfig fields
+            self.served.resolve()
         self.rows = parse_rows(numbered, self.model_type, where)
 
     def results(self):
         """The result dicts, in input order (`prepare()` first)."""
         if self.predictor is None:  # a checkpoint: built in memory, kept
-            self.served = build_serving_module(
-                **self.export.serving_arguments())
-            self.predictor = Predictor.for_served(
-                self.served, self.config.init_checkpoint, self.model_type)
+            arguments = self.served.serving_arguments()
+            model, preprocessor = load_served_model(**arguments)
+            self.predictor = predictor_of_model(
+                model, preprocessor, self.model_type, arguments["label_list"],
+                **{key: arguments[key] for key in (
+                    "max_query_length", "max_answer_length", "n_best_size",
+                    "doc_stride")})
+        start = time.perf_counter()
         with tensorflow_noise_filtered():  # TF's oneDNN "E" line, not ours
             outputs = self.predictor.predict(
                 [fields for _, fields in self.rows],
                 batch_size=self.config.batch_size)
+        seconds = time.perf_counter() - start
+        # stderr: stdout holds the JSON lines alone.
+        sys.stderr.write(f"predict_text: {len(outputs)} examples in "
+                         f"{seconds:.2f} s, {len(outputs) / seconds:.1f} "
+                         "examples/s\n")
         return [dict({"line": number}, **_named(self.model_type, fields),
                      **output)
                 for (number, fields), output in zip(self.rows, outputs)]
@@ -190,8 +198,8 @@ class PredictTextTask:
 
         Raises:
             UserError: no --export_dir or --input_file, --text given, the
-                export serves another model type or tokenizes otherwise
-                than --do_lower_case / --max_seq_length.
+                export serves another model type, or records another
+                --do_lower_case / --max_seq_length than the flags give.
         """
         config = self.config
         if not config.export_dir or config.text or not config.input_file:
@@ -199,22 +207,30 @@ class PredictTextTask:
                             "export_saved_model.py) and --input_file, and "
                             "no --text")
         # Imported here: apache_beam only for --runner.
-        from bert_tf1.serving.batch_inference import ModelSpec, check_ids_path
+        from bert_tf1.serving.batch_inference import ModelSpec
 
-        served = load_export(config.export_dir)
-        found = model_type_of(set(served.signatures), config.export_dir)
-        if config.model_type and config.model_type != found:
-            raise UserError(f"{config.export_dir} serves a {found} model, "
-                            f"not --model_type={config.model_type}.")
-        # A classifier runs on classify_ids, its rows tokenized in Python
-        # (an encoder export's pooling is unknown: embed_text).
-        tokenizer = ((os.path.join(config.export_dir, "assets", "vocab.txt"),
-                      config.do_lower_case) if found == "classifier" else None)
-        spec = ModelSpec(model_type=found, export_dir=config.export_dir,
-                         tokenizer=tokenizer,
-                         max_seq_length=config.max_seq_length)
-        if spec.tokenizer:
-            check_ids_path(served, spec, config.export_dir)
+        folder = open_export_folder(config.export_dir, config.model_type)
+        settings = folder.settings
+        for flag in ("max_seq_length", "do_lower_case"):
+            given, recorded = getattr(config, flag), getattr(settings, flag)
+            if given is not None and given != recorded:
+                raise UserError(
+                    f"--{flag}={str(given).lower()} differs from "
+                    f"{folder.folder}'s export_info.json "
+                    f"({flag}={str(recorded).lower()}); leave the flag out: "
+                    "an export records how it tokenizes.")
+        found = settings.model_type
+        # A classifier or encoder in the raw-text SavedModel takes ids of any
+        # length: its rows are tokenized once, in Python, and batched by
+        # length (the other formats take max_seq_length ids: the text path).
+        ids_path = (found in ("classifier", "encoder")
+                    and folder.format == "saved_model")
+        spec = ModelSpec(
+            model_type=found, export_dir=folder.folder,
+            tokenizer=((folder.vocab_file, settings.do_lower_case)
+                       if ids_path else None),
+            max_seq_length=settings.max_seq_length, pooling=settings.pooling,
+            l2_normalize=settings.l2_normalize)
         return batch_inference.run_batch_inference(
             config.batch, spec, config.input_file,
             functools.partial(parse_line, found),

@@ -2,16 +2,16 @@
 
 TensorFlow's C++ start-up lines come before `TF_CPP_MIN_LOG_LEVEL` applies
 and bury a script's one-line error: they are captured and every line but the
-known noise (`_STARTUP_NOISE`) is replayed; nothing is filtered with
+known noise (`STARTUP_NOISE`) is replayed; nothing is filtered with
 `TF_CPP_MIN_LOG_LEVEL` 0 or 1.
 """
-import contextlib
 import os
 import re
 import sys
-import tempfile
 
-_STARTUP_NOISE = re.compile(
+from bert_tf1.data.io.stderr_noise import tensorflow_noise_filtered
+
+STARTUP_NOISE = re.compile(
     r"^(WARNING: All log messages before absl::InitializeLog"
     r"|I\d{4} \d\d:\d\d:\d\d"
     r"|[WE]\d{4} .*(failed call to cuInit"
@@ -20,12 +20,6 @@ _STARTUP_NOISE = re.compile(
     r"|computation placer already registered)"
     r"|To enable the following instructions:"
     r"|.*rebuild TensorFlow with the appropriate compiler flags)")
-
-# An "E" line at the first run of some graphs on CPUs without AVX-512 with
-# oneDNN on, although nothing failed.
-RUNTIME_NOISE = re.compile(
-    r"^E\d{4} .*oneDNN supports DT_\w+ only on platforms with AVX-512")
-
 
 def start_tensorflow():
     """Sets `TF_CPP_MIN_LOG_LEVEL=2`, `KERAS_BACKEND=tensorflow` and
@@ -39,40 +33,7 @@ def start_tensorflow():
     if "tensorflow" in sys.modules:
         import tensorflow as tf
         return tf
-    with tensorflow_noise_filtered(_STARTUP_NOISE):
+    with tensorflow_noise_filtered(STARTUP_NOISE):
         import tensorflow as tf
         tf.config.list_physical_devices()
     return tf
-
-
-@contextlib.contextmanager
-def tensorflow_noise_filtered(noise=RUNTIME_NOISE):
-    """Runs the block with file descriptor 2 captured, then replays on
-    stderr every captured line that `noise` does not match (nothing is
-    captured with TF_CPP_MIN_LOG_LEVEL=0 or 1)."""
-    if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() in ("0", "1"):
-        yield
-        return
-    sys.stderr.flush()
-    saved_stderr = os.dup(2)
-    with tempfile.TemporaryFile() as captured:
-        os.dup2(captured.fileno(), 2)
-        try:
-            yield
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved_stderr, 2)
-            os.close(saved_stderr)
-            captured.seek(0)
-            text = captured.read().decode("utf-8", errors="replace")
-            kept = startup_lines_to_keep(text, noise)
-            if kept:
-                sys.stderr.write("\n".join(kept) + "\n")
-                sys.stderr.flush()
-
-
-def startup_lines_to_keep(text, noise=_STARTUP_NOISE):
-    """The non-blank lines of captured output that `noise` does not match
-    (list of str, in order)."""
-    return [line for line in text.splitlines()
-            if line.strip() and not noise.match(line)]

@@ -221,6 +221,14 @@ def define_served_model_flags():
                          "considered for the answer.")
 
 
+def served_model_overrides(flag_values=flags.FLAGS):
+    """`config_from_flags` overrides for a served model: `do_lower_case`
+    None when neither the flag nor --vocab_file is given (the model
+    folder's record then decides, `bert_tf1.tasks.served_model`)."""
+    given = flag_values["do_lower_case"].present or flag_values.vocab_file
+    return {} if given else {"do_lower_case": None}
+
+
 def define_batch_inference_flags():
     """Defines --runner, --num_workers, --beam_pipeline_options,
     --output_dir, --input_format, --text_feature, --max_tokens and

@@ -154,7 +154,7 @@ def test_run_multiple_choice(fixtures_dir, data_dir, kinds, tmp_path):
 def test_export_saved_model(fixtures_dir, kinds, tmp_path):
     import tensorflow as tf
 
-    from bert_tf1.serving.predictions import load_export
+    from bert_tf1.serving.runners import load_saved_model
 
     fixture = fixtures_dir / MRPC
     sentences = tf.constant(["The cat sat on the mat.", "Nothing here."])
@@ -166,7 +166,7 @@ def test_export_saved_model(fixtures_dir, kinds, tmp_path):
             "task_name": "MRPC", "vocab_file": fixture / "vocab.txt",
             "bert_config_file": fixture / "bert_config.json",
             "init_checkpoint": kinds[MRPC][kind], "max_seq_length": 64})
-        served = load_export(str(export)).signatures["serving_default"]
+        served = load_saved_model(str(export)).signatures["serving_default"]
         logits.append(served(text=sentences)["logits"].numpy())
     np.testing.assert_allclose(logits[1], logits[0], atol=1e-5)
     # An encoder from a keras-hub preset serves the same vectors.
@@ -178,6 +178,6 @@ def test_export_saved_model(fixtures_dir, kinds, tmp_path):
             "vocab_file": fixture / "vocab.txt",
             "bert_config_file": fixture / "bert_config.json",
             "init_checkpoint": kinds[MRPC][kind], "max_seq_length": 64})
-        served = load_export(str(export)).signatures["serving_default"]
+        served = load_saved_model(str(export)).signatures["serving_default"]
         outputs.append(served(text=sentences)["pooled_output"].numpy())
     np.testing.assert_allclose(outputs[1], outputs[0], atol=1e-5)

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from bert_tf1.tasks.quiet_start import startup_lines_to_keep
+from bert_tf1.data.io.stderr_noise import lines_to_keep
+from bert_tf1.tasks.quiet_start import STARTUP_NOISE
 from tests.conftest import FIXTURES_DIR, REPO_ROOT
 
 STARTUP_OUTPUT = """\
@@ -27,7 +28,7 @@ W0000 00:00:1796097242.618800   12926 some_op.cc:11] a real warning from TensorF
 
 def test_only_startup_noise_is_dropped():
     # Real C++ warnings and errors pass, as the module docstring promises.
-    assert startup_lines_to_keep(STARTUP_OUTPUT) == [
+    assert lines_to_keep(STARTUP_OUTPUT, STARTUP_NOISE) == [
         "E0000 00:00:1796097242.618700   12926 some_op.cc:10] a real error from TensorFlow",
         "W0000 00:00:1796097242.618800   12926 some_op.cc:11] a real warning from TensorFlow",
         "/venv/lib/python3.11/site-packages/x.py:3: UserWarning: a Python warning",

@@ -1,17 +1,20 @@
 """The deployment exports, written once per test session and shared by
-test_deploy_formats.py and test_deploy_predict.py."""
+test_deploy_formats.py and test_deploy_predict.py: each model is built in
+memory (loaded from its checkpoint) and written to every format by
+`bert_tf1.export_model`, the one road out."""
 import pytest
 
+from bert_tf1.serving import export_model, load_served_model
 from bert_tf1.serving.formats import FORMATS
-from bert_tf1.tasks.export import write_formats
 from tests.serving import deploy_models
 
 
 @pytest.fixture(scope="session")
 def exports(fixtures_dir, tmp_path_factory, request):
     """model name (a model type, or "real_encoder": all-MiniLM-L6-v2) ->
-    (the --export_dir holding every format, build arguments), written on
-    first use."""
+    (the export_dir holding every format, build arguments), written on
+    first use; `exports.models[name]` is (the in-memory model, its
+    preprocessor)."""
     pytest.importorskip(
         "openvino", reason="--format needs the [deploy] extra (pip install -e '.[deploy]'; run_tests.sh installs it)")
     made = {}
@@ -24,9 +27,15 @@ def exports(fixtures_dir, tmp_path_factory, request):
             arguments = deploy_models.serving_arguments(
                 model_type, fixtures_dir, tmp_path_factory, real)
             arguments.setdefault("pooling", "mean")
+            model, preprocessor = load_served_model(**arguments)
             folder = tmp_path_factory.mktemp(name) / "export"
-            write_formats(str(folder), FORMATS, arguments,
-                          arguments.get("label_list"))
+            rules = {key: value for key, value in arguments.items()
+                     if key in ("pooling", "doc_stride")}
+            export_model(model, str(folder), arguments.get("label_list"),
+                         formats=FORMATS, preprocessor=preprocessor,
+                         model_type=model_type, **rules)
             made[name] = folder, arguments
+            export.models[name] = model, preprocessor
         return made[name]
+    export.models = {}
     return export

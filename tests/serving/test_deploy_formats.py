@@ -1,4 +1,4 @@
-"""export_saved_model.py --format (bert_tf1/tasks/export.py,
+"""`export_model(formats=...)` (bert_tf1/serving/export.py,
 bert_tf1/serving/formats/): each fp32 format's outputs within 1e-4 of the numeric
 SavedModel's (equal to the raw-text export's `*_ids` signature:
 tests/serving/test_numeric.py) on the same 200 inputs, for each model type
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.serving import formats
+from bert_tf1.serving import export_model, formats, load_served_model
+from bert_tf1.serving.formats import check_formats
 from bert_tf1.serving.numeric import OUTPUTS, Runner
-from bert_tf1.tasks.export import check_formats, write_formats
 from tests.serving import deploy_models
 
 pytest.importorskip(
@@ -68,8 +68,10 @@ def test_int8_variants_build_and_stay_close(fixtures_dir, tmp_path_factory):
     arguments = deploy_models.serving_arguments("classifier", fixtures_dir,
                                                 tmp_path_factory)
     folder = tmp_path_factory.mktemp("int8") / "export"
-    write_formats(str(folder), ("numeric",) + CONVERTED, arguments, ["0", "1"],
-                  quantize="int8")
+    model, preprocessor = load_served_model(**arguments)
+    export_model(model, str(folder), ["0", "1"],
+                 formats=("numeric",) + CONVERTED, quantize="int8",
+                 preprocessor=preprocessor)
     rows = deploy_models.id_rows("classifier", 32, 1000)
     want = Runner(folder / "numeric")(**rows)["logits"]
     for name in CONVERTED:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf1.serving.predictions import load_export
+from bert_tf1.serving.runners import load_saved_model
 from bert_tf1.tasks.export import write_formats
 from tests.conftest import REPO_ROOT
 
@@ -38,7 +38,7 @@ def export(fixtures_dir, tmp_path_factory):
         vocab_file=str(fixture / "vocab.txt"), init_checkpoint=str(fixture),
         do_lower_case=True, max_seq_length=16, label_list=["0", "1"]),
         ["0", "1"])
-    return {name: load_export(folder / name)
+    return {name: load_saved_model(folder / name)
             for name in ("saved_model", "numeric")}
 
 

@@ -6,7 +6,8 @@ import pytest
 import tensorflow as tf
 
 from bert_tf1.modeling.pooling import pool_sequence
-from bert_tf1.serving.numeric import OUTPUTS, SIGNATURE, NumericServing, save_numeric
+from bert_tf1.serving.formats.writer import save_module
+from bert_tf1.serving.numeric import OUTPUTS, SIGNATURE, NumericServing
 from bert_tf1.serving.op_audit import non_core_ops, read_ops
 from tests.serving import deploy_models
 
@@ -28,7 +29,7 @@ def test_numeric_graph_equals_the_ids_signature(model_type, fixtures_dir,
                                                 tmp_path_factory)
     module = deploy_models.build(arguments)
     numeric = NumericServing.of(module, model_type)
-    save_numeric(numeric, str(tmp_path / "numeric"))
+    save_module(numeric, str(tmp_path / "numeric"))
     loaded = tf.saved_model.load(str(tmp_path / "numeric"))
     assert list(loaded.signatures) == [SIGNATURE]
     function = loaded.signatures[SIGNATURE]

@@ -23,7 +23,7 @@ def custom_ops(flatbuffer):
     return sorted(names)
 
 
-def convert(numeric_dir, out_dir, int8=False):
+def convert(numeric, numeric_dir, out_dir, int8=False):
     """Writes `out_dir/model.tflite` (int8: dynamic-range quantization);
     returns the `export_info.json` fields of the tool and precision.
 

@@ -5,7 +5,7 @@ import openvino
 FILES = ("model.xml", "model.bin")
 
 
-def convert(numeric_dir, out_dir, int8=False):
+def convert(numeric, numeric_dir, out_dir, int8=False):
     """Writes `out_dir/model.xml` and `.bin` (fp32 weights; int8: NNCF
     weight compression, which needs no calibration data); returns the
     `export_info.json` fields of the tool and precision."""

@@ -13,7 +13,7 @@ from bert_tf1.modeling import BertPretrainer, checkpoints
 from bert_tf1.modeling.checkpoints import model_kind
 from bert_tf1.modeling.checkpoints.model_kind import OtherModelError
 from bert_tf1.modeling.conversion.convert import convert, read_weights
-from bert_tf1.serving.predictions import Predictor
+from bert_tf1.serving.formats.info import open_export_folder
 from bert_tf1.tasks.errors import UserError
 from tests.helpers import foreign_models
 
@@ -139,14 +139,13 @@ def test_masked_lm_folder_is_read_and_roberta_is_refused(fixtures_dir,
     assert not (tmp_path / "no").exists()
 
 
-def test_saved_model_of_another_type_than_the_flag():
-    class Served:
-        signatures = {"tag_text": None}
-
-    assert Predictor.for_served(Served(), "exp").model_type == "tagger"
-    with pytest.raises(UserError, match="exp serves a tagger model, not "
-                       "--model_type=classifier"):
-        Predictor.for_served(Served(), "exp", "classifier")
+def test_an_export_of_another_type_than_the_flag(tmp_path):
+    (tmp_path / "export_info.json").write_text(json.dumps({
+        "format": "onnx", "model_type": "tagger", "max_seq_length": 16,
+        "do_lower_case": True, "labels": ["O", "B-X", "I-X"], "files": {}}))
+    with pytest.raises(UserError, match=f"{tmp_path} serves a tagger model, "
+                       "not --model_type=classifier"):
+        open_export_folder(tmp_path, "classifier")
 
 
 @pytest.mark.parametrize("task", ["MRPC", "QQP", "CoLA", "STS-B", "SST-2",

@@ -13,7 +13,7 @@ import pytest
 from bert_tf1.data.tagging.schemes import entity_spans
 from bert_tf1.data.tokenization import BertPreprocessor
 from bert_tf1.modeling import BertSquad, BertTokenClassifier, checkpoints
-from bert_tf1.serving import pipelines
+from bert_tf1.serving import predictions as pipelines
 from tests.helpers.task_runner import fixture_flags, run_task
 
 LABELS = ["O", "B-location", "I-location", "B-person", "I-person"]

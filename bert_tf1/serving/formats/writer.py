@@ -1,0 +1,146 @@
+"""Writes an export: the raw-text SavedModel alone, or one folder per format
+(`FORMATS`), each with `export_info.json` (`bert_tf1.serving.formats.info`),
+atomically as a whole; the converted formats are made from the numeric
+graph (`bert_tf1.serving.numeric`).
+"""
+import gc
+import os
+import re
+import shutil
+
+import tensorflow as tf
+from absl import logging
+
+from bert_tf1.data.io.atomic import write_directory_atomically
+from bert_tf1.data.io.stderr_noise import tensorflow_noise_filtered
+from bert_tf1.serving import formats
+from bert_tf1.serving.formats.info import write_info
+from bert_tf1.serving.numeric import NumericServing
+
+_TF_TOOL = f"tensorflow {tf.__version__}"
+
+
+def track_captured_variables(module, signatures):
+    """Tracks the tf.Variables the signatures capture on `module`, as
+    `keras.export.ExportArchive` does, so loaders that run the TF1 graph
+    (`saved_model_cli run`, TensorFlow Serving) find them (tensorflow/tensorflow
+    issue 72963); with the Keras model held untracked
+    (`bert_tf1.serving.text_module.hold_untracked`) every weight is saved
+    once, under `captured_variables`."""
+    seen, captured = set(), []
+    for function in signatures.values():
+        for variable in function.get_concrete_function().variables:
+            if id(variable) not in seen:
+                seen.add(id(variable))
+                captured.append(variable)
+    module.captured_variables = captured
+
+
+def save_module(module, directory):
+    """tf.saved_model.save of a serving module with its signatures and its
+    captured variables tracked; returns the signatures."""
+    signatures = module.signatures()
+    track_captured_variables(module, signatures)
+    tf.saved_model.save(module, directory, signatures=signatures)
+    return signatures
+
+
+def _io(function):
+    """[{name, shape, dtype}] of a tf.function's inputs and outputs."""
+    concrete = function.get_concrete_function()
+
+    def described(specs):
+        return [{"name": name, "shape": spec.shape.as_list(),
+                 "dtype": spec.dtype.name} for name, spec in specs]
+    inputs = [(spec.name, spec) for spec in tf.nest.flatten(
+        concrete.structured_input_signature)]
+    return {"inputs": described(inputs),
+            "outputs": described(sorted(concrete.structured_outputs.items()))}
+
+
+def _info(name, settings, signatures, precision, tool, **extra):
+    return dict({"format": name, "precision": precision, "tool": tool,
+                 "labels": settings.labels, **settings.recorded(),
+                 "signatures": {key: _io(function)
+                                for key, function in signatures.items()}},
+                **extra)
+
+
+def _raw_text_info(settings, signatures, quantized):
+    # The raw-text graph's squad_answer reads one window; predict_text.py
+    # over this folder reads every window (bert_tf1.serving.predictions).
+    extra = ({"squad_answer_windows": "first window only"}
+             if settings.model_type == "squad" else {})
+    return _info("saved_model", settings, signatures,
+                 "Keras int8" if quantized else "float32", _TF_TOOL, **extra)
+
+
+def write_saved_model(export_dir, module, settings, vocab_file,
+                      quantized=False):
+    """Writes the raw-text SavedModel of `module` (a serving module) at
+    `export_dir` with its export_info.json, atomically."""
+    def write(temp_dir):
+        signatures = save_module(module, temp_dir)
+        write_info(temp_dir, _raw_text_info(settings, signatures, quantized),
+                   vocab_file, settings.do_lower_case, copy_vocab=False)
+
+    write_directory_atomically(export_dir, write)
+    logging.info("Wrote SavedModel %s with signatures %s.", export_dir,
+                 ", ".join(sorted(module.signatures())))
+
+
+def write_formats(export_dir, names, module, settings, vocab_file,
+                  quantized_module=None, serving_version=None):
+    """Writes each format of `names` (checked by `formats.check_formats`)
+    into its folder under `export_dir`, atomically as a whole; returns the
+    folders.
+
+    Args:
+        module: the float32 serving module (`bert_tf1.serving.export.
+            serving_module`); quantized_module: its int8 twin for
+            `--quantize=int8` (None: float32 everywhere; the converters
+            quantize their own way).
+        settings: the `ServedSettings` recorded in every export_info.json.
+
+    Raises:
+        OutputExistsError: export_dir exists.
+        UserError: a converter refuses the model (e.g. an op LiteRT lacks).
+    """
+    numeric = NumericServing.of(module, settings.model_type)
+    layout = "" if serving_version is None else f"/{serving_version}"
+    int8 = quantized_module is not None
+    folders = []
+
+    def write(temp_dir):
+        os.makedirs(temp_dir)
+        numeric_dir = (f"{temp_dir}/numeric{layout}" if "numeric" in names
+                       else f"{temp_dir}/.numeric")
+        # Untracked captured variables convert to a LiteRT model that
+        # outputs NaN: save_module tracks them.
+        save_module(numeric, numeric_dir)
+        for name in names:
+            folder = f"{temp_dir}/{name}"
+            if name == "saved_model":
+                signatures = save_module(quantized_module or module,
+                                         folder + layout)
+                details = _raw_text_info(settings, signatures, int8)
+            elif name == "numeric":
+                details = _info(name, settings, numeric.signatures(),
+                                "float32", _TF_TOOL)
+            else:
+                os.makedirs(folder)
+                # The converters' own output (MLIR diagnostics, tf2onnx's
+                # progress) is dropped: a failure is one UserError naming it.
+                with tensorflow_noise_filtered(re.compile("")):
+                    converted = formats.converter(name).convert(
+                        numeric, numeric_dir, folder, int8=int8)
+                details = _info(name, settings, numeric.signatures(),
+                                **converted)
+                gc.collect()   # the converter's graphs, before the next one
+            write_info(folder, details, vocab_file, settings.do_lower_case)
+            folders.append(f"{export_dir}/{name}")
+        if "numeric" not in names:
+            shutil.rmtree(numeric_dir)
+
+    write_directory_atomically(export_dir, write)
+    return folders
