@@ -161,6 +161,9 @@ def export_model(model, export_dir, label_list=None, formats=None,
                      model_type=model_type)
     module = serving_module(model, **arguments)
     settings = served_settings(module, model_type, preprocessor.do_lower_case)
+    # SQuAD's windows advance by doc_stride in Python (the raw-text graph
+    # reads one window and does not keep it).
+    settings.doc_stride = kwargs.get("doc_stride", settings.doc_stride)
     quantized = (serving_module(model, quantize=quantize, **arguments)
                  if quantize else None)
     vocab_file = preprocessor.tokenizer.vocab_file

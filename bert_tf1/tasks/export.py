@@ -5,10 +5,14 @@ or with --format one folder per deployment format, docs/deploying.md); here
 every check before anything is written, and the int8 drift line.
 """
 import dataclasses
+import json
+import os
 
 from bert_tf1.data.tokenization import full_tokenizer
 from bert_tf1.modeling import checkpoints
 from bert_tf1.serving import export_saved_model, formats
+from bert_tf1.serving.formats.info import INFO_FILE
+from bert_tf1.serving.formats.writer import DRIFT_ROWS
 from bert_tf1.serving.op_audit import audit_lines
 from bert_tf1.tasks import checks
 from bert_tf1.tasks.errors import UserError
@@ -78,6 +82,8 @@ class ExportTask(ServedModel):
                 f"{config.init_checkpoint}: "
                 f"{checks.shorten_mismatch(str(error))}") from None
         if config.format:
+            if config.quantize:
+                print(int8_line(config.export_dir, config.format))
             layout = ("" if config.serving_version is None
                       else f"/{config.serving_version}")
             for name in ("saved_model", "numeric"):
@@ -85,3 +91,21 @@ class ExportTask(ServedModel):
                     print("\n".join(audit_lines(
                         f"{config.export_dir}/{name}{layout}")))
         return config.export_dir
+
+
+def int8_line(export_dir, names):
+    """One line: how far each int8 format moved from float32 (the
+    `int8_drift` each export_info.json records)."""
+    parts = []
+    for name in names:
+        with open(os.path.join(export_dir, name, INFO_FILE),
+                  encoding="utf-8") as reader:
+            drift = json.load(reader).get("int8_drift")
+        if drift:
+            agree = (f", argmax kept on {drift['same_argmax']:.0%}"
+                     if "same_argmax" in drift else "")
+            parts.append(f"{name} {drift['max_abs_change']:.3g}{agree}")
+    rows = f"{DRIFT_ROWS} random inputs"
+    return (f"int8 vs float32, largest change of the outputs on {rows}: "
+            + "; ".join(parts) + " (accuracy on real data: "
+            "docs/deploying.md, \"int8\").")

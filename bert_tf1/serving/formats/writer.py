@@ -3,7 +3,9 @@
 atomically as a whole; the converted formats are made from the numeric
 graph (`bert_tf1.serving.numeric`).
 """
+import contextlib
 import gc
+import io
 import os
 import re
 import shutil
@@ -89,6 +91,53 @@ def write_saved_model(export_dir, module, settings, vocab_file,
                  ", ".join(sorted(module.signatures())))
 
 
+#: The float output compared to measure an int8 format's drift.
+_DRIFT_OUTPUT = {"classifier": "logits", "tagger": "logits",
+                 "multiple_choice": "logits", "squad": "start_logits",
+                 "encoder": "embedding", "regression": "score"}
+DRIFT_ROWS = 64
+
+
+def int8_drift(numeric, run, vocab_size, seed=0):
+    """How far an int8 runner `run` moved from the float32 numeric graph on
+    `DRIFT_ROWS` random id rows: {"output", "max_abs_change", and for
+    outputs with a label, "same_argmax" (the fraction of rows whose argmax
+    stayed)}."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    shape = [DRIFT_ROWS] + ([2] if numeric.model_type == "multiple_choice"
+                            else []) + [numeric.max_seq_length]
+    lengths = rng.integers(3, numeric.max_seq_length + 1, shape[:-1])[..., None]
+    mask = (np.arange(numeric.max_seq_length) < lengths).astype(np.int32)
+    ids = (rng.integers(min(1000, vocab_size - 1), vocab_size, shape) * mask
+           ).astype(np.int32)
+    rows = {"input_ids": ids, "input_mask": mask,
+            "segment_ids": np.zeros(shape, np.int32)}
+    want = {key: np.asarray(value) for key, value in
+            numeric.serving_default(**rows).items()}
+    got = run(**rows)
+    key = _DRIFT_OUTPUT["regression" if "score" in want
+                        else numeric.model_type]
+    if key not in got:   # the raw-text encoder's ids signature pools none
+        key = "pooled_output"
+    drift = {"output": key, "rows": DRIFT_ROWS,
+             "max_abs_change": float(np.max(np.abs(got[key] - want[key])))}
+    if key == "logits":
+        drift["same_argmax"] = float(np.mean(
+            got[key].argmax(-1) == want[key].argmax(-1)))
+    return drift
+
+
+def _ids_runner(module, model_type):
+    """A serving module's `*_ids` signature as a numpy runner."""
+    from bert_tf1.serving.runners import IDS_SIGNATURES
+
+    function = module.signatures()[IDS_SIGNATURES[model_type]]
+    return lambda **rows: {key: value.numpy()
+                           for key, value in function(**rows).items()}
+
+
 def write_formats(export_dir, names, module, settings, vocab_file,
                   quantized_module=None, serving_version=None):
     """Writes each format of `names` (checked by `formats.check_formats`)
@@ -109,6 +158,8 @@ def write_formats(export_dir, names, module, settings, vocab_file,
     numeric = NumericServing.of(module, settings.model_type)
     layout = "" if serving_version is None else f"/{serving_version}"
     int8 = quantized_module is not None
+    with open(vocab_file, encoding="utf-8") as reader:
+        vocab_size = sum(1 for _ in reader)
     folders = []
 
     def write(temp_dir):
@@ -121,21 +172,31 @@ def write_formats(export_dir, names, module, settings, vocab_file,
         for name in names:
             folder = f"{temp_dir}/{name}"
             if name == "saved_model":
-                signatures = save_module(quantized_module or module,
-                                         folder + layout)
+                served = quantized_module or module
+                signatures = save_module(served, folder + layout)
                 details = _raw_text_info(settings, signatures, int8)
+                if int8:
+                    details["int8_drift"] = int8_drift(
+                        numeric, _ids_runner(served, settings.model_type),
+                        vocab_size)
             elif name == "numeric":
                 details = _info(name, settings, numeric.signatures(),
                                 "float32", _TF_TOOL)
             else:
                 os.makedirs(folder)
                 # The converters' own output (MLIR diagnostics, tf2onnx's
-                # progress) is dropped: a failure is one UserError naming it.
-                with tensorflow_noise_filtered(re.compile("")):
+                # progress, NNCF's tables) is dropped: a failure is one
+                # UserError naming it.
+                with tensorflow_noise_filtered(re.compile("")), \
+                        contextlib.redirect_stdout(io.StringIO()):
                     converted = formats.converter(name).convert(
                         numeric, numeric_dir, folder, int8=int8)
                 details = _info(name, settings, numeric.signatures(),
                                 **converted)
+                if int8:
+                    details["int8_drift"] = int8_drift(
+                        numeric, formats.converter(name).Runner(folder),
+                        vocab_size)
                 gc.collect()   # the converter's graphs, before the next one
             write_info(folder, details, vocab_file, settings.do_lower_case)
             folders.append(f"{export_dir}/{name}")
