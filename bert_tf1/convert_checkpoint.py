@@ -71,7 +71,7 @@ def command():
     """`python convert_checkpoint.py`, `python -m bert_tf1.convert_checkpoint`
     and `bert-convert-checkpoint`: parses the command line and runs `run`
     under the one error path."""
-    cli.main(run, doc=__doc__)
+    cli.main(run, script=__name__)
 
 
 if __name__ == "__main__":

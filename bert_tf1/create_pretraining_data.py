@@ -88,7 +88,7 @@ def command():
     bert_tf1.create_pretraining_data` and `bert-create-pretraining-data`:
     parses the command line and runs `main` under the one error path."""
     flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
-    cli.main(main, doc=__doc__)
+    cli.main(main, script=__name__)
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ def command():
     """`python export_saved_model.py`, `python -m bert_tf1.export_saved_model`
     and `bert-export-saved-model`: parses the command line and runs `run`
     under the one error path."""
-    cli.main(run, doc=__doc__, quiet=True)
+    cli.main(run, script=__name__, quiet=True)
 
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ def command():
     """`python extract_features.py`, `python -m bert_tf1.extract_features` and
     `bert-extract-features`: parses the command line and runs `main` under
     the one error path."""
-    cli.main(main, doc=__doc__)
+    cli.main(main, script=__name__)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ def command():
     """`python fetch_pretrained.py`, `python -m bert_tf1.fetch_pretrained` and
     `bert-fetch-pretrained`: parses the command line and runs `run` under
     the one error path."""
-    cli.main(run, doc=__doc__)
+    cli.main(run, script=__name__)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ def command():
     """`python predict_text.py`, `python -m bert_tf1.predict_text` and
     `bert-predict-text`: parses the command line and runs `run` under the
     one error path."""
-    cli.main(run, doc=__doc__, quiet=True)
+    cli.main(run, script=__name__, quiet=True)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def command():
     """`python run_classifier.py`, `python -m bert_tf1.run_classifier` and
     `bert-run-classifier`: parses the command line and runs `main` under the
     one error path."""
-    cli.main(main, doc=__doc__)
+    cli.main(main, script=__name__)
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ def command():
     """`python run_multiple_choice.py`, `python -m
     bert_tf1.run_multiple_choice` and `bert-run-multiple-choice`: parses the
     command line and runs `main` under the one error path."""
-    cli.main(main, doc=__doc__)
+    cli.main(main, script=__name__)
 
 
 if __name__ == "__main__":

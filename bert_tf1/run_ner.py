@@ -79,7 +79,7 @@ main = cli.task_main(TaggingTask, TaggingConfig)
 def command():
     """`python run_ner.py`, `python -m bert_tf1.run_ner` and `bert-run-ner`:
     parses the command line and runs `main` under the one error path."""
-    cli.main(main, doc=__doc__)
+    cli.main(main, script=__name__)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ def command():
     """`python run_pretraining.py`, `python -m bert_tf1.run_pretraining` and
     `bert-run-pretraining`: parses the command line and runs `main` under
     the one error path."""
-    cli.main(main, doc=__doc__)
+    cli.main(main, script=__name__)
 
 
 if __name__ == "__main__":

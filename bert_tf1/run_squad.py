@@ -81,7 +81,7 @@ def command():
     """`python run_squad.py`, `python -m bert_tf1.run_squad` and
     `bert-run-squad`: parses the command line and runs `main` under the one
     error path."""
-    cli.main(main, doc=__doc__)
+    cli.main(main, script=__name__)
 
 
 if __name__ == "__main__":

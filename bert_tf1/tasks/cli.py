@@ -183,15 +183,19 @@ def call_reporting_user_errors(function, *args, **kwargs):
         raise
 
 
-def main(run, doc=None, quiet=False):
+def main(run, script=None, quiet=False):
     """Runs a script: parses flags, then `run()` (no arguments) under the
-    one error path. `doc`, the script module's docstring, is what `--help`
-    prints (absl prints the `__main__` module's, which for a root shim or an
-    installed command is not the script's). Logs go out at INFO, as the
-    original's; `quiet` (a script whose results are its output: export,
-    prediction): at WARNING unless `--verbosity` is given."""
-    if doc:
-        sys.modules["__main__"].__doc__ = doc
+    one error path. `script`, the script module's name: `--help` prints its
+    docstring and `--helpshort` its flags (absl shows those of `__main__`,
+    which for a root shim or an installed command is not the script's
+    module). Logs go out at INFO, as the original's; `quiet` (a script
+    whose results are its output: export, prediction): at WARNING unless
+    `--verbosity` is given."""
+    if script and script != "__main__":
+        sys.modules["__main__"].__doc__ = sys.modules[script].__doc__
+        main_name = sys.argv[0] if sys.argv else "__main__"
+        for flag in flags.FLAGS.get_key_flags_for_module(script):
+            flags.FLAGS.register_key_flag_for_module(main_name, flag)
 
     def absl_main(argv):
         given = flags.FLAGS["verbosity"].present
