@@ -103,18 +103,18 @@ def load_served_model(model_type, bert_config_file, vocab_file,
     return model, preprocessor
 
 
-def build_serving_module(**kwargs):
-    """`serving_module` of `load_served_model(**kwargs)` (its arguments and
-    the other ones of `serving_module`).
+def build_serving_module(model_type, **kwargs):
+    """`serving_module` of `load_served_model(model_type, **kwargs)` (its
+    arguments and the other ones of `serving_module`).
 
     Raises:
         The errors of `load_served_model` and `serving_module`.
     """
-    model, preprocessor = load_served_model(**kwargs)
+    model, preprocessor = load_served_model(model_type, **kwargs)
     rules = {key: value for key, value in kwargs.items()
              if key not in _LOADING}
     return serving_module(model, kwargs.get("label_list"), preprocessor,
-                          model_type=kwargs["model_type"], **rules)
+                          model_type=model_type, **rules)
 
 
 def _check_new(export_dir):

@@ -1,4 +1,4 @@
-"""bert_tf1.serving.pipelines: text in, text out from Python, equal to the scripts.
+"""bert_tf1.serving.predictions from Python (answer, tag): text in, text out, equal to the scripts.
 
 SQuAD: the fixture's predictions.json, nbest_predictions.json and
 null_odds.json (the original run_squad.py's outputs, which run_squad.py here
@@ -93,15 +93,28 @@ def test_tags_equal_run_ner(fixtures_dir, data_dir, tmp_path):
                                            for s in written]
     assert len({tag for t in tagged for tag in t["tags"]}) > 2
     for result in tagged:
-        assert [(e["type"], e["start"], e["end"]) for e in result["entities"]
-                ] == [tuple(e) for e in entity_spans(result["tags"])]
+        assert [(e["type"], e["word_start"], e["word_end"])
+                for e in result["entities"]] == [
+            tuple(e) for e in entity_spans(result["tags"])]
         for entity in result["entities"]:
             assert entity["text"] == " ".join(
-                result["words"][entity["start"]:entity["end"]])
-    # A whitespace-split string is its words; a model saved and loaded
-    # (its vocab then in no file) tags the same.
+                result["words"][entity["word_start"]:entity["word_end"]])
+    # A string of those words split as the raw-text export splits them
+    # gives the same tags, its entities with code point offsets too; a
+    # model saved and loaded (its vocab then in no file) tags the same.
     model.save(tmp_path / "tagger.keras")
     loaded = keras.models.load_model(tmp_path / "tagger.keras")
-    text = " ".join(sentences[0])
-    assert pipelines.tag(loaded, [text, ""], LABELS, doc_stride=16) == [
-        tagged[0], {"words": [], "tags": [], "entities": []}]
+    # The longest sentence of letters and digits only (no word splits).
+    index = max((i for i, words in enumerate(sentences)
+                 if all(word.isalnum() for word in words)),
+                key=lambda i: len(sentences[i]))
+    text = " ".join(sentences[index])
+    from_text, empty = pipelines.tag(loaded, [text, ""], LABELS, doc_stride=16)
+    assert empty == {"words": [], "tags": [], "entities": []}
+    assert from_text["words"] == tagged[index]["words"]
+    assert from_text["tags"] == tagged[index]["tags"]
+    for entity, by_words in zip(from_text["entities"],
+                                tagged[index]["entities"]):
+        assert entity == dict(by_words, char_start=entity["char_start"],
+                              char_end=entity["char_end"])
+        assert text[entity["char_start"]:entity["char_end"]] == entity["text"]
