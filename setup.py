@@ -42,7 +42,9 @@ setup(
         ],
         # create_pretraining_data.py --runner (gs:// and DataflowRunner:
         # "apache-beam[gcp]").
-        "beam": ["apache-beam>=2.77,<2.78"],
+        # google-apitools: without it every process that imports Beam logs
+        # "apitools not found" (Beam's gcp extra brings it too).
+        "beam": ["apache-beam>=2.77,<2.78", "google-apitools>=0.5.32"],
         # benchmarks/compare.py's peers; torch pinned (not a CUDA build).
         "bench": ["torch==2.13.0", "transformers>=4.48", "onnxruntime>=1.20",
                   "onnx>=1.17"],

@@ -6,6 +6,7 @@ follows: `bert_tf1.data.io.shard_folder`.
 """
 import dataclasses
 import json
+import logging
 import os
 
 import apache_beam as beam
@@ -186,6 +187,24 @@ def ids_batch(rows):
     return dict(zip(("input_ids", "input_mask", "segment_ids"), arrays))
 
 
+class _NoMemoryGaugeWarning(logging.Filter):
+    """Drops Beam's "Resource module is not available" warning: Beam 2.77's
+    RunInference logs it at every sample of its memory gauge when torch is
+    absent (its model_manager imports torch, and the failed import drops the
+    `resource` module too). Not ours to show."""
+
+    def filter(self, record):
+        return not record.getMessage().startswith(
+            "Resource module is not available for current platform")
+
+    @classmethod
+    def install(cls):
+        """Adds the filter to the root logger of this process, once."""
+        root = logging.getLogger()
+        if not any(isinstance(f, cls) for f in root.filters):
+            root.addFilter(cls())
+
+
 class ServedModelHandler(ModelHandler):
     """RunInference's handler for our exports: loads one per worker process
     (`tf.saved_model.load`, or the module built from a checkpoint), and
@@ -193,10 +212,15 @@ class ServedModelHandler(ModelHandler):
 
     def __init__(self, spec):
         super().__init__()
+        _NoMemoryGaugeWarning.install()   # the process that builds the pipeline
         self.spec = spec
         self.batches = Metrics.counter(METRICS_NAMESPACE, "batches")
         self.padding = Metrics.counter(METRICS_NAMESPACE, "padding_tokens")
         self.tokens = Metrics.counter(METRICS_NAMESPACE, "tokens")
+
+    def __setstate__(self, state):
+        _NoMemoryGaugeWarning.install()   # a worker that unpickles it
+        self.__dict__.update(state)
 
     def load_model(self):
         return _LoadedModel(self.spec)

@@ -11,6 +11,7 @@ max_seq_length] for multiple choice). Opening one checks it against its
 import numpy as np
 
 from bert_tf1.data.io.errors import UserError
+from bert_tf1.data.io.stderr_noise import tensorflow_noise_filtered
 from bert_tf1.serving import formats
 
 #: The raw-text SavedModel's ids signature of each model type.
@@ -104,6 +105,15 @@ def open_runner(folder):
         UserError: the runtime is not installed, cannot load the model, or
             the model does not fit export_info.json.
     """
+    # The runtimes' banners, at load or first call (LiteRT's XNNPACK line).
+    with tensorflow_noise_filtered():
+        run = _open_runner(folder)
+        check_runner(run, folder.settings,
+                     f"{folder.folder}/export_info.json")
+    return run
+
+
+def _open_runner(folder):
     name = folder.format
     if name == "saved_model":
         run = _saved_model_runner(folder)
@@ -116,7 +126,6 @@ def open_runner(folder):
         module = formats.converter(name)
         run = _load(folder, "/".join(module.FILES),
                     lambda: module.Runner(folder.model_dir))
-    check_runner(run, folder.settings, f"{folder.folder}/export_info.json")
     return run
 
 

@@ -303,7 +303,8 @@ def test_worker_requirements_name_setup_pins():
     wanted = (REPO_ROOT / "bert_tf1/serving/worker_requirements.txt").read_text()
     lines = [line for line in wanted.splitlines()
              if line and not line.startswith("#")]
-    for package in ("tensorflow", "tensorflow-text", "keras", "apache-beam"):
+    for package in ("tensorflow", "tensorflow-text", "keras", "apache-beam",
+                    "google-apitools"):
         pins = [line for line in lines if line.split(">")[0] == package]
         assert len(pins) == 1, package
         assert f'"{pins[0]}"' in setup, pins[0]   # setup.py's exact pin
@@ -330,3 +331,31 @@ def test_batches_end_with_their_shard_and_bound_tokens():
     for batch in batches:   # lengths rounded up to 8: rows x bucket <= 48
         bucket = max(-(-len(row.ids) // 8) * 8 for row in batch)
         assert len(batch) * bucket <= 48 or len(batch) == 1
+
+
+@pytest.mark.slow
+def test_a_versioned_export_runs_on_beam_without_length_or_casing(data_dir,
+                                                                 tmp_path):
+    """A --serving_version export (TF Serving's `N/` layout) runs on Beam
+    as it is, with max_seq_length and casing from its export_info.json: the
+    same lines as plain predict_text.py over the same folder, for the
+    raw-text SavedModel (ids path) and the numeric one (text path)."""
+    export = export_saved_model(
+        tmp_path / "export", formats=["saved_model", "numeric"],
+        serving_version=3, model_type="classifier", label_list=["0", "1"],
+        init_checkpoint=str(MRPC), max_seq_length=64, **MODEL)
+    assert (tmp_path / "export" / "saved_model" / "3" / "saved_model.pb"
+            ).is_file()
+    lines = _write_lines(tmp_path / "mrpc.txt", [
+        "\t".join(pair) for pair in mrpc_pairs(data_dir)[:200]])
+    for name in ("saved_model", "numeric"):
+        folder = os.path.join(export, name)
+        total = PredictTextTask(PredictTextConfig(
+            export_dir=folder, input_file=lines,
+            batch=_beam(tmp_path / f"out_{name}", lines_per_shard=100))).run()
+        assert total == 200
+        local = PredictTextTask(PredictTextConfig(
+            export_dir=folder, input_file=lines,
+            output_file=str(tmp_path / f"local_{name}.jsonl"))).run()
+        _assert_same_predictions(local, _by_key(_json_shards(
+            tmp_path / f"out_{name}")), lines)

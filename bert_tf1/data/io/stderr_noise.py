@@ -12,8 +12,10 @@ import tempfile
 
 # An "E" line at the first run of some graphs on CPUs without AVX-512 with
 # oneDNN on, although nothing failed.
+# LiteRT's interpreter says at every load that it uses XNNPACK.
 RUNTIME_NOISE = re.compile(
-    r"^E\d{4} .*oneDNN supports DT_\w+ only on platforms with AVX-512")
+    r"^(E\d{4} .*oneDNN supports DT_\w+ only on platforms with AVX-512"
+    r"|INFO: Created TensorFlow Lite XNNPACK delegate for CPU\.)")
 
 
 @contextlib.contextmanager
