@@ -64,28 +64,29 @@ def export_one(name, config, vocab, length, cap_bytes, folder):
     child = subprocess.Popen([sys.executable, "-c", code],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
-    killed = []
+    killed, peaks = [], [0]
 
     def watch():
         while child.poll() is None:
-            if _rss_bytes(child.pid) > cap_bytes:
+            peaks[0] = max(peaks[0], _rss_bytes(child.pid))
+            if peaks[0] > cap_bytes:
                 killed.append(True)
                 child.kill()
                 return
-            time.sleep(0.2)
+            time.sleep(0.1)
     threading.Thread(target=watch, daemon=True).start()
     stdout, stderr = child.communicate()
     seconds = time.perf_counter() - start
-    # ru_maxrss of the largest child so far: each format runs after the
-    # smaller ones of the list, and a row is its own child's peak only if
-    # it is the largest so far; the watchdog's samples cover the rest.
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    # The kernel's peak of the largest child so far, where this child set
+    # it; else the watchdog's largest sample (every 0.1 s).
+    largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak = largest * 1024 if largest > before else peaks[0]
     if child.returncode != 0 and not killed:
         raise RuntimeError(f"{name}: the export failed:\n{stderr[-3000:]}")
     weights = json.loads(stdout.strip().splitlines()[-1])["weights"] if (
         not killed) else 0
-    return (peak if peak > before * 1024 else None, seconds,
-            _folder_bytes(out) if not killed else 0, weights, bool(killed))
+    return (peak, seconds, _folder_bytes(out) if not killed else 0, weights,
+            bool(killed))
 
 
 def main():
@@ -110,8 +111,7 @@ def main():
                 print(f"{name:<12} {'> cap':>11} {seconds:>8.0f}   killed at "
                       f"{args.cap_gb} GB")
                 continue
-            shown = f"{peak / 2 ** 30:.2f}" if peak else "(< earlier)"
-            print(f"{name:<12} {shown:>11} {seconds:>8.0f} "
+            print(f"{name:<12} {peak / 2 ** 30:>11.2f} {seconds:>8.0f} "
                   f"{size / 1e6:>10.1f} {size / weights:>9.2f}", flush=True)
 
 

@@ -97,3 +97,7 @@ def test_best_checkpoint_is_used_after_training(fixture, mrpc_slice,  # noqa: F8
                                                          abs=1e-6)
     for name in ("bert_config.json", "vocab.txt", "tokenizer_config.json"):
         assert (out / name).is_file()
+    # What export_saved_model.py reads from the folder alone.
+    record = json.loads((out / "tokenizer_config.json").read_text())
+    assert record["max_seq_length"] == task.config.max_seq_length
+    assert (out / "label_list.txt").read_text().split() == ["0", "1"]
