@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf1.serving.runners import load_saved_model
-from bert_tf1.tasks.export import write_formats
+from bert_tf1.serving import export_saved_model
 from tests.conftest import REPO_ROOT
 
 PAGE = REPO_ROOT / "docs" / "deploying.md"
@@ -32,12 +32,12 @@ def documented_exchanges():
 def export(fixtures_dir, tmp_path_factory):
     fixture = fixtures_dir / "tf1_vocab_mrpc_classifier"
     folder = tmp_path_factory.mktemp("doc") / "mrpc_deploy"
-    write_formats(str(folder), ("saved_model", "numeric"), dict(
+    export_saved_model(
+        str(folder), formats=("saved_model", "numeric"),
         model_type="classifier", bert_config_file=str(
             fixture / "bert_config.json"),
         vocab_file=str(fixture / "vocab.txt"), init_checkpoint=str(fixture),
-        do_lower_case=True, max_seq_length=16, label_list=["0", "1"]),
-        ["0", "1"])
+        do_lower_case=True, max_seq_length=16, label_list=["0", "1"])
     return {name: load_saved_model(folder / name)
             for name in ("saved_model", "numeric")}
 
