@@ -172,9 +172,8 @@ class InGraphPacker(object):
 
 
 def packed_features(token_ids, segment_ids):
-    """The int32 `input_ids`, `input_mask`, `segment_ids` of a
-    `MultiSegmentPacker`'s outputs padded with -1 (padding, and a dropped
-    [SEP], is id 0, mask 0, segment 0)."""
+    """The int32 model inputs of a `MultiSegmentPacker`'s -1-padded outputs
+    (padding, and a dropped [SEP], is 0 in `input_ids`, mask, segments)."""
     real = tf.not_equal(token_ids, -1)
     return {"input_ids": tf.where(real, token_ids, 0),
             "input_mask": tf.cast(real, tf.int32),
