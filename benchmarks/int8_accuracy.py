@@ -7,7 +7,7 @@
 (e.g. `bash run_main.sh`: SST-2, the small config, max_seq_length 64); its
 newest checkpoint is evaluated on all dev examples three ways: the float32
 model, `bert_tf1.modeling.inference.int8.quantize_int8(model)` and
-`bert_tf1.modeling.inference.bfloat16.bfloat16_inference_copy(model)`. Prints accuracy,
+`bert_tf1.modeling.inference.copies.bfloat16_inference_copy(model)`. Prints accuracy,
 the share of examples whose predicted label equals the float32 one, and the
 largest logit difference. Features are written to a temporary folder, not
 into `--trained_dir`.
@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy  # noqa: E402
+from bert_tf1.modeling.inference.copies import bfloat16_inference_copy  # noqa: E402
 from bert_tf1.modeling.inference.int8 import quantize_int8  # noqa: E402
 from bert_tf1.modeling.training import RuntimeOptions  # noqa: E402
 from bert_tf1.tasks import ClassificationConfig, ClassificationTask  # noqa: E402

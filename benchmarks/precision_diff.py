@@ -8,7 +8,7 @@ encoder (8 x 128 random ids), prints the max abs difference of
 `sequence_output` and `pooled_output` from the reference (the fixture's
 original outputs; for BERT-Base our own float32 run) for: float32,
 `mixed_bfloat16` (float32 weights, bfloat16 compute), the bfloat16 copy
-(`bert_tf1.modeling.inference.bfloat16`) and int8 (`bert_tf1.modeling.inference.int8`).
+(`bert_tf1.modeling.inference.copies`) and int8 (`bert_tf1.modeling.inference.int8`).
 """
 import argparse
 import os
@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from bert_tf1.modeling import BertConfig, BertModel, checkpoints  # noqa: E402
-from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy  # noqa: E402
+from bert_tf1.modeling.inference.copies import bfloat16_inference_copy  # noqa: E402
 from bert_tf1.modeling.inference.int8 import quantize_int8  # noqa: E402
 from tests.helpers.fixture_models import (INPUT_KEYS, build_model,  # noqa: E402
                                   reference_outputs)

@@ -7,7 +7,7 @@ as in `benchmarks/torch_bert.py`, plus `onednn` (sets TF_ENABLE_ONEDNN_OPTS
 before TensorFlow is imported: TensorFlow 2.21 leaves oneDNN off on CPUs
 without AVX-512). Variants:
 - "ours": inference of our `BertModel` (a `tf.function`, dropout off) in
-  "fp32"; "bf16" = `bert_tf1.modeling.inference.bfloat16.bfloat16_inference_copy` (bfloat16
+  "fp32"; "bf16" = `bert_tf1.modeling.inference.copies.bfloat16_inference_copy` (bfloat16
   weights, no per-call casts); "int8" = `bert_tf1.modeling.inference.int8.quantize_int8`;
   fine-tuning = one `train_on_batch` of `BertClassifier` with the original
   optimizer (AdamWeightDecay, clipping at 1.0), "bf16" = `mixed_bfloat16`;
@@ -127,7 +127,7 @@ def _ours(settings, tf, keras):
     else:
         model = BertModel(config)
     if variant == "ours" and precision == "bf16":
-        from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy
+        from bert_tf1.modeling.inference.copies import bfloat16_inference_copy
         model = bfloat16_inference_copy(model)
     if precision == "int8":
         from bert_tf1.modeling.inference.int8 import quantize_int8

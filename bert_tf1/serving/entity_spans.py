@@ -8,9 +8,6 @@ import tensorflow as tf
 
 from bert_tf1.data.tagging.schemes import OUTSIDE, split_tag
 
-__all__ = ["PREFIXES", "label_tables", "entity_spans", "iob2_tables",
-           "render_iob2"]
-
 #: Prefix codes; "O" is 0.
 PREFIXES = (OUTSIDE, "B", "I", "E", "S")
 _O, _B, _I, _E, _S = range(len(PREFIXES))

@@ -32,8 +32,8 @@ class NumericServing(tf.Module):
 
     Args:
         model: the served Keras model; model_type: one of
-            `bert_tf1.serving.formats.info.MODEL_TYPES`; max_seq_length: the inputs' last
-            axis; pooling, l2_normalize: an encoder's `embedding`
+            `bert_tf1.serving.formats.info.MODEL_TYPES`; max_seq_length: the
+            inputs' last axis; pooling, l2_normalize: an encoder's `embedding`
             (`bert_tf1.modeling.pooling.pool_sequence`); num_labels: a
             classifier's (default `model.num_labels`; 1: a regression).
     """

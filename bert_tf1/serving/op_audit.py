@@ -13,8 +13,9 @@ from tensorflow.core.protobuf import saved_model_pb2
 TF_TEXT_OPS = {"NormalizeUTF8": "TF Text <= 2.12",
                "FastWordpieceTokenizeWithOffsets": "TF Text <= 2.12",
                "RegexSplitWithOffsets": "TF Text <= 2.12",
-               "TFText>RoundRobinTrim": "TF Text > 2.12 (not in the stock "
-                                        "TF Serving build)"}
+               "TFText>RoundRobinTrim": "TF Text > 2.12 (TF Serving >= 2.20: "
+                                        "its build bundles TF Text 2.20; "
+                                        "2.12-2.19 bundled 2.12)"}
 
 
 def _graph_nodes(meta_graph):

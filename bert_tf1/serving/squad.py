@@ -9,6 +9,7 @@ largest start_logit + end_logit ("" when there is none).
 import keras_hub
 import tensorflow as tf
 
+from bert_tf1.data.tokenization.packing import packed_features
 from bert_tf1.serving.text_module import TextServing, ids_features, ids_signature
 
 
@@ -129,10 +130,7 @@ class SquadServing(TextServing):
         question_ids = self.tokenizer(question)[:, :self.max_query_length]
         token_ids, segment_ids = self.squad_packer(
             (question_ids, self.tokenizer(context)))
-        real = tf.not_equal(token_ids, -1)
-        return {"input_ids": tf.where(real, token_ids, 0),
-                "input_mask": tf.cast(real, tf.int32),
-                "segment_ids": tf.where(real, tf.cast(segment_ids, tf.int32), 0)}
+        return packed_features(token_ids, segment_ids)
 
     @_question_signature
     def squad(self, question, context):

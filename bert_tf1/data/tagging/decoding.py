@@ -5,8 +5,6 @@ import numpy as np
 
 from bert_tf1.data.tagging.schemes import TRAINING_SCHEME, convert_tags
 
-__all__ = ["predicted_label_ids", "predicted_tags"]
-
 
 def predicted_label_ids(features, predictions, documents):
     """Label ids per word, nested as the documents.

@@ -6,8 +6,6 @@ from typing import Optional, Tuple
 
 from bert_tf1.data.tagging import schemes
 
-__all__ = ["Word", "Sentence", "Document", "convert_documents", "all_tags"]
-
 
 @dataclasses.dataclass(frozen=True)
 class Word:

@@ -11,9 +11,6 @@ from bert_tf1.data.io.errors import UserError
 from bert_tf1.data.tokenization.packing import pack_tokens
 from bert_tf1.data.tokenization.windows import max_context_windows, sliding_windows
 
-__all__ = ["WordRef", "DocumentPieces", "TaggingFeatures", "document_pieces",
-           "convert_documents_to_features", "check_window_flags"]
-
 _NUM_LOGGED = 3
 
 WordRef = collections.namedtuple("WordRef", ["document", "sentence", "word"])

@@ -11,8 +11,6 @@ import dataclasses
 
 from bert_tf1.data.tagging.schemes import entity_spans
 
-__all__ = ["EntityCounts", "TaggingScores", "conll_scores", "conlleval_report"]
-
 
 @dataclasses.dataclass(frozen=True)
 class EntityCounts:

@@ -8,9 +8,6 @@ from bert_tf1.data.io.atomic import write_text_atomically
 from bert_tf1.data.io.errors import UserError
 from bert_tf1.data.io.text_files import read_user_text
 
-__all__ = ["format_predictions", "write_predictions", "write_label_list",
-           "read_label_list", "choose_label_list", "LABEL_LIST_FILE"]
-
 #: The label list's file in output_dir (written by training).
 LABEL_LIST_FILE = "label_list.txt"
 

@@ -10,8 +10,6 @@ from bert_tf1.data.io.text_files import read_user_text
 from bert_tf1.data.tagging import schemes
 from bert_tf1.data.tagging.documents import Document, Sentence, Word
 
-__all__ = ["DATA_FORMATS", "DOCSTART", "TaggingFileError", "read_tagged_file"]
-
 DATA_FORMATS = ("conll", "uner", "chinese_bio")
 DOCSTART = "-DOCSTART-"
 

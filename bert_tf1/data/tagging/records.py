@@ -5,8 +5,6 @@ order, so record k is features[k] for decoding.
 from bert_tf1.data.io.record_specs import tagging_record_spec
 from bert_tf1.data.io.tfrecord import write_records
 
-__all__ = ["write_tagging_records", "tagging_dataset"]
-
 FEATURE_KEYS = ("input_ids", "input_mask", "segment_ids")
 
 

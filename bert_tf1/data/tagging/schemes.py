@@ -11,14 +11,6 @@ transition; nothing for IOB1.
 """
 import collections
 
-__all__ = [
-    "IOB1", "IOB2", "BIOES", "SCHEMES", "OUTSIDE", "TRAINING_SCHEME",
-    "Entity",
-    "normalize_scheme", "split_tag", "tag_problem",
-    "sequence_problem", "entity_spans", "render_tags", "convert_tags",
-    "scheme_labels", "entity_types",
-]
-
 IOB1 = "iob1"
 IOB2 = "iob2"
 BIOES = "bioes"

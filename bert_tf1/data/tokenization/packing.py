@@ -154,13 +154,7 @@ class InGraphPacker(object):
             has_b = (ids_b.row_lengths() > 0)[:, tf.newaxis]
             token_ids = tf.where(has_b, pair_ids, token_ids)
             segment_ids = tf.where(has_b, pair_segments, segment_ids)
-        real = tf.not_equal(token_ids, -1)
-        return {
-            "input_ids": tf.where(real, token_ids, 0),
-            "input_mask": tf.cast(real, tf.int32),
-            # Padding (and a dropped [SEP]) is segment 0.
-            "segment_ids": tf.where(real, tf.cast(segment_ids, tf.int32), 0),
-        }
+        return packed_features(token_ids, segment_ids)
 
     def _drop_sep_after_emptied_b(self, ids_a, ids_b, pair_ids):
         """Pads the last [SEP] where truncation emptied B (max_seq_length 3
@@ -175,6 +169,15 @@ class InGraphPacker(object):
         drop = emptied[:, tf.newaxis] & tf.equal(positions,
                                                  last[:, tf.newaxis])
         return tf.where(drop, -1, pair_ids)
+
+
+def packed_features(token_ids, segment_ids):
+    """The int32 model inputs of a `MultiSegmentPacker`'s -1-padded outputs
+    (padding, and a dropped [SEP], is 0 in `input_ids`, mask, segments)."""
+    real = tf.not_equal(token_ids, -1)
+    return {"input_ids": tf.where(real, token_ids, 0),
+            "input_mask": tf.cast(real, tf.int32),
+            "segment_ids": tf.where(real, tf.cast(segment_ids, tf.int32), 0)}
 
 
 def _as_ragged_int32(ids):

@@ -1,2 +1,2 @@
 """Inference copies of a trained model for CPU serving (`int8`,
-`bfloat16`); both leave the model untouched."""
+`copies.bfloat16_inference_copy`); both leave the model untouched."""

@@ -1,4 +1,9 @@
-"""A model rebuilt from its config with another model's weights."""
+"""A model rebuilt from its config with another model's weights, and the
+bfloat16 inference copy: the same model under the `bfloat16` policy with the
+trained weights cast once (under `mixed_bfloat16` every Dense call casts its
+float32 kernel again). Whether it is faster depends on the CPU (oneDNN
+bfloat16 needs AVX-512; benchmarks/compare.py).
+"""
 import keras
 
 from bert_tf1.modeling.layers import lora
@@ -35,3 +40,15 @@ def rebuilt_copy(model, dtype=None):
     for weight in copy.weights:
         weight.assign(keras.ops.cast(source[tf1_name(weight)], weight.dtype))
     return copy
+
+
+def bfloat16_inference_copy(model):
+    """`rebuilt_copy(model, dtype="bfloat16")`: the same model with
+    bfloat16 weights (rounded) and compute, for inference only. Its outputs
+    are bfloat16 where the model computes in its compute dtype (the
+    classifier and SQuAD heads return float32).
+
+    Raises:
+        ValueError: see `rebuilt_copy`.
+    """
+    return rebuilt_copy(model, dtype="bfloat16")

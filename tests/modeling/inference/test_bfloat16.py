@@ -1,9 +1,9 @@
-"""bert_tf1/modeling/inference/bfloat16.py: the bfloat16 copy keeps names, rounds values."""
+"""bert_tf1/modeling/inference/copies.py: the bfloat16 copy keeps names, rounds values."""
 import ml_dtypes
 import numpy as np
 
 from bert_tf1.modeling import BertClassifier, BertConfig
-from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy
+from bert_tf1.modeling.inference.copies import bfloat16_inference_copy
 from bert_tf1.modeling.naming import tf1_name
 
 

@@ -6,7 +6,7 @@ reference sentences' ids (shared/fixtures/hf_all_minilm_l6_v2).
 Measured once on this recipe: cosine to float32 at least 0.9959 (int8) and
 0.99991 (bfloat16) over the 200 sentences. The int8 path is the one the
 serving export takes (`export_saved_model.py --quantize=int8`); the bfloat16
-copy is `bert_tf1.modeling.inference.bfloat16.bfloat16_inference_copy`.
+copy is `bert_tf1.modeling.inference.copies.bfloat16_inference_copy`.
 
 Skipped without network (failed with CI=true): tests/helpers/real_model.py.
 """
@@ -40,7 +40,7 @@ def _embeddings(outputs, inputs):
 
 @pytest.mark.slow  # the int8 copy compiles with XLA (~10-30 s)
 def test_int8_and_bfloat16_embeddings_agree_with_float32(encoder_and_inputs):
-    from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy
+    from bert_tf1.modeling.inference.copies import bfloat16_inference_copy
     from bert_tf1.modeling.inference.int8 import quantize_int8
 
     model, inputs = encoder_and_inputs

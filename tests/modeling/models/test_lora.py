@@ -256,7 +256,7 @@ def test_unmerged_adapters_are_refused_by_loaders_without_lora(
 
 
 def test_int8_and_bfloat16_copies_merge_the_adapters(fixtures_dir):
-    from bert_tf1.modeling.inference.bfloat16 import bfloat16_inference_copy
+    from bert_tf1.modeling.inference.copies import bfloat16_inference_copy
     from bert_tf1.modeling.inference.int8 import quantize_int8
 
     model, reference = _loaded_classifier(fixtures_dir)
