@@ -18,7 +18,6 @@ import pytest
 import tensorflow as tf
 
 from bert_tf1.serving import build_serving_module, export_saved_model
-from bert_tf1.serving.predictions import Predictor
 from bert_tf1.tasks.errors import UserError
 from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask, parse_rows
 from tests.conftest import REPO_ROOT
@@ -120,7 +119,10 @@ def test_tagger_and_multiple_choice_lines(fixtures_dir, tmp_path):
                                   served["tag"].numpy()[row, :count]]
         assert len(result["words"]) == count
         for entity in result["entities"]:
-            assert text[entity["start"]:entity["end"]] == entity["text"]
+            assert text[entity["char_start"]:entity["char_end"]] == (
+                entity["text"])
+            assert result["tags"][entity["word_start"]].endswith(
+                entity["type"])
     assert tagged[1]["words"] == ["Jose\u0301", "met", "北", "京", "people"]
 
     choice_dir = tmp_path / "mc_out"
@@ -170,8 +172,8 @@ def test_blank_lines_are_skipped_and_tabs_are_text_for_a_tagger():
     (dict(), "Give --export_dir .* or --init_checkpoint"),
     (dict(export_dir="e", init_checkpoint="c"), "exactly one"),
     (dict(init_checkpoint="c"), "needs --model_type"),
-    (dict(init_checkpoint="c", model_type="encoder"),
-     "--model_type=encoder: expected one of"),
+    (dict(init_checkpoint="c", model_type="pretrainer"),
+     "--model_type=pretrainer: expected one of"),
     (dict(export_dir="e", text=["x"], input_file="f"), "not both"),
     (dict(export_dir="e", batch_size=0), "--batch_size=0"),
 ])
@@ -194,8 +196,3 @@ def test_missing_export_and_labels(fixtures_dir, tmp_path):
         PredictTextTask(PredictTextConfig(
             init_checkpoint=str(fixture), model_type="tagger",
             text=["x"], **_model_flags(fixture))).prepare()
-
-
-def test_an_encoder_has_nothing_to_predict():
-    with pytest.raises(UserError, match="extract_features.py"):
-        Predictor("encoder", {})

@@ -205,6 +205,10 @@ def open_export_folder(export_dir, model_type=None):
     if model_type and model_type != settings.model_type:
         raise UserError(f"{export_dir} serves a {settings.model_type} model, "
                         f"not --model_type={model_type}.")
+    from bert_tf1.serving import formats   # its package imports this module
+
+    formats.require(info["format"], where=f"{export_dir} (format "
+                                          f"{info['format']})")
     _check_files(export_dir, info, path)
     model_dir = _model_dir(export_dir)
     vocab = next((candidate for candidate in (
