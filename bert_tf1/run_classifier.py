@@ -23,6 +23,7 @@ start_tensorflow()  # before anything else imports TensorFlow
 from absl import flags  # noqa: E402
 
 from bert_tf1.data.glue.processors import PROCESSORS  # noqa: E402
+from bert_tf1.modeling import BertClassifier  # noqa: E402
 from bert_tf1.tasks import cli, script_flags  # noqa: E402
 from bert_tf1.tasks.classification import (  # noqa: E402
     ClassificationConfig, ClassificationTask)
@@ -48,14 +49,50 @@ flags.mark_flags_as_required(["data_dir", "task_name", "vocab_file",
                              "bert_config_file", "output_dir"])
 
 
-main = cli.task_main(ClassificationTask, ClassificationConfig)
+def create_model(bert_config, num_labels):
+    """The model this script fine-tunes: edit it (or pass your own to
+    `main` / `command`) to change the model, as the original's
+    `run_classifier.create_model`. The default is the original's model,
+    `bert_tf1.modeling.BertClassifier`.
+
+    Args:
+        bert_config: `bert_tf1.modeling.BertConfig` of --bert_config_file.
+        num_labels: number of classes (1: a regression task, STS-B).
+    Returns:
+        keras.Model.
+
+    What the rest of the script relies on (docs/custom_models.md):
+    - a `keras.Model` holding one `bert_tf1.modeling.BertModel`, built when
+      created; `--init_checkpoint` loads into that encoder by the
+      original's names (`bert/...`); a layer you add is saved under its
+      Keras path, so give each one name= (an auto-generated name such as
+      `dense_2` is refused: it changes with what was built before and
+      would not load back when a run resumes);
+    - inputs: a dict of int32 [batch_size, seq_length] `input_ids`,
+      `input_mask`, `segment_ids`;
+    - outputs: float logits [batch_size, num_labels];
+    - the loss is the script's (mean cross-entropy; mean squared error for num_labels == 1) unless the model overrides
+      `compute_loss`; `--lora_rank` applies LoRA to the `BertModel` inside
+      whatever wraps it (the rest stays trainable); precision and
+      distribution strategy come from the script's flags (the model is
+      built under them).
+
+    The original's other arguments are gone: `is_training` is Keras'
+    `training` argument of `call`; the input tensors are the model's
+    inputs; `labels` go to the script's loss; `use_one_hot_embeddings` (a
+    TPU speed choice) has no meaning here.
+    """
+    return BertClassifier(bert_config, num_labels)
 
 
-def command():
+main = cli.task_main(ClassificationTask, ClassificationConfig, create_model)
+
+
+def command(create_model=None):
     """`python run_classifier.py`, `python -m bert_tf1.run_classifier` and
     `bert-run-classifier`: parses the command line and runs `main` under the
-    one error path."""
-    cli.main(main, script=__name__)
+    one error path; `create_model` replaces the script's."""
+    cli.main(lambda: main(create_model), script=__name__)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ start_tensorflow()  # before anything else imports TensorFlow
 from absl import flags  # noqa: E402
 
 from bert_tf1.data.multiple_choice.readers import DATA_FORMATS  # noqa: E402
+from bert_tf1.modeling import BertMultipleChoice  # noqa: E402
 from bert_tf1.tasks import cli, script_flags  # noqa: E402
 from bert_tf1.tasks.multiple_choice import (  # noqa: E402
     MultipleChoiceConfig, MultipleChoiceTask)
@@ -60,14 +61,49 @@ script_flags.define_runtime_and_error_flags()
 flags.mark_flags_as_required(["vocab_file", "bert_config_file", "output_dir"])
 
 
-main = cli.task_main(MultipleChoiceTask, MultipleChoiceConfig)
+def create_model(bert_config):
+    """The model this script fine-tunes: edit it (or pass your own to
+    `main` / `command`) to change the model. The default is
+    `bert_tf1.modeling.BertMultipleChoice`.
+
+    Args:
+        bert_config: `bert_tf1.modeling.BertConfig` of --bert_config_file.
+    Returns:
+        keras.Model.
+
+    What the rest of the script relies on (docs/custom_models.md):
+    - a `keras.Model` holding one `bert_tf1.modeling.BertModel`, built when
+      created; `--init_checkpoint` loads into that encoder by the
+      original's names (`bert/...`); a layer you add is saved under its
+      Keras path, so give each one name= (an auto-generated name such as
+      `dense_2` is refused: it changes with what was built before and
+      would not load back when a run resumes);
+    - inputs: a dict of int32 [batch_size, num_choices, seq_length] `input_ids`,
+      `input_mask`, `segment_ids`;
+    - outputs: float logits [batch_size, num_choices];
+    - the loss is the script's (mean cross-entropy over the choices) unless the model overrides
+      `compute_loss`; `--lora_rank` applies LoRA to the `BertModel` inside
+      whatever wraps it (the rest stays trainable); precision and
+      distribution strategy come from the script's flags (the model is
+      built under them).
+
+    The original's other arguments are gone: `is_training` is Keras'
+    `training` argument of `call`; the input tensors are the model's
+    inputs; `labels` go to the script's loss; `use_one_hot_embeddings` (a
+    TPU speed choice) has no meaning here.
+    """
+    return BertMultipleChoice(bert_config)
 
 
-def command():
+main = cli.task_main(MultipleChoiceTask, MultipleChoiceConfig, create_model)
+
+
+def command(create_model=None):
     """`python run_multiple_choice.py`, `python -m
     bert_tf1.run_multiple_choice` and `bert-run-multiple-choice`: parses the
-    command line and runs `main` under the one error path."""
-    cli.main(main, script=__name__)
+    command line and runs `main` under the one error path; `create_model`
+    replaces the script's."""
+    cli.main(lambda: main(create_model), script=__name__)
 
 
 if __name__ == "__main__":

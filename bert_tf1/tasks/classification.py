@@ -20,6 +20,7 @@ from bert_tf1.tasks import checks
 from bert_tf1.tasks.configs import EvaluatingConfig
 from bert_tf1.tasks.fine_tuning import FineTuningTask
 from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.model_building import build_script_model
 from bert_tf1.tasks.modes import MODES
 
 
@@ -42,8 +43,8 @@ class ClassificationTask(FineTuningTask):
     records_name = "classifier"
     eval_summaries = True
 
-    def __init__(self, config):
-        super().__init__(config)
+    def __init__(self, config, create_model=None):
+        super().__init__(config, create_model)
         if not config.task_name:
             raise UserError("--task_name is required")
         try:
@@ -55,7 +56,10 @@ class ClassificationTask(FineTuningTask):
         self.num_labels = 1 if self.regression else len(self.label_list)
 
     def build_model(self):
-        return BertClassifier(self.bert_config, self.num_labels)
+        return build_script_model(
+            self.create_model or BertClassifier,
+            (self.bert_config, self.num_labels), BertClassifier,
+            num_labels=self.num_labels)
 
     def data_file(self, mode):
         names = getattr(self.processor, "file_names", {})

@@ -213,8 +213,14 @@ def main(run, script=None, quiet=False):
     app.run(absl_main, flags_parser=parse_flags)
 
 
-def task_main(task_class, config_class):
-    """A training script's `main` (run it with `main(...)` above):
-    `task_class(config).run()`, the config from the flags
-    (`config_from_flags(config_class)`)."""
-    return lambda: task_class(config_from_flags(config_class)).run()
+def task_main(task_class, config_class, create_model=None):
+    """A training script's `main(create_model=...)` (run it with `main(...)`
+    above): `task_class(config, create_model).run()`, the config from the
+    flags (`config_from_flags(config_class)`); `create_model` defaults to
+    the script's (docs/custom_models.md)."""
+    default = create_model
+
+    def main(create_model=None):
+        return task_class(config_from_flags(config_class),
+                          create_model or default).run()
+    return main

@@ -60,8 +60,8 @@ class FineTuningTask(Task):
     #: Evaluation numbers to TensorBoard and training_curves.png.
     eval_summaries = False
 
-    def __init__(self, config):
-        super().__init__(config)
+    def __init__(self, config, create_model=None):
+        super().__init__(config, create_model)
         self.examples = {}
         self.num_records = {}
         self._written = {}

@@ -16,6 +16,7 @@ from bert_tf1.tasks import checks
 from bert_tf1.tasks.configs import EvaluatingConfig
 from bert_tf1.tasks.fine_tuning import SHUFFLE_SEED, FineTuningTask
 from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.model_building import build_script_model
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -47,7 +48,8 @@ class MultipleChoiceTask(FineTuningTask):
     records_name = "multiple-choice"
 
     def build_model(self):
-        return BertMultipleChoice(self.bert_config)
+        return build_script_model(self.create_model or BertMultipleChoice,
+                                  (self.bert_config,), BertMultipleChoice)
 
     def check_task(self):
         config = self.config

@@ -21,6 +21,7 @@ from bert_tf1.tasks import checks
 from bert_tf1.tasks.configs import FineTuningConfig
 from bert_tf1.tasks.fine_tuning import SHUFFLE_SEED, FineTuningTask
 from bert_tf1.tasks.errors import UserError
+from bert_tf1.tasks.model_building import build_script_model
 
 _LABEL_KEYS = ("start_positions", "end_positions")
 
@@ -65,12 +66,13 @@ class SquadTask(FineTuningTask):
     cut_training_batches = False
     train_shuffle_seed = SHUFFLE_SEED
 
-    def __init__(self, config):
-        super().__init__(config)
+    def __init__(self, config, create_model=None):
+        super().__init__(config, create_model)
         self.features = {}
 
     def build_model(self):
-        return BertSquad(self.bert_config)
+        return build_script_model(self.create_model or BertSquad,
+                                  (self.bert_config,), BertSquad)
 
     def check_task(self):
         """run_squad.py's `validate_flags_or_throw` (its messages), plus

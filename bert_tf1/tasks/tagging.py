@@ -19,6 +19,7 @@ from bert_tf1.data.tagging.schemes import entity_types
 from bert_tf1.modeling import BertFeatureTagger, BertTokenClassifier, training
 from bert_tf1.tasks.configs import EvaluatingConfig
 from bert_tf1.tasks.fine_tuning import FineTuningTask
+from bert_tf1.tasks.model_building import build_script_model
 from bert_tf1.tasks.modes import requested
 from bert_tf1.tasks.tagging_cache import FeatureCache
 from bert_tf1.tasks.tagging_data import TaggingData
@@ -63,12 +64,12 @@ class TaggingTask(FineTuningTask):
     records_name = "tagging"
     token_outputs = True
 
-    def __init__(self, config):
+    def __init__(self, config, create_model=None):
         if config.learning_rate is None:
             config = dataclasses.replace(
                 config, learning_rate=FEATURE_BASED_LEARNING_RATE
                 if config.feature_layers else FINE_TUNING_LEARNING_RATE)
-        super().__init__(config)
+        super().__init__(config, create_model)
         self.data = None
         self.label_list = None
         self.feature_cache = None
@@ -89,7 +90,9 @@ class TaggingTask(FineTuningTask):
             return BertFeatureTagger(self.bert_config, len(self.label_list),
                                      self.config.feature_layers,
                                      lstm_units=self.lstm_units)
-        return BertTokenClassifier(self.bert_config, len(self.label_list))
+        return build_script_model(
+            self.create_model or BertTokenClassifier,
+            (self.bert_config, len(self.label_list)), BertTokenClassifier)
 
     def check_task(self):
         """The flags, then every requested file read and the label list

@@ -13,7 +13,7 @@ from bert_tf1.data.io import output_lock
 from bert_tf1.data.tokenization import full_tokenizer
 from bert_tf1.modeling import BertConfig, optimization, training
 from bert_tf1.modeling.training import runtime as runtime_lib
-from bert_tf1.tasks import checks
+from bert_tf1.tasks import checks, model_building
 from bert_tf1.tasks.configs import check_lora_flags
 from bert_tf1.tasks.errors import UserError
 from bert_tf1.tasks.modes import requested
@@ -21,12 +21,16 @@ from bert_tf1.tasks.modes import requested
 
 class Task:
     """The common skeleton: subclasses implement `build_model()`,
-    `check_inputs()`, the mode methods, and name their modes in `modes`."""
+    `check_inputs()`, the mode methods, and name their modes in `modes`.
+
+    `create_model`: the script's model builder (docs/custom_models.md), or
+    None for the task's stock model."""
 
     modes = ()
 
-    def __init__(self, config):
+    def __init__(self, config, create_model=None):
         self.config = config
+        self.create_model = create_model
         if isinstance(config.bert_config_file, BertConfig):
             config.bert_config_file.validate()
             self.bert_config = config.bert_config_file
@@ -59,8 +63,9 @@ class Task:
         with self.strategy.scope():
             model = self.build_model()
             if getattr(config, "lora_rank", 0):
-                model.enable_lora(config.lora_rank, config.lora_alpha,
-                                  config.lora_targets)
+                model_building.enable_lora(model, config.lora_rank,
+                                           config.lora_alpha,
+                                           config.lora_targets)
         return model
 
     def build_model(self):

@@ -16,7 +16,7 @@ from bert_tf1.modeling.checkpoints.files import (GLOBAL_STEP, SLOT_NAMES,
                                                  iter_tensors, read_variables,
                                                  resolve_checkpoint)
 from bert_tf1.modeling.layers import lora
-from bert_tf1.modeling.naming import tf1_name
+from bert_tf1.modeling.naming import check_layer_names, tf1_name
 from bert_tf1.modeling.checkpoints.model_kind import check_tf1_names
 
 
@@ -47,12 +47,15 @@ def model_weights_by_name(model):
     """`{TF1 name: Keras variable}` for every weight of `model`.
 
     Raises:
+        AutoNamedLayerError: a layer around the encoder has a name Keras
+            made up (`bert_tf1.modeling.naming.check_layer_names`).
         ValueError: two weights map to the same TF1 name (a model built so its
             paths do not follow the naming rule).
     """
+    check_layer_names(model)
     weights = {}
     for variable in model.weights:
-        name = tf1_name(variable)
+        name = tf1_name(variable, model)
         if name in weights and weights[name] is not variable:
             raise ValueError(
                 f"Two weights of {model.name} map to the TF1 name {name!r}: "

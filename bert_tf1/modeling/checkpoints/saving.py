@@ -29,8 +29,8 @@ def _check_free(prefix, overwrite):
         tf.io.gfile.makedirs(directory)
 
 
-def _saved_name(variable, resume):
-    name = tf1_name(variable)
+def _saved_name(variable, resume, model):
+    name = tf1_name(variable, model)
     return resume.get(name, name)
 
 
@@ -47,7 +47,7 @@ def _tensors_to_save(model, optimizer, global_step):
     if optimizer is not None:
         for variable in model.trainable_weights:
             for slot_name, slot in optimizer_slots(
-                    optimizer, variable, _saved_name(variable, resume)).items():
+                    optimizer, variable, _saved_name(variable, resume, model)).items():
                 tensors[slot_name] = tf.convert_to_tensor(slot.value)
         if global_step is None:
             global_step = int(optimizer.iterations.numpy())
@@ -61,7 +61,7 @@ def adapter_tensors(model, global_step=None):
     `lora.RESUME_SCOPE`), the pooler and the head; with `global_step`. The
     small file that `--init_checkpoint` (the base model) completes."""
     resume = lora.resume_names(model)
-    tensors = {_saved_name(v, resume): tf.convert_to_tensor(v.value)
+    tensors = {_saved_name(v, resume, model): tf.convert_to_tensor(v.value)
                for v in model.trainable_weights}
     tensors.update(lora.alpha_tensors(model))
     if global_step is not None:

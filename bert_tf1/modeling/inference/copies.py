@@ -32,13 +32,13 @@ def rebuilt_copy(model, dtype=None):
         config["dtype"] = dtype
     copy = type(model).from_config(config)
     source = lora.merged_weights(model)
-    paths = sorted(tf1_name(weight) for weight in copy.weights)
+    paths = sorted(tf1_name(weight, copy) for weight in copy.weights)
     if paths != sorted(source):
         raise ValueError(
             f"A copy of {model.name} has weights {paths[:3]}..., the model "
             f"{sorted(source)[:3]}...; expected the same paths.")
     for weight in copy.weights:
-        weight.assign(keras.ops.cast(source[tf1_name(weight)], weight.dtype))
+        weight.assign(keras.ops.cast(source[tf1_name(weight, copy)], weight.dtype))
     return copy
 
 

@@ -87,7 +87,8 @@ def resume_names(model):
         for variable in (keras_internals.lora_base_kernel(dense),
                          dense.lora_kernel_a,
                          dense.lora_kernel_b):
-            names[tf1_name(variable)] = RESUME_SCOPE + tf1_name(variable)
+            name = tf1_name(variable, model)
+            names[name] = RESUME_SCOPE + name
     return names
 
 
@@ -96,7 +97,7 @@ def merged_weights(model):
     adapted kernels merged (`merged_kernel`), adapters left out."""
     merged = {id(keras_internals.lora_base_kernel(dense)): dense
               for dense in lora_layers(model)}
-    return {tf1_name(v): (merged_kernel(merged[id(v)]) if id(v) in merged
+    return {tf1_name(v, model): (merged_kernel(merged[id(v)]) if id(v) in merged
                           else v.value)
             for v in model.weights if not _is_adapter(v)}
 
