@@ -224,3 +224,19 @@ def test_encoder_is_shared(fixtures_dir):
     assert squad.bert is encoder and squad.config is encoder.config
     with pytest.raises(TypeError, match="encoder= must be a BertModel"):
         BertSquad(encoder=model)
+
+
+def test_pytorch_folder_says_save_as_safetensors_first(tmp_path):
+    """config.json with pytorch_model.bin only: the project's own words,
+    not a missing TF1 checkpoint."""
+    from bert_tf1.data.io.errors import MissingFileError
+
+    (tmp_path / "config.json").write_text(
+        '{"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 2, '
+        '"num_attention_heads": 2, "intermediate_size": 64, '
+        '"vocab_size": 99}')
+    (tmp_path / "pytorch_model.bin").write_bytes(b"not read")
+    with pytest.raises(MissingFileError, match=(
+            f"in {tmp_path}; a pytorch_model.bin must first be saved as "
+            "safetensors")):
+        BertModel.from_checkpoint(tmp_path)
