@@ -234,7 +234,8 @@ class PredictTextTask:
         return batch_inference.run_batch_inference(
             config.batch, spec, config.input_file,
             functools.partial(parse_line, found),
-            functools.partial(format_result, found))
+            functools.partial(format_result, found),
+            _ARITY.get(found, (1, 1, "1 (text)")))
 
 
 def parse_line(model_type, path, number, line):
