@@ -12,6 +12,7 @@ import time
 
 from absl import logging
 import tensorflow as tf
+from google.protobuf import message
 
 from bert_tf1.data.io import beam_runners
 from bert_tf1.data.io.errors import UserError
@@ -135,15 +136,52 @@ def plan_shards(paths, options, parse_line):
 
 
 def _count_records(path, features):
+    """The number of tf.train.Example records in `path`, each checked to
+    hold `features` as UTF-8 strings (file and record named)."""
     count = 0
-    for record in tf.data.TFRecordDataset(path).as_numpy_iterator():
+    records = iter(tf.data.TFRecordDataset(path).as_numpy_iterator())
+    while True:
+        try:
+            record = next(records)
+            example = tf.train.Example.FromString(record)
+        except StopIteration:
+            return count
+        except (tf.errors.OpError, message.DecodeError) as error:
+            raise UserError(
+                f"{path}, record {count + 1}: not a TFRecord file of "
+                "tf.train.Example records (--input_format=tfrecord): "
+                f"{str(error).splitlines()[0]}") from None
         count += 1
-        found = tf.train.Example.FromString(record).features.feature
+        found = example.features.feature
         for name in features:
             if name not in found or not found[name].bytes_list.value:
                 raise UserError(f"{path}, record {count}: no string feature "
                                 f"{name!r} (--text_feature)")
-    return count
+            for value in found[name].bytes_list.value:
+                try:
+                    value.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    raise UserError(
+                        f"{path}, record {count}: feature {name!r} is not "
+                        f"UTF-8 text ({error.reason} at byte "
+                        f"{error.start})") from None
+
+
+def check_text_features(options, model_type, arity):
+    """--text_feature names as many features as a `model_type` input takes:
+    `arity` (fewest, most, as the message says it).
+
+    Raises:
+        UserError: naming --text_feature, its count and the expected one.
+    """
+    if options.input_format != "tfrecord":
+        return
+    names = options.text_feature.split(",")
+    low, high, expected = arity
+    if not low <= len(names) <= high:
+        raise UserError(f"--text_feature={options.text_feature}: "
+                        f"{len(names)} feature(s), but a {model_type} "
+                        f"takes {expected}")
 
 
 def _log_progress(folder, shards, seconds, stopped):
@@ -159,7 +197,8 @@ def _log_progress(folder, shards, seconds, stopped):
 
 
 def run_batch_inference(options, spec, input_file, parse_line,
-                        format_result):
+                        format_result,
+                        arity=(1, 2, "1 or 2 (text, or text_a and text_b)")):
     """Checks, plans and runs the pipeline; returns the examples written.
 
     Args:
@@ -169,9 +208,10 @@ def run_batch_inference(options, spec, input_file, parse_line,
         parse_line: (path, line number, str) -> tuple of str, or None to skip;
             raises UserError for a bad line.
         format_result: (Row, result dict) -> the JSON dict of a line.
+        arity: the texts an input takes (`check_text_features`).
 
     Raises:
-        UserError: as input_paths, plan_shards,
+        UserError: as input_paths, check_text_features, plan_shards,
             `bert_tf1.data.io.shard_folder.ShardFolder.shards_to_run`; bad
             Beam options.
         RuntimeError: the pipeline did not finish.
@@ -181,6 +221,7 @@ def run_batch_inference(options, spec, input_file, parse_line,
     args = beam_runners.beam_args(options.runner, options.beam_pipeline_options,
                                   options.num_workers)
     pipeline_options = beam_runners.pipeline_options(args)
+    check_text_features(options, spec.model_type, arity)
     shards = plan_shards(input_paths(input_file), options, parse_line)
     output_dir = options.output_dir
     if "://" not in output_dir:

@@ -43,7 +43,7 @@ class FineTuningConfig(TaskConfig):
     warmup_proportion: float = 0.1
     lora_rank: int = 0
     lora_alpha: float = None
-    lora_targets: str = ",".join(lora.DEFAULT_TARGETS)
+    lora_targets: str = None  # None: lora.DEFAULT_TARGETS
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -66,7 +66,7 @@ def check_lora_flags(config):
 
     Raises:
         UserError: one line naming the flag: a bad rank, alpha or target,
-            --lora_alpha/--lora_targets without --lora_rank, or
+            --lora_alpha or --lora_targets given without --lora_rank, or
             --feature_layers (the feature-based tagger's encoder is frozen:
             there is nothing to adapt).
     """
@@ -77,6 +77,9 @@ def check_lora_flags(config):
     if not rank:
         if getattr(config, "lora_alpha", None) is not None:
             raise UserError("--lora_alpha needs --lora_rank >= 1")
+        if getattr(config, "lora_targets", None) is not None:
+            raise UserError(f"--lora_targets={config.lora_targets} needs "
+                            "--lora_rank >= 1")
         return
     if getattr(config, "feature_layers", None):
         raise UserError(
@@ -85,10 +88,15 @@ def check_lora_flags(config):
             "drop one of them")
     try:
         lora.check_lora_arguments(rank, config.lora_alpha,
-                                  config.lora_targets)
+                                  lora_targets(config))
     except ValueError as error:
         flag = "--lora_alpha" if "alpha" in str(error) else "--lora_targets"
         value = config.lora_alpha if flag == "--lora_alpha" else (
             config.lora_targets)
         raise UserError(f"{flag}={value}: {error}") from None
 
+
+
+def lora_targets(config):
+    """The config's `lora_targets`, `lora.DEFAULT_TARGETS` when not given."""
+    return config.lora_targets or ",".join(lora.DEFAULT_TARGETS)

@@ -165,7 +165,8 @@ class FineTuningTask(Task):
             raise UserError(
                 "--group_by_length needs cut batches: --dynamic_padding=true,"
                 " no TPU strategy and no --use_xla")
-        model_folder.check_model_files(config, self.trains())
+        model_folder.check_model_files(config, self.trains(),
+                                        self.precision)
         if self.trains() and hasattr(config, "eval_steps"):
             eval_during_training.check_flags(self)
 
@@ -263,7 +264,7 @@ class FineTuningTask(Task):
         num_train_steps = self.num_train_steps()
         self.make_output_dir()
         if self.is_chief:
-            model_folder.write_model_files(config)
+            model_folder.write_model_files(config, self.precision)
         self.before_training()
         with self.worker_folder() as folder:
             dataset, path = self.make_dataset("train", examples, folder,

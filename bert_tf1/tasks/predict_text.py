@@ -10,6 +10,7 @@ import os
 import sys
 import time
 
+from bert_tf1.data.glue.processors import glue_header_of
 from bert_tf1.data.io.atomic import write_text_atomically
 from bert_tf1.data.io.stderr_noise import tensorflow_noise_filtered
 from bert_tf1.data.io.text_files import read_utf8_text
@@ -66,13 +67,22 @@ def parse_rows(numbered_lines, model_type, where):
     whole line; multiple_choice `context<TAB>ending_1<TAB>...`.
 
     Raises:
-        UserError: a line with the wrong number of fields, naming `where`
-            and the line; no line at all.
+        UserError: a line with the wrong number of fields, or another
+            number than the first row's (a classifier or encoder), or a
+            first line that is a GLUE file's header, naming `where` and
+            the line; no line at all.
     """
     rows = []
     for number, line in numbered_lines:
         if not line.strip():
             continue
+        task = glue_header_of(line) if number == 1 else None
+        if task:
+            raise UserError(
+                f"{where}, line 1: the header of a GLUE {task} file, not "
+                "text: predict_text.py reads one input per line (its labels "
+                "would be read as text); give the text columns alone, or "
+                f"run_classifier.py --task_name={task} --do_predict")
         if model_type == "tagger":
             rows.append((number, (line,)))
             continue
@@ -82,6 +92,13 @@ def parse_rows(numbered_lines, model_type, where):
             raise UserError(f"{where}, line {number}: {len(fields)} "
                             f"TAB-separated field(s); a {model_type} takes "
                             f"{expected}.")
+        if rows and model_type in ("classifier", "encoder") and len(
+                fields) != len(rows[0][1]):
+            raise UserError(
+                f"{where}, line {number}: {len(fields)} TAB-separated "
+                f"field(s), but line {rows[0][0]} has {len(rows[0][1])}: "
+                "every line of a file is one kind of input (text, or "
+                "text_a<TAB>text_b)")
         rows.append((number, fields))
     if not rows:
         raise UserError(f"{where}: no examples (every line is blank).")
@@ -234,7 +251,8 @@ class PredictTextTask:
         return batch_inference.run_batch_inference(
             config.batch, spec, config.input_file,
             functools.partial(parse_line, found),
-            functools.partial(format_result, found))
+            functools.partial(format_result, found),
+            _ARITY.get(found, (1, 1, "1 (text)")))
 
 
 def parse_line(model_type, path, number, line):

@@ -180,9 +180,10 @@ def define_lora_flags():
         "LoRA scale numerator: the update is (alpha / rank) A B. Default: "
         "--lora_rank.")
     flags.DEFINE_string(
-        "lora_targets", ",".join(lora.DEFAULT_TARGETS),
+        "lora_targets", None,
         "Comma-separated sub-layers LoRA adapts, by their TF1 scope: "
-        + ", ".join(lora.TARGETS) + ".")
+        + ", ".join(lora.TARGETS) + ". Default: "
+        + ",".join(lora.DEFAULT_TARGETS) + ".")
 
 
 def define_served_model_flags():

@@ -14,6 +14,7 @@ import os
 from bert_tf1.data.glue.processors import get_processor
 from bert_tf1.data.tagging.outputs import read_label_list
 from bert_tf1.data.tokenization import lower_case_record
+from bert_tf1.modeling.interop import sources
 from bert_tf1.tasks import checks
 from bert_tf1.tasks.errors import UserError
 
@@ -86,6 +87,10 @@ class ServedModel:
                     beside):
                 setattr(config, field, beside)
             if getattr(config, field) is None:
+                if config.init_checkpoint and sources.checkpoint_kind(
+                        config.init_checkpoint) == "huggingface":
+                    # PyTorch's weights alone: "save as safetensors first".
+                    sources.find_checkpoint(config.init_checkpoint)
                 raise UserError(
                     f"--{field} is needed: --init_checkpoint "
                     f"({config.init_checkpoint}) is no model folder holding "

@@ -14,7 +14,7 @@ from bert_tf1.data.tokenization import full_tokenizer
 from bert_tf1.modeling import BertConfig, optimization, training
 from bert_tf1.modeling.training import runtime as runtime_lib
 from bert_tf1.tasks import checks, model_building
-from bert_tf1.tasks.configs import check_lora_flags
+from bert_tf1.tasks.configs import check_lora_flags, lora_targets
 from bert_tf1.tasks.errors import UserError
 from bert_tf1.tasks.modes import requested
 
@@ -52,6 +52,13 @@ class Task:
         return runtime_lib.setup(self.config.runtime)
 
     @property
+    def precision(self):
+        """"float32", "bfloat16" or "float16": this run's compute precision
+        (`runtime.resolve_precision` on the strategy)."""
+        return runtime_lib.resolve_precision(self.config.runtime,
+                                             self.strategy)
+
+    @property
     def is_chief(self):
         return runtime_lib.is_chief(self.strategy)
 
@@ -65,7 +72,7 @@ class Task:
             if getattr(config, "lora_rank", 0):
                 model_building.enable_lora(model, config.lora_rank,
                                            config.lora_alpha,
-                                           config.lora_targets)
+                                           lora_targets(config))
         return model
 
     def build_model(self):
@@ -100,8 +107,8 @@ class Task:
         self.bert_config.check_sequence_length(
             config.max_seq_length, "--max_seq_length", config.bert_config_file,
             minimum=3)
-        self.check_inputs()
         check_lora_flags(config)
+        self.check_inputs()
         if config.output_dir is not None:
             checks.check_output_dir_writable(config.output_dir)
             checks.check_output_dir_free(config.output_dir)

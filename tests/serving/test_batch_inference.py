@@ -359,3 +359,16 @@ def test_a_versioned_export_runs_on_beam_without_length_or_casing(data_dir,
             output_file=str(tmp_path / f"local_{name}.jsonl"))).run()
         _assert_same_predictions(local, _by_key(_json_shards(
             tmp_path / f"out_{name}")), lines)
+
+
+def test_tfrecord_input_is_counted_and_checked(tmp_path):
+    """The driver counts a TFRecord input's records (the plan), each one's
+    --text_feature read as UTF-8 text; bad ones are the bad-input table's."""
+    from bert_tf1.tasks.batch_inference import _count_records
+    from bert_tf1.tasks.errors import UserError
+    from tests.helpers.bad_input_cases.batch_inference import _records
+
+    path = _records(tmp_path / "in.tfrecord", [b"one", "tw\xf6".encode(), b"3"])
+    assert _count_records(str(path), ["text"]) == 3
+    with pytest.raises(UserError, match=r"record 1: no string feature 'b'"):
+        _count_records(str(path), ["text", "b"])

@@ -60,6 +60,30 @@ def test_another_lower_casing_is_refused(fixture, tmp_path):
             _config(fixture, out, do_lower_case=False), trains=True)
 
 
+def test_lora_settings_and_precision_are_the_runs_identity(fixture,
+                                                          tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    lora = _config(fixture, out, lora_rank=4, lora_targets="value,query")
+    model_folder.write_model_files(lora, "bfloat16")
+    # The same settings, targets in another order, alpha left at the rank.
+    model_folder.check_model_files(
+        _config(fixture, out, lora_rank=4, lora_alpha=4.0,
+                lora_targets="query,value"), True, "bfloat16")
+    model_folder.check_model_files(lora, False, "float32")  # no training
+    for config, words in [
+            (_config(fixture, out), "not --lora_rank=0 (no LoRA)"),
+            (_config(fixture, out, lora_rank=4, lora_alpha=8.0),
+             "alpha=4, targets=query,value, not --lora_rank=4 --lora_alpha=8"),
+            (_config(fixture, out, lora_rank=2), "--lora_rank=2")]:
+        with pytest.raises(UserError, match=words.replace("(", r"\(")
+                           .replace(")", r"\)")):
+            model_folder.check_model_files(config, True, "bfloat16")
+    with pytest.raises(UserError, match="records precision bfloat16, not "
+                       "float32"):
+        model_folder.check_model_files(lora, True, "float32")
+
+
 def test_keep_best_needs_evaluation_during_training(fixture, mrpc_slice,  # noqa: F811
                                                     tmp_path):
     from bert_tf1.tasks.classification import ClassificationTask

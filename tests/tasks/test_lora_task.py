@@ -1,5 +1,7 @@
 """--lora_rank on a fine-tuning task: evaluation during training, best/,
 dynamic padding, merged checkpoints that plain models and exports read."""
+import json
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -33,6 +35,10 @@ def test_lora_run_with_evaluation_best_and_dynamic_padding(
         str(output_dir / "model.ckpt-5"))}
     assert "lora/bert/encoder/layer_1/attention/self/key/lora_kernel_b" in names
     assert (output_dir / "lora_adapters.ckpt.index").exists()
+    # The run's identity, checked when it resumes (model_folder).
+    assert json.loads((output_dir / "training_settings.json").read_text()) == {
+        "lora": {"rank": 2, "alpha": 2.0, "targets": "key,query,value"},
+        "precision": "float32"}
     best = checkpoints.resolve_checkpoint(output_dir / "best")
     assert any(name.startswith("lora/") for name, _ in
                tf.train.list_variables(best))
@@ -59,6 +65,7 @@ def test_lora_run_with_evaluation_best_and_dynamic_padding(
     checkpoints.load_tf1_checkpoint(plain, best, verbose=False)
     again = ClassificationTask(ClassificationConfig(**{
         **config.__dict__, "do_train": False, "lora_rank": 0,
+        "lora_targets": None,
         "output_dir": str(tmp_path / "plain"), "init_checkpoint": best,
         "eval_steps": 0, "keep_best_checkpoint": None}))
     plain_eval = again.run()["eval"]

@@ -25,6 +25,7 @@ __all__ = [
     "PROCESSORS",
     "register_processor",
     "get_processor",
+    "glue_header_of",
     "ColaProcessor",
     "MnliProcessor",
     "MnliMismatchedProcessor",
@@ -491,3 +492,21 @@ PROCESSORS = {
     "rte": RteProcessor,
     "wnli": WnliProcessor,
 }
+
+
+def glue_header_of(line):
+    """The task name (upper case) of the GLUE files whose header line
+    `line` is (its TAB-separated columns, as each task's `layout` names
+    them, a "..." standing for any columns), or None."""
+    fields = [field.strip().lower() for field in line.split("\t")]
+    for name, processor in PROCESSORS.items():
+        for set_type, layout in getattr(processor, "layout", {}).items():
+            if not getattr(processor, "has_header", {}).get(set_type):
+                continue
+            columns = [column.strip().lower() for column in layout.split(",")]
+            known = columns[:columns.index("...")] if "..." in columns \
+                else columns
+            if fields[:len(known)] == known and (
+                    "..." in columns or len(fields) == len(known)):
+                return name.upper()
+    return None

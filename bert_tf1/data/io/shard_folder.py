@@ -77,10 +77,13 @@ class ShardFolder:
 
         Raises:
             OutputExistsError: a finished run, another run's unfinished one,
-                or files this driver did not write.
+                files this driver did not write, or a file at the path.
         """
         if not tf.io.gfile.exists(self.path):
             return list(self.shards)
+        if not tf.io.gfile.isdir(self.path):
+            raise OutputExistsError(f"--output_dir={self.path} is a file, "
+                                    "not a folder: choose a folder")
         names = set(tf.io.gfile.listdir(self.path)) - {TEMP_DIR, TEMP_DIR + "/"}
         if SUCCESS_FILE in names:
             raise OutputExistsError(

@@ -23,7 +23,10 @@ TF1_CONFIG_NAME = "bert_config.json"
 #: Written in a fine-tuned output_dir by the scripts (bert_tf1/tasks/checks.py): the
 #: prefix training started from, whose folder holds bert_config.json.
 INIT_CHECKPOINT_RECORD = "init_checkpoint.txt"
-_HF_FILES = ("model.safetensors", "model.safetensors.index.json")
+# PyTorch's weights mark the layout too: loading them says to save them as
+# safetensors first (`huggingface.load_hf`).
+_HF_FILES = ("model.safetensors", "model.safetensors.index.json",
+             "pytorch_model.bin", "pytorch_model.bin.index.json")
 _KERAS_HUB_FILES = ("metadata.json", "model.weights.h5")
 
 CheckpointSource = collections.namedtuple(

@@ -68,12 +68,15 @@ def export_litert_with_an_op_it_cannot_run(folder):
 
 def _format_folder(folder, format_name, name="export"):
     """`folder/name`, which says it is an export of `format_name` (its
-    model file is not needed for the checks that come first)."""
+    model file is not needed for the checks that come first; its `files`
+    record, empty, passes the hash check; a vocab.txt beside it)."""
     export = folder / name
     export.mkdir(parents=True)
     (export / "export_info.json").write_text(json.dumps(
         {"format": format_name, "model_type": "classifier",
-         "labels": ["0", "1"], "max_seq_length": 32, "do_lower_case": True}))
+         "labels": ["0", "1"], "max_seq_length": 32, "do_lower_case": True,
+         "files": {}}))
+    (export / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n")
     return export
 
 

@@ -1,9 +1,10 @@
-"""Bad LoRA flags of the fine-tuning scripts, and a checkpoint whose
-adapters were never merged (it would load as the base model)."""
+"""Bad LoRA flags of the fine-tuning scripts, a checkpoint whose
+adapters were never merged (it would load as the base model), and a resume
+whose LoRA settings or precision differ from those output_dir records."""
 from tests.helpers.bad_input_cases import case
 from tests.helpers.bad_input_cases.inputs import (MRPC, MRPC_HEADER,
                                                   MRPC_ROWS, _classifier,
-                                                  _mrpc_data, _ner)
+                                                  _mrpc_data, _ner, _write)
 
 
 @case("run_classifier.py")
@@ -50,3 +51,72 @@ def classifier_checkpoint_with_unmerged_lora_adapters(folder):
 def ner_lora_with_feature_layers(folder):
     return (_ner(folder, lora_rank=4, feature_layers="last"),
             ["--lora_rank=4", "--feature_layers"])
+
+
+def _recorded(folder, lora=None, precision="float32"):
+    """An output_dir whose earlier run recorded `lora` and `precision`."""
+    import json
+
+    from bert_tf1.tasks.model_folder import SETTINGS_FILE
+
+    path = _write(folder / "out" / SETTINGS_FILE, json.dumps(
+        {"lora": lora, "precision": precision}))
+    data = _mrpc_data(folder, train=MRPC_HEADER + MRPC_ROWS)
+    return data, str(path)
+
+
+RANK_4 = {"rank": 4, "alpha": 4.0, "targets": "query,value"}
+
+
+@case("run_classifier.py")
+def classifier_resume_without_the_recorded_lora(folder):
+    data, path = _recorded(folder, lora=RANK_4)
+    return (_classifier(folder, data, do_train=True),
+            [path, "LoRA rank=4, alpha=4, targets=query,value",
+             "--lora_rank=0"])
+
+
+@case("run_classifier.py")
+def classifier_resume_with_lora_after_full_fine_tuning(folder):
+    data, path = _recorded(folder, lora=None)
+    return (_classifier(folder, data, do_train=True, lora_rank=4),
+            [path, "no LoRA", "--lora_rank=4"])
+
+
+@case("run_classifier.py")
+def classifier_resume_with_another_lora_rank(folder):
+    data, path = _recorded(folder, lora=RANK_4)
+    return (_classifier(folder, data, do_train=True, lora_rank=8,
+                        lora_alpha=4.0),
+            [path, "rank=4", "--lora_rank=8"])
+
+
+@case("run_classifier.py")
+def classifier_resume_with_other_lora_targets(folder):
+    data, path = _recorded(folder, lora=RANK_4)
+    return (_classifier(folder, data, do_train=True, lora_rank=4,
+                        lora_targets="query,key"),
+            [path, "targets=query,value", "--lora_targets=key,query"])
+
+
+@case("run_classifier.py")
+def classifier_resume_in_another_precision(folder):
+    data, path = _recorded(folder, precision="float32")
+    return (_classifier(folder, data, do_train=True,
+                        mixed_precision="bfloat16"),
+            [path, "precision float32", "bfloat16", "--mixed_precision"])
+
+
+@case("run_classifier.py")
+def classifier_lora_targets_without_rank(folder):
+    data = _mrpc_data(folder, train=MRPC_HEADER + MRPC_ROWS)
+    return (_classifier(folder, data, do_train=True,
+                        lora_targets="query,key"),
+            ["--lora_targets=query,key", "--lora_rank"])
+
+
+@case("run_ner.py")
+def ner_resume_with_another_lora_alpha(folder):
+    _, path = _recorded(folder, lora=RANK_4)
+    return (_ner(folder, lora_rank=4, lora_alpha=16.0),
+            [path, "alpha=4", "--lora_alpha=16"])

@@ -1,6 +1,7 @@
 """Bad inputs of predict_text.py."""
 from tests.helpers.bad_input_cases import case
-from tests.helpers.bad_input_cases.inputs import _predict, _write
+from tests.helpers.bad_input_cases.inputs import (MRPC_HEADER, MRPC_ROWS,
+                                                  _predict, _write)
 
 
 @case("predict_text.py")
@@ -34,3 +35,36 @@ def predict_tagger_checkpoint_without_its_tags(folder):
 @case("predict_text.py")
 def predict_checkpoint_without_model_type(folder):
     return _predict(folder, model_type=None, text="x"), ["--model_type"]
+
+
+@case("predict_text.py")
+def predict_glue_dev_tsv_with_its_header(folder):
+    # SST-2's two columns would pass as text_a<TAB>text_b: the label leaks.
+    path = _write(folder / "dev.tsv", "sentence\tlabel\nit is fine .\t1\n")
+    return _predict(folder, input_file=path), [str(path), "line 1",
+                                               "GLUE SST-2", "header"]
+
+
+@case("predict_text.py")
+def predict_mrpc_dev_tsv(folder):
+    path = _write(folder / "dev.tsv", MRPC_HEADER + MRPC_ROWS)
+    return _predict(folder, input_file=path), [str(path), "line 1",
+                                               "GLUE MRPC",
+                                               "--task_name=MRPC"]
+
+
+@case("predict_text.py")
+def predict_lines_with_other_field_counts(folder):
+    path = _write(folder / "in.txt", "one text\nanother\ta pair\n")
+    return _predict(folder, input_file=path), [str(path), "line 2",
+                                               "but line 1 has 1"]
+
+
+@case("predict_text.py")
+def predict_qnli_header_given_to_squad(folder):
+    # Four columns are refused anyway; the header says what the file is.
+    path = _write(folder / "dev.tsv",
+                  "index\tquestion\tsentence\tlabel\n0\tq\ts\tentailment\n")
+    return (_predict(folder, input_file=path, model_type="squad",
+                     task_name=None),
+            [str(path), "line 1", "GLUE QNLI"])

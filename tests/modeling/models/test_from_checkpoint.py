@@ -85,6 +85,50 @@ def test_head_of_another_shape_is_an_error(fixtures_dir):
                                        num_labels=2)
 
 
+def _without(source, tmp_path, dropped):
+    """A TF1 copy of `source` without the weights `dropped(name)` selects."""
+    import tensorflow as tf
+
+    from bert_tf1.modeling.checkpoints.saving import write_tensors
+
+    reader = checkpoints.resolve_checkpoint(source)
+    values = tf.train.load_checkpoint(reader)
+    return write_tensors(str(tmp_path / "part/model.ckpt"), {
+        name: tf.constant(values.get_tensor(name)) for name in checkpoints.list_checkpoint(
+            reader) if not dropped(name)})
+
+
+def test_lora_adapters_file_is_no_encoder(fixtures_dir, tmp_path):
+    """An adapters file (adapters, pooler, head): the encoder would be
+    random; refused in the scripts' words unless allow_partial=True."""
+    folder = fixtures_dir / "tf1_tiny_classifier"
+    lora_model = BertClassifier.from_checkpoint(folder)
+    lora_model.enable_lora(2)
+    prefix = str(tmp_path / "lora_adapters.ckpt")
+    checkpoints.save_lora_adapters(lora_model, prefix)
+    config = folder / "bert_config.json"
+    with pytest.raises(CheckpointMismatchError, match=(
+            rf"Checkpoint {prefix} lacks \d+ weight\(s\) of the "
+            r"bert_classifier\w* model, e.g. bert/.*allow_partial=True")):
+        BertClassifier.from_checkpoint(prefix, config=config)
+    assert BertClassifier.from_checkpoint(prefix, config=config,
+                                          allow_partial=True).num_labels == 3
+
+
+@pytest.mark.parametrize("model_class, kwargs", [
+    (BertModel, {}), (BertClassifier, {"num_labels": 2}),
+    (BertSquad, {})])
+def test_one_missing_encoder_weight_is_an_error(fixtures_dir, tmp_path,
+                                                 model_class, kwargs):
+    folder = fixtures_dir / "tf1_tiny_classifier"
+    name = "bert/encoder/layer_1/output/LayerNorm/gamma"
+    prefix = _without(folder, tmp_path, lambda n: n == name)
+    with pytest.raises(CheckpointMismatchError,
+                       match=rf"{prefix} lacks 1 weight\(s\) .*e.g. {name}\."):
+        model_class.from_checkpoint(prefix, config=folder / "bert_config.json",
+                                    **kwargs)
+
+
 def test_nothing_there_is_named(tmp_path):
     with pytest.raises(CheckpointNotFoundError, match=str(tmp_path)):
         BertClassifier.from_checkpoint(tmp_path, num_labels=2)
@@ -180,3 +224,19 @@ def test_encoder_is_shared(fixtures_dir):
     assert squad.bert is encoder and squad.config is encoder.config
     with pytest.raises(TypeError, match="encoder= must be a BertModel"):
         BertSquad(encoder=model)
+
+
+def test_pytorch_folder_says_save_as_safetensors_first(tmp_path):
+    """config.json with pytorch_model.bin only: the project's own words,
+    not a missing TF1 checkpoint."""
+    from bert_tf1.data.io.errors import MissingFileError
+
+    (tmp_path / "config.json").write_text(
+        '{"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 2, '
+        '"num_attention_heads": 2, "intermediate_size": 64, '
+        '"vocab_size": 99}')
+    (tmp_path / "pytorch_model.bin").write_bytes(b"not read")
+    with pytest.raises(MissingFileError, match=(
+            f"in {tmp_path}; a pytorch_model.bin must first be saved as "
+            "safetensors")):
+        BertModel.from_checkpoint(tmp_path)
