@@ -155,8 +155,8 @@ def export_model(model, export_dir, label_list=None, formats=None,
     elif serving_version is not None:
         raise UserError("serving_version sets the TF Serving layout of "
                         "formats=[\"saved_model\", \"numeric\"]; give formats.")
-    preprocessor = preprocessor_of(model, preprocessor)
     model_type = model_type or model_type_of(model)
+    preprocessor = preprocessor_of(model, preprocessor)
     arguments = dict(kwargs, label_list=label_list, preprocessor=preprocessor,
                      model_type=model_type)
     module = serving_module(model, **arguments)

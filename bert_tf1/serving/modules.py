@@ -106,7 +106,7 @@ def model_type_of(model):
                   if isinstance(model, cls)), None)
     if found is None:
         raise UserError(
-            f"Cannot tell what a {type(model).__name__} serves: expected "
+            f"Cannot export a {type(model).__name__}: expected "
             + ", ".join(cls.__name__ for cls, _ in MODELS.values())
             + ", or pass model_type= (one of " + ", ".join(MODEL_TYPES)
             + ") for a model of that type's contract (docs/serving.md).")
