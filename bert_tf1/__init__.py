@@ -33,7 +33,6 @@ _EXPORTS = {
     "create_optimizer": "bert_tf1.modeling.optimization",
     "load_tf1_checkpoint": "bert_tf1.modeling.checkpoints",
     "save_tf1_checkpoint": "bert_tf1.modeling.checkpoints",
-    "export_saved_model": "bert_tf1.serving",
     "export_model": "bert_tf1.serving",
 }
 
@@ -49,4 +48,4 @@ if TYPE_CHECKING:  # for editors and type checkers; Python loads them late
     from bert_tf1.modeling.optimization import create_optimizer
     from bert_tf1.modeling.checkpoints import (
         load_tf1_checkpoint, save_tf1_checkpoint)
-    from bert_tf1.serving import export_model, export_saved_model
+    from bert_tf1.serving import export_model

@@ -92,13 +92,6 @@ def parse_rows(numbered_lines, model_type, where):
             raise UserError(f"{where}, line {number}: {len(fields)} "
                             f"TAB-separated field(s); a {model_type} takes "
                             f"{expected}.")
-        if rows and model_type in ("classifier", "encoder") and len(
-                fields) != len(rows[0][1]):
-            raise UserError(
-                f"{where}, line {number}: {len(fields)} TAB-separated "
-                f"field(s), but line {rows[0][0]} has {len(rows[0][1])}: "
-                "every line of a file is one kind of input (text, or "
-                "text_a<TAB>text_b)")
         rows.append((number, fields))
     if not rows:
         raise UserError(f"{where}: no examples (every line is blank).")

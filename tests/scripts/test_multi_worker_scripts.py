@@ -76,11 +76,12 @@ def test_run_classifier_on_two_workers(fixtures_dir, data_dir, tmp_path):
     names = _output_names(output_dir)
     expected = ["<one event file>", "bert_config.json", "checkpoint", "eval",
                 "eval.tf_record", "eval_predictions.tsv", "eval_results.txt",
-                "init_checkpoint.txt",
+                "init_checkpoint.txt", "label_list.txt",
                 "model.ckpt-2.data-00000-of-00001", "model.ckpt-2.index",
                 "model.ckpt-3.data-00000-of-00001", "model.ckpt-3.index",
                 "predict.tf_record", "test_results.tsv",
-                "tokenizer_config.json", "train.tf_record", "vocab.txt"]
+                "tokenizer_config.json", "train.tf_record",
+                "training_settings.json", "vocab.txt"]
     assert names == expected
     state = tf.train.get_checkpoint_state(str(output_dir))
     assert state.model_checkpoint_path.endswith("model.ckpt-3")

@@ -54,13 +54,6 @@ def predict_mrpc_dev_tsv(folder):
 
 
 @case("predict_text.py")
-def predict_lines_with_other_field_counts(folder):
-    path = _write(folder / "in.txt", "one text\nanother\ta pair\n")
-    return _predict(folder, input_file=path), [str(path), "line 2",
-                                               "but line 1 has 1"]
-
-
-@case("predict_text.py")
 def predict_qnli_header_given_to_squad(folder):
     # Four columns are refused anyway; the header says what the file is.
     path = _write(folder / "dev.tsv",
