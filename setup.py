@@ -39,6 +39,8 @@ setup(
             "pytest-xdist>=3.5",  # run_tests.sh: two test processes
             "jedi>=0.19",  # tests/test_static_imports.py: static import resolution
             "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
+            # tests/test_notebook.py: runs notebooks/ in a fresh kernel
+            "nbclient>=0.10", "nbformat>=5.10", "ipykernel>=6.29",
         ],
         # create_pretraining_data.py --runner (gs:// and DataflowRunner:
         # "apache-beam[gcp]").
