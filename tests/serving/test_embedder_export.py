@@ -12,6 +12,7 @@ and, exported here to the numeric graph and LiteRT only, the same weights
 pooled by [CLS] without normalisation.
 """
 import csv
+import sys
 
 import numpy as np
 import pytest
@@ -22,7 +23,6 @@ from bert_tf1.modeling.models import SentenceEmbedder
 from bert_tf1.serving import export_model, serving_module
 from bert_tf1.serving.formats import FORMATS
 from bert_tf1.serving.predictions import embed, open_export
-from bert_tf1.serving.runners import load_saved_model
 from tests.serving.conftest import EMBEDDER_POOLING
 
 pytest.importorskip(
@@ -62,17 +62,19 @@ def test_every_format_gives_the_embedders_vectors(exports, sentences):
     assert want.shape == (200, 32)
     # The record the exports must follow: unit vectors, mean-pooled.
     np.testing.assert_allclose(np.linalg.norm(want, axis=1), 1.0, atol=1e-5)
-    differences = {}
+    differences, predictors = {}, {}
     for name in FORMATS:
-        predictor, got = _format_vectors(folder / name, sentences)
-        assert (predictor.settings.pooling,
-                predictor.settings.l2_normalize) == ("mean", True), name
+        predictors[name], got = _format_vectors(folder / name, sentences)
+        assert (predictors[name].settings.pooling,
+                predictors[name].settings.l2_normalize) == ("mean", True)
         differences[name] = float(np.abs(got - want).max())
-    # The raw-text graph's own tokenizer and pooling, text in.
-    loaded = load_saved_model(folder / "saved_model")
+    # The raw-text graph's own tokenizer and pooling, text in (the
+    # SavedModel the saved_model runner loaded).
+    loaded = predictors["saved_model"].run.loaded
     got = loaded.signatures["embed_text"](text=tf.constant(sentences))
     differences["embed_text"] = float(np.abs(
         got["embedding"].numpy() - want).max())
+    print(f"embedder: largest difference {differences}", file=sys.stderr)
     assert max(differences.values()) <= TOLERANCE, differences
     # embed() of the in-memory embedder: its own pooling by default.
     np.testing.assert_allclose(embed(embedder, sentences[:8]), want[:8],
@@ -120,3 +122,35 @@ def test_a_pooling_other_than_the_embedders_is_refused(exports, tmp_path):
         assert list(tmp_path.iterdir()) == []
     # Its own values, given, are no disagreement.
     assert serving_module(embedder, **EMBEDDER_POOLING).pooling == "mean"
+
+
+def test_beam_over_tfrecord_text_gives_the_same_vectors(exports, sentences,
+                                                        tmp_path):
+    """predict_text.py --runner=DirectRunner --input_format=tfrecord over
+    the raw-text SavedModel (rows tokenized once in Python, batched by
+    length, pooled as export_info.json records): the embedder's vectors,
+    each record once, in the Parquet shards."""
+    pytest.importorskip("apache_beam", reason="--runner needs the [beam] "
+                        "extra (pip install -e '.[beam]')")
+    from bert_tf1.serving.batch_inference import read_embeddings
+    from bert_tf1.tasks.batch_inference import BatchOptions
+    from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask
+    from tests.helpers.bad_input_cases.batch_inference import _records
+
+    folder, _ = exports("encoder")
+    embedder, preprocessor = exports.models["encoder"]
+    texts = sentences[:40]
+    want = _own_vectors(embedder, preprocessor, texts)
+    path = _records(tmp_path / "corpus.tfrecord",
+                    [text.encode("utf-8") for text in texts])
+    total = PredictTextTask(PredictTextConfig(
+        export_dir=str(folder / "saved_model"), input_file=str(path),
+        batch=BatchOptions(runner="DirectRunner", num_workers=1,
+                           output_dir=str(tmp_path / "out"),
+                           input_format="tfrecord", text_feature="text",
+                           max_tokens=256))).run()
+    assert total == len(texts)
+    _, lines, vectors = read_embeddings(str(tmp_path / "out"))
+    assert sorted(lines) == list(range(1, len(texts) + 1))
+    np.testing.assert_allclose(vectors[np.argsort(lines)], want, rtol=0,
+                               atol=TOLERANCE)
