@@ -6,7 +6,9 @@ import keras
 from keras import ops
 
 from bert_tf1.modeling.layers.input_checks import encoder_inputs, positive_count
+from bert_tf1.modeling.layers.lora import DEFAULT_TARGETS
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.models import gradient_cache
 from bert_tf1.modeling.models.multiple_choice import flatten_choices
 from bert_tf1.modeling.models.task import TaskModel
 from bert_tf1.modeling.pooling import POOLINGS, pool_sequence
@@ -17,8 +19,8 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
     """Sentence embeddings: `pool_sequence` over the last layer's tokens.
 
     Weights: the encoder only (`bert/...`, TF1 names; the pooler is kept
-    but unused, so a classifier's or the original's checkpoint loads and
-    saves unchanged).
+    but unused and frozen, so a classifier's or the original's checkpoint
+    loads and saves unchanged).
 
     Args:
         config, encoder, preprocessor: see `TaskModel`.
@@ -47,6 +49,10 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
         ValueError: an unknown pooling, mini_batch_size < 1, or
             `input_ids` of rank other than 2 or 3.
 
+    In `fit`, dropout draws depend on the seeds and the batch number only
+    (`gradient_cache.seed_dropout_for_batch`), so a run resumed from a
+    checkpoint trains as the uninterrupted run did.
+
     Compile it with a loss of `bert_tf1.modeling.models.embedding_losses`
     (which take [batch, num_texts, hidden] embeddings); without `y`, `fit`
     passes zeros as the (ignored) labels of the in-batch loss.
@@ -65,6 +71,10 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
             raise ValueError(f"SentenceEmbedder pooling {pooling!r}; expected "
                              f"one of {', '.join(POOLINGS)}.")
         self._init_encoder(config, encoder, preprocessor)
+        if encoder is None:
+            # The pooler is unused: frozen, so `fit` warns of no missing
+            # gradients (a shared `encoder=` is left as it is).
+            self.bert.pooler.trainable = False
         self.pooling = pooling
         self.l2_normalize = bool(l2_normalize)
         self.mini_batch_size = (None if mini_batch_size is None else
@@ -112,6 +122,23 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
             "SentenceEmbedder has no loss of its own: compile it with one of "
             "bert_tf1.modeling.models.embedding_losses (e.g. loss="
             "MultipleNegativesRankingLoss()).")
+
+    def train_step(self, data):
+        """Keras' train step, or with `mini_batch_size` set the
+        gradient-caching one (`gradient_cache.cached_train_step`); dropout
+        draws as a function of the batch number
+        (`gradient_cache.seed_dropout_for_batch`: resumed runs are exact)."""
+        gradient_cache.seed_dropout_for_batch(self)
+        if self.mini_batch_size is None:
+            return super().train_step(data)
+        return gradient_cache.cached_train_step(self, data,
+                                                self.mini_batch_size)
+
+    def enable_lora(self, rank, alpha=None, targets=DEFAULT_TARGETS):
+        """`TaskModel.enable_lora`; the unused pooler stays frozen."""
+        pooler_trainable = self.bert.pooler.trainable
+        super().enable_lora(rank, alpha, targets)
+        self.bert.pooler.trainable = pooler_trainable
 
     def get_config(self):
         return {**super().get_config(), "pooling": self.pooling,
