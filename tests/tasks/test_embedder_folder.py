@@ -7,8 +7,9 @@ in-memory `SentenceEmbedder`'s vectors. A flag that differs from the record
 is refused (tests/helpers/bad_input_cases/embedder_folders.py runs the
 scripts; here the library's messages).
 
-Model: the fixture encoder (tf1_vocab_mrpc_classifier, H=32) recorded as
-max pooling with L2 normalisation: neither default.
+Model: run_embeddings.py's task for 3 steps from the fixture encoder
+(tf1_vocab_mrpc_classifier, H=32) with max pooling and L2 normalisation
+(neither default), its output_dir read as a user's would be.
 """
 import io
 import json
@@ -25,8 +26,15 @@ from bert_tf1.tasks.export import ExportConfig, ExportTask
 from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask
 from bert_tf1.tasks.served_model import (ServedModel, ServedModelConfig,
                                          pooling_of)
-from tests.helpers.embedder_folder import write_embedder_folder
+from bert_tf1.tasks.embeddings import EmbeddingsConfig, EmbeddingsTask
+from tests.conftest import FIXTURES_DIR
 from tests.helpers.task_runner import run_task
+
+MRPC = FIXTURES_DIR / "tf1_vocab_mrpc_classifier"
+PAIRS = ["A man plays a guitar.\tSomeone plays music.",
+         "The cat sleeps on the sofa.\tA cat rests.",
+         "Stocks fell sharply today.\tThe market dropped.",
+         "She is cooking pasta.\tA woman makes dinner."]
 
 TEXTS = ["A man with a hard hat is dancing.",
          "A young child is riding a horse, and the horse is tired.", "Hi"]
@@ -36,9 +44,20 @@ TOLERANCE = 1e-4
 
 @pytest.fixture(scope="module")
 def embedder_folder(tmp_path_factory):
-    """(the model folder, the in-memory embedder's vectors of TEXTS)."""
-    folder = write_embedder_folder(tmp_path_factory.mktemp("run") / "out",
-                                   "max", True)
+    """(the trained model folder, the in-memory embedder's vectors of
+    TEXTS)."""
+    work = tmp_path_factory.mktemp("run")
+    (work / "pairs.tsv").write_text("\n".join(PAIRS) + "\n")
+    folder = work / "out"
+    EmbeddingsTask(EmbeddingsConfig(
+        vocab_file=str(MRPC / "vocab.txt"),
+        bert_config_file=str(MRPC / "bert_config.json"),
+        init_checkpoint=str(MRPC / "bert_model.ckpt"), output_dir=str(folder),
+        max_seq_length=MAX_SEQ_LENGTH, loss="mnrl",
+        train_file=str(work / "pairs.tsv"), do_train=True, train_batch_size=4,
+        num_train_epochs=3.0, learning_rate=1e-3, pooling="max",
+        l2_normalize=True)).run()
+    assert (folder / "model.ckpt-3.index").is_file()
     preprocessor = BertPreprocessor.from_checkpoint(
         folder, sequence_length=MAX_SEQ_LENGTH)
     embedder = SentenceEmbedder.from_checkpoint(folder, pooling="max",
