@@ -14,12 +14,12 @@ from bert_tf1.data.glue.processors import glue_header_of
 from bert_tf1.data.io.atomic import write_text_atomically
 from bert_tf1.data.io.stderr_noise import tensorflow_noise_filtered
 from bert_tf1.data.io.text_files import read_utf8_text
+from bert_tf1.modeling.pooling import read_pooling_record
 from bert_tf1.serving import load_served_model
 from bert_tf1.serving.formats.info import MODEL_TYPES, open_export_folder
 from bert_tf1.serving.predictions import open_export, predictor_of_model
 from bert_tf1.tasks import batch_inference, checks
 from bert_tf1.tasks.errors import UserError
-from bert_tf1.modeling.pooling import read_pooling_record
 from bert_tf1.tasks.served_model import (ServedModel, ServedModelConfig,
                                          model_folder_of)
 
