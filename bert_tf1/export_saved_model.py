@@ -28,12 +28,16 @@ from absl import flags  # noqa: E402
 
 from bert_tf1.tasks import cli, script_flags  # noqa: E402
 
-flags.DEFINE_enum("model_type", "classifier",
+flags.DEFINE_enum("model_type", None,
                   ["classifier", "squad", "encoder", "tagger",
                    "multiple_choice"],
                   "What the checkpoint holds: a run_classifier.py classifier, "
                   "a run_squad.py span predictor, a run_ner.py tagger, a "
-                  "run_multiple_choice.py model, or just the encoder.")
+                  "run_multiple_choice.py model, or just the encoder (a "
+                  "run_embeddings.py sentence embedder is one). Default: "
+                  "encoder for a model folder with a pooling.json "
+                  "(run_embeddings.py, fetch_pretrained.py), else "
+                  "classifier.")
 script_flags.define_model_flags(
     max_seq_length=None,
     max_seq_length_help="The sequence length of training (default: the "
@@ -66,12 +70,15 @@ flags.DEFINE_integer(
     "<format>/<serving_version>/saved_model.pb.")
 flags.DEFINE_enum(
     "pooling", None, ["mean", "cls", "max"],
-    "Encoder: how embed_text pools the last layer into one vector per text "
-    "(default mean over the real tokens, [CLS] and [SEP] included; cls: the "
-    "[CLS] token's vector, not the tanh pooler), as extract_features.py "
-    "--pooling.")
+    "Encoder: how embed_text (and every format's `embedding`) pools the last "
+    "layer into one vector per text (mean over the real tokens, [CLS] and "
+    "[SEP] included; cls: the [CLS] token's vector, not the tanh pooler), "
+    "as extract_features.py --pooling. Default: the model folder's "
+    "pooling.json, else mean; a value that differs from pooling.json is "
+    "refused.")
 flags.DEFINE_bool("l2_normalize", False,
-                  "Encoder: embed_text divides each embedding by its L2 norm.")
+                  "Encoder: embed_text divides each embedding by its L2 norm. "
+                  "Default: the model folder's pooling.json, else false.")
 cli.define_common_flags(checkpoint_flags=False)
 
 flags.mark_flags_as_required(["init_checkpoint", "export_dir"])
@@ -81,8 +88,12 @@ def run():
     """Flags -> `ExportConfig` -> `ExportTask.run()`."""
     from bert_tf1.tasks.export import ExportConfig, ExportTask
 
+    # Not given: the model folder's pooling record decides.
+    given = {} if flags.FLAGS["l2_normalize"].present else {
+        "l2_normalize": None}
     export_dir = ExportTask(cli.config_from_flags(
-        ExportConfig, **script_flags.served_model_overrides())).run()
+        ExportConfig, **script_flags.served_model_overrides(),
+        **given)).run()
     print(f"Wrote {export_dir}")
 
 

@@ -43,10 +43,13 @@ flags.DEFINE_enum(
     "none: every token's layers (the original's output). mean / max: one "
     "vector per input line over its real tokens ([CLS] and [SEP] included, "
     "as sentence-transformers); cls: the [CLS] token's vector of the layer "
-    "(not the tanh pooler).")
+    "(not the tanh pooler). Not given: the pooling.json of the model folder "
+    "of --init_checkpoint (run_embeddings.py, fetch_pretrained.py), else "
+    "none; mean, cls or max differing from pooling.json is refused.")
 flags.DEFINE_bool("l2_normalize", False,
                   "With --pooling: divide each vector by its L2 norm (for "
-                  "cosine similarity as a dot product).")
+                  "cosine similarity as a dot product). Not given: as the "
+                  "model folder's pooling.json, else false.")
 script_flags.define_model_flags()
 flags.DEFINE_integer("batch_size", 32, "Batch size for predictions.")
 flags.DEFINE_bool(
@@ -68,10 +71,13 @@ def main():
                                                    FeatureExtractionTask)
 
     layers = FLAGS.layers if FLAGS["layers"].present else None
+    # Not given: the model folder's pooling record decides.
+    pooling = {name: None for name in ("pooling", "l2_normalize")
+               if not FLAGS[name].present}
     # --output_dir is the Beam shards' folder, not the task's output_dir.
     FeatureExtractionTask(cli.config_from_flags(
         FeatureExtractionConfig, layers=layers, output_dir=None,
-        batch=script_flags.batch_options_from_flags())).run()
+        batch=script_flags.batch_options_from_flags(), **pooling)).run()
 
 
 def command():

@@ -32,8 +32,10 @@ flags.DEFINE_string("export_dir", None,
 flags.DEFINE_enum("model_type", None,
                   ["classifier", "squad", "tagger", "multiple_choice",
                    "encoder"],
-                  "What --init_checkpoint holds (needed with it); with "
-                  "--export_dir, checked against the export.")
+                  "What --init_checkpoint holds (needed with it, but for a "
+                  "model folder with a pooling.json: an encoder, pooled as "
+                  "recorded); with --export_dir, checked against the "
+                  "export.")
 script_flags.define_model_flags(
     max_seq_length=None,
     max_seq_length_help="With --init_checkpoint: the sequence length of "

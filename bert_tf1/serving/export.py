@@ -134,7 +134,9 @@ def export_model(model, export_dir, label_list=None, formats=None,
     Args:
         model, label_list, preprocessor, model_type, **kwargs: as
             `serving_module` (a model of any type, fine-tuned with `fit`,
-            LoRA merged, loaded, or your own of a type's contract).
+            LoRA merged, loaded, or your own of a type's contract; a
+            `SentenceEmbedder` exports as an encoder with its own pooling
+            and L2 normalisation).
         formats: None: the raw-text SavedModel at export_dir (with its
             export_info.json); else a list of `FORMATS`: one folder each
             under export_dir (docs/deploying.md).

@@ -3,6 +3,10 @@ preprocessor (`serving_module`), one class per model type on the shared
 `bert_tf1.serving.text_module`; the settings an export records
 (`served_settings`). Tokenizing and packing run inside the graph; loading a
 saved one needs `import tensorflow_text` first.
+
+A `SentenceEmbedder` is served as model type `encoder`: its `BertModel`
+with its own pooling and L2 normalisation (`served_encoder`), so every
+format's `embedding` is the vector the embedder gives in memory.
 """
 import os
 import tempfile
@@ -15,7 +19,7 @@ from bert_tf1.modeling import keras_internals
 from bert_tf1.modeling.config import BertConfig
 from bert_tf1.modeling.models import (BertClassifier, BertModel,
                                       BertMultipleChoice, BertSquad,
-                                      BertTokenClassifier)
+                                      BertTokenClassifier, SentenceEmbedder)
 from bert_tf1.modeling.pooling import POOLINGS
 from bert_tf1.serving.classifier import ClassifierServing
 from bert_tf1.serving.encoder import EncoderServing
@@ -58,7 +62,7 @@ def check_arguments(model_type, max_seq_length, max_query_length,
     if model_type not in MODEL_TYPES:
         raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)}; "
                         f"got {model_type!r}.")
-    if pooling not in POOLINGS:
+    if pooling is not None and pooling not in POOLINGS:
         raise UserError(f"pooling must be one of {', '.join(POOLINGS)}; got "
                         f"{pooling!r}.")
     if model_type == "squad" and max_seq_length <= max_query_length + 3:
@@ -96,21 +100,59 @@ def preprocessor_of(model, preprocessor=None):
 
 
 def model_type_of(model):
-    """The model type (`MODEL_TYPES`) of one of the task model classes.
+    """The model type (`MODEL_TYPES`) of one of the task model classes
+    (a `SentenceEmbedder`: "encoder").
 
     Raises:
         UserError: another class (say which, and that `model_type=` takes a
             model of a type's contract).
     """
+    if isinstance(model, SentenceEmbedder):
+        return "encoder"
     found = next((name for name, (cls, _) in MODELS.items()
                   if isinstance(model, cls)), None)
     if found is None:
         raise UserError(
             f"Cannot export a {type(model).__name__}: expected "
             + ", ".join(cls.__name__ for cls, _ in MODELS.values())
-            + ", or pass model_type= (one of " + ", ".join(MODEL_TYPES)
+            + ", SentenceEmbedder, or pass model_type= (one of "
+            + ", ".join(MODEL_TYPES)
             + ") for a model of that type's contract (docs/serving.md).")
     return found
+
+
+def served_encoder(model, pooling=None, l2_normalize=None):
+    """What an `encoder` export serves of `model`: (the Keras model, its
+    pooling, its l2_normalize).
+
+    A `SentenceEmbedder` is served as its `BertModel` (`model.bert`, the
+    weights shared) with the embedder's own `pooling` and `l2_normalize`:
+    its vectors are `pool_sequence` of that encoder's last layer, which
+    the encoder export's `embed_text` and the formats' `embedding` compute
+    (`bert_tf1.serving.encoder`, `bert_tf1.serving.numeric`). Any other
+    model is served as it is, pooled by `pooling` (None: "mean") and
+    `l2_normalize` (None: False).
+
+    Args:
+        model: a `BertModel`, `SentenceEmbedder` or a model of the encoder
+            contract (docs/serving.md).
+        pooling: None or one of `bert_tf1.modeling.pooling.POOLINGS`;
+            l2_normalize: None or bool.
+
+    Raises:
+        UserError: a pooling or l2_normalize given that differs from the
+            SentenceEmbedder's own (one line naming both).
+    """
+    if not isinstance(model, SentenceEmbedder):
+        return model, pooling or "mean", bool(l2_normalize)
+    for name, given in (("pooling", pooling), ("l2_normalize", l2_normalize)):
+        own = getattr(model, name)
+        if given is not None and given != own:
+            raise UserError(
+                f"{name}={given!r} differs from the SentenceEmbedder's own "
+                f"{name}={own!r} (the pooling it was trained with); leave "
+                f"{name} out to serve its own.")
+    return model.bert, model.pooling, model.l2_normalize
 
 
 def _encoder_config(model):
@@ -154,17 +196,18 @@ def _num_labels(model, model_type, max_seq_length):
 
 def serving_module(model, label_list=None, preprocessor=None,
                    max_query_length=64, max_answer_length=30, n_best_size=20,
-                   doc_stride=128, quantize=None, pooling="mean",
-                   l2_normalize=False, model_type=None):
+                   doc_stride=128, quantize=None, pooling=None,
+                   l2_normalize=None, model_type=None):
     """The tf.Module that `export_model` saves: an in-memory model served
     from raw text by its preprocessor; usable eagerly too.
 
     Args:
         model: a `BertClassifier`, `BertSquad`, `BertTokenClassifier`,
-            `BertMultipleChoice` or `BertModel` (the encoder), its weights
-            as they are now (shared, not copied); or any Keras model of
-            such a type's contract with `model_type` (docs/serving.md,
-            "Your own model").
+            `BertMultipleChoice`, `BertModel` (the encoder) or
+            `SentenceEmbedder` (an encoder pooled its own way:
+            `served_encoder`), its weights as they are now (shared, not
+            copied); or any Keras model of such a type's contract with
+            `model_type` (docs/serving.md, "Your own model").
         label_list: classifier labels in id order (None: "0", "1", ...,
             or a regression for `num_labels` 1); a tagger's tags in id
             order (required).
@@ -174,7 +217,9 @@ def serving_module(model, label_list=None, preprocessor=None,
         max_query_length, max_answer_length, n_best_size, doc_stride: as
             run_squad.py's and run_ner.py's flags.
         quantize: None, or "int8" (`bert_tf1.modeling.inference.int8`).
-        pooling, l2_normalize: an encoder's `embed_text` (`bert_tf1.modeling.pooling`).
+        pooling, l2_normalize: an encoder's `embed_text` and `embedding`
+            (`bert_tf1.modeling.pooling`); None: a SentenceEmbedder's own,
+            else "mean" and False.
         model_type: one of `MODEL_TYPES` (default: by the model's class).
 
     Returns:
@@ -184,13 +229,20 @@ def serving_module(model, label_list=None, preprocessor=None,
     Raises:
         UserError: another kind of model, no preprocessor, labels missing
             or not fitting the head, a vocab or length that does not fit
-            the config, an unknown pooling or quantization.
+            the config, an unknown pooling or quantization, a pooling that
+            differs from a SentenceEmbedder's own.
     """
     if model_type is not None and model_type not in MODEL_TYPES:
         raise UserError(f"model_type must be one of {', '.join(MODEL_TYPES)}; "
                         f"got {model_type!r}.")
     model_type = model_type or model_type_of(model)
+    if isinstance(model, SentenceEmbedder) and model_type != "encoder":
+        raise UserError(f"A SentenceEmbedder is served as model_type "
+                        f"encoder, not {model_type}.")
     preprocessor = preprocessor_of(model, preprocessor)
+    if model_type == "encoder":
+        model, pooling, l2_normalize = served_encoder(model, pooling,
+                                                      l2_normalize)
     max_seq_length = preprocessor.sequence_length
     check_arguments(model_type, max_seq_length, max_query_length,
                      doc_stride, pooling)

@@ -283,23 +283,30 @@ def open_export(export_dir, model_type=None):
 def predictor_of_model(model, preprocessor=None, model_type=None,
                        label_list=None, **rules):
     """The `Predictor` of an in-memory task model: a `BertClassifier`,
-    `BertSquad`, `BertTokenClassifier`, `BertMultipleChoice` or `BertModel`
-    (or any Keras model of such a model type's contract: give
-    `model_type`), its vocab, casing and length from `preprocessor` (default
-    `model.preprocessor`).
+    `BertSquad`, `BertTokenClassifier`, `BertMultipleChoice`, `BertModel`
+    or `SentenceEmbedder` (or any Keras model of such a model type's
+    contract: give `model_type`), its vocab, casing and length from
+    `preprocessor` (default `model.preprocessor`).
 
     Args:
         label_list: a classifier's or tagger's labels in id order.
         **rules: `ServedSettings` fields (doc_stride, n_best_size,
-            pooling, ...).
+            pooling, ...); an encoder's `pooling` and `l2_normalize`
+            absent or None: a SentenceEmbedder's own, else "mean" and
+            False (`bert_tf1.serving.modules.served_encoder`).
 
     Raises:
-        UserError: no BertPreprocessor, or a model of no known type.
+        UserError: no BertPreprocessor, a model of no known type, a
+            pooling that differs from a SentenceEmbedder's own.
     """
     from bert_tf1.serving.export import model_type_of, preprocessor_of
+    from bert_tf1.serving.modules import served_encoder
 
     preprocessor = preprocessor_of(model, preprocessor)
     model_type = model_type or model_type_of(model)
+    if model_type == "encoder":
+        model, rules["pooling"], rules["l2_normalize"] = served_encoder(
+            model, rules.get("pooling"), rules.get("l2_normalize"))
     settings = ServedSettings(
         model_type=model_type, max_seq_length=preprocessor.sequence_length,
         do_lower_case=preprocessor.do_lower_case,
@@ -406,11 +413,17 @@ def tag(model, sentences, label_list, preprocessor=None, doc_stride=64,
     return results
 
 
-def embed(model, texts, preprocessor=None, pooling="mean", l2_normalize=False,
+def embed(model, texts, preprocessor=None, pooling=None, l2_normalize=None,
           batch_size=32):
     """Sentence embeddings of texts (str, or (text_a, text_b) tuples) by an
-    encoder (`BertModel`): float32 numpy [len(texts), hidden_size], pooled
-    as the encoder export's `embedding` (`bert_tf1.modeling.pooling`)."""
+    encoder (`BertModel`, or a `SentenceEmbedder`): float32 numpy
+    [len(texts), hidden_size], pooled as the encoder export's `embedding`
+    (`bert_tf1.modeling.pooling`; `pooling` and `l2_normalize` None: a
+    SentenceEmbedder's own, else "mean" and False).
+
+    Raises:
+        UserError: no BertPreprocessor, or a pooling that differs from a
+            SentenceEmbedder's own."""
     predictor = predictor_of_model(model, preprocessor, "encoder",
                                    pooling=pooling, l2_normalize=l2_normalize)
     rows = [(text,) if isinstance(text, str) else tuple(text)

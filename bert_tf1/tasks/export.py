@@ -21,15 +21,14 @@ from bert_tf1.tasks.served_model import ServedModel, ServedModelConfig
 
 @dataclasses.dataclass(kw_only=True)
 class ExportConfig(ServedModelConfig):
-    """The flags of export_saved_model.py: the served model, `export_dir`
-    (must not exist), `quantize` (None or "int8"), an encoder's
-    `embed_text` pooling (None: "mean") and `l2_normalize`; `format` (None:
-    one raw-text SavedModel at export_dir; else a list of
+    """The flags of export_saved_model.py: the served model (an encoder's
+    `pooling` and `l2_normalize` for `embed_text` and the formats'
+    `embedding`: `bert_tf1.tasks.served_model.pooling_of`), `export_dir`
+    (must not exist), `quantize` (None or "int8"); `format` (None: one
+    raw-text SavedModel at export_dir; else a list of
     `bert_tf1.serving.formats.FORMATS`) and `serving_version`."""
     export_dir: str = None
     quantize: str = None
-    pooling: str = None
-    l2_normalize: bool = False
     format: list = None
     serving_version: int = None
 
@@ -40,19 +39,20 @@ class ExportTask(ServedModel):
     Raises (from `prepare()`):
         UserError: the label errors of `ServedModel`, a case flag that
             contradicts the checkpoint's name, a missing config/vocab, an
-            unknown format.
+            unknown format, a pooling flag for another model type than an
+            encoder or one that differs from the model folder's record.
     """
 
     def prepare(self):
         """Every check that needs no model, before anything is written."""
         config = self.config
+        pooling_flags = config.pooling is not None or config.l2_normalize
         self.resolve()
         full_tokenizer.validate_case_matches_checkpoint(config.do_lower_case,
                                                         config.init_checkpoint)
         if config.model_type == "tagger":
             checks.check_positive(doc_stride=config.doc_stride)
-        if config.model_type != "encoder" and (
-                config.pooling is not None or config.l2_normalize):
+        if config.model_type != "encoder" and pooling_flags:
             raise UserError("--pooling and --l2_normalize set the embed_text "
                             "signature of --model_type=encoder; this export "
                             f"is --model_type={config.model_type}.")
@@ -69,13 +69,11 @@ class ExportTask(ServedModel):
         """
         self.prepare()
         config = self.config
-        pooling = {} if config.model_type != "encoder" else dict(
-            pooling=config.pooling or "mean", l2_normalize=config.l2_normalize)
         try:
             export_saved_model(config.export_dir, formats=config.format,
                                quantize=config.quantize,
                                serving_version=config.serving_version,
-                               **pooling, **self.serving_arguments())
+                               **self.serving_arguments())
         except checkpoints.CheckpointMismatchError as error:
             raise UserError(
                 f"{config.bert_config_file} does not fit "

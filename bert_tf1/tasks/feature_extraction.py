@@ -2,7 +2,10 @@
 
 With `pooling` one vector per input line instead: a `.npy` output file holds
 float32 [number of input lines, hidden], any other name JSON lines
-`{"linex_index": N, "values": [...]}`. Outputs are written atomically.
+`{"linex_index": N, "values": [...]}`. A model folder with a pooling record
+(run_embeddings.py's output_dir, fetch_pretrained.py's all-MiniLM-L6-v2)
+is pooled as recorded when --pooling is not given. Outputs are written
+atomically.
 """
 import dataclasses
 import json
@@ -19,9 +22,11 @@ from bert_tf1.data.extraction.features import (compute_layer_outputs,
 from bert_tf1.data.io.atomic import atomic_output
 from bert_tf1.data.io.results import NonFiniteResultError
 from bert_tf1.modeling import BertModel, checkpoints
-from bert_tf1.modeling.pooling import POOLINGS, pool_sequence
+from bert_tf1.modeling.pooling import (POOLINGS, pool_sequence,
+                                       read_pooling_record)
 from bert_tf1.tasks import batch_inference, checks
 from bert_tf1.tasks.configs import TaskConfig
+from bert_tf1.tasks.served_model import model_folder_of, pooling_of
 from bert_tf1.tasks.task import Task
 from bert_tf1.tasks.errors import UserError
 
@@ -30,12 +35,15 @@ from bert_tf1.tasks.errors import UserError
 class FeatureExtractionConfig(TaskConfig):
     """The original extract_features.py flags (same names and defaults),
     `output_dir` unused; `layers` None: "-1,-2,-3,-4", or "-1" with a
-    `pooling` ("mean", "cls", "max": `bert_tf1.modeling.pooling.pool_sequence`)."""
+    `pooling` ("mean", "cls", "max": `bert_tf1.modeling.pooling.pool_sequence`;
+    "none": per-token output). `pooling` and `l2_normalize` None: the
+    pooling record of the model folder of `init_checkpoint`
+    (`bert_tf1.tasks.served_model.pooling_of`), else "none" and False."""
     input_file: str = None
     output_file: str = None
     layers: str = None
-    pooling: str = "none"
-    l2_normalize: bool = False
+    pooling: str = None
+    l2_normalize: bool = None
     vocab_file: str = None
     do_lower_case: bool = True
     batch_size: int = 32
@@ -98,11 +106,26 @@ class FeatureExtractionTask(Task):
         return self.config.pooling not in (None, "none")
 
     def check_pooling(self):
-        """Pooling, normalisation and output name fit together."""
+        """Pooling, normalisation and output name fit together; pooling
+        and l2_normalize not given take the model folder's record.
+
+        Raises:
+            UserError: an unknown pooling, a pooling or l2_normalize that
+                differs from the model folder's record (names the flag and
+                the file), --l2_normalize or a .npy output without pooling.
+        """
         config = self.config
-        if config.pooling not in ("none", *POOLINGS):
+        if config.pooling not in (None, "none", *POOLINGS):
             raise UserError(f"--pooling={config.pooling}: expected none, "
                             f"{', '.join(POOLINGS)}")
+        folder = model_folder_of(config.init_checkpoint)
+        if config.pooling is None and (
+                not folder or read_pooling_record(folder) is None):
+            config.pooling = "none"
+        if config.pooling != "none":   # per-token output pools nothing
+            config.pooling, config.l2_normalize = pooling_of(
+                folder, config.pooling, config.l2_normalize)
+        config.l2_normalize = bool(config.l2_normalize)
         if not self.pooled():
             if config.l2_normalize:
                 raise UserError("--l2_normalize needs --pooling (mean, cls "

@@ -14,12 +14,14 @@ from bert_tf1.data.glue.processors import glue_header_of
 from bert_tf1.data.io.atomic import write_text_atomically
 from bert_tf1.data.io.stderr_noise import tensorflow_noise_filtered
 from bert_tf1.data.io.text_files import read_utf8_text
+from bert_tf1.modeling.pooling import read_pooling_record
 from bert_tf1.serving import load_served_model
 from bert_tf1.serving.formats.info import MODEL_TYPES, open_export_folder
 from bert_tf1.serving.predictions import open_export, predictor_of_model
 from bert_tf1.tasks import batch_inference, checks
 from bert_tf1.tasks.errors import UserError
-from bert_tf1.tasks.served_model import ServedModel, ServedModelConfig
+from bert_tf1.tasks.served_model import (ServedModel, ServedModelConfig,
+                                         model_folder_of)
 
 # The names of the fields of a line, per model type.
 _FIELDS = {"squad": ("question", "context"), "tagger": ("text",)}
@@ -34,7 +36,9 @@ _ARITY = {"classifier": (1, 2, "1 or 2 (text, or text_a<TAB>text_b)"),
 @dataclasses.dataclass(kw_only=True)
 class PredictTextConfig(ServedModelConfig):
     """The flags of predict_text.py: `export_dir`, or the
-    `ServedModelConfig` fields (model_type None: read from the export);
+    `ServedModelConfig` fields (model_type None: read from the export, or
+    an encoder for a model folder with a pooling record; an encoder is
+    pooled as that record says);
     `text` (list of str), else `input_file`, else standard input;
     `output_file` (else standard output); `batch_size` per model call."""
     model_type: str = None
@@ -134,7 +138,9 @@ class PredictTextTask:
                 MODEL_TYPES):
             raise UserError(f"--model_type={config.model_type}: expected one "
                             f"of {', '.join(MODEL_TYPES)}.")
-        if config.init_checkpoint and config.model_type is None:
+        if config.init_checkpoint and config.model_type is None and (
+                read_pooling_record(model_folder_of(
+                    config.init_checkpoint)) is None):
             raise UserError("--init_checkpoint needs --model_type ("
                             f"{', '.join(MODEL_TYPES)}).")
         if config.text and config.input_file:
@@ -148,9 +154,9 @@ class PredictTextTask:
             self.predictor = open_export(config.export_dir, config.model_type)
             self.model_type = self.predictor.model_type
         else:
-            self.model_type, self.predictor = config.model_type, None
             self.served = ServedModel(config)  # its ServedModelConfig fields
             self.served.resolve()
+            self.model_type, self.predictor = config.model_type, None
         self.rows = parse_rows(numbered, self.model_type, where)
 
     def results(self):
@@ -162,7 +168,8 @@ class PredictTextTask:
                 model, preprocessor, self.model_type, arguments["label_list"],
                 **{key: arguments[key] for key in (
                     "max_query_length", "max_answer_length", "n_best_size",
-                    "doc_stride")})
+                    "doc_stride", "pooling", "l2_normalize")
+                   if key in arguments})
         start = time.perf_counter()
         with tensorflow_noise_filtered():  # TF's oneDNN "E" line, not ours
             outputs = self.predictor.predict(

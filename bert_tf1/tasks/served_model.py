@@ -4,9 +4,12 @@ same names) and `ServedModel`, which resolves the labels and, for a model
 folder (a training script's output_dir), the files it records.
 
 A model folder holds `bert_config.json`, `vocab.txt`, the lower-casing and
-`max_seq_length` record (`tokenizer_config.json`) and, for a classifier or
-tagger, `label_list.txt`: with `--init_checkpoint=<that folder>` alone every
-other flag takes its value from there.
+`max_seq_length` record (`tokenizer_config.json`), for a classifier or
+tagger `label_list.txt`, and for a sentence embedder its pooling record
+(`bert_tf1.modeling.pooling.POOLING_FILE`, written by run_embeddings.py and
+fetch_pretrained.py): with `--init_checkpoint=<that folder>` alone every
+other flag takes its value from there, the model type included (an
+encoder where the pooling record is).
 """
 import dataclasses
 import os
@@ -15,6 +18,8 @@ from bert_tf1.data.glue.processors import get_processor
 from bert_tf1.data.tagging.outputs import read_label_list
 from bert_tf1.data.tokenization import lower_case_record
 from bert_tf1.modeling.interop import sources
+from bert_tf1.modeling.pooling import (POOLING_FILE, POOLINGS,
+                                       read_pooling_record)
 from bert_tf1.tasks import checks
 from bert_tf1.tasks.errors import UserError
 
@@ -31,8 +36,11 @@ class ServedModelConfig:
     task_name, label_list, num_labels, else the model folder's
     label_list.txt; a tagger's from `label_list_file`, `label_list` or that
     file). `bert_config_file`, `vocab_file` and `max_seq_length` None: the
-    model folder's (`max_seq_length` else 128)."""
-    model_type: str = "classifier"
+    model folder's (`max_seq_length` else 128). `model_type` None: an
+    encoder for a model folder with a pooling record, else a classifier.
+    An encoder's `pooling` and `l2_normalize` None: the model folder's
+    pooling record, else "mean" and False (`pooling_of`)."""
+    model_type: str = None
     bert_config_file: str = None
     vocab_file: str = None
     do_lower_case: bool = True
@@ -46,6 +54,8 @@ class ServedModelConfig:
     n_best_size: int = 20
     label_list_file: str = None
     doc_stride: int = 128
+    pooling: str = None
+    l2_normalize: bool = None
 
 
 def model_folder_of(init_checkpoint):
@@ -59,6 +69,42 @@ def model_folder_of(init_checkpoint):
             os.path.isfile(os.path.join(folder, "bert_config.json"))):
         folder = os.path.dirname(os.path.normpath(folder))
     return folder
+
+
+def pooling_of(folder, pooling=None, l2_normalize=None):
+    """An encoder's (pooling, l2_normalize): each one given, else the
+    pooling record of the model folder `folder` (`POOLING_FILE`, the
+    pooling the model was trained with), else "mean" and False.
+
+    Args:
+        folder: a model folder, or None.
+        pooling: None or one of `bert_tf1.modeling.pooling.POOLINGS`
+            (the --pooling flag); l2_normalize: None or bool.
+
+    Raises:
+        UserError: a value given that differs from the record (one line
+            naming the flag, the file and both values), or an unknown
+            pooling.
+    """
+    if pooling is not None and pooling not in POOLINGS:
+        raise UserError(f"--pooling={pooling}: expected one of "
+                        f"{', '.join(POOLINGS)}.")
+    record = read_pooling_record(folder) if folder else None
+    if record is None:
+        return pooling or "mean", bool(l2_normalize)
+    path = os.path.join(folder, POOLING_FILE)
+    recorded_pooling, recorded_l2 = record
+    for flag, given, recorded in (("pooling", pooling, recorded_pooling),
+                                  ("l2_normalize", l2_normalize,
+                                   recorded_l2)):
+        if given is not None and given != recorded:
+            show = (lambda value: str(value).lower()) if isinstance(
+                recorded, bool) else str
+            raise UserError(
+                f"--{flag}={show(given)} differs from {path} ({flag}="
+                f"{show(recorded)}, the model's own); leave --{flag} out to "
+                "use the recorded one.")
+    return recorded_pooling, bool(recorded_l2)
 
 
 class ServedModel:
@@ -80,6 +126,9 @@ class ServedModel:
         sets `label_list` and `num_labels`."""
         config = self.config
         folder = model_folder_of(config.init_checkpoint)
+        if config.model_type is None:
+            config.model_type = ("encoder" if folder and read_pooling_record(
+                folder) is not None else "classifier")
         for field, name in (("bert_config_file", "bert_config.json"),
                             ("vocab_file", "vocab.txt")):
             beside = os.path.join(folder, name) if folder else None
@@ -107,6 +156,9 @@ class ServedModel:
             self.label_list, self.num_labels = self.classifier_labels(folder)
         elif config.model_type == "tagger":
             self.label_list = self.tagger_labels(folder)
+        elif config.model_type == "encoder":
+            config.pooling, config.l2_normalize = pooling_of(
+                folder, config.pooling, config.l2_normalize)
 
     def classifier_labels(self, folder=None):
         """(label_list, num_labels) from task_name, label_list or
@@ -168,9 +220,12 @@ class ServedModel:
     def serving_arguments(self):
         """The keyword arguments of `bert_tf1.serving.export.
         load_served_model` for this config, labels resolved (after
-        `resolve()`)."""
+        `resolve()`; an encoder's pooling and l2_normalize)."""
+        leave_out = ("task_name", "label_list_file") + (
+            () if self.config.model_type == "encoder"
+            else ("pooling", "l2_normalize"))
         values = {field.name: getattr(self.config, field.name)
                   for field in dataclasses.fields(ServedModelConfig)
-                  if field.name not in ("task_name", "label_list_file")}
+                  if field.name not in leave_out}
         return dict(values, label_list=self.label_list,
                     num_labels=self.num_labels)

@@ -44,4 +44,4 @@ from tests.helpers.bad_input_cases import (  # noqa: E402,F401
     export_and_convert, create_data, heads_export_and_convert, predict,
     multiple_choice, preflight, other_kinds, lora, batch_inference,
     deploy_formats, preflight_numbers, pytorch_folders, export_folders,
-    embeddings)
+    embeddings, embedder_folders)
