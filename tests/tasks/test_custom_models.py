@@ -411,3 +411,24 @@ def test_export_flags_are_checked_before_anything_is_written(
         task.run()
     assert not output_dir.exists() and not (tmp_path / "new").exists()
     assert not any((tmp_path / "existing").iterdir())
+
+
+@pytest.mark.slow  # predicts 64 rows, writes one SavedModel (~10 s)
+def test_a_run_that_does_not_train_exports_the_restored_stock_model(
+        fixture, mrpc_slice, tmp_path):  # noqa: F811
+    export_dir = tmp_path / "export"
+    results = ClassificationTask(make_config(
+        fixture, mrpc_slice, tmp_path / "out", do_predict=True,
+        export_dir=str(export_dir))).run()
+    assert results["export"] == str(export_dir)
+    info = json.loads((export_dir / "export_info.json").read_text())
+    assert (info["model_type"], info["max_seq_length"]) == ("classifier", 64)
+    examples = get_processor("MRPC").get_test_examples(str(mrpc_slice))[:8]
+    got = [[result["probabilities"][label] for label in ("0", "1")]
+           for result in predict_text(export_dir, [
+               f"{example.text_a}\t{example.text_b}" for example in examples])]
+    # The weights the run restored (--init_checkpoint) and predicted with.
+    want = np.loadtxt(tmp_path / "out" / "test_results.tsv",
+                      delimiter="\t")[:8]
+    np.testing.assert_allclose(got, want, atol=1e-4, rtol=0)
+    assert np.ptp(want[:, 0]) > 1e-3  # rows that tell examples apart
