@@ -58,6 +58,7 @@ script_flags.define_learning_rate_flags(
     "(fine-tuning), 2e-3 with --feature_layers (the BiLSTM trains from "
     "scratch; see docs/tagging.md).")
 script_flags.define_lora_flags()
+script_flags.define_export_flags()
 flags.DEFINE_enum(
     "feature_layers", None, FEATURE_LAYERS,
     "Feature-based approach (paper Table 7) instead of fine-tuning: which "

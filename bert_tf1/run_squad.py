@@ -47,6 +47,7 @@ script_flags.define_mode_flags(
     predict_batch_size_help="Total batch size for predictions.")
 script_flags.define_learning_rate_flags()
 script_flags.define_lora_flags()
+script_flags.define_export_flags()
 flags.DEFINE_integer(
     "n_best_size", 20,
     "The total number of n-best predictions to generate in the "

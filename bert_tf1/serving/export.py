@@ -47,7 +47,9 @@ def _load_model(model_type, config, init_checkpoint, label_list,
             hint = (f" It has no `{head_name}`: export a checkpoint fine-tuned "
                     "for this task (the output_dir of run_classifier.py, "
                     "run_squad.py, run_ner.py or run_multiple_choice.py), or "
-                    "export it as model_type encoder.")
+                    "export it as model_type encoder; a model of your own "
+                    "create_model is exported by its run's --export_dir "
+                    "(docs/custom_models.md).")
         raise UserError(
             f"Checkpoint {status.checkpoint} lacks {len(status.missing)} "
             f"weight(s) of the {model.name} model, e.g. "

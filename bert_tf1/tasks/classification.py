@@ -42,6 +42,7 @@ class ClassificationTask(FineTuningTask):
 
     records_name = "classifier"
     eval_summaries = True
+    export_model_type = "classifier"
 
     def __init__(self, config, create_model=None):
         super().__init__(config, create_model)
@@ -60,6 +61,11 @@ class ClassificationTask(FineTuningTask):
             self.create_model or BertClassifier,
             (self.bert_config, self.num_labels), BertClassifier,
             num_labels=self.num_labels)
+
+    def export_arguments(self):
+        """The task's labels (a regression, num_labels 1: none)."""
+        return {"label_list": None if self.regression
+                else [str(label) for label in self.label_list]}
 
     def data_file(self, mode):
         names = getattr(self.processor, "file_names", {})

@@ -31,7 +31,10 @@ class TaskConfig:
 @dataclasses.dataclass(kw_only=True)
 class FineTuningConfig(TaskConfig):
     """The flags run_classifier.py and run_squad.py share (same defaults),
-    and the LoRA flags (`check_lora_flags`, docs/lora.md)."""
+    the LoRA flags (`check_lora_flags`, docs/lora.md) and the export after
+    the run (`export_dir`: None, no export; `export_format`: None, one
+    raw-text SavedModel, else a list of `bert_tf1.serving.formats.FORMATS`;
+    `bert_tf1.tasks.export_after_training`)."""
     vocab_file: str = None
     do_lower_case: bool = True
     do_train: bool = False
@@ -44,6 +47,8 @@ class FineTuningConfig(TaskConfig):
     lora_rank: int = 0
     lora_alpha: float = None
     lora_targets: str = None  # None: lora.DEFAULT_TARGETS
+    export_dir: str = None
+    export_format: list = None
 
 
 @dataclasses.dataclass(kw_only=True)

@@ -59,6 +59,8 @@ class FineTuningTask(Task):
     cut_training_batches = True
     #: Evaluation numbers to TensorBoard and training_curves.png.
     eval_summaries = False
+    #: The `bert_tf1.serving` model type --export_dir writes the model as.
+    export_model_type = None
 
     def __init__(self, config, create_model=None):
         super().__init__(config, create_model)
@@ -84,6 +86,12 @@ class FineTuningTask(Task):
 
     def write_eval_outputs(self, outputs, labels, num_actual):
         """Files beside eval_results.txt (chief only)."""
+
+    def export_arguments(self):
+        """`bert_tf1.serving.export_model`'s arguments besides the model,
+        its type and preprocessor (labels, window settings) for
+        --export_dir."""
+        return {}
 
     def read_examples(self, mode):
         raise NotImplementedError
@@ -167,6 +175,11 @@ class FineTuningTask(Task):
                 " no TPU strategy and no --use_xla")
         model_folder.check_model_files(config, self.trains(),
                                         self.precision)
+        if getattr(config, "export_dir", None) or getattr(
+                config, "export_format", None):
+            from bert_tf1.tasks import export_after_training
+
+            export_after_training.check_export_flags(config)
         if self.trains() and hasattr(config, "eval_steps"):
             eval_during_training.check_flags(self)
 
@@ -320,6 +333,16 @@ class FineTuningTask(Task):
         outputs, _, _, num_actual = self.predict_logits(
             "predict", self.config.predict_batch_size)
         return self.write_outputs(outputs, num_actual)
+
+    def after_modes(self, results):
+        """With --export_dir: the model as it is now, exported
+        (`bert_tf1.tasks.export_after_training`); results["export"] is the
+        folder."""
+        if getattr(self.config, "export_dir", None):
+            from bert_tf1.tasks import export_after_training
+
+            results["export"] = export_after_training.export_trained_model(
+                self)
 
     def use_best_checkpoint(self):
         """After training with keep_best_checkpoint: this run's evaluation

@@ -46,6 +46,7 @@ class MultipleChoiceTask(FineTuningTask):
 
     train_shuffle_seed = SHUFFLE_SEED  # SWAG rows come video by video
     records_name = "multiple-choice"
+    export_model_type = "multiple_choice"
 
     def build_model(self):
         return build_script_model(self.create_model or BertMultipleChoice,

@@ -186,6 +186,26 @@ def define_lora_flags():
         + ",".join(lora.DEFAULT_TARGETS) + ".")
 
 
+def define_export_flags():
+    """Defines --export_dir and --export_format: a fine-tuning script
+    exports the model it holds at the end of the run, whatever its
+    create_model built (`bert_tf1.tasks.export_after_training`,
+    docs/custom_models.md). The formats are named here, not imported:
+    importing bert_tf1.serving would load it into every training run."""
+    flags.DEFINE_string(
+        "export_dir", None,
+        "After the run: export the model to this folder (it must not exist; "
+        "checked before training), as export_saved_model.py does, with this "
+        "run's task, labels, vocab, casing and max_seq_length. The road out "
+        "for a model of your own create_model (docs/custom_models.md).")
+    flags.DEFINE_list(
+        "export_format", None,
+        "With --export_dir: deployment formats, comma-separated, one folder "
+        "each under --export_dir: saved_model, numeric, openvino, litert, "
+        "onnx (export_saved_model.py's --format, docs/deploying.md). Unset: "
+        "one raw-text SavedModel at --export_dir.")
+
+
 def define_served_model_flags():
     """Defines the labels and the SQuAD and tagger settings of a served
     model (`bert_tf1.tasks.export.ServedModelConfig`): export_saved_model.py,

@@ -65,6 +65,7 @@ class SquadTask(FineTuningTask):
     token_output_padding = -10000.0
     cut_training_batches = False
     train_shuffle_seed = SHUFFLE_SEED
+    export_model_type = "squad"
 
     def __init__(self, config, create_model=None):
         super().__init__(config, create_model)
@@ -73,6 +74,14 @@ class SquadTask(FineTuningTask):
     def build_model(self):
         return build_script_model(self.create_model or BertSquad,
                                   (self.bert_config,), BertSquad)
+
+    def export_arguments(self):
+        """The windows and answers of this run's flags."""
+        config = self.config
+        return {"doc_stride": config.doc_stride,
+                "max_query_length": config.max_query_length,
+                "max_answer_length": config.max_answer_length,
+                "n_best_size": config.n_best_size}
 
     def check_task(self):
         """run_squad.py's `validate_flags_or_throw` (its messages), plus

@@ -63,6 +63,7 @@ class TaggingTask(FineTuningTask):
 
     records_name = "tagging"
     token_outputs = True
+    export_model_type = "tagger"
 
     def __init__(self, config, create_model=None):
         if config.learning_rate is None:
@@ -106,6 +107,11 @@ class TaggingTask(FineTuningTask):
 
     def read_examples(self, mode):
         return self.data.make_windows(mode, self.tokenizer)
+
+    def export_arguments(self):
+        """The tags (label_list.txt's) and --doc_stride's windows."""
+        return {"label_list": list(self.label_list),
+                "doc_stride": self.config.doc_stride}
 
     def padding_example(self):
         return padding_window(self.config.max_seq_length)

@@ -221,12 +221,19 @@ class Task:
         self._weights_ready = True
         return self.global_step
 
+    def after_modes(self, results):
+        """Runs after the requested modes, before the output_dir lock is
+        released; `results` (mode name -> result) may gain entries."""
+
     def run(self):
-        """Checks everything, runs the requested modes in order; returns
-        dict mode name -> what the mode's method returned."""
+        """Checks everything, runs the requested modes in order, then
+        `after_modes`; returns dict mode name -> what the mode's method
+        returned."""
         self.prepare()
         try:
-            return {mode.name: getattr(self, mode.method)()
-                    for mode in requested(self.config, self.modes)}
+            results = {mode.name: getattr(self, mode.method)()
+                       for mode in requested(self.config, self.modes)}
+            self.after_modes(results)
+            return results
         finally:
             self.close()

@@ -43,23 +43,24 @@ def converter(format_name):
     return importlib.import_module(f"bert_tf1.serving.formats.{format_name}")
 
 
-def check_formats(names, serving_version=None):
+def check_formats(names, serving_version=None, flag="--format"):
     """Checks a list of formats (--format, or `export_model`'s `formats`)
-    before anything is built.
+    before anything is built; `flag` names them in the messages (a
+    fine-tuning script's: --export_format).
 
     Raises:
         UserError: an unknown or repeated format, a converter's library
             not installed, or --serving_version without a SavedModel format.
     """
     if not names:
-        raise UserError(f"--format: give one or more of {', '.join(FORMATS)}.")
+        raise UserError(f"{flag}: give one or more of {', '.join(FORMATS)}.")
     for name in names:
         if name not in FORMATS:
-            raise UserError(f"--format={name}: expected one or more of "
+            raise UserError(f"{flag}={name}: expected one or more of "
                             f"{', '.join(FORMATS)} (comma-separated).")
-        require(name)
+        require(name, f"{flag}={name}")
     if len(set(names)) != len(names):
-        raise UserError(f"--format lists a format twice: {','.join(names)}.")
+        raise UserError(f"{flag} lists a format twice: {','.join(names)}.")
     if serving_version is not None and not {"saved_model", "numeric"} & set(
             names):
         raise UserError("--serving_version sets the TF Serving layout of "
