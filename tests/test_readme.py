@@ -155,7 +155,8 @@ class Session:
         """`python run_x.py ...` in a block runs in a fork of the warm script
         server (tests/helpers/script_server.py): same streams, directory,
         environment and exit status, without importing TensorFlow anew for
-        each command. Other `python` uses run the real interpreter."""
+        each command; so does each Python block (`_run_python`). Other
+        `python` uses in a shell block run the real interpreter."""
         if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
             return
         server = shared_server()
@@ -186,6 +187,11 @@ class Session:
         return result
 
     def _run_python(self, block):
+        """`python -c CODE`: in a fork of the warm script server too (see
+        `_use_script_server`), unless BERT_TEST_FRESH_PROCESSES=1."""
+        if "BERT_SCRIPT_SERVER" in self.env:
+            return shared_server().run(["-c", block.code], REPO_ROOT, self.env,
+                                       TIMEOUT_S)
         return subprocess.run([sys.executable, "-c", block.code], cwd=REPO_ROOT,
                               env=self.env, capture_output=True, text=True,
                               timeout=TIMEOUT_S)
