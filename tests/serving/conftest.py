@@ -1,23 +1,44 @@
-"""The deployment exports, written once per test session and shared by
+"""The deployment exports, written once per test run and shared by
 test_deploy_formats.py and test_deploy_predict.py: each model is built in
 memory (loaded from its checkpoint) and written to every format by
-`bert_tf1.export_model`, the one road out."""
+`bert_tf1.export_model`, the one road out.
+
+Under pytest-xdist (run_tests.sh: --dist loadfile) the two files often run in
+different worker processes; the first worker to need a model's export writes
+it into the run's shared temporary folder (under a file lock) and the other
+reads that folder: the models are built from the same checkpoint files
+(deterministic heads: tests/helpers/task_checkpoints.py), so both workers'
+in-memory models hold the same weights the export was written from."""
+import os
+
+import filelock
 import pytest
 
 from bert_tf1.serving import export_model, load_served_model
 from bert_tf1.serving.formats import FORMATS
 from tests.serving import deploy_models
 
+#: Written beside an export once every format of it is there.
+_DONE = "export.done"
+
+
+def _run_folder(tmp_path_factory):
+    """The temporary folder all of this run's workers share (pytest's own
+    base folder without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
 
 @pytest.fixture(scope="session")
 def exports(fixtures_dir, tmp_path_factory, request):
     """model name (a model type, or "real_encoder": all-MiniLM-L6-v2) ->
     (the export_dir holding every format, build arguments), written on
-    first use; `exports.models[name]` is (the in-memory model, its
-    preprocessor)."""
+    first use in this run; `exports.models[name]` is (this process's
+    in-memory model, its preprocessor)."""
     pytest.importorskip(
         "openvino", reason="--format needs the [deploy] extra (pip install -e '.[deploy]'; run_tests.sh installs it)")
     made = {}
+    shared = _run_folder(tmp_path_factory)
 
     def export(name):
         if name not in made:
@@ -28,12 +49,17 @@ def exports(fixtures_dir, tmp_path_factory, request):
                 model_type, fixtures_dir, tmp_path_factory, real)
             arguments.setdefault("pooling", "mean")
             model, preprocessor = load_served_model(**arguments)
-            folder = tmp_path_factory.mktemp(name) / "export"
-            rules = {key: value for key, value in arguments.items()
-                     if key in ("pooling", "doc_stride")}
-            export_model(model, str(folder), arguments.get("label_list"),
-                         formats=FORMATS, preprocessor=preprocessor,
-                         model_type=model_type, **rules)
+            home = shared / f"deploy-export-{name}"
+            folder = home / "export"
+            with filelock.FileLock(str(shared / f"deploy-export-{name}.lock")):
+                if not (home / _DONE).exists():
+                    home.mkdir(exist_ok=True)
+                    rules = {key: value for key, value in arguments.items()
+                             if key in ("pooling", "doc_stride")}
+                    export_model(model, str(folder), arguments.get("label_list"),
+                                 formats=FORMATS, preprocessor=preprocessor,
+                                 model_type=model_type, **rules)
+                    (home / _DONE).write_text("")
             made[name] = folder, arguments
             export.models[name] = model, preprocessor
         return made[name]
