@@ -22,6 +22,10 @@ Conventions (for whoever adds a section or a page):
   set-up block's `$OUT`, `$GLUE_DIR`, ...) are passed on to the next blocks,
   Python ones included (they read `os.environ`). `TMPDIR` points into the
   test's temporary folder, so `mktemp` outputs are removed afterwards.
+- `python run_x.py ...` in a shell block and each Python block run in a
+  fork of the warm script server (tests/helpers/script_server.py: no
+  TensorFlow import per command; BERT_TEST_FRESH_PROCESSES=1 starts real
+  interpreters instead).
 - `source .venv/bin/activate` is not run: `python` is the interpreter
   running the tests (its folder first on PATH), which is the venv's under
   `run_tests.sh`.
@@ -111,14 +115,17 @@ def _case_id(case):
     return f"{path.relative_to(REPO_ROOT).as_posix()}-{block.id}"
 
 
+@functools.lru_cache(maxsize=None)
+def _imports(name):
+    """True when `import name` succeeds in a new interpreter (once per
+    module and test process: several blocks require the same ones)."""
+    probe = subprocess.run([sys.executable, "-c", f"import {name}"],
+                           capture_output=True, timeout=120)
+    return probe.returncode == 0
+
+
 def _missing_modules(names):
-    missing = []
-    for name in names:
-        probe = subprocess.run([sys.executable, "-c", f"import {name}"],
-                               capture_output=True, timeout=120)
-        if probe.returncode:
-            missing.append(name)
-    return missing
+    return [name for name in names if not _imports(name)]
 
 
 def _skip_reason(block):
@@ -155,7 +162,8 @@ class Session:
         """`python run_x.py ...` in a block runs in a fork of the warm script
         server (tests/helpers/script_server.py): same streams, directory,
         environment and exit status, without importing TensorFlow anew for
-        each command. Other `python` uses run the real interpreter."""
+        each command; so does each Python block (`_run_python`). Other
+        `python` uses in a shell block run the real interpreter."""
         if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
             return
         server = shared_server()
@@ -186,6 +194,11 @@ class Session:
         return result
 
     def _run_python(self, block):
+        """`python -c CODE`: in a fork of the warm script server too (see
+        `_use_script_server`), unless BERT_TEST_FRESH_PROCESSES=1."""
+        if "BERT_SCRIPT_SERVER" in self.env:
+            return shared_server().run(["-c", block.code], REPO_ROOT, self.env,
+                                       TIMEOUT_S)
         return subprocess.run([sys.executable, "-c", block.code], cwd=REPO_ROOT,
                               env=self.env, capture_output=True, text=True,
                               timeout=TIMEOUT_S)
@@ -265,3 +278,28 @@ def test_markers_parse():
         (3, "bash", "skip"), (7, "python", None), (10, "", None)]
     assert blocks[1].code == "print(1)\n"
     assert pathlib.Path(README).exists()
+
+
+_PROBE = """
+import os, sys
+import json as _json
+print(_json.dumps({"argv": sys.argv, "name": __name__, "path0": sys.path[0],
+                   "cwd": os.getcwd(), "home": os.environ.get("PROBE_HOME"),
+                   "main": sys.modules["__main__"].__dict__.get("_json")
+                   is not None}))
+sys.exit(3)
+"""
+
+
+def test_a_forked_python_block_runs_as_python_c(tmp_path):
+    """A Python block in the warm server's fork (`Session._run_python`) and
+    `python -c` in a new interpreter: the same argv, __main__ module,
+    sys.path[0], directory, environment and exit status."""
+    env = dict(os.environ, PROBE_HOME=str(tmp_path))
+    forked = shared_server().run(["-c", _PROBE, "x"], tmp_path, env, 120)
+    fresh = subprocess.run([sys.executable, "-c", _PROBE, "x"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert fresh.returncode == forked.returncode == 3, forked.stderr
+    assert forked.stdout == fresh.stdout
+    assert fresh.stdout.startswith('{"argv": ["-c", "x"], "name": "__main__", '
+                                   '"path0": "", ')

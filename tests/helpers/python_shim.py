@@ -1,11 +1,11 @@
 """`python` for README commands under tests/test_readme.py.
 
-`python <root script>.py ...` runs the script in a fork of the warm script
-server (BERT_SCRIPT_SERVER, see tests/helpers/script_server.py) with this
-process's standard streams, working directory and environment, and exits
-with its status; signals sent to the shim are passed on. Anything else
-(`python -c ...`, `python -m ...`, other files) executes the real
-interpreter (BERT_REAL_PYTHON) in place.
+`python <root script>.py ...` and `python -c CODE ...` run in a fork of the
+warm script server (BERT_SCRIPT_SERVER, see tests/helpers/script_server.py)
+with this process's standard streams, working directory and environment,
+and exit with its status; signals sent to the shim are passed on. Anything
+else (`python -m ...`, other files, options) executes the real interpreter
+(BERT_REAL_PYTHON) in place.
 """
 import os
 import signal
@@ -26,7 +26,8 @@ def _root_script(args):
 def main(args):
     real_python = os.environ["BERT_REAL_PYTHON"]
     socket_path = os.environ.get("BERT_SCRIPT_SERVER")
-    script = _root_script(args)
+    script = "-c" if args[:1] == ["-c"] and len(args) > 1 else (
+        _root_script(args))
     if script is None or not socket_path:
         os.execv(real_python, [real_python] + args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

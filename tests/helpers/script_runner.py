@@ -113,13 +113,17 @@ def run_script(script, args, timeout=900, check=True, fresh_process=False):
     return process
 
 
-def run_script_argv(script, *args, timeout=300):
+def run_script_argv(script, *args, timeout=300, fresh_process=False):
     """Runs `python <script> ARGS...` from the repository root (ARGS as
-    given, e.g. "--input_file=x"); returns the CompletedProcess, unchecked."""
+    given, e.g. "--input_file=x"); returns the CompletedProcess, unchecked.
+    Like `run_script`: in a fork of the warm server unless `fresh_process`
+    (or BERT_TEST_FRESH_PROCESSES=1)."""
+    argv = [str(REPO_ROOT / script), *args]
     env = _script_env()
-    return subprocess.run([sys.executable, str(REPO_ROOT / script), *args],
-                          cwd=REPO_ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    if fresh_process or os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+        return subprocess.run([sys.executable] + argv, cwd=REPO_ROOT, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    return shared_server().run(argv, REPO_ROOT, env, timeout)
 
 
 def assert_one_line_error(process, *names):

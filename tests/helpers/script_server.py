@@ -19,7 +19,10 @@ stdin, stdout, stderr; `socket.send_fds`); the server answers the JSON
 lines `{"pid"}` when the child has started and `{"returncode"}` (negative:
 killed by that signal, as `subprocess`) when it has ended.
 `tests/helpers/script_runner.py` is the client for tests,
-`tests/helpers/python_shim.py` the one for README commands.
+`tests/helpers/python_shim.py` the one for README commands. An argv of
+`["-c", CODE, args...]` runs CODE as `python -c CODE args...` would (as
+`__main__`, `sys.argv[0]` "-c", the working directory first on sys.path):
+the README's Python blocks (tests/test_readme.py).
 
 What a forked run cannot show (tests that need it start a real process):
 TensorFlow's start-up lines, and environment variables read only while
@@ -35,6 +38,7 @@ import signal
 import socket
 import sys
 import traceback
+import types
 
 # What every script imports before its first op.
 PRELOAD = ("keras", "numpy", "absl.app", "absl.flags", "bert_tf1.modeling", "bert_tf1.serving",
@@ -63,6 +67,16 @@ def _exit_code(stop):
     return 1
 
 
+def _run_code(code):
+    """`python -c code`: `code` run as the module `__main__`, with the
+    working directory ("") first on sys.path."""
+    sys.path[0] = ""
+    main = types.ModuleType("__main__")
+    main.__builtins__ = __builtins__
+    sys.modules["__main__"] = main
+    exec(compile(code, "<string>", "exec"), main.__dict__)
+
+
 def _child(request, fds, closing):
     """In the forked child: become the script's process. Never returns."""
     code = 1
@@ -86,9 +100,12 @@ def _child(request, fds, closing):
         os.environ.update(request["env"])
         script = request["argv"][0]
         sys.argv = list(request["argv"])
-        sys.path[0] = os.path.dirname(os.path.abspath(script))
         try:
-            runpy.run_path(script, run_name="__main__")
+            if script == "-c":
+                _run_code(sys.argv.pop(1))
+            else:
+                sys.path[0] = os.path.dirname(os.path.abspath(script))
+                runpy.run_path(script, run_name="__main__")
             code = 0
         except SystemExit as stop:
             code = _exit_code(stop)

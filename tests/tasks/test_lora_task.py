@@ -74,16 +74,16 @@ def test_lora_run_with_evaluation_best_and_dynamic_padding(
                                                 abs=1e-5), key
 
 
-@pytest.mark.slow  # four script starts: ~20 s
+@pytest.mark.slow
 @pytest.mark.parametrize("script", ["run_classifier.py", "run_ner.py",
                                     "run_squad.py", "run_multiple_choice.py"])
-def test_helpfull_lists_the_lora_flags(repo_root, script):
-    import subprocess
-    import sys
+def test_helpfull_lists_the_lora_flags(script):
+    from tests.helpers.script_runner import run_script
 
-    help_text = subprocess.run(
-        [sys.executable, str(repo_root / script), "--helpfull"],
-        capture_output=True, text=True, cwd=repo_root).stdout  # exits 1
+    # A fork of the warm script server (no TensorFlow import per run): its
+    # --helpfull text is the same as a new interpreter's.
+    help_text = run_script(script, {"helpfull": True},
+                           check=False).stdout  # exits 1
     help_text = " ".join(help_text.split())  # absl wraps lines
     for name in ("--lora_rank:", "--lora_alpha:", "--lora_targets:",
                  "attention_output, intermediate, layer_output"):

@@ -12,9 +12,11 @@ from tests.conftest import REPO_ROOT, SHARED_DIR
 from tests.helpers.script_runner import run_script
 
 SST2 = ("data", "glue", "SST-2")  # under ../shared
-# A pilot run of this recipe (100 steps of 16 from the first 1,600 training
-# sentences, max_seq_length 64, lr 5e-5) reached 78.8% dev accuracy; always
-# answering the majority class gives 50.9% (428 of 872 are negative).
+# This recipe (60 steps of 16 from the first 960 training sentences,
+# max_seq_length 64, lr 5e-5, seed 1) reached 77.2% dev accuracy on the
+# 2-core CPU machine (40 steps: 71.8%, too close to the bar; the earlier
+# recipe's 100 steps: 78.8%); always answering the majority class gives
+# 50.9% (428 of 872 are negative). Evaluated on the whole dev set.
 LEARNED_ACCURACY = 0.70
 
 
@@ -42,7 +44,7 @@ def _eval_results(output_dir):
 @pytest.mark.slow
 def test_sst2_fine_tuning_from_the_real_checkpoint_learns(
         real_model_dir, tmp_path):
-    data_dir = _sst2_subset(tmp_path / "data", train_lines=1600)
+    data_dir = _sst2_subset(tmp_path / "data", train_lines=960)
     output_dir = tmp_path / "out"
     run_script("run_classifier.py", {
         "task_name": "SST-2", "do_train": True, "do_eval": True,
@@ -53,7 +55,7 @@ def test_sst2_fine_tuning_from_the_real_checkpoint_learns(
         "num_train_epochs": 1.0, "eval_batch_size": 64, "seed": 1,
         "output_dir": output_dir})
     results = _eval_results(output_dir)
-    assert results["global_step"] == 100
+    assert results["global_step"] == 60
     assert results["eval_accuracy"] >= LEARNED_ACCURACY, results
 
 
