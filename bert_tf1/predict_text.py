@@ -48,7 +48,9 @@ script_flags.define_served_model_flags()
 flags.DEFINE_multi_string("text", None,
                           "An example (repeatable); TAB separates its fields.")
 flags.DEFINE_string("input_file", None,
-                    "Examples, one per line (default: standard input).")
+                    "Examples, one per line (default: standard input); "
+                    "blank lines are skipped, and each result's `line` "
+                    "is its line number in the input.")
 flags.DEFINE_string("output_file", None,
                     "Write the JSON lines to this file instead of standard "
                     "output.")

@@ -81,6 +81,7 @@ flags.DEFINE_enum(
 script_flags.define_mode_flags(("train", "eval"))
 script_flags.define_learning_rate_flags(learning_rate=2e-5)
 script_flags.define_lora_flags()
+script_flags.define_export_flags()
 script_flags.define_padding_flags()
 script_flags.define_evaluation_flags()
 script_flags.define_runtime_and_error_flags()

@@ -54,7 +54,25 @@ def _load_model(model_type, config, init_checkpoint, label_list,
             f"Checkpoint {status.checkpoint} lacks {len(status.missing)} "
             f"weight(s) of the {model.name} model, e.g. "
             f"{', '.join(status.missing[:3])}.{hint}")
+    foreign = [name for name in status.unused if not _stock_name(name)] if (
+        source.kind == "tf1") else []
+    if foreign:
+        # A checkpoint of a create_model of your own (e.g. an embedder with
+        # a projection layer): rebuilding the stock model would drop them.
+        raise UserError(
+            f"Checkpoint {status.checkpoint} holds {len(foreign)} weight(s) "
+            f"no stock model has, e.g. {', '.join(foreign[:3])}: a model of "
+            "your own create_model, which the stock "
+            f"{model.name} model would silently leave out; export it with "
+            "its run's --export_dir (docs/custom_models.md).")
     return model
+
+
+def _stock_name(name):
+    """True for a TF1 weight name some stock model or its run writes (the
+    encoder, the heads, the step counter)."""
+    return (name.startswith(("bert/", "cls/")) or name in (
+        "output_weights", "output_bias", "global_step"))
 
 
 #: The arguments of `load_served_model` that only loading takes.

@@ -132,6 +132,7 @@ class EmbeddingsTask(FineTuningTask):
 
     modes = ("train", "eval")
     records_name = "sentence-embedding"
+    export_model_type = "encoder"
     eval_summaries = True
 
     def __init__(self, config, create_model=None):
@@ -194,6 +195,15 @@ class EmbeddingsTask(FineTuningTask):
             model.pooling = self.pooling
             model.l2_normalize = self.l2_normalize
             model.mini_batch_size = self.config.mini_batch_size or None
+        elif self.config.export_dir:
+            # An encoder export serves the BertModel with the pooling: the
+            # layers of your own around it would be left out.
+            raise UserError(
+                f"--export_dir: run_embeddings.py exports a SentenceEmbedder "
+                f"(the encoder, pooled); create_model returned "
+                f"{type(model).__name__} {model.name!r}, whose layers around "
+                "the encoder an export would leave out (checked before "
+                "training: nothing was written)")
         config = self.config
         loss = LOSS_CLASSES[config.loss]
         kwargs = {} if config.loss == "cosine" else {"scale": config.scale}

@@ -8,18 +8,24 @@ import keras
 
 from bert_tf1.modeling import BertModel, keras_internals
 from bert_tf1.modeling.models import losses
+from bert_tf1.tasks.errors import UserError
+
+
+class CreateModelError(UserError, TypeError):
+    """create_model() returned a model the script cannot use: the user's
+    code, so one line without a traceback (a TypeError too, as before)."""
 
 
 def encoder_of(model):
     """The one `BertModel` inside `model` (or `model` itself).
 
     Raises:
-        TypeError: there is none, or more than one.
+        CreateModelError: there is none, or more than one.
     """
     encoders = [layer for layer in keras_internals.all_layers(model)
                 if isinstance(layer, BertModel)]
     if len(encoders) != 1:
-        raise TypeError(
+        raise CreateModelError(
             f"create_model() must return a Keras model holding one BertModel; "
             f"{model.name!r} holds {len(encoders)}.")
     return encoders[0]
@@ -38,13 +44,16 @@ def build_script_model(create_model, args, stock_class, **loss_attributes):
     Returns:
         The model.
     Raises:
-        TypeError: not a Keras model holding one `BertModel`.
+        CreateModelError: not a Keras model holding one `BertModel`; a
+            functional model whose output's last dimension is not
+            `loss_attributes["num_labels"]` (when given).
     """
     model = create_model(*args)
     if not isinstance(model, keras.Model):
-        raise TypeError(f"create_model() must return a keras.Model, got "
-                        f"{type(model).__name__}.")
+        raise CreateModelError(f"create_model() must return a keras.Model, "
+                               f"got {type(model).__name__}.")
     encoder_of(model)
+    _check_output_width(model, loss_attributes.get("num_labels"))
     if type(model).compute_loss is keras.Model.compute_loss:
         stock = types.SimpleNamespace(**loss_attributes)
 
@@ -57,6 +66,20 @@ def build_script_model(create_model, args, stock_class, **loss_attributes):
 
         model.compute_loss = compute_loss
     return model
+
+
+def _check_output_width(model, num_labels):
+    """A functional model's logits must end in num_labels (a subclassed
+    model's output shape is not known before a call: not checked)."""
+    outputs = getattr(model, "outputs", None)
+    if num_labels is None or not outputs or len(outputs) != 1:
+        return
+    width = outputs[0].shape[-1]
+    if width is not None and width != num_labels:
+        raise CreateModelError(
+            f"create_model() returned {model.name!r} with outputs of shape "
+            f"{tuple(outputs[0].shape)}; expected logits whose last "
+            f"dimension is num_labels={num_labels}.")
 
 
 def enable_lora(model, rank, alpha, targets):

@@ -165,6 +165,30 @@ def test_a_model_without_its_own_loss_trains_on_the_scripts_loss():
             (TINY, 2), BertClassifier)
 
 
+def test_create_model_mistakes_are_the_users_one_line_errors():
+    """A model without a BertModel, or logits of another width than the
+    task's labels, is a UserError (one line, no "internal error")."""
+    with pytest.raises(UserError, match="holding one BertModel"):
+        model_building.build_script_model(
+            lambda config, labels: keras.Sequential([keras.layers.Dense(2)]),
+            (TINY, 2), BertClassifier)
+
+    def one_logit(bert_config, num_labels):
+        inputs = {name: keras.Input((None,), dtype="int32", name=name)
+                  for name in ("input_ids", "input_mask", "segment_ids")}
+        pooled = BertModel(bert_config)(inputs)["pooled_output"]
+        return keras.Model(inputs, keras.layers.Dense(1, name="one")(pooled),
+                           name="one_logit")
+
+    with pytest.raises(UserError, match=r"'one_logit' with outputs of shape "
+                       r"\(None, 1\); expected .* num_labels=2"):
+        model_building.build_script_model(one_logit, (TINY, 2),
+                                          BertClassifier, num_labels=2)
+    model = model_building.build_script_model(one_logit, (TINY, 1),
+                                              BertClassifier, num_labels=1)
+    assert model.name == "one_logit"
+
+
 def test_main_hands_its_create_model_to_the_task(monkeypatch):
     built = []
 

@@ -254,3 +254,50 @@ def test_pooling_follows_and_guards_the_records(fixture, tmp_path):
             fixture, tmp_path / "c", init_checkpoint=init,
             train_file=pairs, do_train=True, l2_normalize=False)).prepare()
     assert not (tmp_path / "c").exists()
+
+
+# -- the road out ---------------------------------------------------------------
+
+def test_export_dir_writes_the_trained_embedder_and_guards_own_models(
+        fixture, tokenizer, tmp_path):
+    """--export_dir exports the run's SentenceEmbedder (pooled, normalised as
+    trained); a create_model of your own with layers around the encoder is
+    refused before training, and its output_dir is refused by the folder
+    road (export_saved_model.py / predict_text.py) instead of being served
+    without those layers."""
+    from bert_tf1.serving import load_served_model
+    from bert_tf1.serving.predictions import open_export
+
+    pairs = write_rows(tmp_path / "pairs.tsv", PAIRS)
+    train = dict(loss="mnrl", train_file=pairs, do_train=True,
+                 train_batch_size=4, num_train_epochs=1.0,
+                 learning_rate=1e-3, pooling="cls", l2_normalize=True)
+    out = tmp_path / "out"
+    EmbeddingsTask(make_config(fixture, out, export_dir=tmp_path / "export",
+                               **train)).run()
+    texts = [a for a, _ in PAIRS]
+    served = np.array([row["embedding"] for row in open_export(
+        str(tmp_path / "export")).predict([(t,) for t in texts])])
+    model = SentenceEmbedder.from_checkpoint(str(out / "model.ckpt-2"),
+                                             pooling="cls", l2_normalize=True)
+    expected = embed(model, texts, tokenizer)
+    np.testing.assert_allclose(served, expected, atol=1e-4)
+    assert np.allclose(np.linalg.norm(served, axis=1), 1.0, atol=1e-5)
+
+    def create_model(bert_config):
+        inputs = {name: keras.Input((None, None), dtype="int32", name=name)
+                  for name in ("input_ids", "input_mask", "segment_ids")}
+        vectors = SentenceEmbedder(bert_config)(inputs)
+        projected = keras.layers.Dense(8, name="proj")(vectors)
+        return keras.Model(inputs, projected, name="projected_embedder")
+
+    own = tmp_path / "own"
+    with pytest.raises(UserError, match="--export_dir: .*projected_embedder"):
+        EmbeddingsTask(make_config(fixture, own, export_dir=tmp_path / "x",
+                                   **train), create_model).run()
+    assert not own.exists() or not any(own.iterdir())
+    assert not (tmp_path / "x").exists()
+    EmbeddingsTask(make_config(fixture, own, **train), create_model).run()
+    with pytest.raises(UserError, match="no stock model has, e.g. proj/"):
+        load_served_model("encoder", str(own / "bert_config.json"),
+                          str(own / "vocab.txt"), str(own), max_seq_length=SEQ)
