@@ -28,6 +28,7 @@ _EXPORTS = {
     "BertFeatureTagger": "bert_tf1.modeling.models",
     "BertMultipleChoice": "bert_tf1.modeling.models",
     "BertPretrainer": "bert_tf1.modeling.models",
+    "SentenceEmbedder": "bert_tf1.modeling.models",
     "BertPreprocessor": "bert_tf1.data.tokenization",
     "FullTokenizer": "bert_tf1.data.tokenization",
     "create_optimizer": "bert_tf1.modeling.optimization",
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # for editors and type checkers; Python loads them late
     from bert_tf1.modeling.config import BertConfig, BertConfigError
     from bert_tf1.modeling.models import (
         BertClassifier, BertFeatureTagger, BertModel, BertMultipleChoice,
-        BertPretrainer, BertSquad, BertTokenClassifier)
+        BertPretrainer, BertSquad, BertTokenClassifier, SentenceEmbedder)
     from bert_tf1.data.tokenization import BertPreprocessor, FullTokenizer
     from bert_tf1.modeling.optimization import create_optimizer
     from bert_tf1.modeling.checkpoints import (

@@ -24,8 +24,9 @@ from bert_tf1.modeling import checkpoints  # noqa: E402
 from bert_tf1.modeling.config import BertConfig, BertConfigError  # noqa: E402
 from bert_tf1.modeling.models import (BertClassifier, BertFeatureTagger,  # noqa: E402
                              BertModel, BertMultipleChoice, BertPretrainer,
-                             BertSquad, BertTokenClassifier)
+                             BertSquad, BertTokenClassifier,
+                             SentenceEmbedder)
 
 __all__ = ["BertConfig", "BertConfigError", "BertModel", "BertClassifier",
            "BertFeatureTagger", "BertMultipleChoice", "BertPretrainer",
-           "BertSquad", "BertTokenClassifier", "checkpoints"]
+           "BertSquad", "BertTokenClassifier", "SentenceEmbedder", "checkpoints"]
