@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from bert_tf1.modeling.layers.input_checks import encoder_inputs, positive_count
+from bert_tf1.modeling.layers.lora import DEFAULT_TARGETS
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
 from bert_tf1.modeling.models.multiple_choice import flatten_choices
 from bert_tf1.modeling.models.task import TaskModel
@@ -17,8 +18,8 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
     """Sentence embeddings: `pool_sequence` over the last layer's tokens.
 
     Weights: the encoder only (`bert/...`, TF1 names; the pooler is kept
-    but unused, so a classifier's or the original's checkpoint loads and
-    saves unchanged).
+    but unused and frozen, so a classifier's or the original's checkpoint
+    loads and saves unchanged).
 
     Args:
         config, encoder, preprocessor: see `TaskModel`.
@@ -65,6 +66,10 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
             raise ValueError(f"SentenceEmbedder pooling {pooling!r}; expected "
                              f"one of {', '.join(POOLINGS)}.")
         self._init_encoder(config, encoder, preprocessor)
+        if encoder is None:
+            # The pooler is unused: frozen, so `fit` warns of no missing
+            # gradients (a shared `encoder=` is left as it is).
+            self.bert.pooler.trainable = False
         self.pooling = pooling
         self.l2_normalize = bool(l2_normalize)
         self.mini_batch_size = (None if mini_batch_size is None else
@@ -112,6 +117,12 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
             "SentenceEmbedder has no loss of its own: compile it with one of "
             "bert_tf1.modeling.models.embedding_losses (e.g. loss="
             "MultipleNegativesRankingLoss()).")
+
+    def enable_lora(self, rank, alpha=None, targets=DEFAULT_TARGETS):
+        """`TaskModel.enable_lora`; the unused pooler stays frozen."""
+        pooler_trainable = self.bert.pooler.trainable
+        super().enable_lora(rank, alpha, targets)
+        self.bert.pooler.trainable = pooler_trainable
 
     def get_config(self):
         return {**super().get_config(), "pooling": self.pooling,
