@@ -182,7 +182,7 @@ def _train(args, model, rows):
                                              output_signature=signature)
     clock = Clock()
     model.fit(dataset, epochs=1, steps_per_epoch=len(batches),
-              callbacks=[clock], verbose=0)
+              callbacks=[clock], verbose=0, shuffle=False)
     return clock.wall, clock.cpu, clock.losses
 
 

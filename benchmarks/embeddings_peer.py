@@ -143,7 +143,7 @@ def _train(args, model, rows):
         optimizer.zero_grad()
         seconds.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
-        losses.append(float(loss))
+        losses.append(loss.item())
         if step % args.log_steps == 0:
             print(f"step {step}/{len(batches)} loss {losses[-1]:.4f} "
                   f"({sum(seconds[-args.log_steps:]):.1f} s)",
