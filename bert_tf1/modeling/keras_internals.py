@@ -102,6 +102,20 @@ def all_layers(model):
                                                    recursive=True))
 
 
+def seed_states(model):
+    """The state variables (int [2] each) of every `keras.random.SeedGenerator`
+    of `model`'s layers (Dropout's among them), in layer order: saved and
+    restored, they replay the same random draws (gradient caching)."""
+    return [generator.state for layer in all_layers(model)
+            for generator in _require(layer, "_seed_generators")]
+
+
+def loss_tracker(model):
+    """The `keras.metrics.Mean` behind `fit`'s "loss" log (a compiled
+    model's), which a custom `train_step` updates."""
+    return _require(model, "_loss_tracker")
+
+
 def lora_base_kernel(dense):
     """The frozen base kernel W of a LoRA-enabled `keras.layers.Dense`
     (its public `kernel` is W + (alpha / rank) A B, cast to the compute

@@ -115,6 +115,24 @@ def test_all_layers_reaches_nested_layers():
     assert "ln" in names and "inner" in names
 
 
+def test_seed_states_replay_dropout_and_loss_tracker_is_the_loss_log():
+    model = keras.Sequential([keras.layers.Dropout(0.5, name="a"),
+                              keras.Sequential([keras.layers.Dropout(0.5)])])
+    model.build((None, 64))
+    states = keras_internals.seed_states(model)
+    assert len(states) == 2
+    saved = [np.array(state.numpy()) for state in states]
+    x = np.ones((2, 64), "float32")
+    first = model(x, training=True).numpy()
+    assert not np.array_equal(model(x, training=True).numpy(), first)
+    for state, value in zip(states, saved):
+        state.assign(value)
+    np.testing.assert_array_equal(model(x, training=True).numpy(), first)
+    model.compile(loss="mse")
+    assert keras_internals.loss_tracker(model) in model.metrics
+    assert keras_internals.loss_tracker(model).name == "loss"
+
+
 def test_multi_worker_probes_on_a_local_strategy():
     assert keras_internals.in_multi_worker_mode(tf.distribute.get_strategy()) \
         is False

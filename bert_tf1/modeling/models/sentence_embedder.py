@@ -8,6 +8,7 @@ from keras import ops
 from bert_tf1.modeling.layers.input_checks import encoder_inputs, positive_count
 from bert_tf1.modeling.layers.lora import DEFAULT_TARGETS
 from bert_tf1.modeling.layers.serialization import BertConfigSerializable, register
+from bert_tf1.modeling.models import gradient_cache
 from bert_tf1.modeling.models.multiple_choice import flatten_choices
 from bert_tf1.modeling.models.task import TaskModel
 from bert_tf1.modeling.pooling import POOLINGS, pool_sequence
@@ -117,6 +118,14 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
             "SentenceEmbedder has no loss of its own: compile it with one of "
             "bert_tf1.modeling.models.embedding_losses (e.g. loss="
             "MultipleNegativesRankingLoss()).")
+
+    def train_step(self, data):
+        """Keras' train step, or with `mini_batch_size` set the
+        gradient-caching one (`gradient_cache.cached_train_step`)."""
+        if self.mini_batch_size is None:
+            return super().train_step(data)
+        return gradient_cache.cached_train_step(self, data,
+                                                self.mini_batch_size)
 
     def enable_lora(self, rank, alpha=None, targets=DEFAULT_TARGETS):
         """`TaskModel.enable_lora`; the unused pooler stays frozen."""

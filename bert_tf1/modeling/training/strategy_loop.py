@@ -25,7 +25,17 @@ def make_train_function(model, strategy, jit_compile=False):
     number of replicas, see `bert_tf1.modeling.models.losses.scale_for_replicas`) and applies
     `model.optimizer`. The returned float32 tensor [num_steps] holds each
     batch's global-batch loss (the per-replica losses summed).
+
+    Raises:
+        UserError: the model trains with gradient caching (a
+            `SentenceEmbedder` with `mini_batch_size`): its train step is
+            `fit`'s only.
     """
+    if getattr(model, "mini_batch_size", None):
+        raise UserError(
+            "--mini_batch_size (gradient caching) runs in Keras fit's train "
+            "step, which this setup (several workers or XLA on several "
+            "replicas) cannot use: leave it out, or lower the batch size.")
     optimizer = model.optimizer
 
     def gradients(x, y, sample_weight):
