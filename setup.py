@@ -5,7 +5,7 @@ from setuptools import find_packages, setup
 
 SCRIPTS = ("convert_checkpoint", "create_pretraining_data", "export_saved_model",
            "extract_features", "fetch_pretrained", "predict_text",
-           "run_classifier", "run_multiple_choice", "run_ner",
+           "run_classifier", "run_embeddings", "run_multiple_choice", "run_ner",
            "run_pretraining", "run_squad")
 
 setup(

@@ -162,3 +162,24 @@ def multiple_choice_record_spec(num_choices, max_seq_length):
         RecordField("is_real_example", "int64", scalar=True),
     ), {SEQ: int(max_seq_length), CHOICES: int(num_choices),
         CHOICE_SEQ: int(num_choices) * int(max_seq_length)})
+
+
+def embedding_record_spec(num_texts, max_seq_length):
+    """Sentence-embedding records (run_embeddings.py): input_ids,
+    input_mask, segment_ids int64, flat [num_texts * max_seq_length] on disk,
+    [num_texts, max_seq_length] to `serialize` and from `decode` (each text
+    packed alone, `[CLS] text [SEP]`); label_ids float32 (the score, 0 for
+    in-batch-negative rows) and is_real_example int64, scalars.
+
+    Source: none (the original trains no embedder); the layout of
+    `multiple_choice_record_spec`, texts in the place of choices.
+    """
+    if int(num_texts) < 1 or int(max_seq_length) < 1:
+        raise ValueError("num_texts and max_seq_length must be >= 1, got "
+                         "%r and %r" % (num_texts, max_seq_length))
+    return _ChoiceRecordSpec("sentence-embedding", (
+        *_inputs(CHOICE_SEQ),
+        RecordField("label_ids", "float32", scalar=True),
+        RecordField("is_real_example", "int64", scalar=True),
+    ), {SEQ: int(max_seq_length), CHOICES: int(num_texts),
+        CHOICE_SEQ: int(num_texts) * int(max_seq_length)})

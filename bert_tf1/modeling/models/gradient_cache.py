@@ -23,6 +23,30 @@ import tensorflow as tf
 from bert_tf1.modeling import keras_internals
 
 
+#: Seed-counter values each training batch owns in every dropout seed
+#: generator (`seed_dropout_for_batch`): more than the draws of one batch
+#: (one per forward pass; one per chunk under gradient caching).
+DRAWS_PER_BATCH = 2 ** 20
+
+
+def seed_dropout_for_batch(model):
+    """Sets every seed generator of `model` to (its seed, batch *
+    DRAWS_PER_BATCH), batch the optimizer's count of applied batches: the
+    dropout masks of a batch depend on the seeds and the batch number only,
+    so a run resumed from a checkpoint draws what the uninterrupted run drew
+    (with --seed, whose seeds are the same each run). No-op without an
+    optimizer."""
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is None:
+        return
+    optimizer = getattr(optimizer, "inner_optimizer", optimizer)
+    counter = tf.cast(keras_internals.batch_counter(optimizer).value,
+                      tf.int64) * DRAWS_PER_BATCH
+    for state in keras_internals.seed_states(model):
+        value = tf.convert_to_tensor(state.value)
+        state.assign(tf.stack([value[0], tf.cast(counter, value.dtype)]))
+
+
 def _chunk(x, index, size):
     """Rows [index * size, (index + 1) * size) of every tensor in `x`."""
     start = index * size

@@ -49,6 +49,10 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
         ValueError: an unknown pooling, mini_batch_size < 1, or
             `input_ids` of rank other than 2 or 3.
 
+    In `fit`, dropout draws depend on the seeds and the batch number only
+    (`gradient_cache.seed_dropout_for_batch`), so a run resumed from a
+    checkpoint trains as the uninterrupted run did.
+
     Compile it with a loss of `bert_tf1.modeling.models.embedding_losses`
     (which take [batch, num_texts, hidden] embeddings); without `y`, `fit`
     passes zeros as the (ignored) labels of the in-batch loss.
@@ -121,7 +125,10 @@ class SentenceEmbedder(TaskModel, BertConfigSerializable, keras.Model):
 
     def train_step(self, data):
         """Keras' train step, or with `mini_batch_size` set the
-        gradient-caching one (`gradient_cache.cached_train_step`)."""
+        gradient-caching one (`gradient_cache.cached_train_step`); dropout
+        draws as a function of the batch number
+        (`gradient_cache.seed_dropout_for_batch`: resumed runs are exact)."""
+        gradient_cache.seed_dropout_for_batch(self)
         if self.mini_batch_size is None:
             return super().train_step(data)
         return gradient_cache.cached_train_step(self, data,
