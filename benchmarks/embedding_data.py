@@ -27,6 +27,9 @@ fixed here, so both sides see the same texts, pairs and batches:
   holding its first answer). Evaluation: the evaluation articles' questions
   against a corpus of their distinct sentences; relevant: the sentences
   holding any of the question's answers (dev has up to 3 answers).
+- Every QNLI and SQuAD text has its runs of whitespace (SQuAD holds line
+  breaks inside a few contexts) made one space (`clean`), so a text is one
+  field of a TSV line.
 - **Batch order** (`batch_order`): for each epoch a `random.Random(seed *
   1000 + epoch)` shuffle of the training rows, then batches filled in that
   order with no text twice in a batch (a row whose anchor or positive is
@@ -56,6 +59,11 @@ SQUAD_ZIP = os.path.join(SHARED, "squad", "dev-v1.1.json.zip")
 # an opening quote or bracket. Not split: "U.S. Army" is split (known limit
 # of the rule, the same for both sides), "3.5" or "e.g. the" are not.
 _SENTENCE_END = re.compile(r"""[.!?]["'\u201d\u2019)\]]*\s+(?=[A-Z0-9"'\u201c\u2018(\[])""")
+
+
+def clean(text):
+    """`text` with each run of whitespace one space, stripped."""
+    return " ".join(text.split())
 
 
 def split_sentences(text):
@@ -147,15 +155,15 @@ def qnli(glue_dir=GLUE):
     train, eval_rows = [], []
     for row in rows:
         (train if _train_half(row[q]) else eval_rows).append(row)
-    train_pairs = [(row[q], row[t]) for row in train
+    train_pairs = [(clean(row[q]), clean(row[t])) for row in train
                    if row[y] == "entailment"]
     positives = {}
     for row in eval_rows:
-        texts = positives.setdefault(row[q], [])
+        texts = positives.setdefault(clean(row[q]), [])
         if row[y] == "entailment":
-            texts.append(row[t])
+            texts.append(clean(row[t]))
     return train_pairs, _retrieval(list(positives.items()),
-                                   [row[t] for row in eval_rows])
+                                   [clean(row[t]) for row in eval_rows])
 
 
 def squad(path=SQUAD_ZIP):
@@ -176,20 +184,20 @@ def squad(path=SQUAD_ZIP):
             def holding(offset, spans=spans, context=context):
                 for begin, end in spans:
                     if begin <= offset < end:
-                        return context[begin:end]
+                        return clean(context[begin:end])
                 return None  # an answer starting in the space between two
 
             if position % 2:
-                eval_corpus += [context[b:e] for b, e in spans]
+                eval_corpus += [clean(context[b:e]) for b, e in spans]
             for qa in paragraph["qas"]:
                 texts = [holding(answer["answer_start"])
                          for answer in qa["answers"]]
                 if position % 2 == 0:
                     if texts and texts[0] is not None:
-                        train_pairs.append((qa["question"], texts[0]))
+                        train_pairs.append((clean(qa["question"]), texts[0]))
                 else:
-                    eval_queries.append(
-                        (qa["question"], [t for t in texts if t is not None]))
+                    eval_queries.append((clean(qa["question"]),
+                                         [t for t in texts if t is not None]))
     return train_pairs, _retrieval(eval_queries, eval_corpus)
 
 
@@ -234,8 +242,9 @@ def write_ordered(pairs, batches, path):
     with open(path + ".tmp", "w", encoding="utf-8", newline="") as writer:
         for batch in batches:
             for index in batch:
-                writer.write("\t".join(str(field) for field in pairs[index])
-                             + "\n")
+                fields = [str(field) for field in pairs[index]]
+                assert not any("\n" in f or "\t" in f for f in fields)
+                writer.write("\t".join(fields) + "\n")
     os.replace(path + ".tmp", path)
     return sum(len(batch) for batch in batches)
 
