@@ -245,6 +245,44 @@ def _cpu():
     return names[0] if names else platform.processor()
 
 
+def table(everything):
+    """Markdown rows of whatever `everything` (results.json) holds."""
+    lines = ["| row | untrained | ours | peer | ours - peer |",
+             "|---|---:|---:|---:|---:|"]
+    quality_rows = everything.get("quality", {})
+    for task, metric in (("sts-b", "spearman"), ("qnli", "mrr@10"),
+                         ("qnli", "recall@10"), ("squad", "mrr@10"),
+                         ("squad", "recall@10")):
+        values = [quality_rows.get(f"{task}/{side}", {}).get(metric)
+                  for side in ("untrained", "ours", "peer")]
+        if all(value is None for value in values):
+            continue
+        cells = ["-" if value is None else f"{value:.2f}" for value in values]
+        gap = ("-" if None in values[1:] else
+               f"{values[1] - values[2]:+.2f}")
+        lines.append(f"| {task} {metric} | " + " | ".join(cells)
+                     + f" | {gap} |")
+    speed_rows = everything.get("speed")
+    if speed_rows:
+        lines += ["", "| MNRL step, batch 64 | wall s (median) | "
+                  "CPU s (median) | load after |", "|---|---:|---:|---:|"]
+        for side in ("ours", "peer"):
+            row = speed_rows[side]
+            lines.append(f"| {side} | {row['median_step_s']:.3f} | "
+                         f"{row['median_step_cpu_s']:.3f} | "
+                         f"{row['load_after']:.1f} |")
+    memory_rows = everything.get("memory")
+    if memory_rows:
+        lines += ["", "| batch (seq 128) | loss | peak RSS MB | step s |",
+                  "|---:|---|---:|---:|"]
+        for key, row in memory_rows.items():
+            kind = (f"gradient caching, mini-batch {row['mini_batch_size']}"
+                    if row["mini_batch_size"] else "plain")
+            lines.append(f"| {row['batch_size']} | {kind} | "
+                         f"{row['peak_rss_mb']} | {row['step_s']} |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     args = _parse_args(argv)
     os.makedirs(args.work_dir, exist_ok=True)
@@ -265,7 +303,9 @@ def main(argv=None):
     with open(output + ".tmp", "w", encoding="utf-8") as writer:
         json.dump(everything, writer, indent=1)
     os.replace(output + ".tmp", output)
-    print(json.dumps(everything, indent=1))
+    print(f"CPU: {everything['cpu']} ({everything['cpus']} cores), load "
+          f"{everything['load_start']:.1f} -> {everything['load_end']:.1f}")
+    print(table(everything))
 
 
 if __name__ == "__main__":
