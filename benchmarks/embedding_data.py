@@ -265,15 +265,17 @@ def write_retrieval(evaluation, folder):
 
 
 def prepare(out_dir, sts_batch=16, sts_epochs=4, retrieval_batch=64,
-            retrieval_epochs=1, seed=1):
+            retrieval_epochs=1, seed=1, max_steps=None):
     """Writes every split and batch order under `out_dir`; returns a summary
-    dict (counts, steps), also written as `out_dir/summary.json`."""
+    dict (counts, steps), also written as `out_dir/summary.json`.
+    `max_steps`: keep only the first that many batches of each order (a
+    shorter run on a busy machine)."""
     os.makedirs(out_dir, exist_ok=True)
     summary = {"seed": seed}
     train = sts_b("train")
     dev = sts_b("dev")
     batches = batch_order(train, sts_batch, sts_epochs, seed,
-                          distinct_texts=False)
+                          distinct_texts=False)[:max_steps]
     folder = os.path.join(out_dir, "sts-b")
     os.makedirs(folder, exist_ok=True)
     write_ordered(train, batches, os.path.join(folder, "train_ordered.tsv"))
@@ -284,7 +286,8 @@ def prepare(out_dir, sts_batch=16, sts_epochs=4, retrieval_batch=64,
                         "steps": len(batches)}
     for name, (pairs, evaluation) in (("qnli", qnli()), ("squad", squad())):
         folder = os.path.join(out_dir, name)
-        batches = batch_order(pairs, retrieval_batch, retrieval_epochs, seed)
+        batches = batch_order(pairs, retrieval_batch, retrieval_epochs,
+                              seed)[:max_steps]
         os.makedirs(folder, exist_ok=True)
         write_ordered(pairs, batches,
                       os.path.join(folder, "train_ordered.tsv"))
@@ -309,10 +312,11 @@ def main():
     parser.add_argument("--retrieval_batch", type=int, default=64)
     parser.add_argument("--retrieval_epochs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max_steps", type=int, default=None)
     args = parser.parse_args()
     print(json.dumps(prepare(args.out_dir, args.sts_batch, args.sts_epochs,
                              args.retrieval_batch, args.retrieval_epochs,
-                             args.seed), indent=1))
+                             args.seed, args.max_steps), indent=1))
 
 
 if __name__ == "__main__":

@@ -60,6 +60,9 @@ def _parse_args(argv=None):
     parser.add_argument("--peer_python", default="/work/peer-venv/bin/python")
     parser.add_argument("--sts_epochs", type=int, default=1)
     parser.add_argument("--retrieval_epochs", type=int, default=1)
+    parser.add_argument("--max_steps", type=int, default=None,
+                        help="Train on the first that many batches of each "
+                        "order only (a busy machine).")
     parser.add_argument("--learning_rate", type=float, default=2e-5)
     parser.add_argument("--warmup_proportion", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=1)
@@ -139,7 +142,8 @@ def quality(args):
     else:
         summary = embedding_data.prepare(
             args.work_dir, sts_epochs=args.sts_epochs,
-            retrieval_epochs=args.retrieval_epochs, seed=args.seed)
+            retrieval_epochs=args.retrieval_epochs, seed=args.seed,
+            max_steps=args.max_steps)
     tasks, sides = args.tasks.split(","), args.sides.split(",")
     for task in tasks:
         folder = os.path.join(args.work_dir, task)
