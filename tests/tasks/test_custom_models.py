@@ -172,6 +172,7 @@ def test_main_hands_its_create_model_to_the_task(monkeypatch):
     ("run_squad", "BertSquad", ""),
     ("run_ner", "BertTokenClassifier", "3"),
     ("run_multiple_choice", "BertMultipleChoice", ""),
+    ("run_embeddings", "SentenceEmbedder", ""),
 ])
 def test_each_scripts_create_model_is_its_stock_model(script, stock, args):
     # One process per script: two scripts' flags clash in one process.

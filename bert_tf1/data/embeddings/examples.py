@@ -109,12 +109,15 @@ def read_training_file(path, loss, score_range, flag="--train_file"):
     for number, fields in _rows(path, flag):
         where = f"{path}:{number}"
         if loss == "mnrl":
-            expected = (len(examples[0].texts),) if examples else counts
-            if len(fields) not in expected:
+            if len(fields) not in counts:
                 raise UserError(
-                    f"{where}: {len(fields)} columns; --loss=mnrl expects "
-                    f"{' or '.join(map(str, expected))} (anchor, positive"
-                    f"[, hard negative], the same on every row)")
+                    f"{where}: {len(fields)} columns; --loss=mnrl expects 2 "
+                    "or 3 (anchor, positive[, hard negative])")
+            if examples and len(fields) != len(examples[0].texts):
+                raise UserError(
+                    f"{where}: {len(fields)} columns, but "
+                    f"{examples[0].line} has {len(examples[0].texts)}; "
+                    "--loss=mnrl expects the same on every row")
             _check_texts(fields, where)
             examples.append(EmbeddingExample(tuple(fields), None, where))
             continue

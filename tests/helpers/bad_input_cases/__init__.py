@@ -43,4 +43,5 @@ from tests.helpers.bad_input_cases import (  # noqa: E402,F401
     classifier, pretraining, squad, ner, extract_features,
     export_and_convert, create_data, heads_export_and_convert, predict,
     multiple_choice, preflight, other_kinds, lora, batch_inference,
-    deploy_formats, preflight_numbers, pytorch_folders, export_folders)
+    deploy_formats, preflight_numbers, pytorch_folders, export_folders,
+    embeddings)

@@ -175,3 +175,14 @@ def test_bad_values_are_not_written(tmp_path):
     with pytest.raises(UserError, match="pooling 'sum'"):
         write_pooling_record(tmp_path / "m", "sum", True)
     assert not (tmp_path / "m").exists()
+
+
+def test_lora_trains_the_adapters_only():
+    model = SentenceEmbedder(CONFIG)
+    assert not model.bert.pooler.trainable  # unused by the embedder
+    model.enable_lora(2)
+    names = sorted(v.path.rsplit("/", 1)[-1] for v in model.trainable_variables)
+    # query and value of 2 layers, A and B each; the pooler stays frozen.
+    assert names == ["lora_kernel_a"] * 4 + ["lora_kernel_b"] * 4
+    again = SentenceEmbedder.from_config(model.get_config())
+    assert len(again.trainable_variables) == 8
