@@ -6,6 +6,7 @@ retrieval metrics; files as run_classifier.py's plus the pooling record
 import dataclasses
 import os
 
+import keras
 import numpy as np
 import tensorflow as tf
 
@@ -198,7 +199,10 @@ class EmbeddingsTask(FineTuningTask):
         kwargs = {} if config.loss == "cosine" else {"scale": config.scale}
         if config.loss == "mnrl":
             kwargs["symmetric"] = config.symmetric
-        attach_loss(model, loss(**kwargs))
+        if isinstance(model, SentenceEmbedder) or (
+                type(model).compute_loss is keras.Model.compute_loss):
+            attach_loss(model, loss(**kwargs))
+        # else: a model of your own with its own compute_loss keeps it.
         return model
 
     def padding_example(self):

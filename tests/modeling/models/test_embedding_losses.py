@@ -79,6 +79,10 @@ def test_cosent_equals_numpy(scale):
     scores = np.array([0.5, 3.2, 3.2, 1.0, 5.0, 0.0], "float32")
     loss = float(CoSENTLoss(scale=scale)(scores, y))
     assert loss == pytest.approx(np_cosent(y, scores, scale), abs=TOLERANCE)
+    # One number per batch: a sample_weight scales it by its mean.
+    weights = np.array([1.0, 0.0, 2.0, 0.5, 1.0, 1.5])
+    assert float(CoSENTLoss(scale=scale)(scores, y, sample_weight=weights)) \
+        == pytest.approx(loss * weights.mean(), abs=TOLERANCE)
     # Only the order of the scores counts.
     assert float(CoSENTLoss(scale=scale)(scores * 10 - 1, y)) == \
         pytest.approx(loss, abs=TOLERANCE)
