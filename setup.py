@@ -47,9 +47,11 @@ setup(
         # google-apitools: without it every process that imports Beam logs
         # "apitools not found" (Beam's gcp extra brings it too).
         "beam": ["apache-beam>=2.77,<2.78", "google-apitools>=0.5.32"],
-        # benchmarks/compare.py's peers; torch pinned (not a CUDA build).
+        # benchmarks/compare.py's peers; torch pinned (not a CUDA build);
+        # benchmarks/embeddings.py's peer: sentence-transformers (6.2.0, the
+        # newest this project's index serves; it needs transformers 5).
         "bench": ["torch==2.13.0", "transformers>=4.48", "onnxruntime>=1.20",
-                  "onnx>=1.17"],
+                  "onnx>=1.17", "sentence-transformers==6.2.0"],
         # export_saved_model.py --format=openvino,litert,onnx and their
         # runtimes; pinned to what installs beside TF 2.21 and the beam extra
         # (protobuf < 7), checked with pip install --dry-run.

