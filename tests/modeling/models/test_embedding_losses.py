@@ -120,6 +120,7 @@ def test_fit_with_compiled_losses():
                         num_attention_heads=2, intermediate_size=32,
                         max_position_embeddings=16, hidden_dropout_prob=0.0,
                         attention_probs_dropout_prob=0.0)
+    keras.utils.set_random_seed(0)  # the initial weights: one fixed run
     rng = np.random.default_rng(0)
     x = {"input_ids": rng.integers(1, 64, (8, 2, 6)).astype("int32"),
          "input_mask": np.ones((8, 2, 6), "int32"),
@@ -133,7 +134,9 @@ def test_fit_with_compiled_losses():
     first = float(MultipleNegativesRankingLoss()(np.zeros(8), model(x)))
     assert first == pytest.approx(model.evaluate(x, verbose=0), abs=1e-5)
     scores = rng.uniform(0, 1, 8).astype("float32")
-    model.compile(optimizer=keras.optimizers.Adam(1e-2),
+    # A smaller step than the in-batch loss's: at 1e-2 one unseeded start
+    # in eight rose after two steps (CI, 5.20 against 4.20).
+    model.compile(optimizer=keras.optimizers.Adam(1e-3),
                   loss=CoSENTLoss(), run_eagerly=True)
-    history = model.fit(x, scores, batch_size=8, epochs=2, verbose=0)
+    history = model.fit(x, scores, batch_size=8, epochs=4, verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
