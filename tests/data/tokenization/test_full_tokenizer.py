@@ -5,6 +5,7 @@ by the original FullTokenizer), from the original tokenization_test.py cases
 (original_bert.md section 11) and from pitfalls.md (Tokenizer section).
 """
 import json
+import unicodedata
 
 import pytest
 
@@ -392,3 +393,53 @@ def test_real_vocab_reads_as_the_original(data_dir):
     assert vocab == _original_load_vocab(path)
     assert tokenization.highest_reachable_id(vocab) + 1 == 30522
     assert tokenization.vocab_file_warnings(path) == []
+
+
+def _basic_tokens_step_by_step(text, do_lower_case):
+    """The original BasicTokenizer.tokenize's order of steps, character by
+    character and token by token (tokenization.py), over the module's own
+    character classes: the oracle for the one-pass `BasicTokenizer`."""
+    cleaned = []
+    for char in text:
+        if ord(char) in (0, 0xFFFD) or tokenization._is_control(char):
+            continue
+        cleaned.append(" " if tokenization._is_whitespace(char) else char)
+    spaced = "".join(" %s " % c if tokenization._is_chinese_codepoint(ord(c))
+                     else c for c in cleaned)
+    split_tokens = []
+    basic = tokenization.BasicTokenizer(do_lower_case)
+    for token in spaced.split():
+        if do_lower_case:
+            token = "".join(c for c in unicodedata.normalize("NFD", token.lower())
+                            if unicodedata.category(c) != "Mn")
+        split_tokens.extend(basic._run_split_on_punc(token))
+    return " ".join(split_tokens).split()
+
+
+@pytest.mark.parametrize("do_lower_case", [True, False])
+def test_one_pass_basic_tokenizer_equals_the_original_steps(do_lower_case):
+    """Every code point of planes 0-2 and 14 (every assigned one but
+    plane 3's ideographs, which are CJK-free letters to these rules), in one
+    text, and 2,000 random 40-character texts mixing them with ASCII, Greek
+    capital sigmas and combining marks."""
+    import random
+
+    every = "".join(chr(cp) for cp in [*range(0x30000), *range(0xE0000, 0xE1000)]
+                    if not 0xD800 <= cp <= 0xDFFF)
+    rng = random.Random(0)
+    alphabet = list(every[::97]) + list("aZ .,'\t\n\u03a3\u0301\u00a0\u3000") * 40
+    texts = [every] + ["".join(rng.choice(alphabet) for _ in range(40))
+                       for _ in range(2000)]
+    basic = tokenization.BasicTokenizer(do_lower_case)
+    for text in texts:
+        assert basic.tokenize(text) == _basic_tokens_step_by_step(
+            text, do_lower_case), repr(text)
+
+
+def test_remembered_word_pieces_equal_fresh_ones(test_vocab_file):
+    tokenizer = tokenization.FullTokenizer(test_vocab_file)
+    first = tokenizer.tokenize("unwanted running, unwanted RUNNING")
+    assert first == tokenizer.tokenize("unwanted running, unwanted RUNNING")
+    fresh = tokenization.WordpieceTokenizer(tokenizer.vocab)
+    assert first == [piece for word in "unwanted running , unwanted running".split()
+                     for piece in fresh._pieces(word)]
