@@ -67,8 +67,12 @@ def _embed_in_chunks(model, x, size, num_chunks):
         return index + 1, array.write(index, tf.cast(embeddings, tf.float32))
 
     array = tf.TensorArray(tf.float32, size=num_chunks, infer_shape=False)
+    # One chunk at a time: tf.while_loop's default runs up to 10 iterations
+    # at once in a graph, each chunk's activations alive (15.7 GB peak RSS at
+    # batch 1,024 of 128 tokens in chunks of 32; benchmarks/embeddings.py
+    # --memory).
     _, array = tf.while_loop(lambda index, _: index < num_chunks, body,
-                             (tf.constant(0), array))
+                             (tf.constant(0), array), parallel_iterations=1)
     embeddings = array.concat()
     if shapes:  # the per-example shape, lost by the TensorArray
         embeddings.set_shape(tf.TensorShape([None]).concatenate(shapes[0]))
@@ -139,7 +143,7 @@ def cached_gradients(model, x, y, sample_weight, mini_batch_size,
     zeros = tuple(tf.zeros(variable.shape, variable.dtype)
                   for variable in variables)
     results = tf.while_loop(lambda index, *_: index < num_chunks, body,
-                            (tf.constant(0),) + zeros)
+                            (tf.constant(0),) + zeros, parallel_iterations=1)
     gradients = [None if missing else total
                  for missing, total in zip(unused, results[1:])]
     return loss, embeddings, gradients
