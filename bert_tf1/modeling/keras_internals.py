@@ -133,6 +133,22 @@ def checkpoint_state_proto():
     return checkpoint_state_pb2.CheckpointState
 
 
+# ----- tf.saved_model -----------------------------------------------------------
+
+def saved_model_tracing_context(options):
+    """The context `tf.saved_model.save(..., options=options)` traces
+    functions in (its SaveContext, whose variable policy is part of a
+    tf.function's trace key): a signature traced under it is the trace that
+    saving with the same `options` reuses.
+
+    Raises:
+        ValueError: already inside such a context (TensorFlow's own check).
+    """
+    from tensorflow.python.saved_model import save_context
+
+    return save_context.save_context(options)
+
+
 # ----- tf.distribute -------------------------------------------------------------
 
 def in_multi_worker_mode(strategy):

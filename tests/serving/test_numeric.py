@@ -62,3 +62,35 @@ def test_raw_text_export_holds_tf_text_ops(fixtures_dir, tmp_path_factory,
     assert "TFText>RoundRobinTrim" in found
     assert "TF Serving >= 2.20" in found["TFText>RoundRobinTrim"]
     assert "NormalizeUTF8" in found
+
+
+class _Counted(tf.Module):
+    """A serving module of one signature that counts its traces."""
+
+    def __init__(self):
+        super().__init__()
+        self.traces = 0
+        self.scale = tf.Variable(2.0)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="x")])
+    def double(self, x):
+        self.traces += 1
+        return {"y": x * self.scale}
+
+    def signatures(self):
+        return {"serving_default": self.double, "double": self.double}
+
+
+def test_save_module_traces_each_signature_once(tmp_path):
+    """save_module's traces are the ones tf.saved_model.save reuses
+    (keras_internals.saved_model_tracing_context): a TensorFlow release
+    that keys traces otherwise traces twice here, and every export slows."""
+    module = _Counted()
+    concrete = save_module(module, str(tmp_path / "saved"))
+    assert module.traces == 1
+    assert sorted(concrete) == ["double", "serving_default"]
+    assert [v.name for v in module.captured_variables] == ["Variable:0"]
+    loaded = tf.saved_model.load(str(tmp_path / "saved"))
+    assert loaded.signatures["double"](x=tf.constant([1.5]))["y"].numpy() \
+        .tolist() == [3.0]
+    assert loaded.double(tf.constant([2.0]))["y"].numpy().tolist() == [4.0]

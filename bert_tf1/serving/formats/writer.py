@@ -15,23 +15,25 @@ from absl import logging
 
 from bert_tf1.data.io.atomic import write_directory_atomically
 from bert_tf1.data.io.stderr_noise import tensorflow_noise_filtered
+from bert_tf1.modeling import keras_internals
 from bert_tf1.serving import formats
 from bert_tf1.serving.formats.info import write_info
-from bert_tf1.serving.numeric import NumericServing
+from bert_tf1.serving.numeric import SIGNATURE, NumericServing
 
 _TF_TOOL = f"tensorflow {tf.__version__}"
 
 
-def track_captured_variables(module, signatures):
-    """Tracks the tf.Variables the signatures capture on `module`, as
+def track_captured_variables(module, concrete_functions):
+    """Tracks the tf.Variables the signatures' concrete functions
+    (`concrete_functions`: {name: ConcreteFunction}) capture on `module`, as
     `keras.export.ExportArchive` does, so loaders that run the TF1 graph
     (`saved_model_cli run`, TensorFlow Serving) find them (tensorflow/tensorflow
     issue 72963); with the Keras model held untracked
     (`bert_tf1.serving.text_module.hold_untracked`) every weight is saved
     once, under `captured_variables`."""
     seen, captured = set(), []
-    for function in signatures.values():
-        for variable in function.get_concrete_function().variables:
+    for function in concrete_functions.values():
+        for variable in function.variables:
             if id(variable) not in seen:
                 seen.add(id(variable))
                 captured.append(variable)
@@ -40,17 +42,31 @@ def track_captured_variables(module, signatures):
 
 def save_module(module, directory):
     """tf.saved_model.save of a serving module with its signatures and its
-    captured variables tracked; returns the signatures."""
+    captured variables tracked; returns {signature name: ConcreteFunction}.
+
+    Each signature is traced once: a tf.function's traces are kept per
+    tracing context, and a SaveContext (its variable policy) is part of that
+    context (tensorflow/python/eager/polymorphic_function/function_context.py,
+    make_function_context), so a trace made outside tf.saved_model.save is
+    made again inside it. Tracing the signatures under the SaveContext
+    tf.saved_model.save enters itself, with the same SaveOptions, lets
+    saving reuse these traces (the raw-text signatures' tokenizer, packer
+    and model graphs take seconds each); the graphs and the files written
+    are the same (TensorFlow has no public hook for this:
+    `keras_internals.saved_model_tracing_context`)."""
     signatures = module.signatures()
-    track_captured_variables(module, signatures)
-    tf.saved_model.save(module, directory, signatures=signatures)
-    return signatures
+    options = tf.saved_model.SaveOptions()
+    with keras_internals.saved_model_tracing_context(options):
+        concrete = {name: function.get_concrete_function()
+                    for name, function in signatures.items()}
+    track_captured_variables(module, concrete)
+    tf.saved_model.save(module, directory, signatures=signatures,
+                        options=options)
+    return concrete
 
 
-def _io(function):
-    """[{name, shape, dtype}] of a tf.function's inputs and outputs."""
-    concrete = function.get_concrete_function()
-
+def _io(concrete):
+    """[{name, shape, dtype}] of a concrete function's inputs and outputs."""
     def described(specs):
         return [{"name": name, "shape": spec.shape.as_list(),
                  "dtype": spec.dtype.name} for name, spec in specs]
@@ -61,6 +77,7 @@ def _io(function):
 
 
 def _info(name, settings, signatures, precision, tool, **extra):
+    """export_info.json's fields; `signatures`: {name: ConcreteFunction}."""
     return dict({"format": name, "precision": precision, "tool": tool,
                  "labels": settings.labels, **settings.recorded(),
                  "signatures": {key: _io(function)
@@ -98,11 +115,12 @@ _DRIFT_OUTPUT = {"classifier": "logits", "tagger": "logits",
 DRIFT_ROWS = 64
 
 
-def int8_drift(numeric, run, vocab_size, seed=0):
+def int8_drift(numeric, run, vocab_size, seed=0, numeric_run=None):
     """How far an int8 runner `run` moved from the float32 numeric graph on
     `DRIFT_ROWS` random id rows: {"output", "max_abs_change", and for
     outputs with a label, "same_argmax" (the fraction of rows whose argmax
-    stayed)}."""
+    stayed)}. `numeric_run`: a runner of `numeric`'s signature (default: its
+    tf.function called eagerly)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -115,7 +133,7 @@ def int8_drift(numeric, run, vocab_size, seed=0):
     rows = {"input_ids": ids, "input_mask": mask,
             "segment_ids": np.zeros(shape, np.int32)}
     want = {key: np.asarray(value) for key, value in
-            numeric.serving_default(**rows).items()}
+            (numeric_run or numeric.serving_default)(**rows).items()}
     got = run(**rows)
     key = _DRIFT_OUTPUT["regression" if "score" in want
                         else numeric.model_type]
@@ -129,13 +147,19 @@ def int8_drift(numeric, run, vocab_size, seed=0):
     return drift
 
 
-def _ids_runner(module, model_type):
-    """A serving module's `*_ids` signature as a numpy runner."""
+def _runner(concrete):
+    """A concrete function (int32 inputs by name) as a numpy runner."""
+    return lambda **rows: {
+        key: value.numpy() for key, value in concrete(
+            **{name: tf.constant(row) for name, row in rows.items()}).items()}
+
+
+def _ids_runner(concrete_functions, model_type):
+    """A serving module's `*_ids` signature (of `save_module`'s concrete
+    functions) as a numpy runner."""
     from bert_tf1.serving.runners import IDS_SIGNATURES
 
-    function = module.signatures()[IDS_SIGNATURES[model_type]]
-    return lambda **rows: {key: value.numpy()
-                           for key, value in function(**rows).items()}
+    return _runner(concrete_functions[IDS_SIGNATURES[model_type]])
 
 
 def write_formats(export_dir, names, module, settings, vocab_file,
@@ -168,7 +192,8 @@ def write_formats(export_dir, names, module, settings, vocab_file,
                        else f"{temp_dir}/.numeric")
         # Untracked captured variables convert to a LiteRT model that
         # outputs NaN: save_module tracks them.
-        save_module(numeric, numeric_dir)
+        numeric_signatures = save_module(numeric, numeric_dir)
+        numeric_run = _runner(numeric_signatures[SIGNATURE])
         for name in names:
             folder = f"{temp_dir}/{name}"
             if name == "saved_model":
@@ -177,10 +202,10 @@ def write_formats(export_dir, names, module, settings, vocab_file,
                 details = _raw_text_info(settings, signatures, int8)
                 if int8:
                     details["int8_drift"] = int8_drift(
-                        numeric, _ids_runner(served, settings.model_type),
-                        vocab_size)
+                        numeric, _ids_runner(signatures, settings.model_type),
+                        vocab_size, numeric_run=numeric_run)
             elif name == "numeric":
-                details = _info(name, settings, numeric.signatures(),
+                details = _info(name, settings, numeric_signatures,
                                 "float32", _TF_TOOL)
             else:
                 os.makedirs(folder)
@@ -191,12 +216,12 @@ def write_formats(export_dir, names, module, settings, vocab_file,
                         contextlib.redirect_stdout(io.StringIO()):
                     converted = formats.converter(name).convert(
                         numeric, numeric_dir, folder, int8=int8)
-                details = _info(name, settings, numeric.signatures(),
+                details = _info(name, settings, numeric_signatures,
                                 **converted)
                 if int8:
                     details["int8_drift"] = int8_drift(
                         numeric, formats.converter(name).Runner(folder),
-                        vocab_size)
+                        vocab_size, numeric_run=numeric_run)
                 gc.collect()   # the converter's graphs, before the next one
             write_info(folder, details, vocab_file, settings.do_lower_case)
             folders.append(f"{export_dir}/{name}")
