@@ -20,6 +20,7 @@ from bert_tf1.data.extraction.features import (compute_layer_outputs,
                                                feature_json_line, line_fields,
                                                parse_layer_indexes, read_examples)
 from bert_tf1.data.io.atomic import atomic_output
+from bert_tf1.data.io.dynamic_padding import cut_to_longest
 from bert_tf1.data.io.results import NonFiniteResultError
 from bert_tf1.modeling import BertModel, checkpoints
 from bert_tf1.modeling.pooling import (POOLINGS, pool_sequence,
@@ -198,7 +199,8 @@ class FeatureExtractionTask(Task):
 
     def pooled_vectors(self, features):
         """float32 [len(features), hidden]: `config.pooling` of the chosen
-        layer over each feature's input_mask, in order."""
+        layer over each feature's input_mask, in order; with
+        --dynamic_padding each batch is cut to its longest line first."""
         config = self.config
         model, layer = self.model, self.layer_indexes[0]
 
@@ -212,8 +214,14 @@ class FeatureExtractionTask(Task):
                   for name, key in (("input_ids", "input_ids"),
                                     ("input_mask", "input_mask"),
                                     ("segment_ids", "input_type_ids"))}
-        vectors = [np.asarray(run(batch)) for batch in tf.data.Dataset
-                   .from_tensor_slices(inputs).batch(config.batch_size)]
+        batches = tf.data.Dataset.from_tensor_slices(inputs).batch(
+            config.batch_size)
+        if self.dynamic_padding():
+            # Pooling reads only the real tokens (input_mask), so the cut
+            # batches give the fixed layout's vectors (to 1e-5) at the cost
+            # of the longest line of each batch, not of max_seq_length.
+            batches = batches.map(cut_to_longest(config.max_seq_length))
+        vectors = [np.asarray(run(batch)) for batch in batches]
         return (np.concatenate(vectors) if vectors else
                 np.zeros((0, self.bert_config.hidden_size), np.float32))
 

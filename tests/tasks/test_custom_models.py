@@ -6,10 +6,9 @@ fixture MRPC command, and predict_text.py over each format gives its
 test_results.tsv; the documented two-layer SQuAD span head the same through
 predictions.json."""
 import json
+import os
 import re
 import runpy
-import subprocess
-import sys
 import types
 
 import keras
@@ -26,7 +25,8 @@ from bert_tf1.tasks.classification import ClassificationTask
 from bert_tf1.tasks.errors import UserError
 from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask
 from tests.conftest import REPO_ROOT
-from tests.helpers.script_runner import assert_one_line_error, run_script
+from tests.helpers.script_runner import (assert_one_line_error, run_script,
+                                         shared_server)
 from tests.tasks.test_classification import (fixture, make_config,  # noqa: F401
                                              mrpc_slice)
 
@@ -213,7 +213,9 @@ def test_main_hands_its_create_model_to_the_task(monkeypatch):
     ("run_embeddings", "SentenceEmbedder", ""),
 ])
 def test_each_scripts_create_model_is_its_stock_model(script, stock, args):
-    # One process per script: two scripts' flags clash in one process.
+    # One process per script: two scripts' flags clash in one process. A
+    # fork of the warm script server (tests/helpers/script_server.py, as
+    # `python -c`) is one: nothing here is about a fresh interpreter.
     code = (
         f"from bert_tf1 import {script} as s\n"
         "from bert_tf1.modeling import BertConfig\n"
@@ -221,9 +223,10 @@ def test_each_scripts_create_model_is_its_stock_model(script, stock, args):
         " num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)\n"
         f"model = s.create_model(config{', ' + args if args else ''})\n"
         "print(type(model).__name__, s.create_model.__doc__.count('name='))\n")
-    result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT,
-                            capture_output=True, text=True, timeout=300,
-                            check=True)
+    result = shared_server().run(
+        ["-c", code], REPO_ROOT, dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+        timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split() == [stock, "1"]
 
 

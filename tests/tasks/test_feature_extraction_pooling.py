@@ -21,7 +21,12 @@ LINES = ["Hello world ||| How are you?",
 
 @pytest.fixture(scope="module")
 def per_token(fixtures_dir, tmp_path_factory):
-    """(flags, per-token last-layer vectors of each line, from the JSON)."""
+    """(flags, per-token last-layer vectors of each line, from the JSON).
+
+    The per-token run keeps every batch at max_seq_length
+    (--dynamic_padding=false); the pooled runs below cut their batches (the
+    default; batches of 3: the last, "short", is cut from 16 positions to
+    8), so they also check that cut batches pool as the fixed layout does."""
     folder = tmp_path_factory.mktemp("pooling")
     input_file = folder / "input.txt"
     input_file.write_text("\n".join(LINES) + "\n", encoding="utf-8")
@@ -31,7 +36,7 @@ def per_token(fixtures_dir, tmp_path_factory):
     del flags["output_dir"]
     output = folder / "tokens.jsonl"
     run_task("extract_features.py", dict(flags, output_file=output,
-                                         layers="-1"))
+                                         layers="-1", dynamic_padding=False))
     tokens = []
     for line in output.read_text().splitlines():
         features = json.loads(line)["features"]

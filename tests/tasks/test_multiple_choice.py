@@ -102,19 +102,27 @@ def check_written_results(output_dir, results, labels, num_choices):
 
 # -- end to end ---------------------------------------------------------------
 
-@pytest.mark.slow  # trains (model.fit compiles): ~20-40 s
-def test_swag_train_eval_predict(fixture, swag_file, tmp_path):
-    from bert_tf1.data.multiple_choice.records import multiple_choice_dataset
-    from bert_tf1.modeling import BertConfig, BertMultipleChoice, checkpoints
-
-    output_dir = tmp_path / "out"
+@pytest.fixture(scope="module")
+def swag_run(fixture, swag_file, tmp_path_factory):
+    """(output_dir, results, config) of one SWAG run: train 2 steps (batch 4,
+    lr 1e-3), evaluate, predict. test_rerun_resumes_and_tpu_padding_changes_
+    nothing resumes a copy of it instead of training its own first 2 steps."""
+    output_dir = tmp_path_factory.mktemp("swag_run") / "out"
     config = make_config(
         fixture, output_dir, data_format="swag", train_file=swag_file,
         eval_file=swag_file, predict_file=swag_file, do_train=True,
         do_eval=True, do_predict=True, train_batch_size=4,
         num_train_epochs=1.0, learning_rate=1e-3, eval_batch_size=4,
         predict_batch_size=5)
-    results = MultipleChoiceTask(config).run()
+    return output_dir, MultipleChoiceTask(config).run(), config
+
+
+@pytest.mark.slow  # trains (model.fit compiles): ~20-40 s
+def test_swag_train_eval_predict(fixture, swag_file, swag_run):
+    from bert_tf1.data.multiple_choice.records import multiple_choice_dataset
+    from bert_tf1.modeling import BertConfig, BertMultipleChoice, checkpoints
+
+    output_dir, results, config = swag_run
     # 11 examples / 4 * 1 epoch -> 2 steps, as the original counts.
     assert results["train"]["global_step"] == 2
     assert results["eval"]["global_step"] == 2
@@ -193,17 +201,21 @@ def test_tsv_with_three_choices_and_an_unlabelled_predict_file(fixture,
                           3)
 
 
-@pytest.mark.slow  # trains twice: ~30-60 s
+@pytest.mark.slow  # resumes swag_run's copy for 3 more steps: ~20-40 s
 def test_rerun_resumes_and_tpu_padding_changes_nothing(fixture, swag_file,
-                                                       tmp_path, monkeypatch):
+                                                       swag_run, tmp_path,
+                                                       monkeypatch):
+    import shutil
+
     from bert_tf1.modeling.training import runtime
 
+    # The first run: swag_run's 2 steps of the same training flags (its
+    # folder copied, so that its own test reads it unchanged).
     output_dir = tmp_path / "out"
+    shutil.copytree(swag_run[0], output_dir)
+    assert swag_run[1]["train"]["global_step"] == 2
     train = dict(data_format="swag", train_file=swag_file, do_train=True,
                  train_batch_size=4, learning_rate=1e-3)
-    first = MultipleChoiceTask(make_config(fixture, output_dir,
-                                           num_train_epochs=1.0, **train))
-    assert first.run()["train"]["global_step"] == 2
     again = MultipleChoiceTask(make_config(fixture, output_dir,
                                            num_train_epochs=2.0, **train))
     # int(11 / 4 * 2) = 5 steps in all: 3 more from model.ckpt-2.

@@ -10,8 +10,6 @@ import csv
 import io
 import json
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -20,10 +18,10 @@ import tensorflow as tf
 from bert_tf1.serving import build_serving_module, export_saved_model
 from bert_tf1.tasks.errors import UserError
 from bert_tf1.tasks.predict_text import PredictTextConfig, PredictTextTask, parse_rows
-from tests.conftest import REPO_ROOT
 from tests.helpers.task_checkpoints import (TAGS,
                                             write_multiple_choice_checkpoint,
                                             write_tagger_checkpoint)
+from tests.helpers.script_runner import run_script_argv
 from tests.helpers.task_runner import fixture_flags, run_task
 
 FIXTURE = "tf1_vocab_mrpc_classifier"
@@ -73,13 +71,12 @@ def test_classifier_lines_equal_run_classifier_do_predict(fixtures_dir,
         label_list=["0", "1"], init_checkpoint=str(fixture),
         max_seq_length=128, **_model_flags(fixture))
     (tmp_path / "pairs.txt").write_text(lines, encoding="utf-8")
-    process = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "predict_text.py"),
-         f"--export_dir={export_dir}", f"--input_file={tmp_path / 'pairs.txt'}",
-         "--batch_size=7"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=900,
-        env={"PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": "",
-             "PYTHONPATH": str(REPO_ROOT)})
+    # A fork of the warm script server runs it as `python predict_text.py`
+    # would; nothing here is about TensorFlow's start-up.
+    process = run_script_argv(
+        "predict_text.py", f"--export_dir={export_dir}",
+        f"--input_file={tmp_path / 'pairs.txt'}", "--batch_size=7",
+        timeout=900)
     assert process.returncode == 0, process.stderr[-3000:]
     from_export = [json.loads(line) for line in process.stdout.splitlines()]
 

@@ -291,15 +291,19 @@ def test_learning_rate_default_depends_on_the_tagger(fixture, tmp_path,
 
 
 def test_run_ner_leaves_the_learning_rate_default_to_the_task():
-    # In a subprocess: importing a script module defines its flags globally.
-    import subprocess
-    import sys
+    # In another process: importing a script module defines its flags
+    # globally. A fork of the warm script server (`python -c`) is one; the
+    # flag default does not depend on a fresh interpreter.
+    from tests.conftest import REPO_ROOT
+    from tests.helpers.script_runner import shared_server
 
     code = ("import bert_tf1.run_ner; from absl import flags; "
             "print(repr(flags.FLAGS['learning_rate'].default))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                         text=True, check=True).stdout
-    assert out.strip().splitlines()[-1] == "None"
+    result = shared_server().run(
+        ["-c", code], REPO_ROOT, dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+        timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "None"
 
 
 @pytest.mark.slow  # trains twice: ~1-2 min
