@@ -52,10 +52,14 @@ NVIDIA = {
 }
 
 
-def _config(name):
+def _config(name, num_hidden_layers=0):
+    """The model's BertConfig; `num_hidden_layers` > 0 replaces its depth."""
+    shape = dict(MODELS[name])
+    if num_hidden_layers:
+        shape["num_hidden_layers"] = num_hidden_layers
     return BertConfig(vocab_size=30522, hidden_act="gelu", hidden_dropout_prob=0.1,
                       attention_probs_dropout_prob=0.1, max_position_embeddings=512,
-                      type_vocab_size=2, initializer_range=0.02, **MODELS[name])
+                      type_vocab_size=2, initializer_range=0.02, **shape)
 
 
 def _features(config, batch_size, seq_length):
@@ -88,11 +92,13 @@ def _build(task, config, batch_size, seq_length):
     return lambda: model.train_on_batch(features, labels)
 
 
-def measure(model_name, task, precision, batch_size, seq_length, warmup, steps):
-    """Sequences per second of one row."""
+def measure(model_name, task, precision, batch_size, seq_length, warmup, steps,
+            num_hidden_layers=0):
+    """Sequences per second of one row (`num_hidden_layers`: see `_config`)."""
     keras.mixed_precision.set_global_policy(POLICIES[precision])
     try:
-        step = _build(task, _config(model_name), batch_size, seq_length)
+        step = _build(task, _config(model_name, num_hidden_layers), batch_size,
+                      seq_length)
     finally:
         keras.mixed_precision.set_global_policy("float32")
     for _ in range(warmup):
@@ -114,6 +120,9 @@ def main(argv=None):
     parser.add_argument("--squad_batch_size", type=int, default=32)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--num_hidden_layers", type=int, default=0,
+                        help="Encoder layers instead of each model's own (0: its "
+                             "own); fewer compile faster (the tests' --quick runs).")
     args = parser.parse_args(argv)
     lengths = {"infer": 128, "squad": 384}
     models = args.models.split(",")
@@ -121,6 +130,8 @@ def main(argv=None):
         models, lengths = ["tiny"], {"infer": 32, "squad": 64}
         args.warmup, args.steps = 1, 2
         args.infer_batch_size, args.squad_batch_size = 2, 2
+    if args.num_hidden_layers < 0:
+        parser.error(f"--num_hidden_layers must be 0 or more, got {args.num_hidden_layers}")
     for name in models + args.precisions.split(","):
         if name not in MODELS and name not in POLICIES:
             parser.error(f"unknown model or precision {name!r}; expected "
@@ -129,7 +140,9 @@ def main(argv=None):
     device = ", ".join(tf.config.experimental.get_device_details(g).get(
         "device_name", g.name) for g in gpus) or "CPU only"
     print(f"device: {device}; tensorflow {tf.__version__}, keras {keras.__version__}; "
-          f"XLA; {args.warmup} warm-up + {args.steps} timed steps")
+          f"XLA; {args.warmup} warm-up + {args.steps} timed steps"
+          + (f"; {args.num_hidden_layers} encoder layers (--num_hidden_layers)"
+             if args.num_hidden_layers else ""))
     print("| model | task | precision | seq | batch | seq/s | NVIDIA seq/s | NVIDIA setup |")
     print("|---|---|---|---:|---:|---:|---:|---|")
     for model_name in models:
@@ -137,7 +150,7 @@ def main(argv=None):
             batch = args.infer_batch_size if task == "infer" else args.squad_batch_size
             for precision in args.precisions.split(","):
                 rate = measure(model_name, task, precision, batch, lengths[task],
-                               args.warmup, args.steps)
+                               args.warmup, args.steps, args.num_hidden_layers)
                 reference, setup = NVIDIA.get((model_name, task, precision), (None, ""))
                 print(f"| {model_name} | {task} | {precision} | {lengths[task]} | {batch} "
                       f"| {rate:.1f} | {'' if reference is None else f'{reference:,.1f}'} "
