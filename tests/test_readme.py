@@ -118,9 +118,21 @@ def _case_id(case):
 @functools.lru_cache(maxsize=None)
 def _imports(name):
     """True when `import name` succeeds in a new interpreter (once per
-    module and test process: several blocks require the same ones)."""
-    probe = subprocess.run([sys.executable, "-c", f"import {name}"],
-                           capture_output=True, timeout=120)
+    module and test process: several blocks require the same ones).
+
+    The probe runs as `python -c "import name"` in a fork of the warm
+    script server (as the blocks themselves do, see
+    `Session._use_script_server`): TensorFlow is imported there already, so
+    probing a module that imports it (tf2onnx: ~7 CPU s in a new
+    interpreter) costs only the module's own import. Whether the import
+    succeeds is the same; BERT_TEST_FRESH_PROCESSES=1 probes in a new
+    interpreter."""
+    argv = ["-c", f"import {name}"]
+    if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+        probe = subprocess.run([sys.executable] + argv, cwd=REPO_ROOT,
+                               capture_output=True, timeout=120)
+    else:
+        probe = shared_server().run(argv, REPO_ROOT, dict(os.environ), 120)
     return probe.returncode == 0
 
 
@@ -303,3 +315,12 @@ def test_a_forked_python_block_runs_as_python_c(tmp_path):
     assert forked.stdout == fresh.stdout
     assert fresh.stdout.startswith('{"argv": ["-c", "x"], "name": "__main__", '
                                    '"path0": "", ')
+
+
+def test_the_requires_probe_imports_in_the_fork():
+    """`_imports`, the probe of `<!-- readme-test: requires MOD -->`:
+    modules that import (one the server has imported already) and a
+    package's submodule that does not."""
+    assert _imports("json") and _imports("tensorflow")
+    assert not _imports("no_such_module_for_the_readme_probe")
+    assert not _imports("tests.helpers.no_such_module_for_the_probe")
