@@ -22,8 +22,10 @@ Conventions (for whoever adds a section or a page):
   set-up block's `$OUT`, `$GLUE_DIR`, ...) are passed on to the next blocks,
   Python ones included (they read `os.environ`). `TMPDIR` points into the
   test's temporary folder, so `mktemp` outputs are removed afterwards.
-- `python run_x.py ...` in a shell block and each Python block run in a
-  fork of the warm script server (tests/helpers/script_server.py: no
+- `python run_x.py ...` in a shell block (and `python $OUT/mine.py ...`, a
+  script of the reader's own outside the repository, and `python -c ...`)
+  and each Python block run in a fork of the warm script server
+  (tests/helpers/script_server.py, tests/helpers/python_shim.py: no
   TensorFlow import per command; BERT_TEST_FRESH_PROCESSES=1 starts real
   interpreters instead).
 - `source .venv/bin/activate` is not run: `python` is the interpreter
@@ -174,8 +176,10 @@ class Session:
         """`python run_x.py ...` in a block runs in a fork of the warm script
         server (tests/helpers/script_server.py): same streams, directory,
         environment and exit status, without importing TensorFlow anew for
-        each command; so does each Python block (`_run_python`). Other
-        `python` uses in a shell block run the real interpreter."""
+        each command; so do `python -c`, a `.py` file outside the repository
+        (tests/helpers/python_shim.py) and each Python block (`_run_python`).
+        Other `python` uses in a shell block (`-m`, demos/, benchmarks/) run
+        the real interpreter."""
         if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
             return
         server = shared_server()
@@ -324,3 +328,22 @@ def test_the_requires_probe_imports_in_the_fork():
     assert _imports("json") and _imports("tensorflow")
     assert not _imports("no_such_module_for_the_readme_probe")
     assert not _imports("tests.helpers.no_such_module_for_the_probe")
+
+
+def test_the_shim_forks_root_scripts_and_the_readers_own(tmp_path, monkeypatch):
+    """tests/helpers/python_shim.py forks `python FILE.py` for the root
+    scripts and for a script outside the repository (the reader's own,
+    written under $OUT); the repository's other files (demos/, benchmarks/,
+    setup.py) and missing files get the real interpreter."""
+    from tests.helpers.python_shim import _forked_script
+
+    monkeypatch.setenv("BERT_REPO_ROOT", str(REPO_ROOT))
+    mine = tmp_path / "my_classifier.py"
+    mine.write_text("print(1)\n")
+    root_script = str(REPO_ROOT / "run_classifier.py")
+    assert _forked_script([root_script, "--x=1"]) == os.path.realpath(root_script)
+    assert _forked_script([str(mine)]) == os.path.realpath(mine)
+    for other in (REPO_ROOT / "setup.py", REPO_ROOT / "demos" / "build_next_sentence_choice.py",
+                  tmp_path / "missing.py", "-m"):
+        other = str(other)
+        assert _forked_script([other]) is None, other
