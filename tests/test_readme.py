@@ -22,8 +22,10 @@ Conventions (for whoever adds a section or a page):
   set-up block's `$OUT`, `$GLUE_DIR`, ...) are passed on to the next blocks,
   Python ones included (they read `os.environ`). `TMPDIR` points into the
   test's temporary folder, so `mktemp` outputs are removed afterwards.
-- `python run_x.py ...` in a shell block and each Python block run in a
-  fork of the warm script server (tests/helpers/script_server.py: no
+- `python run_x.py ...` in a shell block (and `python $OUT/mine.py ...`, a
+  script of the reader's own outside the repository, and `python -c ...`)
+  and each Python block run in a fork of the warm script server
+  (tests/helpers/script_server.py, tests/helpers/python_shim.py: no
   TensorFlow import per command; BERT_TEST_FRESH_PROCESSES=1 starts real
   interpreters instead).
 - `source .venv/bin/activate` is not run: `python` is the interpreter
@@ -118,9 +120,21 @@ def _case_id(case):
 @functools.lru_cache(maxsize=None)
 def _imports(name):
     """True when `import name` succeeds in a new interpreter (once per
-    module and test process: several blocks require the same ones)."""
-    probe = subprocess.run([sys.executable, "-c", f"import {name}"],
-                           capture_output=True, timeout=120)
+    module and test process: several blocks require the same ones).
+
+    The probe runs as `python -c "import name"` in a fork of the warm
+    script server (as the blocks themselves do, see
+    `Session._use_script_server`): TensorFlow is imported there already, so
+    probing a module that imports it (tf2onnx: ~7 CPU s in a new
+    interpreter) costs only the module's own import. Whether the import
+    succeeds is the same; BERT_TEST_FRESH_PROCESSES=1 probes in a new
+    interpreter."""
+    argv = ["-c", f"import {name}"]
+    if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+        probe = subprocess.run([sys.executable] + argv, cwd=REPO_ROOT,
+                               capture_output=True, timeout=120)
+    else:
+        probe = shared_server().run(argv, REPO_ROOT, dict(os.environ), 120)
     return probe.returncode == 0
 
 
@@ -162,8 +176,10 @@ class Session:
         """`python run_x.py ...` in a block runs in a fork of the warm script
         server (tests/helpers/script_server.py): same streams, directory,
         environment and exit status, without importing TensorFlow anew for
-        each command; so does each Python block (`_run_python`). Other
-        `python` uses in a shell block run the real interpreter."""
+        each command; so do `python -c`, a `.py` file outside the repository
+        (tests/helpers/python_shim.py) and each Python block (`_run_python`).
+        Other `python` uses in a shell block (`-m`, demos/, benchmarks/) run
+        the real interpreter."""
         if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
             return
         server = shared_server()
@@ -303,3 +319,31 @@ def test_a_forked_python_block_runs_as_python_c(tmp_path):
     assert forked.stdout == fresh.stdout
     assert fresh.stdout.startswith('{"argv": ["-c", "x"], "name": "__main__", '
                                    '"path0": "", ')
+
+
+def test_the_requires_probe_imports_in_the_fork():
+    """`_imports`, the probe of `<!-- readme-test: requires MOD -->`:
+    modules that import (one the server has imported already) and a
+    package's submodule that does not."""
+    assert _imports("json") and _imports("tensorflow")
+    assert not _imports("no_such_module_for_the_readme_probe")
+    assert not _imports("tests.helpers.no_such_module_for_the_probe")
+
+
+def test_the_shim_forks_root_scripts_and_the_readers_own(tmp_path, monkeypatch):
+    """tests/helpers/python_shim.py forks `python FILE.py` for the root
+    scripts and for a script outside the repository (the reader's own,
+    written under $OUT); the repository's other files (demos/, benchmarks/,
+    setup.py) and missing files get the real interpreter."""
+    from tests.helpers.python_shim import _forked_script
+
+    monkeypatch.setenv("BERT_REPO_ROOT", str(REPO_ROOT))
+    mine = tmp_path / "my_classifier.py"
+    mine.write_text("print(1)\n")
+    root_script = str(REPO_ROOT / "run_classifier.py")
+    assert _forked_script([root_script, "--x=1"]) == os.path.realpath(root_script)
+    assert _forked_script([str(mine)]) == os.path.realpath(mine)
+    for other in (REPO_ROOT / "setup.py", REPO_ROOT / "demos" / "build_next_sentence_choice.py",
+                  tmp_path / "missing.py", "-m"):
+        other = str(other)
+        assert _forked_script([other]) is None, other

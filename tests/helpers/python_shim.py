@@ -1,33 +1,42 @@
 """`python` for README commands under tests/test_readme.py.
 
-`python <root script>.py ...` and `python -c CODE ...` run in a fork of the
-warm script server (BERT_SCRIPT_SERVER, see tests/helpers/script_server.py)
-with this process's standard streams, working directory and environment,
-and exit with its status; signals sent to the shim are passed on. Anything
-else (`python -m ...`, other files, options) executes the real interpreter
-(BERT_REAL_PYTHON) in place.
+`python <root script>.py ...`, `python <file>.py ...` for a script outside
+the repository (the reader's own, which the documentation writes, such as
+`$OUT/my_classifier.py` on top of `bert_tf1.run_classifier`) and
+`python -c CODE ...` run in a fork of the warm script server
+(BERT_SCRIPT_SERVER, see tests/helpers/script_server.py) with this
+process's standard streams, working directory and environment, and exit
+with its status; signals sent to the shim are passed on. Anything else
+(`python -m ...`, the repository's other files such as benchmarks/ and
+demos/, which may measure their own process, options) executes the real
+interpreter (BERT_REAL_PYTHON) in place.
 """
 import os
 import signal
 import sys
 
 
-def _root_script(args):
+def _forked_script(args):
+    """The script's path when `python ARGS` runs in a fork: a root script
+    of the repository (not setup.py), or a `.py` file outside it; else
+    None."""
     root = os.environ.get("BERT_REPO_ROOT", "")
     if not args or not args[0].endswith(".py") or not root:
         return None
     path = os.path.realpath(os.path.abspath(args[0]))
-    if (os.path.dirname(path) != os.path.realpath(root)
-            or os.path.basename(path) == "setup.py" or not os.path.isfile(path)):
+    root = os.path.realpath(root)
+    if not os.path.isfile(path):
         return None
-    return path
+    if os.path.dirname(path) == root:
+        return None if os.path.basename(path) == "setup.py" else path
+    return None if path.startswith(root + os.sep) else path
 
 
 def main(args):
     real_python = os.environ["BERT_REAL_PYTHON"]
     socket_path = os.environ.get("BERT_SCRIPT_SERVER")
     script = "-c" if args[:1] == ["-c"] and len(args) > 1 else (
-        _root_script(args))
+        _forked_script(args))
     if script is None or not socket_path:
         os.execv(real_python, [real_python] + args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
