@@ -213,9 +213,9 @@ class BasicTokenizer(object):
             # over the whole text it is the same: whitespace ends a word for
             # str.lower's final sigma, and NFD never reorders across it.
             text = self._run_strip_accents(text.lower())
-        # Punctuation marked by "\0" on both sides (no "\0" is left after
-        # _clean_text), then one split: the original's tokens, in order.
-        return text.translate(_PUNCTUATION_MARKS).replace("\0", " ").split()
+        # Spaces around each punctuation mark, then one whitespace split:
+        # the original's tokens, in order.
+        return text.translate(_PUNCTUATION_SPACED).split()
 
     def _run_strip_accents(self, text):
         """NFD-normalizes and removes nonspacing marks (category Mn)."""
@@ -376,5 +376,5 @@ _CLEANED = _CharacterTable(_cleaned)
 _CJK_SPACED = _CharacterTable(_cjk_spaced)
 _NONSPACING_MARKS = _CharacterTable(
     lambda char: None if unicodedata.category(char) == "Mn" else char)
-_PUNCTUATION_MARKS = _CharacterTable(
-    lambda char: "\0%s\0" % char if _is_punctuation(char) else char)
+_PUNCTUATION_SPACED = _CharacterTable(
+    lambda char: " %s " % char if _is_punctuation(char) else char)
