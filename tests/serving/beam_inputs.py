@@ -1,7 +1,8 @@
 """The inputs and Beam options the batch-inference tests share
 (test_batch_inference.py, test_batch_inference_real_model.py): the first
 SST-2 train sentences and MRPC pairs from ../shared/data, written one per
-line, and DirectRunner options with 2 workers."""
+line, and DirectRunner options (in the test's process unless a test asks for
+worker processes: each loads TensorFlow and the model, ~10 CPU seconds)."""
 import csv
 
 from bert_tf1.tasks.batch_inference import BatchOptions
@@ -31,7 +32,8 @@ def write_lines(path, lines):
 
 
 def beam_options(output_dir, **changes):
-    """DirectRunner, 2 workers, 250-line shards, unless `changes` say."""
+    """DirectRunner, 1 worker (in this process), 250-line shards, unless
+    `changes` say."""
     return BatchOptions(**dict(dict(
-        runner="DirectRunner", num_workers=2, output_dir=str(output_dir),
+        runner="DirectRunner", num_workers=1, output_dir=str(output_dir),
         lines_per_shard=250), **changes))

@@ -8,8 +8,11 @@ classifier numbers tests/tasks/test_predict_text.py checks against the
 original's run_classifier.py; FeatureExtractionTask's .npy). Inputs: the
 first SST-2 train sentences and MRPC pairs, a few hundred to a thousand per
 run, in shards of 250 lines (the properties checked do not depend on the
-count: every run still has several shards on 2 workers, and a last shard
-shorter than the others). The real-model runs:
+count: every run still has several shards and a last shard shorter than the
+others). Two runs use 2 worker processes (the predict_text run and the
+killed script); the others run DirectRunner in the test's process, since
+each worker process loads TensorFlow and the model again (~10 CPU seconds)
+and the shards they write are the same. The real-model runs:
 test_batch_inference_real_model.py.
 """
 import json
@@ -85,7 +88,7 @@ def test_predict_text_on_beam_equals_one_process(classifier_export, data_dir,
                         ["\t".join(p) for p in mrpc_pairs(data_dir, 600)])
     total = PredictTextTask(PredictTextConfig(
         export_dir=classifier_export, input_file=str(tmp_path / "*.txt"),
-        batch=beam_options(tmp_path / "out"))).run()
+        batch=beam_options(tmp_path / "out", num_workers=2))).run()
     assert total == 1000 + 600
     beamed = _by_key(_json_shards(tmp_path / "out"))
     assert len(beamed) == total
@@ -161,7 +164,8 @@ def test_killed_run_resumes_to_the_uninterrupted_output(classifier_export,
     print("killed with %d of 30 shards written" % len(parts))
     for part in parts:   # a shard there is a whole shard
         assert len(part.read_text(encoding="utf-8").splitlines()) == 50
-    # The rerun resumes: the same set as a run never killed.
+    # The rerun resumes: the same set as a run never killed (both in this
+    # process: the killed run's 2 worker processes wrote the shards kept).
     PredictTextTask(PredictTextConfig(
         export_dir=classifier_export, input_file=path,
         batch=beam_options(killed, lines_per_shard=50))).run()

@@ -23,7 +23,7 @@ from tests.serving.beam_inputs import (beam_options,  # noqa: E402
 def test_real_model_on_beam_equals_extract_features(real_model_dir, data_dir,
                                                     tmp_path):
     """all-MiniLM-L6-v2 on the first 1,000 SST-2 train sentences (four
-    250-line shards): DirectRunner with 2 workers (token-bounded batches of
+    250-line shards): DirectRunner in this process (token-bounded batches of
     similar length) against one extract_features.py process (batches of 64
     padded to 64 tokens; the longest sentence has 56 word pieces with [CLS]
     and [SEP], so nothing is cut). The largest difference, which batch
