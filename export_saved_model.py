@@ -1,9 +1,6 @@
 """Exports a trained BERT as a SavedModel that serves raw text.
 
-A shim: the script's code (its flags, `main`) is
-`bert_tf1/export_saved_model.py`, whose docstring `--help` prints. `python
-export_saved_model.py`, `python -m bert_tf1.export_saved_model` and the
-installed `bert-export-saved-model` run the same code.
+A shim of `bert_tf1/export_saved_model.py` (its code and `--help`).
 """
 
 if __name__ == "__main__":

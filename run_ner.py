@@ -1,8 +1,6 @@
 """BERT for sequence tagging (named-entity recognition, BERT paper §5.3).
 
-A shim: the script's code (its flags, `main`) is `bert_tf1/run_ner.py`,
-whose docstring `--help` prints. `python run_ner.py`, `python -m
-bert_tf1.run_ner` and the installed `bert-run-ner` run the same code.
+A shim of `bert_tf1/run_ner.py` (its code and `--help`).
 """
 
 if __name__ == "__main__":

@@ -98,20 +98,15 @@ def create_model(bert_config):
     Args:
         bert_config: `bert_tf1.modeling.BertConfig` of --bert_config_file.
     Returns:
-        keras.Model.
-
-    What the rest of the script relies on (docs/custom_models.md):
-    - a `keras.Model` holding one `bert_tf1.modeling.BertModel`, built when
-      created; `--init_checkpoint` loads into that encoder by the
-      original's names (`bert/...`); give each layer you add name=;
+        keras.Model holding one `bert_tf1.modeling.BertModel`, built when
+        created; give each layer you add name= (the whole contract:
+        docs/custom_models.md):
     - inputs: a dict of int32 [batch_size, num_texts, seq_length]
       `input_ids`, `input_mask`, `segment_ids` (num_texts: 2 or 3 in
       training, 1 or 2 in evaluation);
     - outputs: float embeddings [batch_size, num_texts, hidden] (a model
       other than a SentenceEmbedder pools them itself);
-    - the loss is the script's (--loss on those embeddings); `--lora_rank`
-      applies LoRA to the `BertModel` inside; precision and distribution
-      strategy come from the script's flags.
+    - the loss is the script's (--loss on those embeddings).
     """
     return SentenceEmbedder(bert_config)
 

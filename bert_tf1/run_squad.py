@@ -85,28 +85,14 @@ def create_model(bert_config):
     Args:
         bert_config: `bert_tf1.modeling.BertConfig` of --bert_config_file.
     Returns:
-        keras.Model.
-
-    What the rest of the script relies on (docs/custom_models.md):
-    - a `keras.Model` holding one `bert_tf1.modeling.BertModel`, built when
-      created; `--init_checkpoint` loads into that encoder by the
-      original's names (`bert/...`); a layer you add is saved under its
-      Keras path, so give each one name= (an auto-generated name such as
-      `dense_2` is refused: it changes with what was built before and
-      would not load back when a run resumes);
+        keras.Model holding one `bert_tf1.modeling.BertModel`, built when
+        created; give each layer you add name= (the whole contract:
+        docs/custom_models.md):
     - inputs: a dict of int32 [batch_size, seq_length] `input_ids`,
       `input_mask`, `segment_ids`;
     - outputs: a dict of float `start_logits` and `end_logits` [batch_size, seq_length];
-    - the loss is the script's (the mean of the start and end cross-entropies) unless the model overrides
-      `compute_loss`; `--lora_rank` applies LoRA to the `BertModel` inside
-      whatever wraps it (the rest stays trainable); precision and
-      distribution strategy come from the script's flags (the model is
-      built under them).
-
-    The original's other arguments are gone: `is_training` is Keras'
-    `training` argument of `call`; the input tensors are the model's
-    inputs; `labels` go to the script's loss; `use_one_hot_embeddings` (a
-    TPU speed choice) has no meaning here.
+    - the loss is the script's (the mean of the start and end cross-entropies) unless the model
+      overrides `compute_loss`.
     """
     return BertSquad(bert_config)
 

@@ -101,7 +101,6 @@ def check_lora_flags(config):
         raise UserError(f"{flag}={value}: {error}") from None
 
 
-
 def lora_targets(config):
     """The config's `lora_targets`, `lora.DEFAULT_TARGETS` when not given."""
     return config.lora_targets or ",".join(lora.DEFAULT_TARGETS)

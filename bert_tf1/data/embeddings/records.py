@@ -3,7 +3,6 @@
 as `tf.data` batches of [batch, num_texts, max_seq_length] inputs
 (`bert_tf1.data.io.record_specs.embedding_record_spec`)."""
 from absl import logging
-import tensorflow as tf
 
 from bert_tf1.data.io.record_specs import embedding_record_spec
 from bert_tf1.data.io.tfrecord import write_records
@@ -65,13 +64,5 @@ def embedding_dataset(input_file, num_texts, seq_length, is_training,
       RecordFormatError: records of other sizes, or not TFRecords.
     """
     spec = embedding_record_spec(num_texts, seq_length)
-
-    def unpack(parsed):
-        features = {key: parsed[key] for key in FEATURE_KEYS}
-        if include_is_real_example:
-            return (features, parsed["label_ids"],
-                    tf.cast(parsed["is_real_example"], tf.float32))
-        return features, parsed["label_ids"]
-
-    return spec.batched_dataset(input_file, is_training, batch_size, unpack,
-                                seed=seed)
+    return spec.labelled_dataset(input_file, is_training, batch_size,
+                                 FEATURE_KEYS, include_is_real_example, seed)

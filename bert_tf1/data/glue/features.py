@@ -8,7 +8,6 @@ Source: run_classifier.py `InputFeatures`, `convert_single_example`,
 import dataclasses
 
 from absl import logging
-import tensorflow as tf
 
 from bert_tf1.data.glue.processors import PaddingInputExample
 from bert_tf1.data.io.errors import UserError
@@ -180,12 +179,5 @@ def classifier_dataset(input_file, seq_length, is_training, batch_size,
       [B] (float32 for regression); float32 [B] (the sample weight).
     """
     spec = classifier_record_spec(seq_length, is_regression=is_regression)
-
-    def unpack(parsed):
-        features = {name: parsed[name]
-                    for name in ("input_ids", "input_mask", "segment_ids")}
-        weights = tf.cast(parsed["is_real_example"], tf.float32)
-        return features, parsed["label_ids"], weights
-
-    return spec.batched_dataset(input_file, is_training, batch_size, unpack,
-                                seed=seed)
+    return spec.labelled_dataset(input_file, is_training, batch_size,
+                                 FEATURE_KEYS[:3], weights=True, seed=seed)

@@ -169,6 +169,21 @@ class RecordSpec:
             num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.prefetch(tf.data.AUTOTUNE)
 
+    def labelled_dataset(self, input_files, is_training, batch_size,
+                         feature_keys, weights=False, seed=None):
+        """`batched_dataset` of `(features, label_ids)` or, with `weights`,
+        `(features, label_ids, is_real_example)`: features the dict of
+        `feature_keys`, is_real_example float32 [B] (the sample weight)."""
+        def unpack(parsed):
+            features = {key: parsed[key] for key in feature_keys}
+            if not weights:
+                return features, parsed["label_ids"]
+            return (features, parsed["label_ids"],
+                    tf.cast(parsed["is_real_example"], tf.float32))
+
+        return self.batched_dataset(input_files, is_training, batch_size,
+                                    unpack, seed=seed)
+
     def check_example(self, example, path):
         """Raises RecordFormatError unless `example` fits the parsed fields."""
         stored = example.features.feature

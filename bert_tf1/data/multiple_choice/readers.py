@@ -169,7 +169,6 @@ def read_swag_csv(path, num_choices=None):
         prefix_column=index["sent2"])
 
 
-
 _HELLASWAG_LAYOUT = ("HellaSwag JSON Lines: one object per line with ctx_a, "
                      "ctx_b, endings (a list) and (train/val) label")
 
@@ -240,7 +239,6 @@ def read_hellaswag_jsonl(path, num_choices=None):
             label=parse_label(item.get("label"), num_choices, where)))
         lines.append(line)
     return _finish(examples, lines, path, _HELLASWAG_LAYOUT)
-
 
 
 _TSV_LAYOUT = ("a TSV with a header line naming the columns context, "

@@ -5,7 +5,6 @@ Source: run_classifier.py file_based_convert_examples_to_features and
 file_based_input_fn_builder, with one row per choice.
 """
 from absl import logging
-import tensorflow as tf
 
 from bert_tf1.data.io.record_specs import multiple_choice_record_spec
 from bert_tf1.data.io.tfrecord import write_records
@@ -94,13 +93,5 @@ def multiple_choice_dataset(input_file, num_choices, seq_length, is_training,
         missing feature, or not a TFRecord file.
     """
     spec = multiple_choice_record_spec(num_choices, seq_length)
-
-    def unpack(parsed):
-        features = {key: parsed[key] for key in FEATURE_KEYS}
-        if include_is_real_example:
-            return (features, parsed["label_ids"],
-                    tf.cast(parsed["is_real_example"], tf.float32))
-        return features, parsed["label_ids"]
-
-    return spec.batched_dataset(input_file, is_training, batch_size, unpack,
-                                seed=seed)
+    return spec.labelled_dataset(input_file, is_training, batch_size,
+                                 FEATURE_KEYS, include_is_real_example, seed)

@@ -44,12 +44,6 @@ def tagging_dataset(input_file, seq_length, is_training, batch_size,
     Raises:
       RecordFormatError: records of another max_seq_length or task.
     """
-    spec = tagging_record_spec(seq_length)
-
-    def unpack(parsed):
-        features = {name: parsed[name]
-                    for name in FEATURE_KEYS + ("label_weights",)}
-        return features, parsed["label_ids"]
-
-    return spec.batched_dataset(input_file, is_training, batch_size, unpack,
-                                seed=seed)
+    return tagging_record_spec(seq_length).labelled_dataset(
+        input_file, is_training, batch_size,
+        FEATURE_KEYS + ("label_weights",), seed=seed)

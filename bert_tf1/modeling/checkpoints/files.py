@@ -24,7 +24,6 @@ SLOT_NAMES = ("adam_m", "adam_v")
 RELEASED_CHECKPOINT_NAME = "bert_model.ckpt"
 
 
-
 class CheckpointNotFoundError(MissingFileError):
     """Nothing checkpoint-like is at the path a user gave."""
 
