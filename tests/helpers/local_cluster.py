@@ -1,6 +1,7 @@
 """Starts and stops a multi-worker cluster on 127.0.0.1 (tests only).
 
-Each worker is a subprocess with its TF_CONFIG (free local ports), its
+Each worker is a process of its own (a fork of the warm script server:
+tests/helpers/script_runner.py) with its TF_CONFIG (free local ports), its
 output in `tmp_path/worker<i>.log`, and, when asked, its own TMPDIR.
 """
 import json
@@ -9,6 +10,7 @@ import socket
 import subprocess
 
 from tests.conftest import REPO_ROOT
+from tests.helpers.script_runner import start_process
 
 
 def free_ports(count):
@@ -60,9 +62,7 @@ def run_workers(argv, tmp_path, timeout_s, num_workers=2, temp_dirs=False):
                 env["TMPDIR"] = str(temp)
             log = open(tmp_path / f"worker{index}.log", "w")
             logs.append(log)
-            processes.append(subprocess.Popen(
-                argv, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
-                env=env))
+            processes.append(start_process(argv, env, log, subprocess.STDOUT))
         codes = [process.wait(timeout=timeout_s) for process in processes]
     finally:
         for process in processes:

@@ -2,6 +2,7 @@
 README's `python` shim loads it too)."""
 import json
 import os
+import select
 import socket
 
 
@@ -22,26 +23,30 @@ class ServerRun:
         request = json.dumps({"argv": list(argv), "cwd": os.fspath(cwd),
                               "env": dict(env)}) + "\n"
         socket.send_fds(self._connection, [request.encode()], list(fds))
-        self._reader = self._connection.makefile("r", encoding="utf-8")
+        self._buffer = b""
         started = self._message()
         if "pid" not in started:
             raise RuntimeError(f"script server refused the run: {started}")
         self.pid = started["pid"]
 
-    def _message(self):
-        line = self._reader.readline()
-        if not line:
-            raise RuntimeError("the script server closed the connection")
+    def _message(self, timeout=None):
+        """The server's next JSON line; socket.timeout when none has come
+        within `timeout` seconds (None: wait for it)."""
+        while b"\n" not in self._buffer:
+            if timeout is not None and not select.select(
+                    [self._connection], [], [], timeout)[0]:
+                raise socket.timeout("no message from the script server")
+            chunk = self._connection.recv(65536)
+            if not chunk:
+                raise RuntimeError("the script server closed the connection")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
 
     def wait(self, timeout=None):
-        """The child's return code; socket.timeout after `timeout` s."""
-        self._connection.settimeout(timeout)
-        try:
-            return self._message()["returncode"]
-        finally:
-            self._connection.settimeout(None)
+        """The child's return code; socket.timeout after `timeout` s (the
+        run goes on: wait again)."""
+        return self._message(timeout)["returncode"]
 
     def close(self):
-        self._reader.close()
         self._connection.close()

@@ -83,6 +83,61 @@ def shared_server():
         return _server
 
 
+class ServerProcess:
+    """A command running in a fork of the warm server, with the part of
+    `subprocess.Popen`'s interface the tests use (pid, returncode, poll,
+    wait, send_signal, kill). The child leads its own process group."""
+
+    def __init__(self, argv, cwd, env, stdout, stderr):
+        self.args = argv
+        self.returncode = None
+        with open(os.devnull, "rb") as stdin:
+            self._run = ServerRun(shared_server().socket_path, argv, cwd, env,
+                                  (stdin.fileno(), stdout.fileno(),
+                                   stderr.fileno()))
+        self.pid = self._run.pid
+
+    def wait(self, timeout=None):
+        if self.returncode is None:
+            try:
+                self.returncode = self._run.wait(timeout)
+            except socket.timeout:
+                raise subprocess.TimeoutExpired(self.args, timeout)
+            self._run.close()
+        return self.returncode
+
+    def poll(self):
+        try:
+            return self.wait(0)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def send_signal(self, signal_number):
+        if self.poll() is None:
+            os.kill(self.pid, signal_number)
+
+    def kill(self):
+        self.send_signal(signal.SIGKILL)
+
+
+def start_process(argv, env, stdout, stderr, cwd=REPO_ROOT):
+    """Starts `python ARGV...` (argv[0] a script path, or "-c"; a leading
+    sys.executable is dropped) without waiting: a `ServerProcess` in a fork
+    of the warm server, or a `subprocess.Popen` under
+    BERT_TEST_FRESH_PROCESSES=1. stdout and stderr: open files (or
+    subprocess.STDOUT for stderr)."""
+    argv = [str(arg) for arg in argv]
+    if argv[0] == sys.executable:
+        argv = argv[1:]
+    if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+        return subprocess.Popen([sys.executable] + argv, cwd=cwd, env=env,
+                                stdout=stdout, stderr=stderr,
+                                start_new_session=True)
+    if stderr == subprocess.STDOUT:
+        stderr = stdout
+    return ServerProcess(argv, cwd, env, stdout, stderr)
+
+
 def run_script(script, args, timeout=900, check=True, fresh_process=False):
     """Runs `python <script> --k=v ...`; returns the CompletedProcess.
 

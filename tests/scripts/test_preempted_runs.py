@@ -5,7 +5,6 @@ the step; `--seed` makes two runs bit-identical."""
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 
@@ -14,7 +13,8 @@ import pytest
 import tensorflow as tf
 
 from tests.conftest import REPO_ROOT
-from tests.helpers.script_runner import assert_one_line_error, run_script
+from tests.helpers.script_runner import (assert_one_line_error, run_script,
+                                         start_process)
 
 pytestmark = pytest.mark.slow
 
@@ -45,8 +45,8 @@ def _start(flags, log):
              for key, value in flags.items()]
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="",
                PYTHONPATH=str(REPO_ROOT))
-    return subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=open(log, "w"))
+    with open(os.devnull, "w") as stdout, open(log, "w") as stderr:
+        return start_process(argv, env, stdout, stderr)
 
 
 def _wait_for(log, pattern, process, timeout_s=600):

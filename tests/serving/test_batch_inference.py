@@ -18,7 +18,6 @@ test_batch_inference_real_model.py.
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -37,6 +36,7 @@ from bert_tf1.tasks.feature_extraction import (FeatureExtractionConfig,  # noqa:
 from bert_tf1.tasks.predict_text import (PredictTextConfig,  # noqa: E402
                                 PredictTextTask)
 from tests.conftest import FIXTURES_DIR, REPO_ROOT  # noqa: E402
+from tests.helpers.script_runner import start_process  # noqa: E402
 from tests.serving.beam_inputs import (beam_options, mrpc_pairs,  # noqa: E402
                                        sst2_sentences, write_lines)
 
@@ -130,9 +130,8 @@ def test_extract_features_on_beam_equals_one_process(data_dir, tmp_path):
 def _start_script(argv, log):
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="2",
                PYTHONPATH=str(REPO_ROOT))
-    return subprocess.Popen([sys.executable, str(REPO_ROOT / "predict_text.py")]
-                            + argv, cwd=REPO_ROOT, env=env, stdout=log,
-                            stderr=log, start_new_session=True)
+    return start_process([str(REPO_ROOT / "predict_text.py")] + argv, env,
+                         log, log)
 
 
 @pytest.mark.slow

@@ -51,14 +51,11 @@ def test_numeric_graph_equals_the_ids_signature(model_type, fixtures_dir,
                    for op in read_ops(str(tmp_path / "numeric")))
 
 
-def test_raw_text_export_holds_tf_text_ops(fixtures_dir, tmp_path_factory,
-                                           tmp_path):
-    from bert_tf1.serving import export_saved_model
-
-    arguments = deploy_models.serving_arguments("classifier", fixtures_dir,
-                                                tmp_path_factory)
-    export_saved_model(str(tmp_path / "raw"), **arguments)
-    found = non_core_ops(str(tmp_path / "raw"))
+def test_raw_text_export_holds_tf_text_ops(exports):
+    """The raw-text SavedModel of the classifier export the deployment tests
+    share (tests/serving/conftest.py: written once per run)."""
+    folder, _ = exports("classifier")
+    found = non_core_ops(str(folder / "saved_model"))
     assert "TFText>RoundRobinTrim" in found
     assert "TF Serving >= 2.20" in found["TFText>RoundRobinTrim"]
     assert "NormalizeUTF8" in found

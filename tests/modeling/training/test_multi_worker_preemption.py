@@ -13,6 +13,7 @@ import tensorflow as tf
 from bert_tf1.modeling import checkpoints
 from tests.conftest import REPO_ROOT
 from tests.helpers.local_cluster import free_ports, worker_env
+from tests.helpers.script_runner import start_process
 
 WORKER = REPO_ROOT / "tests" / "helpers" / "multi_worker_train.py"
 SEQ_LENGTH = 16
@@ -61,9 +62,8 @@ def test_sigterm_to_one_worker_stops_all_after_the_same_step(fixtures_dir, tmp_p
             env = worker_env({"cluster": cluster,
                               "task": {"type": "worker", "index": index}})
             with open(logs[index], "w") as log:
-                processes.append(subprocess.Popen(
-                    argv, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
-                    env=env))
+                processes.append(start_process(argv, env, log,
+                                               subprocess.STDOUT))
         _wait_for(logs[1], r"Training from step 0 to 100000", processes, 400)
         time.sleep(3)  # a few steps in
         processes[1].send_signal(signal.SIGTERM)   # the non-chief only
