@@ -181,6 +181,18 @@ def run_script_argv(script, *args, timeout=300, fresh_process=False):
     return shared_server().run(argv, REPO_ROOT, env, timeout)
 
 
+def run_code(code, cwd=REPO_ROOT, env=None, timeout=300):
+    """Runs `python -c CODE` (unchecked; text CompletedProcess) in a fork of
+    the warm server, or a fresh interpreter under BERT_TEST_FRESH_PROCESSES=1:
+    for code that must start TensorFlow's runtime itself (its own logical
+    devices, TF_CONFIG, signal handlers), which the server never does."""
+    env = dict(os.environ if env is None else env)
+    if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+        return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    return shared_server().run(["-c", code], cwd, env, timeout)
+
+
 def assert_one_line_error(process, *names):
     """The script failed as a user error should: exit 1, one line, no trace.
 

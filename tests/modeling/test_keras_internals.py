@@ -5,8 +5,6 @@ and does what the project relies on, so a Keras or TensorFlow upgrade that
 changes one fails here, by name, before a training run would.
 """
 import os
-import subprocess
-import sys
 
 import keras
 import numpy as np
@@ -15,7 +13,7 @@ import tensorflow as tf
 
 from bert_tf1.modeling import keras_internals
 from bert_tf1.modeling.optimization import AdamWeightDecay, create_optimizer
-from tests.conftest import REPO_ROOT
+from tests.helpers.script_runner import run_code
 
 
 def _variables():
@@ -149,9 +147,8 @@ def test_num_workers_of_a_multi_worker_strategy():
             "print(k.num_workers(strategy), k.in_multi_worker_mode(strategy))\n")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     env.pop("TF_CONFIG", None)
-    result = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT,
-                            env=env, capture_output=True, text=True,
-                            timeout=120, check=True)
+    result = run_code(code, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split()[-2:] == ["1", "False"]
 
 

@@ -9,8 +9,6 @@ BundleBasedDirectRunner, which retries a failed bundle up to 4 times.
 """
 import logging
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -32,6 +30,7 @@ from bert_tf1.tasks.pretraining_data import (  # noqa: E402
     PretrainingDataConfig, PretrainingDataTask)
 from tests.conftest import REPO_ROOT  # noqa: E402
 from tests.data.pretraining.test_pipeline import run_script  # noqa: E402
+from tests.helpers.script_runner import run_code  # noqa: E402
 
 UNCASED_VOCAB = "bert_models/uncased_L-12_H-768_A-12/vocab.txt"
 FIXTURE = "pretraining_data/sample_text_seed12345.tfrecord"
@@ -226,8 +225,9 @@ def test_work_folder_of_a_killed_run_is_removed(tmp_path, sample, vocab):
             "from bert_tf1.data.pretraining import beam_pipeline; "
             "print(beam_pipeline.RunFiles.create([%r]).main_dir)"
             % (str(REPO_ROOT), str(out)))
-    killed = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                            text=True, check=True).stdout.strip().splitlines()[-1]
+    result = run_code(code)
+    assert result.returncode == 0, result.stderr[-3000:]
+    killed = result.stdout.strip().splitlines()[-1]
     assert os.path.isdir(os.path.join(killed, "shards"))
     alive = beam_pipeline.RunFiles.create([str(out)])  # this process: kept
     # What check_run does for every output before a Beam run.

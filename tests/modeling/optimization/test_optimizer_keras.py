@@ -3,8 +3,6 @@ first step, resuming from (and saving back) the original's checkpoints,
 config round trip, model.fit, loss scaling, mixed precision, MirroredStrategy.
 """
 import os
-import subprocess
-import sys
 import textwrap
 
 import keras
@@ -18,6 +16,7 @@ from bert_tf1.modeling.naming import tf1_name
 from bert_tf1.modeling.optimization import AdamWeightDecay, create_optimizer
 from tests.helpers.optimizer_reference import (ToyModel, numpy_adamw_step,
                                        original_lr, toy_data, weights_by_name)
+from tests.helpers.script_runner import run_code
 
 
 # ----- slots, resume, config -----------------------------------------------------
@@ -216,8 +215,6 @@ def test_mirrored_strategy_matches_single_device(repo_root):
     """2 replicas, global batch 8: the same weights as one device, which
     needs clipping after the cross-replica sum (gradients here are large)."""
     env = dict(os.environ, PYTHONPATH=str(repo_root))
-    result = subprocess.run([sys.executable, "-c", _MIRRORED_SCRIPT],
-                            cwd=repo_root, env=env, capture_output=True,
-                            text=True, timeout=300)
+    result = run_code(_MIRRORED_SCRIPT, cwd=repo_root, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "WORST" in result.stdout

@@ -143,13 +143,12 @@ except RuntimeError as error:
 def test_multi_worker_strategy_created_late_says_what_to_do(repo_root):
     import json
     import os
-    import subprocess
-    import sys
+
+    from tests.helpers.script_runner import run_code
     env = dict(os.environ, PYTHONPATH=str(repo_root), TF_CPP_MIN_LOG_LEVEL="2",
                TF_CONFIG=json.dumps({
                    "cluster": {"worker": ["127.0.0.1:1", "127.0.0.1:2"]},
                    "task": {"type": "worker", "index": 0}}))
-    process = subprocess.run([sys.executable, "-c", _LATE_STRATEGY], cwd=repo_root,
-                             env=env, capture_output=True, text=True, timeout=120)
+    process = run_code(_LATE_STRATEGY, cwd=repo_root, env=env, timeout=120)
     assert "RAISED multi_worker_mirrored: the strategy must be created before" \
         in process.stdout, process.stderr[-3000:]
