@@ -12,9 +12,10 @@ source "$(dirname "$0")/scripts_env.sh"
 cd "$REPO"
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}
 # Two test processes (pytest-xdist, from the dev extra), each test file
-# in one of them, in order; BERT_TEST_PROCESSES=1 runs everything in one.
+# in one of them, the files in collection order (the longest first:
+# tests/conftest.py); BERT_TEST_PROCESSES=1 runs everything in one.
 JOBS=${BERT_TEST_PROCESSES:-2}
 if [ "$JOBS" -gt 1 ]; then
-  set -- -n "$JOBS" --dist loadfile "$@"
+  set -- -n "$JOBS" --dist loadfile --no-loadscope-reorder "$@"
 fi
 exec "$VENV/bin/python" -m pytest "$@"

@@ -36,7 +36,7 @@ setup(
     extras_require={
         "dev": [
             "pytest>=8",
-            "pytest-xdist>=3.5",  # run_tests.sh: two test processes
+            "pytest-xdist>=3.6",  # run_tests.sh: two test processes (--no-loadscope-reorder)
             "jedi>=0.19",  # tests/test_static_imports.py: static import resolution
             "seqeval>=1.2.2,<2",  # tests only: reference for the NER metric
             # tests/test_notebook.py: runs notebooks/ in a fresh kernel
