@@ -26,11 +26,16 @@ _DEFINED = set()
 
 
 def _forget_script_flags():
+    """Deletes the flags a script defines: those of earlier in-process runs,
+    of a script run as a file, and of the project's modules (a test that
+    imported `bert_tf1.run_classifier`, e.g. to resolve a documented name,
+    defined its flags in this process too)."""
     for name in list(flags.FLAGS):
         defined_by_script = any(
             name in {flag.name for flag in module_flags}
             for module, module_flags in flags.FLAGS.flags_by_module_dict().items()
-            if module.endswith(".py") or module == "__main__")
+            if module.endswith(".py") or module == "__main__"
+            or module.startswith("bert_tf1."))
         if name in _DEFINED or defined_by_script:
             delattr(flags.FLAGS, name)
     _DEFINED.clear()

@@ -66,3 +66,23 @@ def test_bad_input(bad_input, tmp_path, capfd, monkeypatch):
     assert len(outcome.stderr.rstrip().splitlines()[-1]) <= 1000
     # Nothing written: no record file, checkpoint, result or temp file.
     assert _files(folder) == before
+
+
+def test_flags_defined_by_importing_a_script_module_are_forgotten(tmp_path,
+                                                                  capfd):
+    """A test that imported a script's module (a create_model of one's own
+    imports bert_tf1.run_classifier) left its flags in this process; the
+    next in-process run defines its own again instead of failing with
+    DuplicateFlagError (the order of test files must not matter)."""
+    import bert_tf1.run_classifier  # noqa: F401
+
+    missing = str(tmp_path / "missing")
+    capfd.readouterr()
+    returncode = run_in_process("extract_features.py", {
+        "input_file": missing, "output_file": str(tmp_path / "out.jsonl"),
+        "vocab_file": missing, "bert_config_file": missing,
+        "init_checkpoint": missing})
+    stderr = capfd.readouterr().err
+    assert "DuplicateFlagError" not in stderr, stderr[-3000:]
+    assert_one_line_error(subprocess.CompletedProcess(
+        "extract_features.py", returncode, "", stderr), missing)
