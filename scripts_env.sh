@@ -14,15 +14,20 @@ if [ -z "${INSTALL_EXTRAS:-}" ] && compgen -G "$VENV/.installed-$SETUP_HASH-*" >
   STAMP=$(compgen -G "$VENV/.installed-$SETUP_HASH-*" | head -n 1)
 fi
 if [ ! -f "$STAMP" ]; then
-  "$VENV/bin/python" -m pip install -q --upgrade pip
-  # pip compiles the installed modules one by one; compileall does the same
-  # on every core afterwards (a full install: 99 s -> 82 s on 2 cores).
-  if [ -n "${INSTALL_EXTRAS:-}" ]; then
-    "$VENV/bin/python" -m pip install -q --no-compile -e "$REPO[$INSTALL_EXTRAS]"
+  # uv (from PyPI, into the venv) installs the same requirements as pip,
+  # downloading in parallel: the install with the test extras took 92 s
+  # with pip and 20 s with uv (no caches, this 2-core machine; uv's cache
+  # made it slower: 34 s). Where uv cannot be had, pip does it. Neither
+  # compiles the modules one by one: compileall does it on every core
+  # afterwards, the packages' own test modules left out.
+  TARGET="$REPO${INSTALL_EXTRAS:+[$INSTALL_EXTRAS]}"
+  if "$VENV/bin/python" -m pip install -q --disable-pip-version-check uv 2> /dev/null; then
+    "$VENV/bin/python" -m uv pip install -q --no-cache --python "$VENV/bin/python" -e "$TARGET"
   else
-    "$VENV/bin/python" -m pip install -q --no-compile -e "$REPO"
+    "$VENV/bin/python" -m pip install -q --upgrade pip
+    "$VENV/bin/python" -m pip install -q --no-compile -e "$TARGET"
   fi
-  "$VENV/bin/python" -m compileall -q -j 0 "$("$VENV/bin/python" -c \
+  "$VENV/bin/python" -m compileall -q -j 0 -x '/tests?/|_test[.]py$' "$("$VENV/bin/python" -c \
     'import sysconfig; print(sysconfig.get_paths()["purelib"])')" > /dev/null || true
   touch "$STAMP"
 fi
