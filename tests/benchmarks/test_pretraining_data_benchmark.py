@@ -1,10 +1,11 @@
 """benchmarks/pretraining_data.py runs end to end on a tiny corpus.
 
-Its table must count the records the runs really wrote, and the pool's and
-Beam's outputs must compare equal (Beam's row only where apache_beam is
-installed, as in CI).
+Its table must count the records the runs really wrote. The run here is the
+pool's: Beam's row starts a child and two SDK worker processes that import
+TensorFlow each (~25 CPU s); that Beam with two workers writes the pool's
+bytes is docs/pretraining.md's block (tests/test_readme.py), and
+tests/data/pretraining/test_beam.py holds the pipeline to the pool's records.
 """
-import importlib.util
 import subprocess
 import sys
 
@@ -30,11 +31,10 @@ def _count_records(paths):
 
 @pytest.mark.slow
 def test_table_counts_the_written_records(tmp_path):
-    # "original" runs the pool's code path (one shard, one process): left
-    # out to keep the suite short.
+    # "original" runs the pool's code path (one shard, one process) and
+    # "beam" is covered elsewhere (module docstring): left out to keep the
+    # suite short.
     configs = ["pool"]
-    if importlib.util.find_spec("apache_beam") is not None:
-        configs.append("beam")
     process = subprocess.run(
         [sys.executable, str(REPO_ROOT / "benchmarks" / "pretraining_data.py"),
          "--source=" + str(DATA_DIR / "pretraining" / "sample_text.txt"),
@@ -55,9 +55,6 @@ def test_table_counts_the_written_records(tmp_path):
         assert float(rows[name][8]) > 100        # a worker's peak RSS, MB
     # Several shards: the pool ran its two worker processes.
     assert rows["pool"][1] == "2 (2)"
-    if "beam" in configs:
-        assert "pool and beam outputs byte-identical: True" in process.stdout
-        assert rows["beam"][3] == rows["pool"][3]
     # The shard-size table has its one row, for a shard of records.
     lines = process.stdout.splitlines()
     header = next(i for i, line in enumerate(lines)

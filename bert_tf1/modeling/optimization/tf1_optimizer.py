@@ -301,6 +301,7 @@ def _adamw_ops(variable, gradient, m, v, learning_rate, beta_1,
 # models' matrices) run the same ops unfused. The two agree to float32
 # rounding.
 _fused_adamw_ops = tf.function(_adamw_ops, jit_compile=True)
+_plain_adamw_ops = tf.function(_adamw_ops)
 FUSED_MIN_ELEMENTS = 1 << 14
 
 
@@ -309,7 +310,7 @@ def _adamw_arithmetic(variable, *args):
     size = variable.shape.num_elements()
     if size is not None and size >= FUSED_MIN_ELEMENTS:
         return _fused_adamw_ops(variable, *args)
-    return _adamw_ops(variable, *args)
+    return _plain_adamw_ops(variable, *args)
 
 
 @register
