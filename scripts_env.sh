@@ -15,14 +15,15 @@ if [ -z "${INSTALL_EXTRAS:-}" ] && compgen -G "$VENV/.installed-$SETUP_HASH-*" >
 fi
 if [ ! -f "$STAMP" ]; then
   # uv (from PyPI, into the venv) installs the same requirements as pip,
-  # downloading in parallel: the install with the test extras took 92 s
-  # with pip and 20 s with uv (no caches, this 2-core machine; uv's cache
-  # made it slower: 34 s). Where uv cannot be had, pip does it. Neither
-  # compiles the modules one by one: compileall does it on every core
-  # afterwards, the packages' own test modules left out.
+  # downloading in parallel: the install with the test extras took 70-92 s
+  # with pip (no cache; ~40 s with its cache) and 14 s with uv (empty
+  # cache; 5 s from its cache), on this 2-core machine. Where uv cannot be
+  # had, pip does it. Neither compiles the modules one by one: compileall
+  # does it on every core afterwards, the packages' own test modules left
+  # out.
   TARGET="$REPO${INSTALL_EXTRAS:+[$INSTALL_EXTRAS]}"
   if "$VENV/bin/python" -m pip install -q --disable-pip-version-check uv 2> /dev/null; then
-    "$VENV/bin/python" -m uv pip install -q --no-cache --python "$VENV/bin/python" -e "$TARGET"
+    "$VENV/bin/python" -m uv pip install -q --python "$VENV/bin/python" -e "$TARGET"
   else
     "$VENV/bin/python" -m pip install -q --upgrade pip
     "$VENV/bin/python" -m pip install -q --no-compile -e "$TARGET"

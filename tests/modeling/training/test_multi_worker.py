@@ -7,7 +7,6 @@ checkpoint every 2 steps.
 """
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -15,8 +14,8 @@ import pytest
 import tensorflow as tf
 
 from tests.conftest import REPO_ROOT
-from tests.helpers.local_cluster import run_workers, worker_env
-from tests.helpers.script_runner import run_script
+from tests.helpers.local_cluster import run_workers
+from tests.helpers.script_runner import run_script, run_script_argv
 
 WORKER = REPO_ROOT / "tests" / "helpers" / "multi_worker_train.py"
 SEQ_LENGTH = 16
@@ -147,10 +146,12 @@ def test_mirrored_with_xla_matches_one_process(fixtures_dir, one_process_run,
     # compiles only each replica's gradients.
     train_file, single_dir = one_process_run
     output_dir = tmp_path / "mirrored_xla"
-    process = subprocess.run(
-        _command(output_dir, train_file, fixtures_dir / "tf1_tiny_classifier",
-                 "mirrored") + ["--use_xla", "--logical_cpus=2"],
-        cwd=REPO_ROOT, env=worker_env(), capture_output=True, text=True,
+    # In a fork of the warm script server: its runtime is not started, so
+    # the run sets its 2 logical CPUs as a fresh interpreter would.
+    process = run_script_argv(
+        "tests/helpers/multi_worker_train.py",
+        *_command(output_dir, train_file, fixtures_dir / "tf1_tiny_classifier",
+                  "mirrored")[2:], "--use_xla", "--logical_cpus=2",
         timeout=TIMEOUT_S)
     assert process.returncode == 0, process.stderr[-5000:]
     assert "with 2 replica(s)" in process.stderr
