@@ -48,7 +48,7 @@ import sys
 import pytest
 
 from tests.conftest import REPO_ROOT, SHARED_DIR
-from tests.helpers.script_runner import shared_server
+from tests.helpers.script_runner import fresh_processes, shared_server
 
 pytestmark = pytest.mark.slow
 
@@ -130,7 +130,7 @@ def _imports(name):
     succeeds is the same; BERT_TEST_FRESH_PROCESSES=1 probes in a new
     interpreter."""
     argv = ["-c", f"import {name}"]
-    if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+    if fresh_processes():
         probe = subprocess.run([sys.executable] + argv, cwd=REPO_ROOT,
                                capture_output=True, timeout=120)
     else:
@@ -180,7 +180,7 @@ class Session:
         (tests/helpers/python_shim.py) and each Python block (`_run_python`).
         Other `python` uses in a shell block (`-m`, demos/, benchmarks/) run
         the real interpreter."""
-        if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+        if fresh_processes():
             return
         server = shared_server()
         shim_dir = self.tmp_dir / "python_shim"

@@ -120,6 +120,12 @@ class ServerProcess:
         self.send_signal(signal.SIGKILL)
 
 
+def fresh_processes():
+    """True under BERT_TEST_FRESH_PROCESSES=1: every run in a new
+    interpreter instead of a fork of the warm script server."""
+    return os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1"
+
+
 def start_process(argv, env, stdout, stderr, cwd=REPO_ROOT):
     """Starts `python ARGV...` (argv[0] a script path, or "-c"; a leading
     sys.executable is dropped) without waiting: a `ServerProcess` in a fork
@@ -129,7 +135,7 @@ def start_process(argv, env, stdout, stderr, cwd=REPO_ROOT):
     argv = [str(arg) for arg in argv]
     if argv[0] == sys.executable:
         argv = argv[1:]
-    if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+    if fresh_processes():
         return subprocess.Popen([sys.executable] + argv, cwd=cwd, env=env,
                                 stdout=stdout, stderr=stderr,
                                 start_new_session=True)
@@ -156,7 +162,7 @@ def run_script(script, args, timeout=900, check=True, fresh_process=False):
             value = "true" if value else "false"
         argv.append(f"--{key}={value}")
     env = _script_env()
-    if fresh_process or os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+    if fresh_process or fresh_processes():
         process = subprocess.run([sys.executable] + argv, cwd=REPO_ROOT,
                                  env=env, capture_output=True, text=True,
                                  timeout=timeout)
@@ -175,7 +181,7 @@ def run_script_argv(script, *args, timeout=300, fresh_process=False):
     (or BERT_TEST_FRESH_PROCESSES=1)."""
     argv = [str(REPO_ROOT / script), *args]
     env = _script_env()
-    if fresh_process or os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+    if fresh_process or fresh_processes():
         return subprocess.run([sys.executable] + argv, cwd=REPO_ROOT, env=env,
                               capture_output=True, text=True, timeout=timeout)
     return shared_server().run(argv, REPO_ROOT, env, timeout)
@@ -187,7 +193,7 @@ def run_code(code, cwd=REPO_ROOT, env=None, timeout=300):
     for code that must start TensorFlow's runtime itself (its own logical
     devices, TF_CONFIG, signal handlers), which the server never does."""
     env = dict(os.environ if env is None else env)
-    if os.environ.get("BERT_TEST_FRESH_PROCESSES") == "1":
+    if fresh_processes():
         return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env,
                               capture_output=True, text=True, timeout=timeout)
     return shared_server().run(["-c", code], cwd, env, timeout)
