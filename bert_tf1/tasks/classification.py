@@ -6,6 +6,7 @@ import dataclasses
 import os
 
 import numpy as np
+import tensorflow as tf
 from absl import logging
 from keras import ops
 
@@ -92,8 +93,8 @@ class ClassificationTask(FineTuningTask):
             path, self.config.max_seq_length, mode == "train", batch_size,
             is_regression=self.regression, seed=self.config.runtime.seed)
         if mode == "train":
-            return dataset.map(lambda features, labels, weights:
-                               (features, labels))
+            return dataset.map(tf.autograph.experimental.do_not_convert(
+                lambda features, labels, weights: (features, labels)))
         return dataset
 
     def metric_names(self):

@@ -249,7 +249,8 @@ class FineTuningTask(Task):
                         model = PaddedOutputs(model, self.config.max_seq_length,
                                               self.token_output_padding)
                 outputs = training.predict(
-                    model, dataset.map(lambda *element: element[0])
+                    model, dataset.map(tf.autograph.experimental.do_not_convert(
+                        lambda *element: element[0]))
                     if labelled else dataset,
                     self.strategy)
                 labels = weights = None

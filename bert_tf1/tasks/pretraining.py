@@ -192,7 +192,8 @@ class PretrainingTask(Task):
         model = self.model
         # Batch by batch: all outputs at once would hold max_eval_steps x
         # [batch, max_predictions_per_seq, vocab_size] log-probabilities.
-        predict = tf.function(lambda inputs: model(inputs, training=False))
+        predict = tf.function(lambda inputs: model(inputs, training=False),
+                              autograph=False)
         metrics = PretrainingMetrics()
         with naming_record_errors(self.input_files, "pre-training"):
             for features in dataset.take(config.max_eval_steps):

@@ -9,6 +9,8 @@ with -10000 (docs/fine_tuning_speed.md).
 import dataclasses
 import os
 
+import tensorflow as tf
+
 from bert_tf1.data.squad import evaluate as squad_evaluate
 from bert_tf1.data.squad.examples import load_squad_json, read_squad_examples
 from bert_tf1.data.squad.features import (FeatureWriter, check_window_flags,
@@ -43,6 +45,7 @@ class SquadConfig(FineTuningConfig):
     dynamic_padding: bool = False
 
 
+@tf.autograph.experimental.do_not_convert  # no tensor control flow
 def _split_labels(batch):
     features = {k: v for k, v in batch.items() if k not in _LABEL_KEYS}
     return features, {k: batch[k] for k in _LABEL_KEYS}

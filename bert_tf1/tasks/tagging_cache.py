@@ -86,7 +86,7 @@ class FeatureCache:
             self._encode = tf.function(
                 lambda inputs: tf.cast(self.model.encoder_features(inputs),
                                        tf.float32),
-                input_signature=[spec])
+                input_signature=[spec], autograph=False)
         return self._encode
 
     def ensure(self, folder, split, arrays):
@@ -97,7 +97,8 @@ class FeatureCache:
             split, cache_key(self.model, arrays)[:16]))
         count = len(arrays["input_ids"])
         if tf.io.gfile.exists(path) and count == int(
-                tf.data.TFRecordDataset(path).reduce(0, lambda n, _: n + 1)):
+                tf.data.TFRecordDataset(path).reduce(
+                    0, tf.autograph.experimental.do_not_convert(lambda n, _: n + 1))):
             logging.info("Feature cache: reusing %s (%d windows, "
                          "feature_layers=%s).", path, count,
                          self.model.feature_layers)
@@ -143,6 +144,7 @@ def cached_dataset(path, arrays, width, is_training, batch_size, seed=None):
     parsing = {"features": tf.io.FixedLenFeature([], tf.string),
                "length": tf.io.FixedLenFeature([], tf.int64)}
 
+    @tf.autograph.experimental.do_not_convert  # no tensor control flow
     def parse(record, window):
         parsed = tf.io.parse_single_example(record, parsing)
         length = tf.cast(parsed["length"], tf.int32)
@@ -150,6 +152,7 @@ def cached_dataset(path, arrays, width, is_training, batch_size, seed=None):
                             [length, width])
         return values, {key: value[:length] for key, value in window.items()}
 
+    @tf.autograph.experimental.do_not_convert
     def as_inputs(values, window):
         return ({"features": values, "input_mask": window["input_mask"],
                  "label_weights": window["label_weights"]},
@@ -160,7 +163,9 @@ def cached_dataset(path, arrays, width, is_training, batch_size, seed=None):
         boundaries = list(range(BUCKET_WIDTH + 1, seq_length + 1,
                                 BUCKET_WIDTH))
         dataset = dataset.bucket_by_sequence_length(
-            lambda values, window: tf.shape(values)[0], boundaries,
+            tf.autograph.experimental.do_not_convert(
+                lambda values, window: tf.shape(values)[0]),
+            boundaries,
             [batch_size] * (len(boundaries) + 1), drop_remainder=True)
     else:
         dataset = dataset.apply(tf.data.experimental.assert_cardinality(

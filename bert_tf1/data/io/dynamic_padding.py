@@ -50,6 +50,7 @@ def cut_to_longest(seq_length):
         "input_mask" in `features`) cutting every tensor of rank >= 2 whose
         static last axis is `seq_length` to `padded_length(longest)`.
     """
+    @tf.autograph.experimental.do_not_convert  # no tensor control flow
     def cut(*element):
         element = element[0] if len(element) == 1 else element
         length = padded_length(
@@ -80,6 +81,7 @@ def group_by_length(dataset, batch_size, seq_length, seed=None,
         The stream re-batched; stretch k holds exactly the examples of
         `dataset`'s batches k * megabatch .. (k + 1) * megabatch - 1.
     """
+    @tf.autograph.experimental.do_not_convert  # no tensor control flow
     def sort_by_length(*element):
         element = element[0] if len(element) == 1 else element
         order = tf.argsort(real_lengths(_inputs(element)["input_mask"]),

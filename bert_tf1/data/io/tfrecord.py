@@ -160,12 +160,18 @@ class RecordSpec:
         if is_training:
             dataset = dataset.repeat().shuffle(buffer_size=100, seed=seed)
         else:
-            count = dataset.reduce(tf.constant(0, tf.int64), lambda n, _: n + 1)
+            count = dataset.reduce(
+                tf.constant(0, tf.int64),
+                tf.autograph.experimental.do_not_convert(lambda n, _: n + 1))
             dataset = dataset.apply(
                 tf.data.experimental.assert_cardinality(count))
         dataset = dataset.batch(batch_size, drop_remainder=is_training)
+        # No AutoGraph for the input functions (here and in the tasks):
+        # they hold no Python control flow over tensors, and converting them
+        # costs ~0.7 CPU seconds at each process's first run (measured).
         dataset = dataset.map(
-            lambda records: unpack(self.decode(records, batched=True)),
+            tf.autograph.experimental.do_not_convert(
+                lambda records: unpack(self.decode(records, batched=True))),
             num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.prefetch(tf.data.AUTOTUNE)
 

@@ -105,8 +105,9 @@ def pretraining_dataset(input_files, max_seq_length, max_predictions_per_seq,
         dataset = tf.data.TFRecordDataset(files)
         dataset = dataset.repeat()
     dataset = dataset.map(
-        lambda record: parse_pretraining_example(
-            record, max_seq_length, max_predictions_per_seq),
+        tf.autograph.experimental.do_not_convert(
+            lambda record: parse_pretraining_example(
+                record, max_seq_length, max_predictions_per_seq)),
         num_parallel_calls=tf.data.AUTOTUNE)
     dataset = dataset.batch(batch_size, drop_remainder=True)
     return dataset.prefetch(tf.data.AUTOTUNE)
@@ -117,6 +118,7 @@ MODEL_INPUT_KEYS = ("input_ids", "input_mask", "segment_ids",
 LABEL_KEYS = ("masked_lm_ids", "masked_lm_weights", "next_sentence_labels")
 
 
+@tf.autograph.experimental.do_not_convert  # no tensor control flow
 def split_inputs_and_labels(features):
     """Splits parsed features into (model inputs, labels) for `model.fit`.
 

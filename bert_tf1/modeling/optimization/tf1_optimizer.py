@@ -300,8 +300,9 @@ def _adamw_ops(variable, gradient, m, v, learning_rate, beta_1,
 # process) on large variables only: smaller ones (biases, LayerNorm, small
 # models' matrices) run the same ops unfused. The two agree to float32
 # rounding.
-_fused_adamw_ops = tf.function(_adamw_ops, jit_compile=True)
-_plain_adamw_ops = tf.function(_adamw_ops)
+# No AutoGraph: `decays` is a Python bool, fixed at tracing.
+_fused_adamw_ops = tf.function(_adamw_ops, jit_compile=True, autograph=False)
+_plain_adamw_ops = tf.function(_adamw_ops, autograph=False)
 FUSED_MIN_ELEMENTS = 1 << 14
 
 
