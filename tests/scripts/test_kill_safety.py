@@ -153,6 +153,25 @@ def test_killing_the_parent_kills_its_workers(tmp_path, data_dir):
             if "tfrecord" in m] == []
 
 
+def test_a_spawned_worker_dies_with_its_parent_before_importing_tensorflow():
+    """The pool initializer a spawned worker unpickles first pulls in no
+    TensorFlow, so PR_SET_PDEATHSIG is set before the seconds of that import
+    (bert_tf1/data/pretraining/worker_start.py)."""
+    import pickle
+
+    from bert_tf1.data.pretraining import worker_start
+
+    initializer = pickle.dumps(worker_start.start_worker)
+    assert pickle.loads(initializer) is worker_start.start_worker
+    code = ("import pickle, sys; pickle.loads(sys.stdin.buffer.read()); "
+            "print(sorted(m for m in ('tensorflow', 'keras', 'numpy') "
+            "if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], input=initializer,
+                            capture_output=True, cwd=REPO_ROOT, check=True,
+                            env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)))
+    assert loaded.stdout.decode().strip() == "[]"
+
+
 @pytest.mark.slow
 def test_killed_run_classifier_leaves_no_record_temp_file(tmp_path, data_dir,
                                                           fixtures_dir):

@@ -29,7 +29,7 @@ from bert_tf1.data.pretraining import corpus as pretraining_corpus
 from bert_tf1.data.pretraining import instances as pretraining_instances
 from bert_tf1.data.pretraining import interleave as pretraining_interleave
 from bert_tf1.data.pretraining import records as pretraining_records
-from bert_tf1.data.pretraining import shard_build, shard_records
+from bert_tf1.data.pretraining import shard_build, shard_records, worker_start
 from bert_tf1.data.pretraining.shard_build import (build_shard_records,
                                                    shard_seed)
 from bert_tf1.data.tokenization import FullTokenizer
@@ -112,26 +112,9 @@ _WORKER_QUEUE = None
 _WORKER_TOKENIZER = None
 
 
-def _die_with_parent(parent_pid):
-    """prctl(PR_SET_PDEATHSIG, SIGKILL): a killed parent takes its workers
-    along (Linux only)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
-    pr_set_pdeathsig = 1
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0) != 0:
-        logging.warning("prctl(PR_SET_PDEATHSIG) failed (errno %d): workers "
-                        "may outlive a killed parent", ctypes.get_errno())
-    # The parent may have died before prctl took effect.
-    if os.getppid() != parent_pid:
-        os._exit(1)
-
-
-def _init_worker(progress_queue, parent_pid, vocab_file, do_lower_case):
+def _init_worker(progress_queue, vocab_file, do_lower_case):
+    """A worker's state (after worker_start.die_with_parent)."""
     global _WORKER_QUEUE, _WORKER_TOKENIZER
-    _die_with_parent(parent_pid)
     _WORKER_QUEUE = progress_queue
     _WORKER_TOKENIZER = FullTokenizer(vocab_file, do_lower_case)
 
@@ -178,9 +161,9 @@ def _run_shards(tasks, num_workers, progress, vocab_file, do_lower_case):
     counts = {}
     with concurrent.futures.ProcessPoolExecutor(
             max_workers=num_workers, mp_context=context,
-            initializer=_init_worker,
-            initargs=(progress_queue, os.getpid(), vocab_file,
-                      do_lower_case)) as executor:
+            initializer=worker_start.start_worker,
+            initargs=(os.getpid(), __name__ + ":_init_worker", progress_queue,
+                      vocab_file, do_lower_case)) as executor:
         pending = {executor.submit(_run_shard_task, task) for task in tasks}
         try:
             while pending:
