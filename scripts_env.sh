@@ -25,6 +25,7 @@ if [ ! -f "$STAMP" ]; then
   if "$VENV/bin/python" -m pip install -q --disable-pip-version-check uv 2> /dev/null; then
     "$VENV/bin/python" -m uv pip install -q --python "$VENV/bin/python" -e "$TARGET"
   else
+    echo "scripts_env.sh: uv could not be installed (offline, or no wheel for this platform); installing with pip." >&2
     "$VENV/bin/python" -m pip install -q --upgrade pip
     "$VENV/bin/python" -m pip install -q --no-compile -e "$TARGET"
   fi

@@ -144,6 +144,16 @@ def start_process(argv, env, stdout, stderr, cwd=REPO_ROOT):
     return ServerProcess(argv, cwd, env, stdout, stderr)
 
 
+def _completed_run(argv, cwd, env, timeout, fresh_process=False):
+    """`python ARGV...` run to its end (a text CompletedProcess, unchecked):
+    in a fork of the warm server, or a new interpreter when `fresh_process`
+    or under BERT_TEST_FRESH_PROCESSES=1."""
+    if fresh_process or fresh_processes():
+        return subprocess.run([sys.executable] + argv, cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    return shared_server().run(argv, cwd, env, timeout)
+
+
 def run_script(script, args, timeout=900, check=True, fresh_process=False):
     """Runs `python <script> --k=v ...`; returns the CompletedProcess.
 
@@ -161,13 +171,8 @@ def run_script(script, args, timeout=900, check=True, fresh_process=False):
         if isinstance(value, bool):
             value = "true" if value else "false"
         argv.append(f"--{key}={value}")
-    env = _script_env()
-    if fresh_process or fresh_processes():
-        process = subprocess.run([sys.executable] + argv, cwd=REPO_ROOT,
-                                 env=env, capture_output=True, text=True,
-                                 timeout=timeout)
-    else:
-        process = shared_server().run(argv, REPO_ROOT, env, timeout)
+    process = _completed_run(argv, REPO_ROOT, _script_env(), timeout,
+                             fresh_process)
     if check and process.returncode != 0:
         raise AssertionError(
             f"{script} exited with {process.returncode}:\n{process.stderr[-6000:]}")
@@ -179,12 +184,8 @@ def run_script_argv(script, *args, timeout=300, fresh_process=False):
     given, e.g. "--input_file=x"); returns the CompletedProcess, unchecked.
     Like `run_script`: in a fork of the warm server unless `fresh_process`
     (or BERT_TEST_FRESH_PROCESSES=1)."""
-    argv = [str(REPO_ROOT / script), *args]
-    env = _script_env()
-    if fresh_process or fresh_processes():
-        return subprocess.run([sys.executable] + argv, cwd=REPO_ROOT, env=env,
-                              capture_output=True, text=True, timeout=timeout)
-    return shared_server().run(argv, REPO_ROOT, env, timeout)
+    return _completed_run([str(REPO_ROOT / script), *args], REPO_ROOT,
+                          _script_env(), timeout, fresh_process)
 
 
 def run_code(code, cwd=REPO_ROOT, env=None, timeout=300):
@@ -193,10 +194,7 @@ def run_code(code, cwd=REPO_ROOT, env=None, timeout=300):
     for code that must start TensorFlow's runtime itself (its own logical
     devices, TF_CONFIG, signal handlers), which the server never does."""
     env = dict(os.environ if env is None else env)
-    if fresh_processes():
-        return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=timeout)
-    return shared_server().run(["-c", code], cwd, env, timeout)
+    return _completed_run(["-c", code], cwd, env, timeout)
 
 
 def assert_one_line_error(process, *names):

@@ -299,8 +299,9 @@ def _adamw_ops(variable, gradient, m, v, learning_rate, beta_1,
 # which pays for its compilation (~0.2 CPU s per variable shape, in every
 # process) on large variables only: smaller ones (biases, LayerNorm, small
 # models' matrices) run the same ops unfused. The two agree to float32
-# rounding.
-# No AutoGraph: `decays` is a Python bool, fixed at tracing.
+# rounding. The unfused ops are a tf.function too: traced once per shape and
+# `decays` in a process rather than once per variable (the same ops once
+# inlined). No AutoGraph: `decays` is a Python bool, fixed at tracing.
 _fused_adamw_ops = tf.function(_adamw_ops, jit_compile=True, autograph=False)
 _plain_adamw_ops = tf.function(_adamw_ops, autograph=False)
 FUSED_MIN_ELEMENTS = 1 << 14
