@@ -49,7 +49,8 @@ class NumericServing(tf.Module):
                                                          0)) == 1)
         self.max_seq_length = int(max_seq_length)
         self.serving_default = tf.function(self._outputs,
-                                           input_signature=self.input_specs())
+                                           input_signature=self.input_specs(),
+                                           autograph=False)
 
     def input_specs(self):
         """The int32 TensorSpecs of `input_ids`, `input_mask`,

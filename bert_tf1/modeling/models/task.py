@@ -152,6 +152,7 @@ class TaskModel(LoraMixin, OwnLoss, FromCheckpoint):
                 dataset = dataset.shuffle(int(dataset.cardinality()))
             dataset = dataset.batch(batch_size or 32)
 
+        @tf.autograph.experimental.do_not_convert  # Python branches only
         def apply(*data):
             if len(data) == 1 or _is_text(data):
                 # x alone; a pair of text tensors is x too.
