@@ -29,6 +29,7 @@ TensorFlow's start-up lines, and environment variables read only while
 TensorFlow is imported (`TF_ENABLE_ONEDNN_OPTS`, `CUDA_VISIBLE_DEVICES`,
 `TF_CPP_MIN_LOG_LEVEL`: the server starts with the values the tests set).
 """
+import gc
 import importlib
 import json
 import os
@@ -155,6 +156,10 @@ def _send(connection, message):
 def serve(socket_path):
     """Serves until stdin closes and every child has ended."""
     _preload()
+    # What the imports made lives as long as the server: frozen, a child's
+    # full collections neither walk it nor write to its pages (which fork
+    # shares until written), as the gc module's docs advise before fork().
+    gc.freeze()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_path)
     listener.listen(64)
