@@ -67,7 +67,27 @@ def _preload():
         try:
             importlib.import_module(name)
         except ImportError:
-            pass
+            return
+    _draw_a_small_figure()
+
+
+def _draw_a_small_figure():
+    """Renders a figure as training_curves.png does (lines, markers, a
+    legend, titles; no TensorFlow): the fonts and glyph caches it fills are
+    then every child's (~0.1 CPU seconds off each run's first drawing)."""
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(2.0, 2.0))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    axes.plot([0, 1], [0.5, 1e-5], "o--", label="loss")
+    axes.legend(fontsize="small")
+    axes.set_xlabel("global step")
+    figure.suptitle("warm-up")
+    figure.savefig(io.BytesIO(), format="png")
 
 
 def _exit_code(stop):
