@@ -1,5 +1,4 @@
 """Shared pytest fixtures: where `../shared` lives, and a quiet TensorFlow."""
-import gc
 import os
 import pathlib
 
@@ -56,13 +55,6 @@ def pytest_collection_modifyitems(items):
     rank = {path: index for index, path in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0],
                                          len(rank)))
-
-
-def pytest_collection_finish(session):
-    """Freezes what importing the test modules made (TensorFlow, Keras, the
-    project): it lives as long as the test process, and the cyclic garbage
-    collector's full collections need not walk it again and again."""
-    gc.freeze()
 
 
 @pytest.fixture(scope="session")

@@ -63,12 +63,30 @@ def _preload():
     start_tensorflow()
     for name in PRELOAD:
         importlib.import_module(name)
+    _fill_unicode_tables()
     for name in PRELOAD_IF_INSTALLED:
         try:
             importlib.import_module(name)
         except ImportError:
             return
     _draw_a_small_figure()
+
+
+def _fill_unicode_tables():
+    """The in-graph tokenizer's character tables that Python alone computes
+    (bert_tf1/data/tokenization/unicode_tables.py, cached per process): ~1
+    CPU second of every child that builds an uncased in-graph tokenizer
+    (an export, predict_text) otherwise. The tables compared with
+    TensorFlow's own ops are left to the children (they need its runtime)."""
+    from bert_tf1.data.tokenization import unicode_tables as tables
+
+    tables.lower_case_map()
+    tables.case_context_code_points()
+    tables.nonspacing_mark_code_points()
+    for table in (tables.punctuation_code_points, tables.space_code_points,
+                  tables.deleted_code_points, tables.cjk_code_points):
+        table()
+    tables._one_char_lines()
 
 
 def _draw_a_small_figure():
