@@ -97,6 +97,36 @@ def test_resuming_from_another_models_output_dir_says_so(fixtures_dir, tmp_path)
     assert "model.ckpt-1" in str(error.value)
 
 
+def test_a_callback_stop_frees_the_input_iterator_without_gc(fixtures_dir, tmp_path):
+    """A run a callback stops leaves no Keras epoch iterator in a reference
+    cycle (freeing its tf.data iterator from a garbage collection waits up
+    to 60 s: loop.EndStoppedEpoch)."""
+    import gc
+
+    import keras
+    from keras.src.trainers.epoch_iterator import EpochIterator
+
+    class StopAtStep2(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if batch == 1:
+                self.model.stop_training = True
+
+    config = BertConfig.from_json_file(fixtures_dir / "tf1_tiny_classifier/bert_config.json")
+    model = BertClassifier(config, num_labels=3)
+    optimizer = create_optimizer(1e-3, 6, 2)
+    gc.collect()
+    gc.disable()
+    try:
+        result = run_training(model, optimizer, _dataset(config), 6, str(tmp_path),
+                              RuntimeOptions(save_checkpoints_steps=2), batch_size=4,
+                              verbose=0, callbacks=[StopAtStep2()])
+        alive = [o for o in gc.get_objects() if isinstance(o, EpochIterator)]
+    finally:
+        gc.enable()
+    assert result["global_step"] == 2
+    assert alive == []
+
+
 def test_saver_catches_multiples_passed_between_callbacks(monkeypatch):
     # With steps_per_execution > 1 (TPU iterations_per_loop) the callback
     # sees every k-th step only; a save is still due whenever a multiple of
