@@ -189,3 +189,39 @@ def test_lora_base_kernel_is_the_frozen_w_under_keras_kernel():
         dense.kernel.numpy(),
         w + 3.0 * dense.lora_kernel_a.numpy() @ np.ones((2, 3)), rtol=1e-6,
         atol=1e-6)  # float32 sums against float64 ones: an entry near 0
+
+
+def test_a_stopped_fit_leaves_no_epoch_iterator_to_the_garbage_collector():
+    """fit_epoch_generator finds the suspended epoch generator of a fit a
+    callback stopped; EndStoppedEpoch closes it, so nothing of the epoch is
+    left in a reference cycle (gc disabled: what is alive is not garbage
+    yet)."""
+    import gc
+    import sys
+
+    from keras.src.trainers.epoch_iterator import EpochIterator
+
+    found = []
+
+    class StopAtOnce(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            self.model.stop_training = True
+
+        def on_train_end(self, logs=None):
+            found.append(keras_internals.fit_epoch_generator(sys._getframe()))
+
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    dataset = tf.data.Dataset.from_tensors(
+        (np.ones((4, 2), "float32"), np.ones((4, 1), "float32"))).repeat()
+    gc.collect()
+    gc.disable()
+    try:
+        model.fit(dataset, steps_per_epoch=5, verbose=0, shuffle=False,
+                  callbacks=keras_internals.with_end_stopped_epoch([StopAtOnce()]))
+        alive = [o for o in gc.get_objects() if isinstance(o, EpochIterator)]
+    finally:
+        gc.enable()
+    assert len(found) == 1 and found[0] is not None
+    assert alive == []
+    assert keras_internals.fit_epoch_generator(sys._getframe()) is None

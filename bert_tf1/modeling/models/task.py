@@ -11,6 +11,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from bert_tf1.modeling.keras_internals import with_end_stopped_epoch
 from bert_tf1.modeling.layers.input_checks import positive_count
 from bert_tf1.modeling.layers.lora import LoraMixin
 from bert_tf1.modeling.models import losses
@@ -167,7 +168,10 @@ class TaskModel(LoraMixin, OwnLoss, FromCheckpoint):
             validation_data=None, **kwargs):
         """`keras.Model.fit`; with a preprocessor, `x` may be raw text: a
         string array [batch], a pair (texts_a, texts_b), or a tf.data
-        dataset of (texts, labels[, weights]) batches."""
+        dataset of (texts, labels[, weights]) batches. A callback that stops
+        it early leaves no input iterator to the garbage collector
+        (`keras_internals.EndStoppedEpoch`)."""
+        kwargs["callbacks"] = with_end_stopped_epoch(kwargs.get("callbacks"))
         dataset = self._text_dataset(x, y, sample_weight, batch_size,
                                      shuffle=kwargs.get("shuffle", True))
         if validation_data is not None and dataset is not None and not (

@@ -14,7 +14,6 @@ padded batches back to max_seq_length.
 the newest checkpoint stays the last good one. With float16 loss scaling a
 non-finite loss is only logged (`LossScaleOptimizer` skips the step).
 """
-import inspect
 import math
 import sys
 import time
@@ -25,6 +24,7 @@ from absl import logging
 
 from bert_tf1.data.io.dynamic_padding import pad_to_length
 from bert_tf1.data.io.errors import UserError
+from bert_tf1.modeling.keras_internals import with_end_stopped_epoch
 from bert_tf1.modeling.training import strategy_loop
 from bert_tf1.modeling.training.checkpoint_state import (
     latest_training_checkpoint, restore_loss_scale, save_training_checkpoint)
@@ -155,34 +155,6 @@ class StopOnNonFiniteLoss(keras.callbacks.Callback):
             "checkpoint, and run again.")
 
 
-class EndStoppedEpoch(keras.callbacks.Callback):
-    """Closes `fit`'s epoch generator when a callback stopped `fit` early.
-
-    Our own code, for a measured stall: Keras 3's `fit` leaves its
-    `TFEpochIterator`'s generator suspended when a callback sets
-    `model.stop_training`; the generator's frame holds the iterator and the
-    iterator the generator, so the tf.data iterator in it is freed only by
-    the cyclic garbage collector, and TensorFlow's iterator destructor run
-    from a collection waits for the pipeline's autotuning thread to wake by
-    itself (up to 60 s; 16 s in the first full collection after 25 s of
-    training, 0.3 s with the generator closed), in whatever code of the
-    process that collection happens to run. Closed, the iterator is freed
-    when `fit` returns. Reads `fit`'s local `epoch_iterator` from the
-    calling frames; does nothing where Keras names it otherwise.
-    """
-
-    def on_train_end(self, logs=None):
-        if not getattr(self.model, "stop_training", False):
-            return
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_name != "fit":
-            frame = frame.f_back
-        generator = getattr(frame and frame.f_locals.get("epoch_iterator"),
-                            "_epoch_iterator", None)
-        if inspect.isgenerator(generator):
-            generator.close()
-
-
 def needs_strategy_loop(strategy, options):
     """True where Keras `fit` cannot train (see `bert_tf1.modeling.training.strategy_loop`)."""
     return is_multi_worker(strategy) or (
@@ -205,7 +177,6 @@ def _callbacks(model, optimizer, output_dir, options, batch_size,
                    summaries=(TrainingSummaries(output_dir, initial_step)
                               if chief else None),
                    progress_bar=verbose == 1 and sys.stdout.isatty()),
-        EndStoppedEpoch(),
     ]
 
 
@@ -302,7 +273,7 @@ def run_training(model, optimizer, dataset, num_train_steps, output_dir, options
     callbacks = _callbacks(model, optimizer, output_dir, options, batch_size,
                            initial_step, chief, verbose, guard)
     clock = next(c for c in callbacks if isinstance(c, ExamplesPerSecond))
-    callbacks.extend(extra)
+    callbacks = with_end_stopped_epoch(callbacks + extra)
     batches_per_step = int(optimizer.gradient_accumulation_steps or 1)
     logging.info("Training from step %d to %d%s.", initial_step, num_train_steps,
                  " on strategy.run (Keras fit cannot run this setup)"
