@@ -138,6 +138,27 @@ def test_model_fit(jit_compile):
     assert float(optimizer.learning_rate) == 0.0
 
 
+def test_task_model_fit_traces_its_train_step_once(fixtures_dir):
+    # Keras (no distribution strategy) builds an unbuilt optimizer inside
+    # the first step's trace, and tf.function then traces the step again;
+    # the task models build it first (TaskModel.make_train_function).
+    config = BertConfig.from_json_file(
+        fixtures_dir / "tf1_tiny_classifier" / "bert_config.json")
+    rng = np.random.default_rng(7)
+    features = {"input_ids": rng.integers(0, config.vocab_size, (4, 8)),
+                "input_mask": np.ones((4, 8), "int32"),
+                "segment_ids": np.zeros((4, 8), "int32")}
+    labels = np.array([0, 1, 1, 0])
+    model = BertClassifier(config, 2)
+    model.compile(optimizer=create_optimizer(1e-2, 4, 1))
+    traced = []
+    train_step = model.train_step
+    model.train_step = lambda data: (traced.append(1), train_step(data))[1]
+    model.fit(features, labels, batch_size=2, epochs=2, verbose=0)
+    assert len(traced) == 1
+    assert int(model.optimizer.iterations.numpy()) == 4
+
+
 def test_loss_scale_optimizer_matches_unscaled():
     rng = np.random.default_rng(5)
     variables = [keras.Variable(rng.normal(0, 1, (3, 2)).astype("float32"),
