@@ -2,9 +2,10 @@
 `saved_model.pb` (every graph and function of it: a SavedModel loads whole,
 so a server needs every op of every signature).
 
-Our own table: which TF Text ops TF Serving 2.12.0 to 2.19.1 runs (TF Text
-2.12.1 inside; 2.20.0 has TF Text 2.20.0: docs/deploying.md), checked
-against the op names in tensorflow-text 2.12.1's shared libraries.
+Our own table: the TF Text ops our raw-text exports use, each of which TF
+Serving 2.12.0 to 2.19.1 runs (TF Text 2.12.1 inside; 2.20.0 has TF Text
+2.20.0: docs/deploying.md), checked against the op names in tensorflow-text
+2.12.1's shared libraries.
 """
 import tensorflow as tf
 from tensorflow.core.protobuf import saved_model_pb2
@@ -12,10 +13,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 #: TF Text ops our raw-text exports use -> whether TF Text 2.12 has them.
 TF_TEXT_OPS = {"NormalizeUTF8": "TF Text <= 2.12",
                "FastWordpieceTokenizeWithOffsets": "TF Text <= 2.12",
-               "RegexSplitWithOffsets": "TF Text <= 2.12",
-               "TFText>RoundRobinTrim": "TF Text > 2.12 (TF Serving >= 2.20: "
-                                        "its build bundles TF Text 2.20; "
-                                        "2.12-2.19 bundled 2.12)"}
+               "RegexSplitWithOffsets": "TF Text <= 2.12"}
 
 
 def _graph_nodes(meta_graph):

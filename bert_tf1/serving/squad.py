@@ -6,10 +6,9 @@ among the `n_best_size` largest start logits and end among the largest end
 logits, on context tokens, at most max_answer_length long; the best has the
 largest start_logit + end_logit ("" when there is none).
 """
-import keras_hub
 import tensorflow as tf
 
-from bert_tf1.data.tokenization.packing import packed_features
+from bert_tf1.data.tokenization.packing import pack_in_graph
 from bert_tf1.serving.text_module import TextServing, ids_features, ids_signature
 
 
@@ -120,17 +119,22 @@ class SquadServing(TextServing):
         self.max_answer_length = int(max_answer_length)
         self.n_best_size = int(n_best_size)
         self.vocab_tokens = tf.constant(vocab_tokens, tf.string)
-        # The question in full (cut to max_query_length), then the context.
-        self.squad_packer = keras_hub.layers.MultiSegmentPacker(
-            sequence_length=max_seq_length, start_value=cls_id,
-            end_value=sep_id, pad_value=-1, truncate="waterfall",
-            dtype="int32")
 
     def _pack_squad(self, question, context):
-        question_ids = self.tokenizer(question)[:, :self.max_query_length]
-        token_ids, segment_ids = self.squad_packer(
-            (question_ids, self.tokenizer(context)))
-        return packed_features(token_ids, segment_ids)
+        # The question in full (cut to max_query_length), then as much of
+        # the context as fits: run_squad.py's first doc span.
+        question_ids = tf.cast(
+            self.tokenizer(question)[:, :self.max_query_length], tf.int32)
+        context_ids = tf.cast(self.tokenizer(context), tf.int32)
+        budget = self.max_seq_length - 3
+        kept_question = tf.minimum(
+            tf.cast(question_ids.row_lengths(), tf.int32), budget)
+        kept_context = tf.minimum(
+            tf.cast(context_ids.row_lengths(), tf.int32),
+            budget - kept_question)
+        return pack_in_graph(question_ids, context_ids, kept_question,
+                             kept_context, self.max_seq_length,
+                             self.packer.cls_id, self.packer.sep_id)
 
     @_question_signature
     def squad(self, question, context):
