@@ -51,10 +51,11 @@ def test_numeric_graph_equals_the_ids_signature(model_type, fixtures_dir,
                    for op in read_ops(str(tmp_path / "numeric")))
 
 
-def test_raw_text_export_holds_tf_text_ops(exports):
-    """The raw-text SavedModel of the classifier export the deployment tests
-    share (tests/serving/conftest.py: written once per run)."""
-    folder, _ = exports("classifier")
+@pytest.mark.parametrize("model_type", sorted(deploy_models.IDS_SIGNATURE))
+def test_raw_text_export_holds_tf_text_ops(exports, model_type):
+    """The raw-text SavedModel of each model type's export the deployment
+    tests share (tests/serving/conftest.py: written once per run)."""
+    folder, _ = exports(model_type)
     found = non_core_ops(str(folder / "saved_model"))
     assert "NormalizeUTF8" in found
     # Packing is core ops (packing.pack_in_graph): every TF Text op left is
