@@ -14,6 +14,17 @@ from bert_tf1.modeling.models.gradient_cache import cached_gradients
 TOLERANCE = 1e-5
 
 
+@pytest.fixture(autouse=True)
+def seeded_weights():
+    """The same initial weights in every run. TOLERANCE is absolute, and
+    the gradient of token_type_embeddings sums over every token of the
+    batch: over unseeded initialisations its largest entry ranged 3.7-32
+    and cached vs whole-batch differed by 1.5e-07-7.8e-07 of it (float32
+    summation order), 1.1e-05 once in a suite run. Seed 0 gives entries up
+    to 13.5 and a difference of 2.9e-06 (a rehearsal on 2-core Zen 3)."""
+    keras.utils.set_random_seed(0)
+
+
 def config(dropout):
     return BertConfig(vocab_size=64, hidden_size=16, num_hidden_layers=2,
                       num_attention_heads=2, intermediate_size=32,
