@@ -21,7 +21,7 @@ def seeded_weights():
     batch: over unseeded initialisations its largest entry ranged 3.7-32
     and cached vs whole-batch differed by 1.5e-07-7.8e-07 of it (float32
     summation order), 1.1e-05 once in a suite run. Seed 0 gives entries up
-    to 13.5 and a difference of 2.9e-06 (a rehearsal on 2-core Zen 3)."""
+    to 13.5 and differences of 2.9e-06-3.2e-06 (2-core Zen 3)."""
     keras.utils.set_random_seed(0)
 
 
