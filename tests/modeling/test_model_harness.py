@@ -209,6 +209,10 @@ FLOAT32_OUTPUTS = {"BertClassifier": True, "BertSquad": True,
 @pytest.mark.parametrize("policy, tolerance", [
     ("mixed_float16", 1e-2), ("mixed_bfloat16", 5e-2)])
 def test_mixed_precision(name, policy, tolerance):
+    # Seeded weights: BertModel's outputs are in the compute dtype, and
+    # over unseeded draws their rounding reached 0.0265 of bfloat16's 0.05
+    # and 0.0042 of float16's 0.01 (45 draws).
+    keras.utils.set_random_seed(0)
     reference = MODELS[name](CONFIG)
     model = MODELS[name](CONFIG, dtype=policy)
     compute_dtype = keras.mixed_precision.Policy(policy).compute_dtype

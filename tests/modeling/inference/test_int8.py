@@ -1,4 +1,5 @@
 """bert_tf1/modeling/inference/int8.py: Keras int8 Dense layers in the model's own forward pass."""
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -38,7 +39,9 @@ def _scaled_up(model, factor=20.0):
 def test_encoder_int8_close_to_float32_for_its_activation(hidden_act):
     # The int8 copy runs the model's own layers, so the config's activation.
     # Tanh GELU in place of relu moves the outputs by ~0.06 here (fails);
-    # in place of gelu_exact by ~1e-4, below int8 rounding.
+    # in place of gelu_exact by ~1e-4, below int8 rounding. Seeded: over
+    # unseeded draws the error reached 0.0097 (38 draws).
+    keras.utils.set_random_seed(0)
     encoder = _scaled_up(BertModel(_config(hidden_act)))
     inputs = _inputs()
     reference = encoder(inputs, training=False)

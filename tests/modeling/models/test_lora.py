@@ -1,4 +1,5 @@
 """LoRA on the encoder: exact start, what trains, merged checkpoints."""
+import keras
 import numpy as np
 import pytest
 
@@ -261,6 +262,10 @@ def test_int8_and_bfloat16_copies_merge_the_adapters(fixtures_dir):
 
     model, reference = _loaded_classifier(fixtures_dir)
     inputs = {key: reference[key] for key in INPUT_KEYS}
+    # The bound below scales with how far the adapters move the logits,
+    # which depends on lora_kernel_a's random draw: unseeded, the bound
+    # ranged 0.0014-0.0128 against copy errors of 3e-4-1.5e-3 (29 draws).
+    keras.utils.set_random_seed(0)
     model.enable_lora(2, targets=lora.TARGETS)
     rng = np.random.default_rng(1)
     for dense in lora.lora_layers(model):
