@@ -30,14 +30,15 @@ import keras_hub  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+from bert_tf1.data.glue.processors import MrpcProcessor  # noqa: E402
 from bert_tf1.data.tokenization import full_tokenizer  # noqa: E402
 from bert_tf1.data.tokenization.packing import InGraphPacker  # noqa: E402
 
 _SHARED = REPO_ROOT.parent / "shared" / "data"
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("mrpc_train", str(_SHARED / "glue" / "MRPC" / "train.tsv"),
-                    "MRPC train.tsv (the pairs are columns 4 and 5).")
+flags.DEFINE_string("data_dir", str(_SHARED / "glue" / "MRPC"),
+                    "The MRPC folder; its train.tsv's pairs are packed.")
 flags.DEFINE_string("vocab_file", str(_SHARED / "bert_models" /
                                       "uncased_L-12_H-768_A-12" / "vocab.txt"),
                     "Uncased BERT vocab.")
@@ -48,16 +49,15 @@ flags.DEFINE_integer("repeats", 5, "Traces and timed passes; the best is kept.")
 RAGGED = tf.RaggedTensorSpec([None, None], tf.int32, 1)
 
 
-def read_pairs(path, tokenizer):
-    """Ragged int32 ids (A, B) of the pairs of an MRPC tsv."""
-    rows = [line.rstrip("\n").split("\t")
-            for line in open(path, encoding="utf-8")][1:]
+def read_pairs(data_dir, tokenizer):
+    """Ragged int32 ids (A, B) of MRPC's training pairs."""
+    examples = MrpcProcessor().get_train_examples(data_dir)
 
     def ids(text):
         return tokenizer.convert_tokens_to_ids(tokenizer.tokenize(text))
 
-    return (tf.ragged.constant([ids(r[3]) for r in rows], tf.int32),
-            tf.ragged.constant([ids(r[4]) for r in rows], tf.int32))
+    return (tf.ragged.constant([ids(e.text_a) for e in examples], tf.int32),
+            tf.ragged.constant([ids(e.text_b) for e in examples], tf.int32))
 
 
 class KerasHubPacker:
@@ -117,7 +117,7 @@ def throughput(packer, ids_a, ids_b, batch_size, repeats):
 def main(_):
     tokenizer = full_tokenizer.FullTokenizer(FLAGS.vocab_file)
     cls_id, sep_id = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]"])
-    ids_a, ids_b = read_pairs(FLAGS.mrpc_train, tokenizer)
+    ids_a, ids_b = read_pairs(FLAGS.data_dir, tokenizer)
     packers = {
         "ours (InGraphPacker)": InGraphPacker(FLAGS.max_seq_length, cls_id,
                                               sep_id),
