@@ -3,7 +3,7 @@
     python fetch_pretrained.py --model=all-MiniLM-L6-v2 \
         --keep_hugging_face_folder --output_dir=MODEL
     python benchmarks/embeddings.py --model_dir=MODEL --work_dir=/tmp/emb \
-        [--tasks=sts-b,qnli,squad] [--sides=untrained,ours,peer] \
+        [--tasks=sts-b,qnli,squad] [--sides=untrained,ours,peer,peer_original] \
         [--peer_python=/work/peer-venv/bin/python] [--sts_epochs=1]
     python benchmarks/embeddings.py --model_dir=MODEL --work_dir=/tmp/emb \
         --speed --steps=20          # seconds per MNRL step, batch 64
@@ -21,7 +21,10 @@ score; retrieval: MRR@10 and Recall@10 x 100). `untrained` is the fetched
 model before training (ours; the peer's untrained vectors equal them,
 docs/real_model.md). Recipe, both sides: STS-B CoSENT batch 16, QNLI and
 SQuAD MultipleNegativesRanking batch 64, scale 20, lr 2e-5, warm-up 10% of
-the steps, max_seq_length 128. Steps already done (their .json/.npy in
+the steps, max_seq_length 128. `peer` trains with PyTorch's AdamW (bias
+correction, transformers' schedule), `peer_original` with the original BERT's
+update rule and schedule, as ours (`embeddings_peer.py --optimizer=original`).
+Steps already done (their .json/.npy in
 `--work_dir`) are not run again.
 
 `--speed`: the first `--warmup + --steps` batches of 64 pairs of texts of
@@ -79,7 +82,7 @@ def _parse_args(argv=None):
 
 def _worker(args, side, mode, options, log):
     """Runs one worker; returns its JSON line as a dict."""
-    if side == "peer":
+    if side.startswith("peer"):
         command = [args.peer_python, os.path.join(HERE, "embeddings_peer.py"),
                    mode, f"--model_dir={args.model_dir}/huggingface"]
     else:
@@ -162,14 +165,17 @@ def quality(args):
                         "texts_file": f"{folder}/{name}.txt",
                         "output_npy": f"{folder}/{side}_{name}.npy"}, log)
             else:
-                run = _worker(args, side, "train", {
+                options = {
                     "train_file": f"{folder}/train_ordered.tsv",
                     "loss": loss, "batch_size": batch,
                     "learning_rate": args.learning_rate,
                     "warmup_steps": int(args.warmup_proportion * steps),
                     "max_seq_length": 128, "embed": ",".join(
                         f"{folder}/{name}.txt={folder}/{side}_{name}.npy"
-                        for name in names)}, log)
+                        for name in names)}
+                if side == "peer_original":  # the original's update rule
+                    options["optimizer"] = "original"
+                run = _worker(args, side, "train", options, log)
             with open(record, "w", encoding="utf-8") as writer:
                 json.dump(run, writer)
     results = {}
@@ -251,21 +257,22 @@ def _cpu():
 
 def table(everything):
     """Markdown rows of whatever `everything` (results.json) holds."""
-    lines = ["| row | untrained | ours | peer | ours - peer |",
-             "|---|---:|---:|---:|---:|"]
+    lines = ["| row | untrained | ours | peer (AdamW) | ours - peer | "
+             "peer (the original's rule) | ours - that |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     quality_rows = everything.get("quality", {})
     for task, metric in (("sts-b", "spearman"), ("qnli", "mrr@10"),
                          ("qnli", "recall@10"), ("squad", "mrr@10"),
                          ("squad", "recall@10")):
         values = [quality_rows.get(f"{task}/{side}", {}).get(metric)
-                  for side in ("untrained", "ours", "peer")]
+                  for side in ("untrained", "ours", "peer", "peer_original")]
         if all(value is None for value in values):
             continue
         cells = ["-" if value is None else f"{value:.2f}" for value in values]
-        gap = ("-" if None in values[1:] else
-               f"{values[1] - values[2]:+.2f}")
-        lines.append(f"| {task} {metric} | " + " | ".join(cells)
-                     + f" | {gap} |")
+        gaps = ["-" if None in (values[1], peer) else f"{values[1] - peer:+.2f}"
+                for peer in values[2:]]
+        lines.append(f"| {task} {metric} | " + " | ".join(
+            cells[:3] + gaps[:1] + cells[3:] + gaps[1:]) + " |")
     speed_rows = everything.get("speed")
     if speed_rows:
         lines += ["", "| MNRL step, batch 64 | wall s (median) | "

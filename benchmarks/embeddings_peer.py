@@ -24,7 +24,12 @@ biases and LayerNorm weights, eps 1e-6, as google-research/bert's
 optimization.py; PyTorch's AdamW corrects the moments' bias, the original
 does not), linear warm-up over `--warmup_steps` then linear decay to 0
 (transformers' `get_linear_schedule_with_warmup`), gradients clipped to
-global norm 1.0, dropout on. Prints one JSON line.
+global norm 1.0, dropout on. `--optimizer=original` trains with the original
+BERT's rule instead, as ours does: `AdamWeightDecayOptimizer`'s update (no
+bias correction, the decay added to the update) and its schedule (update t,
+from 0, at the rate of step t + 1: `(t + 1) / warmup` during the warm-up,
+then `1 - (t + 1) / steps`), so that the two sides differ in framework, not
+in recipe. Prints one JSON line.
 """
 import argparse
 import json
@@ -57,6 +62,8 @@ def _parse_args(argv=None):
     parser.add_argument("--texts_file")
     parser.add_argument("--output_npy")
     parser.add_argument("--log_steps", type=int, default=100)
+    parser.add_argument("--optimizer", choices=("adamw", "original"),
+                        default="adamw")
     return parser.parse_args(argv)
 
 
@@ -102,7 +109,59 @@ def _step_inputs(args, model, batch):
     return [model.preprocess(column) for column in texts], labels
 
 
-def _optimizer(model, learning_rate):
+def _original_bert_adamw(groups, learning_rate):
+    """google-research/bert's `AdamWeightDecayOptimizer` in PyTorch:
+    m, v as Adam's, update = m / (sqrt(v) + eps) + decay * p, no bias
+    correction; p -= lr * update."""
+    import torch
+
+    class OriginalBertAdamW(torch.optim.Optimizer):
+        @torch.no_grad()
+        def step(self):
+            for group in self.param_groups:
+                beta_1, beta_2 = group["betas"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    if not state:
+                        state["m"] = torch.zeros_like(p)
+                        state["v"] = torch.zeros_like(p)
+                    m, v = state["m"], state["v"]
+                    m.mul_(beta_1).add_(p.grad, alpha=1 - beta_1)
+                    v.mul_(beta_2).addcmul_(p.grad, p.grad, value=1 - beta_2)
+                    update = m / (v.sqrt() + group["eps"])
+                    if group["weight_decay"]:
+                        update.add_(p, alpha=group["weight_decay"])
+                    p.add_(update, alpha=-group["lr"])
+
+    return OriginalBertAdamW(groups, dict(
+        lr=learning_rate, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0))
+
+
+def original_rate(t, warmup_steps, steps):
+    """The original's learning-rate factor for update t (from 0): the rate
+    of step t + 1, linear warm-up then `1 - step / steps` (its
+    `polynomial_decay`), as `WarmupLinearDecay` at `schedule_step_offset=1`."""
+    step = t + 1
+    if step < warmup_steps:
+        return step / warmup_steps
+    return max(0.0, 1.0 - step / steps)
+
+
+def _schedule(args, optimizer, steps):
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    if args.optimizer == "adamw":
+        return get_linear_schedule_with_warmup(
+            optimizer, args.warmup_steps, steps)
+
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda t: original_rate(t, args.warmup_steps, steps))
+
+
+def _optimizer(model, learning_rate, kind="adamw"):
     import torch
 
     no_decay = ("bias", "LayerNorm.weight")
@@ -114,6 +173,8 @@ def _optimizer(model, learning_rate):
         {"params": [p for n, p in named
                     if any(part in n for part in no_decay)],
          "weight_decay": 0.0}]
+    if kind == "original":
+        return _original_bert_adamw(groups, learning_rate)
     return torch.optim.AdamW(groups, lr=learning_rate, betas=(0.9, 0.999),
                              eps=1e-6)
 
@@ -122,13 +183,11 @@ def _train(args, model, rows):
     """Trains on `rows` in order; returns (wall seconds, CPU seconds,
     losses) per step."""
     import torch
-    from transformers import get_linear_schedule_with_warmup
 
     loss_module = _loss(args, model)
     batches = list(_batches(rows, args.batch_size))
-    optimizer = _optimizer(model, args.learning_rate)
-    schedule = get_linear_schedule_with_warmup(
-        optimizer, args.warmup_steps, len(batches))
+    optimizer = _optimizer(model, args.learning_rate, args.optimizer)
+    schedule = _schedule(args, optimizer, len(batches))
     model.train()
     seconds, cpu, losses = [], [], []
     for step, batch in enumerate(batches, start=1):
@@ -175,7 +234,8 @@ def main(argv=None):
         result = {"steps": len(seconds), "train_s": round(train_s, 2),
                   "median_step_s": round(statistics.median(seconds), 4),
                   "median_step_cpu_s": round(statistics.median(cpu), 4),
-                  "first_loss": losses[0], "last_loss": losses[-1]}
+                  "first_loss": losses[0], "last_loss": losses[-1],
+                  "optimizer": args.optimizer}
         for pair in filter(None, (args.embed or "").split(",")):
             args.texts_file, args.output_npy = pair.split("=")
             _embed(args, model)
