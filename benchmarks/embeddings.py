@@ -59,7 +59,7 @@ def _parse_args(argv=None):
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--work_dir", required=True)
     parser.add_argument("--tasks", default="sts-b,qnli,squad")
-    parser.add_argument("--sides", default="untrained,ours,peer")
+    parser.add_argument("--sides", default="untrained,ours,peer_original,peer")
     parser.add_argument("--peer_python", default="/work/peer-venv/bin/python")
     parser.add_argument("--sts_epochs", type=int, default=1)
     parser.add_argument("--retrieval_epochs", type=int, default=1)

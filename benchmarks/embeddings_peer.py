@@ -156,7 +156,6 @@ def _schedule(args, optimizer, steps):
     if args.optimizer == "adamw":
         return get_linear_schedule_with_warmup(
             optimizer, args.warmup_steps, steps)
-
     return torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda t: original_rate(t, args.warmup_steps, steps))
 
