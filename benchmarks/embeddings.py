@@ -32,6 +32,10 @@ Steps already done (their .json/.npy in
 timed per step on each side back to back (wall and process CPU seconds,
 medians; the first `--warmup` steps, tracing included, left out), every
 process pinned to the same CPUs (`--cpus`, `taskset`) with two threads.
+Our sides run with `TF_ENABLE_ONEDNN_OPTS=1`, as the scripts set it
+(TensorFlow 2.21 turns its oneDNN kernels on by default only on CPUs with
+AVX-512); `ours_tf_default` is ours without it (TensorFlow's default
+kernels: Eigen on an AVX2-only CPU).
 `--memory`: ours, one training step on QNLI training pairs padded to 128,
 peak RSS of the process (plain loss at batches 128 and 256, gradient
 caching `--mini_batch_size` at 1,024).
@@ -94,6 +98,13 @@ def _worker(args, side, mode, options, log):
         command = ["taskset", "-c", args.cpus] + command
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                PYTHONPATH=REPO, OMP_NUM_THREADS=str(args.threads))
+    if side == "ours_tf_default":
+        env.pop("TF_ENABLE_ONEDNN_OPTS", None)
+    elif not side.startswith("peer"):
+        # As the scripts (`quiet_start.start_tensorflow`) and compare.py:
+        # TensorFlow's oneDNN kernels, which TF 2.21 turns on by default
+        # only on CPUs with AVX-512 (a Python user sets it the same way).
+        env["TF_ENABLE_ONEDNN_OPTS"] = "1"
     print("$ " + " ".join(command), file=sys.stderr, flush=True)
     with open(log, "a", encoding="utf-8") as stderr:
         result = subprocess.run(command, stdout=subprocess.PIPE,
@@ -217,7 +228,7 @@ def speed(args):
     path, distinct = _speed_rows(args)
     log = os.path.join(args.work_dir, "speed.log")
     results = {"distinct_texts": distinct}
-    for side in ("ours", "peer"):
+    for side in ("ours", "ours_tf_default", "peer"):
         results[side] = _worker(args, side, "steps", {
             "train_file": path, "loss": "mnrl", "batch_size": 64,
             "steps": args.steps, "warmup_steps": args.warmup,
@@ -277,8 +288,10 @@ def table(everything):
     if speed_rows:
         lines += ["", "| MNRL step, batch 64 | wall s (median) | "
                   "CPU s (median) | load after |", "|---|---:|---:|---:|"]
-        for side in ("ours", "peer"):
-            row = speed_rows[side]
+        for side in ("ours", "ours_tf_default", "peer"):
+            row = speed_rows.get(side)
+            if row is None:
+                continue
             lines.append(f"| {side} | {row['median_step_s']:.3f} | "
                          f"{row['median_step_cpu_s']:.3f} | "
                          f"{row['load_after']:.1f} |")
