@@ -124,6 +124,31 @@ def lora_base_kernel(dense):
     return _require(dense, "_kernel")
 
 
+# ----- predict --------------------------------------------------------------------
+
+def trace_predict_for(model, dataset):
+    """Traces `model.predict_function` once for `dataset.element_spec`.
+
+    Keras 3 calls `predict_function([batch])` with each batch's tensors and
+    traces it anew for a second batch shape (then relaxed, by
+    `reduce_retracing`): with dynamic padding every `predict` traced twice.
+    Traced first for the dataset's spec (None where batches differ), every
+    batch's call finds that one trace. Done only where Keras passes the
+    dataset's elements as they are: a `tf.data.Dataset`, graph mode, one
+    step per execution, no distribution strategy; otherwise nothing is done.
+
+    Args:
+      model: a `keras.Model`.
+      dataset: what is about to be given to `model.predict`.
+    """
+    if (not isinstance(dataset, tf.data.Dataset) or model.run_eagerly
+            or model.steps_per_execution != 1 or tf.distribute.has_strategy()
+            or _require(model, "_distribute_strategy") is not None):
+        return
+    model.make_predict_function()
+    model.predict_function.get_concrete_function([dataset.element_spec])
+
+
 # ----- fit ------------------------------------------------------------------------
 
 class EndStoppedEpoch(keras.callbacks.Callback):

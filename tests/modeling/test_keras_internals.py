@@ -225,3 +225,36 @@ def test_a_stopped_fit_leaves_no_epoch_iterator_to_the_garbage_collector():
     assert len(found) == 1 and found[0] is not None
     assert alive == []
     assert keras_internals.fit_epoch_generator(sys._getframe()) is None
+
+
+def _traces(function):
+    return len(function._list_all_concrete_functions())
+
+
+def test_trace_predict_for_gives_batches_of_two_lengths_one_trace():
+    """Keras' predict traces a second time for a second batch shape; traced
+    for the dataset's spec first, both lengths find one trace, with the
+    same outputs."""
+    def model():
+        inputs = keras.Input((None,), dtype="int32")
+        outputs = keras.layers.Embedding(10, 3)(inputs)
+        built = keras.Model(inputs, keras.ops.sum(outputs, axis=1))
+        built.set_weights([np.arange(30, dtype="float32").reshape(10, 3)])
+        return built
+
+    batches = [np.ones((2, 8), "int32"), np.full((2, 16), 2, "int32")]
+    dataset = tf.data.Dataset.from_generator(
+        lambda: iter(batches),
+        output_signature=tf.TensorSpec([None, None], tf.int32))
+    plain, traced = model(), model()
+    expected = plain.predict(dataset, verbose=0)
+    assert _traces(plain.predict_function) == 2   # what the hook avoids
+    keras_internals.trace_predict_for(traced, dataset)
+    np.testing.assert_array_equal(traced.predict(dataset, verbose=0), expected)
+    assert _traces(traced.predict_function) == 1
+    # Arrays (no dataset) and an eager model: nothing is traced ahead.
+    eager = model()
+    eager.run_eagerly = True
+    keras_internals.trace_predict_for(eager, dataset)
+    keras_internals.trace_predict_for(plain, batches[0])
+    assert eager.predict_function is None

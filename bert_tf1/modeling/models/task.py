@@ -11,7 +11,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from bert_tf1.modeling.keras_internals import all_layers, with_end_stopped_epoch
+from bert_tf1.modeling.keras_internals import (all_layers, trace_predict_for,
+                                               with_end_stopped_epoch)
 from bert_tf1.modeling.layers.input_checks import positive_count
 from bert_tf1.modeling.layers.lora import LoraMixin
 from bert_tf1.modeling.models import losses
@@ -220,8 +221,12 @@ class TaskModel(LoraMixin, OwnLoss, FromCheckpoint):
         return super().evaluate(dataset, **kwargs)
 
     def predict(self, x, batch_size=None, **kwargs):
-        """`keras.Model.predict`, raw text accepted as in `fit`."""
+        """`keras.Model.predict`, raw text accepted as in `fit`; a dataset's
+        batches of different lengths share one trace
+        (`keras_internals.trace_predict_for`)."""
         dataset = self._text_dataset(x, batch_size=batch_size)
         if dataset is None:
+            trace_predict_for(self, x)
             return super().predict(x, batch_size=batch_size, **kwargs)
+        trace_predict_for(self, dataset)
         return super().predict(dataset, **kwargs)

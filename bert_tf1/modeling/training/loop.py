@@ -24,7 +24,8 @@ from absl import logging
 
 from bert_tf1.data.io.dynamic_padding import pad_to_length
 from bert_tf1.data.io.errors import UserError
-from bert_tf1.modeling.keras_internals import with_end_stopped_epoch
+from bert_tf1.modeling.keras_internals import (trace_predict_for,
+                                               with_end_stopped_epoch)
 from bert_tf1.modeling.training import strategy_loop
 from bert_tf1.modeling.training.checkpoint_state import (
     latest_training_checkpoint, restore_loss_scale, save_training_checkpoint)
@@ -331,6 +332,7 @@ def predict(model, dataset, strategy=None):
     strategy = strategy or tf.distribute.get_strategy()
     if is_multi_worker(strategy):
         return strategy_loop.predict_on_this_worker(model, dataset)
+    trace_predict_for(model, dataset)  # one trace for every batch length
     return model.predict(dataset, verbose=0)
 
 
