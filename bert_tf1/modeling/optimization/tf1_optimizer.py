@@ -364,14 +364,17 @@ class LambWeightDecay(TF1StyleOptimizer):
         """Applies one LAMB update to `variable`."""
         m, v, decays, excluded = self._slots_and_flags(variable)
         dtype = variable.dtype
-        next_m, next_v = adam_moments(self._dense_gradient(gradient, variable),
-                                      m, v, *self.moment_constants(dtype))
+        (rate, beta_1, one_minus_beta_1, beta_2, one_minus_beta_2, epsilon,
+         weight_decay_rate) = self.step_constants(dtype, learning_rate)
+        next_m, next_v = adam_moments(
+            self._dense_gradient(gradient, variable), m, v, beta_1,
+            one_minus_beta_1, beta_2, one_minus_beta_2)
         t = tf.cast(self.iterations + 1, dtype)
-        m_hat = next_m / (1.0 - tf.pow(tf.cast(self.beta_1, dtype), t))
-        v_hat = next_v / (1.0 - tf.pow(tf.cast(self.beta_2, dtype), t))
-        update = m_hat / (tf.sqrt(v_hat) + tf.cast(self.epsilon, dtype))
+        m_hat = next_m / (1.0 - tf.pow(beta_1, t))
+        v_hat = next_v / (1.0 - tf.pow(beta_2, t))
+        update = m_hat / (tf.sqrt(v_hat) + epsilon)
         if decays:
-            update += tf.cast(self.weight_decay_rate, dtype) * variable
+            update += weight_decay_rate * variable
         ratio = tf.constant(1.0, dtype)
         if not excluded:
             w_norm = tf.norm(variable, ord=2)
@@ -381,6 +384,6 @@ class LambWeightDecay(TF1StyleOptimizer):
                 tf.where(u_norm > 0, w_norm / u_norm, ratio),
                 ratio)
         self.assign(variable,
-                    variable - ratio * tf.cast(learning_rate, dtype) * update)
+                    variable - ratio * rate * update)
         self.assign(m, next_m)
         self.assign(v, next_v)
